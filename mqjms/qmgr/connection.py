@@ -1,0 +1,446 @@
+"""QMConnection: one hconn on the embedded queue manager, speaking the transport contract."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sqlite3
+import sys
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.mq.md import MQMD
+from mqjms.transport.base import Browse, Context, Handle
+
+from . import messages, queues, store
+from .attributes import (
+    ALIAS,
+    LOCAL,
+    MODEL,
+    QMGR_ATTR_BY_SELECTOR,
+    QTYPE_CODES,
+    QUEUE_ATTR_BY_SELECTOR,
+    default_queue_attrs,
+    inquire_value,
+    validate_name,
+)
+from .locks import FileLock
+from .manager import (
+    QueueManager,
+    activity_serial,
+    backout_uow,
+    notify_activity,
+    wait_for_activity,
+)
+
+log = structlog.get_logger("mqjms.qmgr")
+
+POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
+_OPEN_KINDS = (
+    C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
+)
+
+
+@dataclass(slots=True)
+class _Cursor:
+    priority: int
+    id: int
+
+
+def _default_appl_name() -> str:
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return (name or "python")[-28:]
+
+
+class QMConnection:
+    """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn."""
+
+    def __init__(self, qm: QueueManager, appl_name: str | None = None) -> None:
+        self.qm = qm
+        self.id = qm.new_connection_id()
+        self.appl_name = (appl_name or _default_appl_name())[:28]
+        try:
+            self.user = getpass.getuser()[:12]
+        except Exception:
+            self.user = str(os.getuid())[:12]
+        self._alive = FileLock(qm.connection_lock_path(self.id))
+        self._alive.acquire(exclusive=True)
+        self._db = qm.open_db()
+        with store.write(self._db) as db:
+            db.execute(
+                "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
+                (self.id, os.getpid(), self.appl_name, time.time()),
+            )
+        self._handles: dict[int, Handle] = {}
+        self._cursors: dict[int, _Cursor | None] = {}
+        self._in_uow = False
+        self._closed = False
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def qmgr_name(self) -> str:
+        return self.qm.name
+
+    @property
+    def in_unit_of_work(self) -> bool:
+        return self._in_uow
+
+    def __enter__(self) -> QMConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disconnect()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise failed(C.MQRC_HCONN_ERROR, "the connection is closed")
+
+    def _handle(self, handle: Handle) -> Handle:
+        self._check_open()
+        if self._handles.get(handle.hobj) is not handle:
+            raise failed(C.MQRC_HOBJ_ERROR, f"queue {handle.name!r} is not open on this connection")
+        return handle
+
+    # ------------------------------------------------------------------ MQOPEN / MQCLOSE
+    def open(self, queue: str, options: int, *, dynamic_name: str = "AMQ.*") -> Handle:
+        """MQOPEN. Opening a model queue creates a dynamic queue named from ``dynamic_name``."""
+        self._check_open()
+        validate_name(queue)
+        if not options & _OPEN_KINDS:
+            raise failed(
+                C.MQRC_OPTIONS_ERROR,
+                f"open options {options:#x} ask for nothing: give MQOO_INPUT_*, MQOO_BROWSE, "
+                "MQOO_OUTPUT or MQOO_INQUIRE",
+            )
+        with store.write(self._db, durable=False) as db:
+            named = queues.require(db, queue)
+            if named.qtype == MODEL:
+                named = self._create_dynamic(db, named, dynamic_name)
+            base = named
+            if named.qtype == ALIAS:
+                named, base = queues.resolve(db, queue)
+            effective = options
+            if options & C.MQOO_INPUT_MASK:
+                effective = self._input_mode(db, base, options)
+            cur = db.execute(
+                "INSERT INTO handles (conn, queue, options) VALUES (?,?,?)",
+                (self.id, base.name, effective),
+            )
+            hobj = int(cur.lastrowid or 0)
+        handle = Handle(name=named.name, resolved_name=base.name, options=effective, hobj=hobj)
+        self._handles[hobj] = handle
+        self._cursors[hobj] = None
+        return handle
+
+    def _create_dynamic(
+        self, db: sqlite3.Connection, model: queues.QueueRow, dynamic_name: str
+    ) -> queues.QueueRow:
+        name = dynamic_name
+        if name.endswith("*"):
+            name = (name[:-1] + uuid.uuid4().hex.upper())[:48]
+        validate_name(name)
+        if queues.load(db, name) is not None:
+            raise failed(C.MQRC_OBJECT_ALREADY_EXISTS, f"dynamic queue {name!r} already exists")
+        attrs = default_queue_attrs(LOCAL)
+        attrs.update({k: v for k, v in model.attrs.items() if k in attrs})
+        deftype = str(model.attrs.get("DEFTYPE", "TEMPDYN"))
+        stamp = time.strftime("%Y-%m-%d %H.%M.%S", time.gmtime())
+        import json
+
+        db.execute(
+            "INSERT INTO queues (name, qtype, attrs, deftype, owner, created, altered)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (name, LOCAL, json.dumps(attrs), deftype,
+             self.id if deftype == "TEMPDYN" else None, stamp, stamp),
+        )
+        log.info("qmgr.dynamic_queue_created", queue=name, model=model.name, deftype=deftype)
+        created = queues.load(db, name)
+        assert created is not None
+        return created
+
+    def _input_mode(self, db: sqlite3.Connection, base: queues.QueueRow, options: int) -> int:
+        exclusive = bool(options & C.MQOO_INPUT_EXCLUSIVE) or (
+            bool(options & C.MQOO_INPUT_AS_Q_DEF) and base.attrs.get("DEFSOPT") == "EXCL"
+        )
+        if not base.attrs.get("SHARE", True):
+            exclusive = True
+        others = db.execute(
+            "SELECT options FROM handles WHERE queue = ? AND options & ? != 0",
+            (base.name, C.MQOO_INPUT_MASK),
+        ).fetchall()
+        if others and (exclusive or any(o[0] & C.MQOO_INPUT_EXCLUSIVE for o in others)):
+            raise failed(
+                C.MQRC_OBJECT_IN_USE,
+                f"queue {base.name!r} is open for exclusive input by another application",
+            )
+        mode = C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED
+        return (options & ~C.MQOO_INPUT_MASK) | mode
+
+    def close(self, handle: Handle) -> None:
+        """MQCLOSE. A temporary dynamic queue is deleted with its messages."""
+        self._handle(handle)
+        with store.write(self._db, durable=False) as db:
+            db.execute("DELETE FROM handles WHERE hobj = ?", (handle.hobj,))
+            row = queues.load(db, handle.resolved_name)
+            if row is not None and row.deftype == "TEMPDYN" and row.owner == self.id:
+                db.execute("DELETE FROM messages WHERE queue = ?", (row.name,))
+                db.execute("DELETE FROM queues WHERE name = ?", (row.name,))
+        del self._handles[handle.hobj]
+        self._cursors.pop(handle.hobj, None)
+
+    # ------------------------------------------------------------------ MQGET
+    def get(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        syncpoint: bool = False,
+        browse: Browse | None = None,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        self._handle(handle)
+        if browse is not None:
+            if not handle.options & C.MQOO_BROWSE:
+                raise failed(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{handle.name!r} was not opened with MQOO_BROWSE")
+            if syncpoint:
+                raise failed(C.MQRC_OPTIONS_ERROR, "a browse cannot be under syncpoint")
+        elif not handle.options & C.MQOO_INPUT_MASK:
+            raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{handle.name!r} was not opened for input")
+        if wait is not None and wait < 0:
+            raise failed(C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)")
+        deadline = None if wait is None else time.monotonic() + wait
+        seen_version = -1
+        while True:
+            serial = activity_serial()
+            version = self._data_version()
+            if version != seen_version:
+                seen_version = version
+                found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
+                if found is not None:
+                    return found
+                if browse is Browse.FIRST:
+                    browse = Browse.FIRST  # a waiting browse-first retries from the start
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return None
+            if self.qm.recover_abandoned():
+                seen_version = -1
+            timeout = POLL_INTERVAL if remaining is None else min(POLL_INTERVAL, remaining)
+            wait_for_activity(serial, timeout)
+
+    def _data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + activity_serial()
+
+    def _get_once(
+        self,
+        handle: Handle,
+        syncpoint: bool,
+        browse: Browse | None,
+        msg_id: bytes | None,
+        correl_id: bytes | None,
+    ) -> tuple[MQMD, bytes] | None:
+        now = time.time()
+        durable = browse is None and not syncpoint
+        with store.write(self._db, durable=durable) as db:
+            named = queues.require(db, handle.name)
+            base = queues.require(db, handle.resolved_name) if named.name != handle.resolved_name else named
+            for q in (named, base):
+                if not q.enabled("GET"):
+                    raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
+            priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
+            sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE queue = ? AND state = ?"
+            params: list[object] = [base.name, store.AVAILABLE]
+            if msg_id is not None:
+                sql += " AND msg_id = ?"
+                params.append(msg_id.ljust(24, b"\x00"))
+            if correl_id is not None:
+                sql += " AND correl_id = ?"
+                params.append(correl_id.ljust(24, b"\x00"))
+            cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
+            if cursor is not None:
+                if priority_order:
+                    sql += " AND (priority < ? OR (priority = ? AND id > ?))"
+                    params += [cursor.priority, cursor.priority, cursor.id]
+                else:
+                    sql += " AND id > ?"
+                    params.append(cursor.id)
+            sql += " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+            while True:
+                row = db.execute(sql, params).fetchone()
+                if row is None:
+                    return None
+                msg = messages.from_row(row)
+                if not messages.is_expired(msg.expires, now):
+                    break
+                # seed 000: an expired message is never returned; the get that would have
+                # returned it discards it (outside any unit of work) and looks further.
+                queues.discard_expired(db, self.qm.name, self.qm.stamp, [msg], now)
+            if browse is not None:
+                self._cursors[handle.hobj] = _Cursor(msg.priority, msg.id)
+            elif syncpoint:
+                db.execute(
+                    "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
+                    (store.GOT_IN_UOW, self.id, msg.id),
+                )
+                self._in_uow = True
+            else:
+                db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+        return msg.descriptor(now), msg.data
+
+    # ------------------------------------------------------------------ MQPUT / MQPUT1
+    def put(
+        self,
+        target: str | Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        self._check_open()
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TypeError(f"message data must be bytes, not {type(data).__name__}")
+        if isinstance(target, Handle):
+            self._handle(target)
+            if not target.options & C.MQOO_OUTPUT:
+                raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT")
+            if context is Context.PASS_ALL and not target.options & (
+                C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT
+            ):
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_PASS_ALL,
+                    f"{target.name!r} was not opened with MQOO_PASS_ALL_CONTEXT",
+                )
+            name = target.name
+        else:
+            name = target
+        now = time.time()
+        out = md.copy()
+        self._set_context(out, context, now)
+        persistent_hint = out.Persistence == C.MQPER_PERSISTENT
+        with store.write(self._db, durable=persistent_hint and not syncpoint) as db:
+            named, base = queues.resolve(db, name)
+            result = queues.put_message(
+                db, self.qm.name, self.qm.stamp, named, base, out, bytes(data),
+                uow=self.id if syncpoint else None, now=now, new_msg_id=new_msg_id,
+            )
+        if syncpoint:
+            self._in_uow = True
+        else:
+            notify_activity()
+        return result
+
+    def _set_context(self, md: MQMD, context: Context, now: float) -> None:
+        if context is Context.DEFAULT:
+            md.PutApplType = C.MQAT_DEFAULT
+            md.PutApplName = self.appl_name
+            md.UserIdentifier = self.user
+            md.ApplIdentityData = ""
+            md.ApplOriginData = ""
+            md.AccountingToken = C.MQACT_NONE
+            md.PutDate, md.PutTime = messages.put_date_time(now)
+        elif context is Context.NONE:
+            md.PutApplType = C.MQAT_NO_CONTEXT
+            md.PutApplName = md.UserIdentifier = md.ApplIdentityData = md.ApplOriginData = ""
+            md.AccountingToken = C.MQACT_NONE
+            md.PutDate, md.PutTime = messages.put_date_time(now)
+        elif not md.PutDate.strip():
+            md.PutDate, md.PutTime = messages.put_date_time(now)
+
+    # ------------------------------------------------------------------ MQINQ
+    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
+        self._check_open()
+        if isinstance(queue, Handle):
+            self._handle(queue)
+            if not queue.options & C.MQOO_INQUIRE:
+                raise failed(C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{queue.name!r} was not opened with MQOO_INQUIRE")
+            name = queue.name
+        else:
+            name = queue
+        row = queues.require(self._db, name)
+        status = self.qm._status(row)
+        out: dict[int, int | str] = {}
+        for selector in selectors:
+            if selector == C.MQIA_Q_TYPE:
+                out[selector] = QTYPE_CODES[row.qtype]
+            elif selector == C.MQCA_Q_NAME:
+                out[selector] = row.name
+            elif selector == C.MQIA_DEFINITION_TYPE and row.qtype == LOCAL:
+                out[selector] = {None: C.MQQDT_PREDEFINED, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC,
+                                 "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC}[row.deftype]
+            else:
+                attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
+                if attr is None:
+                    raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not known")
+                if row.qtype not in attr.types:
+                    raise failed(
+                        C.MQRC_SELECTOR_NOT_FOR_TYPE,
+                        f"{attr.name} (selector {selector}) does not apply to {row.qtype} {row.name!r}",
+                    )
+                value = status[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
+                out[selector] = inquire_value(attr, value)
+        return out
+
+    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
+        self._check_open()
+        attrs = self.qm.display_qmgr()
+        out: dict[int, int | str] = {}
+        for selector in selectors:
+            if selector == C.MQCA_Q_MGR_NAME:
+                out[selector] = self.qm.name
+                continue
+            attr = QMGR_ATTR_BY_SELECTOR.get(selector)
+            if attr is None:
+                raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute")
+            out[selector] = inquire_value(attr, attrs[attr.name])
+        return out
+
+    # ------------------------------------------------------------------ units of work
+    def commit(self) -> None:
+        """MQCMIT: gets become removals, puts become visible."""
+        self._check_open()
+        if not self._in_uow:
+            return
+        with store.write(self._db, durable=True) as db:
+            db.execute(
+                "DELETE FROM messages WHERE uow = ? AND state = ?", (self.id, store.GOT_IN_UOW)
+            )
+            db.execute(
+                "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
+                (store.AVAILABLE, self.id, store.PUT_IN_UOW),
+            )
+        self._in_uow = False
+        notify_activity()
+
+    def backout(self) -> None:
+        """MQBACK: puts vanish; gets return to their places with BackoutCount + 1."""
+        self._check_open()
+        if not self._in_uow:
+            return
+        with store.write(self._db, durable=True) as db:
+            backout_uow(db, self.id)
+        self._in_uow = False
+        notify_activity()
+
+    def disconnect(self) -> None:
+        """MQDISC. Uncommitted work is backed out (as JMS Connection.close() does)."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._in_uow:
+                log.info("uow.backed_out", connection=self.id, reason="disconnect without commit")
+            self.qm.end_connection(self._db, self.id, reason="disconnect without commit")
+        finally:
+            self._handles.clear()
+            self._db.close()
+            self._alive.release()
+            self.qm.connection_lock_path(self.id).unlink(missing_ok=True)

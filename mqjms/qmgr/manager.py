@@ -1,0 +1,535 @@
+"""The embedded queue manager: one directory, shared by any number of local processes.
+
+Lifecycle. The queue manager *starts* when a process opens the directory while no other
+process has it open, and *ends* when the last process that had it open closes it or
+dies. A start drops non-persistent messages and backs out every unit of work left behind
+(BackoutCount + 1), which is what IBM MQ does at restart.
+
+Abandoned units of work. A connection that ends without committing is backed out. When
+its process died (even by SIGKILL) the next user of the directory notices within
+``RECOVERY_INTERVAL`` seconds: every connect, and every get that finds nothing, looks for
+connections whose lock file nobody holds any more and backs out their work.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import sqlite3
+import threading
+import time
+import uuid
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import structlog
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+
+from . import queues, store
+from .attributes import (
+    ALIAS,
+    LOCAL,
+    MODEL,
+    QMGR_ATTR_BY_NAME,
+    QMGR_ATTRS,
+    QUEUE_ATTR_BY_NAME,
+    QUEUE_ATTRS,
+    QUEUE_TYPES,
+    default_queue_attrs,
+    normalize,
+    normalize_queue_attrs,
+    validate_name,
+)
+from .locks import FileLock, owner_is_dead
+
+if TYPE_CHECKING:
+    from .connection import QMConnection
+
+log = structlog.get_logger("mqjms.qmgr")
+
+RECOVERY_INTERVAL = 1.0  # seconds: the bound on noticing a dead connection's unit of work
+DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
+    (LOCAL, "SYSTEM.DEFAULT.LOCAL.QUEUE", {}),
+    (ALIAS, "SYSTEM.DEFAULT.ALIAS.QUEUE", {}),
+    (MODEL, "SYSTEM.DEFAULT.MODEL.QUEUE", {}),
+    (MODEL, "SYSTEM.DURABLE.MODEL.QUEUE", {"DEFTYPE": "PERMDYN"}),
+    (MODEL, "SYSTEM.NDURABLE.MODEL.QUEUE", {}),
+    (LOCAL, "SYSTEM.DEAD.LETTER.QUEUE", {"DESCR": "mqjms dead-letter queue", "MAXDEPTH": 999_999_999}),
+    (LOCAL, "SYSTEM.DEFAULT.INITIATION.QUEUE", {}),
+)
+SYSTEM_DEFAULTS = {LOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
+                   MODEL: "SYSTEM.DEFAULT.MODEL.QUEUE"}
+
+# Waiters in this process are woken when a local connection commits or puts.
+_activity = threading.Condition()
+_activity_serial = 0
+
+
+def notify_activity() -> None:
+    global _activity_serial
+    with _activity:
+        _activity_serial += 1
+        _activity.notify_all()
+
+
+def wait_for_activity(seen: int, timeout: float) -> int:
+    with _activity:
+        if _activity_serial == seen:
+            _activity.wait(timeout)
+        return _activity_serial
+
+
+def activity_serial() -> int:
+    return _activity_serial
+
+
+def _now_stamp() -> str:
+    return time.strftime("%Y-%m-%d %H.%M.%S", time.gmtime())
+
+
+def default_qmgr_name(path: Path) -> str:
+    base = re.sub(r"[^A-Za-z0-9._]", "", path.resolve().name.lstrip(".")).upper()
+    return (base or "QM1")[:48]
+
+
+class QueueManager:
+    """An embedded queue manager on a directory; thread-safe; one per directory per process
+    is enough, but more are harmless."""
+
+    def __init__(self, path: str | os.PathLike[str], name: str | None = None) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        (self.path / "conn").mkdir(exist_ok=True)
+        self._lock = threading.RLock()
+        self._active = FileLock(self.path / "active.lock")
+        self._db = store.connect_db(self.path / "qmgr.db")
+        self._closed = False
+        self._last_recovery = 0.0
+        self._connections: weakref.WeakSet[QMConnection] = weakref.WeakSet()
+        startup = FileLock(self.path / "startup.lock")
+        startup.acquire(exclusive=True)
+        try:
+            store.create_schema(self._db)
+            self._ensure_created(name)
+            if self._active.acquire(exclusive=True, blocking=False):
+                self._start()
+                self._active.acquire(exclusive=False)  # downgrade: others may join now
+            else:
+                self._active.acquire(exclusive=False)
+        finally:
+            startup.release()
+        self.name = str(self._meta("qmgr_name"))
+        self.stamp = int(self._meta("created_stamp"))
+        self.recover_abandoned(force=True)
+        self._scanner = threading.Thread(
+            target=self._scan_loop, name=f"mqjms-expiry-{self.name}", daemon=True
+        )
+        self._stop_scanner = threading.Event()
+        self._scanner.start()
+
+    # ------------------------------------------------------------------ lifecycle
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _ensure_created(self, name: str | None) -> None:
+        with store.write(self._db) as db:
+            if db.execute("SELECT 1 FROM meta WHERE key = 'qmgr_name'").fetchone():
+                return
+            qmname = validate_name(name or default_qmgr_name(self.path), "queue manager")
+            db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [
+                    ("schema_version", str(store.SCHEMA_VERSION)),
+                    ("qmgr_name", qmname),
+                    ("created_stamp", str(int(time.time()))),
+                    ("incarnation", "0"),
+                    ("qmgr_attrs", json.dumps({a.name: a.default for a in QMGR_ATTRS})),
+                    ("last_expiry_scan", "0"),
+                ],
+            )
+            for qtype, qname, attrs in DEFAULT_OBJECTS:
+                merged = default_queue_attrs(qtype)
+                merged.update(attrs)
+                self._insert_queue(db, qname, qtype, merged)
+            log.info("qmgr.created", qmgr=qmname, path=str(self.path))
+
+    def _start(self) -> None:
+        """Queue manager start: nobody else has the directory open."""
+        with store.write(self._db) as db:
+            dropped = db.execute("DELETE FROM messages WHERE persistent = 0").rowcount
+            db.execute("DELETE FROM messages WHERE state = ?", (store.PUT_IN_UOW,))
+            backed = db.execute(
+                "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
+                " WHERE state = ?",
+                (store.AVAILABLE, store.GOT_IN_UOW),
+            ).rowcount
+            db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
+            db.execute("DELETE FROM handles")
+            db.execute("DELETE FROM connections")
+            db.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'incarnation'"
+            )
+            # depth counters are rebuilt from the rows, so a crash can never skew them
+            db.execute(
+                "UPDATE queues SET depth = (SELECT COUNT(*) FROM messages m"
+                " WHERE m.queue = queues.name)"
+            )
+        for stale in (self.path / "conn").glob("*.lock"):
+            if owner_is_dead(stale):
+                stale.unlink(missing_ok=True)
+        log.info(
+            "qmgr.started",
+            qmgr=self._meta("qmgr_name"),
+            nonpersistent_dropped=dropped,
+            units_of_work_backed_out=backed,
+        )
+
+    def close(self) -> None:
+        """Close every connection of this object (backing out their work) and let go."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._stop_scanner.set()
+        for conn in list(self._connections):
+            conn.disconnect()
+        self._active.release()
+        self._db.close()
+
+    def __enter__(self) -> QueueManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def connect(self, appl_name: str | None = None) -> QMConnection:
+        """MQCONN: a new connection (hconn) with its own unit of work."""
+        from .connection import QMConnection
+
+        if self._closed:
+            raise failed(C.MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {self.name} is closed")
+        self.recover_abandoned()
+        conn = QMConnection(self, appl_name)
+        self._connections.add(conn)
+        return conn
+
+    def new_connection_id(self) -> str:
+        return uuid.uuid4().hex
+
+    def connection_lock_path(self, conn_id: str) -> Path:
+        return self.path / "conn" / f"{conn_id}.lock"
+
+    def open_db(self) -> sqlite3.Connection:
+        return store.connect_db(self.path / "qmgr.db")
+
+    # ------------------------------------------------------------------ recovery
+    def recover_abandoned(self, force: bool = False) -> int:
+        """Back out the units of work of connections whose process is gone."""
+        now = time.monotonic()
+        if not force and now - self._last_recovery < RECOVERY_INTERVAL:
+            return 0
+        self._last_recovery = now
+        with self._lock:
+            if self._closed:
+                return 0
+            ids = [r[0] for r in self._db.execute("SELECT id FROM connections").fetchall()]
+            dead = [cid for cid in ids if owner_is_dead(self.connection_lock_path(cid))]
+            for cid in dead:
+                self.end_connection(self._db, cid, reason="process ended")
+        return len(dead)
+
+    def end_connection(self, db: sqlite3.Connection, conn_id: str, reason: str) -> None:
+        """Back out a connection's unit of work and drop its handles and temporary queues."""
+        with store.write(db) as tx:
+            if not tx.execute("SELECT 1 FROM connections WHERE id = ?", (conn_id,)).fetchone():
+                return
+            got, put = backout_uow(tx, conn_id)
+            tx.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
+            temp = [r[0] for r in tx.execute(
+                "SELECT name FROM queues WHERE deftype = 'TEMPDYN' AND owner = ?", (conn_id,)
+            ).fetchall()]
+            for qname in temp:
+                tx.execute("DELETE FROM messages WHERE queue = ?", (qname,))
+                tx.execute("DELETE FROM queues WHERE name = ?", (qname,))
+            tx.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
+        self.connection_lock_path(conn_id).unlink(missing_ok=True)
+        if got or put:
+            log.warning(
+                "uow.backed_out", connection=conn_id, reason=reason, messages_got=got,
+                messages_put=put,
+            )
+            notify_activity()
+
+    # ------------------------------------------------------------------ expiry scan
+    def _scan_loop(self) -> None:
+        db: sqlite3.Connection | None = None
+        try:
+            while not self._stop_scanner.wait(1.0):
+                if db is None:
+                    db = self.open_db()
+                self._maybe_scan(db)
+        except Exception as exc:  # the scanner must never take the process down
+            log.error("expiry.scan_failed", qmgr=self.name, error=repr(exc))
+        finally:
+            if db is not None:
+                db.close()
+
+    def _maybe_scan(self, db: sqlite3.Connection) -> None:
+        interval = int(queues.qmgr_attr(db, "EXPRYINT"))
+        if interval <= 0:
+            return
+        now = time.time()
+        with store.write(db, durable=False) as tx:
+            last = float(tx.execute(
+                "SELECT value FROM meta WHERE key = 'last_expiry_scan'").fetchone()[0])
+            if now - last < interval:
+                return
+            tx.execute("UPDATE meta SET value = ? WHERE key = 'last_expiry_scan'", (str(now),))
+            count = queues.scan_expired(tx, self.name, self.stamp, now)
+        log.info("expiry.scanned", qmgr=self.name, discarded=count, interval=interval)
+
+    def refresh_expiry(self, pattern: str = "*") -> int:
+        """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages now."""
+        now = time.time()
+        names = [q["QUEUE"] for q in self.display_queues(pattern, LOCAL, ["QUEUE"])]
+        total = 0
+        with self._lock, store.write(self._db) as db:
+            for qname in names:
+                total += queues.scan_expired(db, self.name, self.stamp, now, str(qname))
+        log.info("expiry.refreshed", qmgr=self.name, pattern=pattern, discarded=total)
+        return total
+
+    # ------------------------------------------------------------------ administration
+    def _insert_queue(
+        self, db: sqlite3.Connection, name: str, qtype: str,
+        attrs: Mapping[str, int | str | bool], deftype: str | None = None,
+        owner: str | None = None,
+    ) -> None:
+        stamp = _now_stamp()
+        db.execute(
+            "INSERT INTO queues (name, qtype, attrs, deftype, owner, created, altered)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (name, qtype, json.dumps(dict(attrs)), deftype, owner, stamp, stamp),
+        )
+
+    def define_queue(
+        self,
+        qtype: str,
+        name: str,
+        attrs: Mapping[str, object] | None = None,
+        *,
+        like: str | None = None,
+        replace: bool = False,
+    ) -> None:
+        """DEFINE QLOCAL|QALIAS|QMODEL(name) [LIKE(q)] [REPLACE] attrs."""
+        qtype = _queue_type(qtype)
+        validate_name(name)
+        given = normalize_queue_attrs(qtype, attrs or {})
+        with self._lock, store.write(self._db) as db:
+            base_name = like or SYSTEM_DEFAULTS[qtype]
+            base = queues.load(db, base_name)
+            if base is None:
+                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE queue {base_name!r} is not defined")
+            if like and base.qtype != qtype:
+                raise failed(
+                    C.MQRCCF_OBJECT_WRONG_TYPE,
+                    f"LIKE({like}) is a {base.qtype}, not a {qtype}",
+                )
+            merged = default_queue_attrs(qtype)
+            merged.update({k: v for k, v in base.attrs.items() if k in merged})
+            merged.update(given)
+            existing = queues.load(db, name)
+            if existing is not None:
+                if not replace:
+                    raise failed(
+                        C.MQRCCF_OBJECT_ALREADY_EXISTS,
+                        f"queue {name!r} already exists (add REPLACE to redefine it)",
+                    )
+                if existing.qtype != qtype:
+                    raise failed(
+                        C.MQRCCF_OBJECT_WRONG_TYPE,
+                        f"queue {name!r} exists as a {existing.qtype}; DELETE it first",
+                    )
+                db.execute(
+                    "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
+                    (json.dumps(merged), _now_stamp(), name),
+                )
+            else:
+                self._insert_queue(db, name, qtype, merged)
+        log.info("qmgr.queue_defined", queue=name, qtype=qtype, replace=replace)
+
+    def alter_queue(self, name: str, attrs: Mapping[str, object], qtype: str | None = None) -> None:
+        """ALTER QLOCAL|QALIAS|QMODEL(name) attrs."""
+        validate_name(name)
+        with self._lock, store.write(self._db) as db:
+            found = queues.require(db, name)
+            if qtype is not None and _queue_type(qtype) != found.qtype:
+                raise failed(
+                    C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
+                )
+            found.attrs.update(normalize_queue_attrs(found.qtype, attrs))
+            db.execute(
+                "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
+                (json.dumps(found.attrs), _now_stamp(), name),
+            )
+        notify_activity()
+        log.info("qmgr.queue_altered", queue=name, attrs=dict(attrs))
+
+    def delete_queue(self, name: str, qtype: str | None = None, *, purge: bool = False) -> None:
+        """DELETE QLOCAL(name) [PURGE]: refused while open, or not empty without PURGE."""
+        validate_name(name)
+        with self._lock, store.write(self._db) as db:
+            found = queues.require(db, name)
+            if qtype is not None and _queue_type(qtype) != found.qtype:
+                raise failed(
+                    C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
+                )
+            if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1", (name,)).fetchone():
+                raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} is open; close it first")
+            if found.depth and not purge:
+                raise failed(
+                    C.MQRC_Q_NOT_EMPTY,
+                    f"queue {name!r} holds {found.depth} messages (add PURGE to delete them)",
+                )
+            db.execute("DELETE FROM messages WHERE queue = ?", (name,))
+            db.execute("DELETE FROM queues WHERE name = ?", (name,))
+        log.info("qmgr.queue_deleted", queue=name, purge=purge)
+
+    def clear_queue(self, name: str) -> int:
+        """CLEAR QLOCAL(name): refused while open or holding uncommitted messages."""
+        validate_name(name)
+        with self._lock, store.write(self._db) as db:
+            found = queues.require(db, name)
+            if found.qtype != LOCAL:
+                raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}")
+            if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1", (name,)).fetchone():
+                raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} is open; close it first")
+            if db.execute(
+                "SELECT 1 FROM messages WHERE queue = ? AND state != ? LIMIT 1",
+                (name, store.AVAILABLE),
+            ).fetchone():
+                raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} has uncommitted messages")
+            cleared = db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
+        log.info("qmgr.queue_cleared", queue=name, messages=cleared)
+        return int(cleared)
+
+    def queue_names(self, pattern: str = "*", qtype: str = "QUEUE") -> list[str]:
+        kinds = QUEUE_TYPES if qtype.upper() in ("QUEUE", "Q") else (_queue_type(qtype),)
+        rows = self._db.execute("SELECT name, qtype FROM queues ORDER BY name").fetchall()
+        return [n for n, t in rows if t in kinds and _matches(pattern, n)]
+
+    def display_queues(
+        self, pattern: str = "*", qtype: str = "QUEUE", attrs: Sequence[str] | None = None
+    ) -> list[dict[str, int | str | bool]]:
+        """DISPLAY QUEUE|QLOCAL|QALIAS|QMODEL(pattern) [ALL | attrs]: one dict per queue,
+        in MQSC order (QUEUE, TYPE, then the attributes). ``attrs=None`` means ALL."""
+        wanted = [a.upper() for a in attrs] if attrs is not None else None
+        if wanted is not None:
+            for a in wanted:
+                if a not in QUEUE_ATTR_BY_NAME and a not in ("QUEUE", "TYPE", "QTYPE", "ALL"):
+                    raise failed(C.MQRCCF_ATTR_VALUE_ERROR, f"{a} is not a queue attribute")
+            if "ALL" in wanted:
+                wanted = None
+        out: list[dict[str, int | str | bool]] = []
+        for qname in self.queue_names(pattern, qtype):
+            row = queues.load(self._db, qname)
+            if row is None:
+                continue
+            live = self._status(row)
+            item: dict[str, int | str | bool] = {"QUEUE": row.name, "TYPE": row.qtype}
+            for attr in QUEUE_ATTRS:
+                if row.qtype not in attr.types:
+                    continue
+                if wanted is not None and attr.name not in wanted:
+                    continue
+                item[attr.name] = live[attr.name] if attr.readonly else row.attrs.get(
+                    attr.name, attr.default)
+            out.append(item)
+        return out
+
+    def _status(self, row: queues.QueueRow) -> dict[str, int]:
+        if row.qtype != LOCAL:
+            return {}
+        counts = self._db.execute(
+            "SELECT SUM(options & ? != 0), SUM(options & ? != 0) FROM handles WHERE queue = ?",
+            (C.MQOO_INPUT_MASK, C.MQOO_OUTPUT, row.name),
+        ).fetchone()
+        return {"CURDEPTH": row.depth, "IPPROCS": int(counts[0] or 0),
+                "OPPROCS": int(counts[1] or 0)}
+
+    def queue_depth(self, name: str) -> int:
+        """CURDEPTH: committed and uncommitted messages, expired ones included (seed 000 note 2)."""
+        return int(queues.require(self._db, name).depth)
+
+    def alter_qmgr(self, attrs: Mapping[str, object]) -> None:
+        """ALTER QMGR attrs (DEADQ, EXPRYINT, TRIGINT, MAXMSGL, DESCR, CCSID)."""
+        current = self.display_qmgr()
+        changes: dict[str, int | str | bool] = {}
+        for key, value in attrs.items():
+            attr = QMGR_ATTR_BY_NAME.get(key.upper())
+            if attr is None:
+                raise failed(C.MQRCCF_ATTR_VALUE_ERROR, f"{key} is not a queue manager attribute")
+            changes[attr.name] = normalize(attr, value)
+        with self._lock, store.write(self._db) as db:
+            stored = {k: v for k, v in current.items() if k in QMGR_ATTR_BY_NAME}
+            stored.update(changes)
+            db.execute("UPDATE meta SET value = ? WHERE key = 'qmgr_attrs'", (json.dumps(stored),))
+        log.info("qmgr.altered", qmgr=self.name, attrs=changes)
+
+    def display_qmgr(self, attrs: Iterable[str] | None = None) -> dict[str, int | str | bool]:
+        row = self._meta("qmgr_attrs")
+        stored: dict[str, int | str | bool] = json.loads(row) if row else {}
+        out: dict[str, int | str | bool] = {"QMNAME": str(self._meta("qmgr_name"))}
+        wanted = {a.upper() for a in attrs} if attrs is not None else None
+        if wanted is not None and "ALL" in wanted:
+            wanted = None
+        for attr in QMGR_ATTRS:
+            if wanted is None or attr.name in wanted:
+                out[attr.name] = stored.get(attr.name, attr.default)
+        return out
+
+    def mqsc(self, text: str) -> list[object]:
+        """Run MQSC commands; see :mod:`mqjms.qmgr.mqsc`."""
+        from .mqsc import run_script
+
+        return list(run_script(self, text))
+
+
+def backout_uow(db: sqlite3.Connection, uow: str) -> tuple[int, int]:
+    """Undo a unit of work: its puts vanish, its gets return with BackoutCount + 1 in
+    their original position (rows keep their id, which is their place in the queue)."""
+    put = db.execute(
+        "DELETE FROM messages WHERE uow = ? AND state = ?", (uow, store.PUT_IN_UOW)
+    ).rowcount
+    got = db.execute(
+        "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
+        " WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, uow, store.GOT_IN_UOW),
+    ).rowcount
+    return int(got), int(put)
+
+
+def _queue_type(qtype: str) -> str:
+    upper = qtype.upper()
+    aliases = {"QL": LOCAL, "QA": ALIAS, "QM": MODEL}
+    upper = aliases.get(upper, upper)
+    if upper not in QUEUE_TYPES:
+        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"{qtype} is not QLOCAL, QALIAS or QMODEL")
+    return upper
+
+
+def _matches(pattern: str, name: str) -> bool:
+    """MQSC generic names: a trailing ``*`` matches any suffix; otherwise an exact match."""
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return fnmatch.fnmatchcase(name, pattern) if "*" in pattern else name == pattern
+
+
+__all__ = ["QueueManager", "MQError", "backout_uow"]

@@ -1,0 +1,228 @@
+"""Queue lookup, the put path and expiry discard, shared by MQI calls and administration.
+
+Every function here runs inside a write transaction the caller opened, so each MQI call
+is atomic across processes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+import structlog
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.mq.md import MQMD
+
+from . import messages, store
+from .attributes import ALIAS, LOCAL, MODEL, validate_name
+
+log = structlog.get_logger("mqjms.qmgr")
+
+
+@dataclass(slots=True)
+class QueueRow:
+    name: str
+    qtype: str
+    attrs: dict[str, int | str | bool]
+    depth: int
+    deftype: str | None
+    owner: str | None
+
+    def enabled(self, attr: str) -> bool:
+        return self.attrs.get(attr, "ENABLED") == "ENABLED"
+
+
+def load(db: sqlite3.Connection, name: str) -> QueueRow | None:
+    row = db.execute(
+        "SELECT name, qtype, attrs, depth, deftype, owner FROM queues WHERE name = ?", (name,)
+    ).fetchone()
+    if row is None:
+        return None
+    return QueueRow(row[0], row[1], json.loads(row[2]), int(row[3]), row[4], row[5])
+
+
+def require(db: sqlite3.Connection, name: str) -> QueueRow:
+    validate_name(name)
+    found = load(db, name)
+    if found is None:
+        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} is not defined")
+    return found
+
+
+def resolve(db: sqlite3.Connection, name: str) -> tuple[QueueRow, QueueRow]:
+    """(the queue named, the local queue it resolves to). An alias resolves to its TARGET."""
+    named = require(db, name)
+    if named.qtype != ALIAS:
+        return named, named
+    target = str(named.attrs.get("TARGET", "")).strip()
+    base = load(db, target) if target else None
+    if base is None:
+        raise failed(
+            C.MQRC_UNKNOWN_ALIAS_BASE_Q,
+            f"alias queue {name!r} targets {target!r}, which is not defined",
+        )
+    if base.qtype != LOCAL:
+        raise failed(
+            C.MQRC_UNKNOWN_ALIAS_BASE_Q,
+            f"alias queue {name!r} targets {target!r}, a {base.qtype}, not a local queue",
+        )
+    return named, base
+
+
+def qmgr_attr(db: sqlite3.Connection, name: str) -> int | str | bool:
+    row = db.execute("SELECT value FROM meta WHERE key = 'qmgr_attrs'").fetchone()
+    attrs: dict[str, int | str | bool] = json.loads(row[0]) if row else {}
+    from .attributes import QMGR_ATTR_BY_NAME
+
+    return attrs.get(name, QMGR_ATTR_BY_NAME[name].default)
+
+
+def check_md_for_put(md: MQMD) -> None:
+    """The MQMD checks MQPUT makes before anything else (seed 000 note 1: Expiry 0 fails)."""
+    if md.Expiry == 0 or md.Expiry < C.MQEI_UNLIMITED:
+        raise failed(
+            C.MQRC_EXPIRY_ERROR,
+            f"Expiry {md.Expiry} is not valid: give tenths of a second > 0 or "
+            "MQEI_UNLIMITED (-1)",
+        )
+    if md.Priority < C.MQPRI_PRIORITY_AS_Q_DEF:
+        raise failed(C.MQRC_PRIORITY_ERROR, f"Priority {md.Priority} is not valid (0-9 or -1)")
+    if md.Persistence not in (
+        C.MQPER_NOT_PERSISTENT,
+        C.MQPER_PERSISTENT,
+        C.MQPER_PERSISTENCE_AS_Q_DEF,
+    ):
+        raise failed(
+            C.MQRC_PERSISTENCE_ERROR,
+            f"Persistence {md.Persistence} is not valid (0, 1 or 2 = as queue default)",
+        )
+    if md.MsgType < 1:
+        raise failed(C.MQRC_MSG_TYPE_ERROR, f"MsgType {md.MsgType} is not valid")
+
+
+def put_checks(named: QueueRow, base: QueueRow, data: bytes, qmgr_maxmsgl: int) -> None:
+    """PUT inhibited (2051), message too big (2030/2031), queue full (2053)."""
+    for queue in (named, base):
+        if not queue.enabled("PUT"):
+            raise failed(C.MQRC_PUT_INHIBITED, f"queue {queue.name!r} is PUT(DISABLED)")
+    if len(data) > int(base.attrs["MAXMSGL"]):
+        raise failed(
+            C.MQRC_MSG_TOO_BIG_FOR_Q,
+            f"{len(data)} bytes is more than MAXMSGL({base.attrs['MAXMSGL']}) of {base.name!r}",
+        )
+    if len(data) > qmgr_maxmsgl:
+        raise failed(
+            C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+            f"{len(data)} bytes is more than the queue manager's MAXMSGL({qmgr_maxmsgl})",
+        )
+    if base.depth >= int(base.attrs["MAXDEPTH"]):
+        raise failed(
+            C.MQRC_Q_FULL, f"queue {base.name!r} is full: MAXDEPTH({base.attrs['MAXDEPTH']})"
+        )
+
+
+def resolve_defaults(md: MQMD, named: QueueRow) -> None:
+    """Priority and persistence 'as queue default' take the named queue's DEFPRTY/DEFPSIST."""
+    if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        md.Priority = int(named.attrs["DEFPRTY"])
+    elif md.Priority > 9:
+        md.Priority = 9
+    if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+        md.Persistence = (
+            C.MQPER_PERSISTENT if named.attrs["DEFPSIST"] == "YES" else C.MQPER_NOT_PERSISTENT
+        )
+
+
+def put_message(
+    db: sqlite3.Connection,
+    qmgr_name: str,
+    stamp: int,
+    named: QueueRow,
+    base: QueueRow,
+    md: MQMD,
+    data: bytes,
+    *,
+    uow: str | None,
+    now: float,
+    new_msg_id: bool,
+) -> MQMD:
+    """Checks, resolves and stores one message; returns the MQMD as stored."""
+    if named.qtype == MODEL:
+        raise failed(C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue")
+    check_md_for_put(md)
+    put_checks(named, base, data, int(qmgr_attr(db, "MAXMSGL")))
+    resolve_defaults(md, named)
+    md.BackoutCount = 0
+    if new_msg_id or md.MsgId == C.MQMI_NONE:
+        md.MsgId = messages.make_msg_id(qmgr_name, stamp, messages.next_message_id(db))
+    messages.insert(
+        db,
+        base.name,
+        md,
+        data,
+        state=store.PUT_IN_UOW if uow else store.AVAILABLE,
+        uow=uow,
+        expires=messages.expires_at(md.Expiry, now),
+    )
+    base.depth += 1
+    return md
+
+
+def discard_expired(
+    db: sqlite3.Connection, qmgr_name: str, stamp: int, expired: list[messages.StoredMessage],
+    now: float,
+) -> None:
+    """Discard expired messages, sending any expiration report they asked for.
+
+    Seed 000 note 4: the discard and the report are never part of the caller's unit of
+    work; callers run this in a transaction of its own or commit it with the get's row
+    changes, which are not the unit of work either.
+    """
+    for msg in expired:
+        db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+        original = MQMD.unpack(msg.md_bytes)
+        log.info(
+            "message.expired",
+            queue=msg.queue,
+            msg_id=original.MsgId.hex(),
+            expiry=original.Expiry,
+        )
+        report = messages.expiration_report(msg, now)
+        if report is None:
+            continue
+        md, data = report
+        try:
+            named, base = resolve(db, original.ReplyToQ.strip())
+            put_message(
+                db, qmgr_name, stamp, named, base, md, data, uow=None, now=now, new_msg_id=
+                md.MsgId == C.MQMI_NONE,
+            )
+        except Exception as exc:  # a report that cannot be delivered must not fail the get
+            log.warning(
+                "expiry.report_failed",
+                queue=msg.queue,
+                reply_to=original.ReplyToQ,
+                msg_id=original.MsgId.hex(),
+                reason=str(exc),
+            )
+
+
+def scan_expired(
+    db: sqlite3.Connection, qmgr_name: str, stamp: int, now: float, queue: str | None = None
+) -> int:
+    """Discard every expired, available message (EXPRYINT scan, REFRESH QMGR TYPE(EXPIRY))."""
+    sql = (
+        f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE expires IS NOT NULL"
+        " AND expires <= ? AND state = ?"
+    )
+    params: list[object] = [now + 0.0999, store.AVAILABLE]
+    if queue is not None:
+        sql += " AND queue = ?"
+        params.append(queue)
+    rows = [messages.from_row(r) for r in db.execute(sql, params).fetchall()]
+    expired = [m for m in rows if messages.is_expired(m.expires, now)]
+    discard_expired(db, qmgr_name, stamp, expired, now)
+    return len(expired)
