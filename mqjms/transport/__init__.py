@@ -1,0 +1,37 @@
+"""Transports: how messages move. Every transport speaks :class:`~.base.Connection`."""
+
+from __future__ import annotations
+
+from .base import Browse, Connection, Context, Handle
+from .url import DEFAULT_URL, ENV_VAR, resolve_url, scheme_of
+
+
+def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
+    """MQCONN for any transport URL (``embedded:``, ``stomp:``, ``mq:``)."""
+    url = resolve_url(url)
+    scheme = scheme_of(url)
+    if scheme == "embedded":
+        from . import embedded
+
+        return embedded.connect(url, appl_name)
+    if scheme in ("stomp", "stomp+ssl"):
+        from . import stomp  # type: ignore[attr-defined]
+
+        return stomp.connect(url, appl_name)  # type: ignore[no-any-return]
+    if scheme == "mq":
+        from . import ibmmq  # type: ignore[attr-defined]
+
+        return ibmmq.connect(url, appl_name)  # type: ignore[no-any-return]
+    raise ValueError(f"unknown transport {scheme!r} in {url!r}: use embedded:, stomp: or mq:")
+
+
+__all__ = [
+    "DEFAULT_URL",
+    "ENV_VAR",
+    "Browse",
+    "Connection",
+    "Context",
+    "Handle",
+    "connect",
+    "resolve_url",
+]
