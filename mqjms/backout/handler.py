@@ -1,0 +1,165 @@
+"""Poison-message handling exactly as IBM MQ classes for JMS do it (seed 002).
+
+A message with BackoutCount > 0 is compared with its underlying queue's BOTHRESH: below
+it the message is delivered; at or above it (BOTHRESH > 0) it is poison and is moved to
+BOQNAME. When BOQNAME is blank, or the put to it fails, the message's report options
+decide: MQRO_DISCARD_MSG discards it; otherwise it goes to the dead-letter queue with an
+MQDLH. When that put fails too, the caller's delivery style decides (see
+:class:`Outcome`). The handler only puts, always inside the caller's unit of work; the
+caller commits or backs out, which is where synchronous and asynchronous delivery differ.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+import structlog
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+from mqjms.transport.base import Connection, Context, Handle
+
+from . import rewrite
+from .attributes import AttributeCache, BackoutAttributes
+from .failure import Failure
+
+log = structlog.get_logger("mqjms.backout")
+
+
+class Outcome(Enum):
+    """Where a poison message went. Every put was made in the caller's unit of work."""
+
+    MOVED = "moved"  # put to BOQNAME
+    DEAD_LETTERED = "dead_lettered"  # put to the queue manager's dead-letter queue
+    DISCARDED = "discarded"  # MQRO_DISCARD_MSG: nothing put; committing removes it
+    REQUEUE_FAILED = "requeue_failed"  # neither queue took it: the caller decides (seed 002)
+
+
+@dataclass(frozen=True, slots=True)
+class PoisonEvent:
+    """What hooks receive: the outcome and the message as it was received."""
+
+    outcome: Outcome
+    queue: str
+    destination: str  # the queue it went to, "" when discarded or not requeued
+    reason: int  # MQRC: 2362 for the threshold, or the reason a put failed
+    md: MQMD
+    data: bytes
+    failure: Failure | None
+
+
+PoisonHook = Callable[[PoisonEvent], None]
+
+
+class PoisonHandler:
+    """Decides whether a message is poison and requeues it; shared by consumers and listeners."""
+
+    def __init__(
+        self,
+        cache: AttributeCache | None = None,
+        hooks: Sequence[PoisonHook] = (),
+    ) -> None:
+        self.cache = cache or AttributeCache()
+        self.hooks = list(hooks)
+
+    def poison_attributes(
+        self, conn: Connection, handle: Handle, md: MQMD
+    ) -> BackoutAttributes | None:
+        """The queue's attributes when ``md`` is poison, else None (deliver it).
+
+        Nothing is inquired while BackoutCount is 0 (seed 002: the attributes are queried
+        the first time a message with BackoutCount > 0 is seen).
+        """
+        if md.BackoutCount <= 0:
+            return None
+        attrs = self.cache.get(conn, handle.resolved_name)
+        if attrs.threshold <= 0:  # seed 002: BOTHRESH 0 disables poison handling
+            return None
+        return attrs if md.BackoutCount >= attrs.threshold else None
+
+    def requeue(
+        self,
+        conn: Connection,
+        handle: Handle,
+        md: MQMD,
+        data: bytes,
+        attrs: BackoutAttributes,
+        *,
+        failure: Failure | None = None,
+        syncpoint: bool = True,
+    ) -> PoisonEvent:
+        """Move a poison message to BOQNAME, else dead-letter or discard it by its report
+        options. Puts are made under ``syncpoint`` (the caller's unit of work)."""
+        queue = handle.resolved_name
+        reason = C.MQRC_BACKOUT_THRESHOLD_REACHED
+        if attrs.backout_queue:
+            moved_md, moved_data = rewrite.for_backout_queue(
+                md, data, failure.properties() if failure else None
+            )
+            try:
+                conn.put(
+                    attrs.backout_queue, moved_md, moved_data, syncpoint=syncpoint,
+                    context=Context.PASS_ALL, new_msg_id=False,
+                )
+                return self._done(Outcome.MOVED, queue, attrs.backout_queue, reason, md, data,
+                                  failure)
+            except MQError as exc:
+                reason = exc.reason
+                log.warning(
+                    "poison.backout_queue_failed", queue=queue, msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount, backout_queue=attrs.backout_queue,
+                    reason=exc.reason_name, detail=exc.detail,
+                )
+        if md.Report & C.MQRO_DISCARD_MSG:
+            return self._done(Outcome.DISCARDED, queue, "", reason, md, data, failure)
+        dlq = self._dead_letter_queue(conn)
+        if dlq:
+            dl_md, dl_data = rewrite.for_dead_letter_queue(
+                md, data, reason=reason, dest_queue=queue, dest_qmgr=conn.qmgr_name,
+                appl_name="mqjms", now=time.time(),
+            )
+            try:
+                conn.put(dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL,
+                         new_msg_id=False)
+                return self._done(Outcome.DEAD_LETTERED, queue, dlq, reason, md, data, failure)
+            except MQError as exc:
+                reason = exc.reason
+                log.warning(
+                    "poison.dead_letter_queue_failed", queue=queue, msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount, dead_letter_queue=dlq,
+                    reason=exc.reason_name, detail=exc.detail,
+                )
+        return self._done(Outcome.REQUEUE_FAILED, queue, "", reason, md, data, failure)
+
+    def _dead_letter_queue(self, conn: Connection) -> str:
+        try:
+            return self.cache.dead_letter_queue(conn)
+        except MQError as exc:
+            log.warning("poison.dead_letter_queue_unknown", reason=exc.reason_name)
+            return ""
+
+    def _done(
+        self, outcome: Outcome, queue: str, destination: str, reason: int, md: MQMD,
+        data: bytes, failure: Failure | None,
+    ) -> PoisonEvent:
+        event = PoisonEvent(outcome, queue, destination, reason, md, data, failure)
+        log_method = log.error if outcome is Outcome.REQUEUE_FAILED else log.warning
+        log_method(
+            f"poison.{outcome.value}",
+            queue=queue,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            destination=destination or None,
+            reason=MQError(C.MQCC_FAILED, reason).reason_name,
+            exception=failure.exception_type if failure else None,
+        )
+        for hook in self.hooks:
+            try:
+                hook(event)
+            except Exception as exc:  # a hook must not turn a handled message into a lost one
+                log.error("poison.hook_failed", hook=repr(hook), error=repr(exc))
+        return event
