@@ -1,0 +1,294 @@
+"""The JMS folders ``mcd``, ``jms`` and ``usr`` <-> typed values, as IBM's JMS client writes them.
+
+Exact text matters: IBM MQ classes for JMS write the folders in the order mcd, jms,
+(mqext,) usr, omit empty ones, write no ``dt`` in ``jms``, and type ``usr`` properties
+with single-quoted ``dt`` attributes (mq-reference §2.5). Reading is more tolerant
+(``i1``/``i2``/``int``/``r4``/``string``/``char``, ``true``/``false``) but never guesses:
+a value that does not fit its type raises MQFormatError with MQRC_JMS_FORMAT_ERROR.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NoReturn
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQFormatError
+from mqjms.mq.rfh2 import parse_folder
+
+UserPropertyValue = str | int | float | bool | bytes | None
+UserProperties = dict[str, UserPropertyValue]
+
+MSD_TEXT = "jms_text"
+MSD_BYTES = "jms_bytes"
+MSD_MAP = "jms_map"
+MSD_STREAM = "jms_stream"
+MSD_OBJECT = "jms_object"
+MSD_NONE = "jms_none"
+
+SELECTOR_KEYWORDS = frozenset(
+    {"NULL", "TRUE", "FALSE", "NOT", "AND", "OR", "BETWEEN", "LIKE", "IN", "IS", "ESCAPE"}
+)
+
+_I4 = (-(2**31), 2**31 - 1)
+_I8 = (-(2**63), 2**63 - 1)
+_INT_RANGES = {
+    "i1": (-(2**7), 2**7 - 1),
+    "i2": (-(2**15), 2**15 - 1),
+    "i4": _I4,
+    "i8": _I8,
+    "int": _I8,  # IBM: 'int' is read as i8
+}
+
+
+@dataclass(slots=True, eq=True)
+class JmsHeaders:
+    """JMS header fields carried in ``mcd`` and ``jms``; None means "not written".
+
+    The JMS client's rules for *when* to write a field (Pri only if not 4, Exp only if
+    the message expires, Tms only if >= 0) belong to whoever fills this in: the builder
+    writes every field that is not None, so that parse(build(h)) == h.
+    """
+
+    msd: str | None = None  # mcd.Msd: jms_text, jms_bytes, jms_map, jms_stream, jms_object, ...
+    type: str | None = None  # mcd.Type: JMSType
+    destination: str | None = None  # jms.Dst: JMSDestination URI, e.g. 'queue:///Q1'
+    reply_to: str | None = None  # jms.Rto: JMSReplyTo URI
+    timestamp: int | None = None  # jms.Tms: JMSTimestamp, ms since the epoch
+    expiration: int | None = None  # jms.Exp: JMSExpiration, absolute ms since the epoch
+    correlation_id: str | None = None  # jms.Cid: JMSCorrelationID
+    priority: int | None = None  # jms.Pri: JMSPriority 0-9
+    delivery_mode: int | None = None  # jms.Dlv: 1 NON_PERSISTENT, 2 PERSISTENT
+    group_id: str | None = None  # jms.Gid: JMSXGroupID
+    group_seq: int | None = None  # jms.Seq: JMSXGroupSeq
+    null_body: bool = False  # mcd.msgbody xsi:nil: a TextMessage whose text is null
+
+
+_MCD = (("msd", "Msd"), ("type", "Type"))
+_JMS_STR = {"Dst": "destination", "Rto": "reply_to", "Cid": "correlation_id", "Gid": "group_id"}
+_JMS_INT = {"Tms": ("timestamp", _I8), "Exp": ("expiration", _I8), "Pri": ("priority", _I4),
+            "Dlv": ("delivery_mode", _I4), "Seq": ("group_seq", _I4)}
+_JMS_ORDER = ("Dst", "Rto", "Tms", "Exp", "Cid", "Pri", "Dlv", "Gid", "Seq")
+_NULL_BODY = '<msgbody xsi:nil="true"></msgbody>'  # IBM writes double quotes here
+
+
+# --- writing --------------------------------------------------------------------------
+
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;",
+                          "\r": "&#xD;"})  # a raw CR would come back as LF
+_NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def escape(text: str, what: str = "value") -> str:
+    """XML-escape element text the way the JMS client does; ValueError for non-XML chars."""
+    bad = _NOT_XML_CHAR.search(text)
+    if bad:
+        raise ValueError(f"{what}: character U+{ord(bad.group()):04X} at index {bad.start()} "
+                         "cannot be carried in an RFH2 folder (not an XML character)")
+    text = text.translate(_ESCAPES)
+    return _ASTRAL.sub(lambda m: f"&#x{ord(m.group()):X};", text)
+
+
+@lru_cache(maxsize=4096)
+def _is_xml_name(name: str) -> bool:
+    try:
+        return parse_folder(f"<{name}/>").tag == name
+    except ValueError:
+        return False
+
+
+def check_property_name(name: str) -> None:
+    """ValueError unless ``name`` may be a JMS user property in ``usr`` (IBM's rules)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"usr property name {name!r}: must be a non-empty string")
+    if name.startswith("JMS"):
+        raise ValueError(f"usr property name {name!r}: names starting with 'JMS' are reserved "
+                         "for JMS header fields and JMSX/JMS_IBM properties")
+    if name.upper() in SELECTOR_KEYWORDS:
+        raise ValueError(f"usr property name {name!r}: a message selector keyword "
+                         f"({', '.join(sorted(SELECTOR_KEYWORDS))}) in any case is not allowed")
+    if "." in name or ":" in name:
+        raise ValueError(f"usr property name {name!r}: must not contain '.' or ':'")
+    if not _is_xml_name(name):
+        raise ValueError(f"usr property name {name!r}: not a valid XML element name")
+
+
+def _int_text(what: str, value: object, bounds: tuple[int, int]) -> str:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{what} must be int, not {type(value).__name__}")
+    if not bounds[0] <= value <= bounds[1]:
+        raise ValueError(f"{what}: {value} is outside {bounds[0]}..{bounds[1]}")
+    return str(value)
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(value)
+
+
+def property_element(name: str, value: UserPropertyValue) -> str:
+    """One ``usr`` element, e.g. ``<Count dt='i4'>42</Count>``."""
+    check_property_name(name)
+    if value is None:
+        return f"<{name} xsi:nil='true'></{name}>"
+    if isinstance(value, str):
+        return f"<{name}>{escape(value, f'usr property {name!r}')}</{name}>"
+    if isinstance(value, bool):
+        return f"<{name} dt='boolean'>{int(value)}</{name}>"
+    if isinstance(value, int):
+        dt = "i4" if _I4[0] <= value <= _I4[1] else "i8"
+        return f"<{name} dt='{dt}'>{_int_text(f'usr property {name!r}', value, _I8)}</{name}>"
+    if isinstance(value, float):
+        return f"<{name} dt='r8'>{_float_text(value)}</{name}>"
+    if isinstance(value, bytes | bytearray):
+        return f"<{name} dt='bin.hex'>{bytes(value).hex().upper()}</{name}>"
+    raise TypeError(f"usr property {name!r}: {type(value).__name__} is not a JMS property "
+                    "type (str, bool, int, float, bytes or None)")
+
+
+def build_mcd(headers: JmsHeaders) -> str | None:
+    parts = [f"<{tag}>{escape(v, f'mcd.{tag}')}</{tag}>"
+             for attr, tag in _MCD if (v := getattr(headers, attr)) is not None]
+    if headers.null_body:
+        parts.append(_NULL_BODY)
+    return f"<mcd>{''.join(parts)}</mcd>" if parts else None
+
+
+def build_jms(headers: JmsHeaders) -> str | None:
+    parts: list[str] = []
+    for tag in _JMS_ORDER:
+        if tag in _JMS_STR:
+            value = getattr(headers, _JMS_STR[tag])
+            if value is not None:
+                parts.append(f"<{tag}>{escape(value, f'jms.{tag}')}</{tag}>")
+        else:
+            attr, bounds = _JMS_INT[tag]
+            value = getattr(headers, attr)
+            if value is not None:
+                parts.append(f"<{tag}>{_int_text(f'jms.{tag} ({attr})', value, bounds)}</{tag}>")
+    return f"<jms>{''.join(parts)}</jms>" if parts else None
+
+
+def build_usr(properties: Mapping[str, UserPropertyValue]) -> str | None:
+    if not properties:
+        return None
+    return f"<usr>{''.join(property_element(n, v) for n, v in properties.items())}</usr>"
+
+
+def build_jms_folders(
+    headers: JmsHeaders | None, properties: Mapping[str, UserPropertyValue] | None = None
+) -> list[str]:
+    """The folders in the JMS client's order (mcd, jms, usr), empty ones left out."""
+    folders = [
+        build_mcd(headers) if headers else None,
+        build_jms(headers) if headers else None,
+        build_usr(properties or {}),
+    ]
+    return [text for text in folders if text is not None]
+
+
+# --- reading --------------------------------------------------------------------------
+
+
+def _bad(where: str, problem: str) -> NoReturn:
+    raise MQFormatError("MQRFH2", where, 0, problem, C.MQRC_JMS_FORMAT_ERROR)
+
+
+def _parse_int(where: str, text: str, bounds: tuple[int, int]) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        _bad(where, f"{text[:40]!r} is not an integer")
+    if not bounds[0] <= value <= bounds[1]:
+        _bad(where, f"{value} is outside {bounds[0]}..{bounds[1]}")
+    return value
+
+
+def property_value(element: ET.Element) -> UserPropertyValue:
+    """The typed value of one ``usr`` element (or MQFormatError naming it)."""
+    where = f"usr.{element.tag}"
+    if len(element):
+        _bad(where, "nested elements (property groups) are not JMS properties")
+    if element.get("xsi:nil", "").lower() == "true":
+        return None
+    text = element.text or ""
+    dt = element.get("dt")
+    if dt is None or dt in ("string", "char"):
+        return text
+    if dt == "boolean":
+        flag = text.strip().lower()
+        if flag in ("1", "true"):
+            return True
+        if flag in ("0", "false"):
+            return False
+        _bad(where, f"dt='boolean' value {text[:40]!r} is not 1, 0, true or false")
+    if dt in _INT_RANGES:
+        return _parse_int(where, text, _INT_RANGES[dt])
+    if dt in ("r4", "r8"):
+        try:
+            return float(text.strip())
+        except ValueError:
+            _bad(where, f"dt='{dt}' value {text[:40]!r} is not a number")
+    if dt == "bin.hex":
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            _bad(where, f"dt='bin.hex' value {text[:40]!r} is not hex digits")
+    _bad(where, f"unknown dt={dt!r}")
+
+
+def parse_usr(element: ET.Element) -> UserProperties:
+    properties: UserProperties = {}
+    for child in element:
+        if child.tag in properties:
+            _bad(f"usr.{child.tag}", "the property appears more than once")
+        properties[child.tag] = property_value(child)
+    return properties
+
+
+def _parse_headers(mcd: ET.Element | None, jms: ET.Element | None) -> JmsHeaders:
+    headers = JmsHeaders()
+    if mcd is not None:
+        for attr, tag in _MCD:
+            found = mcd.find(tag)
+            if found is not None:
+                setattr(headers, attr, found.text or "")
+        body = mcd.find("msgbody")
+        headers.null_body = body is not None and body.get("xsi:nil", "").lower() == "true"
+    if jms is not None:
+        for tag, attr in _JMS_STR.items():
+            found = jms.find(tag)
+            if found is not None:
+                setattr(headers, attr, found.text or "")
+        for tag, (attr, bounds) in _JMS_INT.items():
+            found = jms.find(tag)
+            if found is not None:
+                setattr(headers, attr, _parse_int(f"jms.{tag}", found.text or "", bounds))
+    return headers
+
+
+def parse_jms_folders(folders: Iterable[str]) -> tuple[JmsHeaders | None, UserProperties]:
+    """The JMS headers (None if there is neither mcd nor jms) and the usr properties.
+
+    The first folder of each name wins, as in the JMS client; other folders are ignored.
+    """
+    found: dict[str, ET.Element] = {}
+    for index, text in enumerate(folders):
+        try:
+            element = parse_folder(text)
+        except ValueError as exc:
+            _bad("NameValueData", f"folder {index} {text[:40]!r}: {exc}")
+        if element.tag in ("mcd", "jms", "usr"):
+            found.setdefault(element.tag, element)
+    mcd, jms, usr = found.get("mcd"), found.get("jms"), found.get("usr")
+    headers = None if mcd is None and jms is None else _parse_headers(mcd, jms)
+    return headers, parse_usr(usr) if usr is not None else {}
