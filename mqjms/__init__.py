@@ -1,0 +1,52 @@
+"""mqjms: JMS-style message consumers for Python with IBM MQ's poison-message handling.
+
+The public API is re-exported here::
+
+    import mqjms
+
+    cf = mqjms.ConnectionFactory("embedded:///var/lib/orders")
+    with cf.connect() as conn, conn.session(transacted=True) as session:
+        msg = session.consumer("ORDERS.IN").receive(timeout=5.0)
+        session.commit()
+"""
+
+from mqjms import logs as _logs
+from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler
+from mqjms.consumer import (
+    AUTO_ACKNOWLEDGE,
+    CLIENT_ACKNOWLEDGE,
+    DEFAULT_PRIORITY,
+    DEFAULT_TIME_TO_LIVE,
+    DUPS_OK_ACKNOWLEDGE,
+    NON_PERSISTENT,
+    PERSISTENT,
+    SESSION_TRANSACTED,
+    TARGET_JMS,
+    TARGET_MQ,
+    BytesMessage,
+    Connection,
+    ConnectionFactory,
+    IllegalStateException,
+    JMSException,
+    Message,
+    MessageConsumer,
+    MessageFormatException,
+    MessageProducer,
+    Queue,
+    Session,
+    TextMessage,
+)
+from mqjms.mq.errors import MQError
+
+_logs.configure()
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AUTO_ACKNOWLEDGE", "CLIENT_ACKNOWLEDGE", "DEFAULT_PRIORITY", "DEFAULT_TIME_TO_LIVE",
+    "DUPS_OK_ACKNOWLEDGE", "NON_PERSISTENT", "PERSISTENT", "SESSION_TRANSACTED", "TARGET_JMS",
+    "TARGET_MQ", "BytesMessage", "Connection", "ConnectionFactory", "Failure",
+    "IllegalStateException", "JMSException", "MQError", "Message", "MessageConsumer",
+    "MessageFormatException", "MessageProducer", "Outcome", "PoisonEvent", "PoisonHandler",
+    "Queue", "Session", "TextMessage", "__version__",
+]

@@ -1,0 +1,35 @@
+"""The synchronous, JMS-style API: factories, connections, sessions, consumers, producers."""
+
+from .acknowledge import (
+    AUTO_ACKNOWLEDGE,
+    CLIENT_ACKNOWLEDGE,
+    DUPS_OK_ACKNOWLEDGE,
+    SESSION_TRANSACTED,
+)
+from .consumer import MessageConsumer
+from .errors import IllegalStateException, JMSException, MessageFormatException
+from .factory import Connection, ConnectionFactory
+from .message import (
+    DEFAULT_PRIORITY,
+    DEFAULT_TIME_TO_LIVE,
+    NON_PERSISTENT,
+    PERSISTENT,
+    TARGET_JMS,
+    TARGET_MQ,
+    BytesMessage,
+    Message,
+    Queue,
+    TextMessage,
+    from_mq,
+    to_mq,
+)
+from .producer import MessageProducer
+from .session import Session
+
+__all__ = [
+    "AUTO_ACKNOWLEDGE", "CLIENT_ACKNOWLEDGE", "DEFAULT_PRIORITY", "DEFAULT_TIME_TO_LIVE",
+    "DUPS_OK_ACKNOWLEDGE", "NON_PERSISTENT", "PERSISTENT", "SESSION_TRANSACTED", "TARGET_JMS",
+    "TARGET_MQ", "BytesMessage", "Connection", "ConnectionFactory", "IllegalStateException",
+    "JMSException", "Message", "MessageConsumer", "MessageFormatException", "MessageProducer",
+    "Queue", "Session", "TextMessage", "from_mq", "to_mq",
+]

@@ -1,0 +1,13 @@
+"""Session acknowledgement modes, with the values JMS gives them."""
+
+from __future__ import annotations
+
+SESSION_TRANSACTED = 0
+AUTO_ACKNOWLEDGE = 1
+CLIENT_ACKNOWLEDGE = 2
+DUPS_OK_ACKNOWLEDGE = 3
+ACK_MODES = {
+    AUTO_ACKNOWLEDGE: "AUTO_ACKNOWLEDGE",
+    CLIENT_ACKNOWLEDGE: "CLIENT_ACKNOWLEDGE",
+    DUPS_OK_ACKNOWLEDGE: "DUPS_OK_ACKNOWLEDGE",
+}

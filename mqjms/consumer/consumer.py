@@ -1,0 +1,117 @@
+"""MessageConsumer: synchronous receive with IBM MQ classes for JMS poison handling."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+import structlog
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+
+from .errors import IllegalStateException, MessageFormatException
+from .message import BytesMessage, Message, Queue, TextMessage, from_mq
+
+if TYPE_CHECKING:
+    from .session import Session
+
+log = structlog.get_logger("mqjms.consumer")
+T = TypeVar("T")
+
+
+class MessageConsumer:
+    """Receives from one queue. Poison messages never reach the caller: seed 002 says they
+    are requeued within the unit of work that was active at the get."""
+
+    def __init__(self, session: Session, queue: Queue) -> None:
+        self.session = session
+        self.queue = queue
+        self.handle = session.mq.open(queue.name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING)
+        self._closed = False
+
+    def receive(self, timeout: float | None = None) -> Message | None:
+        """The next message, waiting up to ``timeout`` seconds (None: without limit);
+        None when nothing arrived."""
+        return self._receive(timeout, acknowledge=True)
+
+    def receive_no_wait(self) -> Message | None:
+        return self._receive(0.0, acknowledge=True)
+
+    @overload
+    def receive_body(self, kind: type[str], timeout: float | None = None) -> str | None: ...
+    @overload
+    def receive_body(self, kind: type[bytes], timeout: float | None = None) -> bytes | None: ...
+    def receive_body(self, kind: type[Any], timeout: float | None = None) -> Any:
+        """The next message's body as ``kind`` (str or bytes). A body of another type
+        raises MessageFormatException and the message is not acknowledged."""
+        message = self._receive(timeout, acknowledge=False)
+        if message is None:
+            return None
+        body = message.body
+        if not isinstance(body, kind) and not (body is None and isinstance(message, TextMessage)):
+            if self.session.auto_acknowledges:
+                self.session.mq.backout()
+            raise MessageFormatException(
+                f"message {message.jms_message_id} has a {type(message).__name__} body, "
+                f"not {kind.__name__}"
+            )
+        if self.session.auto_acknowledges:
+            self.session.mq.commit()
+        elif message._acknowledge is None:
+            pass
+        return body
+
+    def _receive(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
+        if self._closed:
+            raise IllegalStateException("the consumer is closed")
+        if timeout is not None and timeout < 0:
+            raise ValueError(f"timeout {timeout} is negative; None waits without limit")
+        session, mq, handle = self.session, self.session.mq, self.handle
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            got = mq.get(handle, wait=wait, syncpoint=True)
+            if got is None:
+                return None
+            md, data = got
+            attrs = session.poison.poison_attributes(mq, handle, md)
+            if attrs is not None:
+                event = session.poison.requeue(mq, handle, md, data, attrs)
+                session.after_poison(event)
+                continue
+            message = _to_message(md, data, self.queue.name)
+            log.debug(
+                "message.delivered", queue=self.queue.name, msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount,
+            )
+            if session.auto_acknowledges:
+                if acknowledge:
+                    mq.commit()
+            elif not session.transacted:
+                message._acknowledge = session.acknowledge
+            return message
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            try:
+                self.session.mq.close(self.handle)
+            except MQError:
+                pass
+
+
+def _to_message(md: Any, data: bytes, queue: str) -> Message:
+    """JMS view of a message; bytes that do not parse are delivered raw, never lost."""
+    try:
+        return from_mq(md, data)
+    except MQError as exc:
+        log.warning(
+            "message.unparsed", queue=queue, msg_id=md.MsgId.hex(), reason=exc.reason_name,
+            detail=exc.detail,
+        )
+        message = BytesMessage(data)
+        message.md = md
+        message.jms_message_id = "ID:" + md.MsgId.hex()
+        message.jms_redelivered = md.BackoutCount > 0
+        return message

@@ -1,0 +1,74 @@
+"""ConnectionFactory and Connection: where sessions come from."""
+
+from __future__ import annotations
+
+import threading
+
+from mqjms.backout import PoisonHandler
+from mqjms.transport.url import resolve_url
+
+from .acknowledge import ACK_MODES, AUTO_ACKNOWLEDGE
+from .errors import IllegalStateException
+from .session import Session
+
+
+class ConnectionFactory:
+    """Connections to one transport URL (``embedded:``, ``stomp:``, ``mq:``).
+
+    The factory owns the poison handler, so every consumer it makes shares one cache of
+    BOTHRESH/BOQNAME per underlying queue, as seed 002 describes.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        appl_name: str | None = None,
+        poison: PoisonHandler | None = None,
+    ) -> None:
+        self.url = resolve_url(url)
+        self.appl_name = appl_name
+        self.poison = poison or PoisonHandler()
+
+    def connect(self) -> Connection:
+        return Connection(self)
+
+    def __repr__(self) -> str:
+        return f"ConnectionFactory({self.url!r})"
+
+
+class Connection:
+    """A JMS connection: a context manager that closes its sessions (rolling back work)."""
+
+    def __init__(self, factory: ConnectionFactory) -> None:
+        self.factory = factory
+        self._sessions: list[Session] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def session(self, transacted: bool = False, ack_mode: int = AUTO_ACKNOWLEDGE) -> Session:
+        """A session with its own MQ connection, hence its own unit of work."""
+        if self._closed:
+            raise IllegalStateException("the connection is closed")
+        if not transacted and ack_mode not in ACK_MODES:
+            raise ValueError(
+                f"ack_mode {ack_mode} is not AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) "
+                "or DUPS_OK_ACKNOWLEDGE (3)"
+            )
+        session = Session(self.factory, transacted=transacted, ack_mode=ack_mode)
+        with self._lock:
+            self._sessions.append(session)
+        return session
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            session.close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,295 @@
+"""JMS messages and how they map to an MQMD plus bytes, as IBM MQ classes for JMS map them.
+
+Sending writes an RFH2 with the ``mcd``, ``jms`` and ``usr`` folders (MQMD Format MQHRF2,
+relative Expiry in the MQMD and absolute ``Exp`` in ``jms``), or, for a destination
+marked as a plain MQ application (``targetClient=1``), no RFH2 at all. Receiving reads
+the RFH2 when there is one (its values win over the MQMD's) and otherwise makes a
+TextMessage of Format MQSTR and a BytesMessage of anything else.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from mqjms.mq import constants as C
+from mqjms.mq import jms, rfh2
+from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+
+PropertyValue = str | int | float | bool | bytes | None
+
+NON_PERSISTENT = 1  # JMS DeliveryMode
+PERSISTENT = 2
+DEFAULT_PRIORITY = 4
+DEFAULT_TIME_TO_LIVE = 0  # milliseconds; 0 = never expires
+TARGET_JMS = 0  # targetClient: write an RFH2
+TARGET_MQ = 1  # targetClient: plain MQ application, no RFH2
+
+_SIMPLE_CODECS = {0: "utf-8", 1208: "utf-8", 819: "latin-1", 1252: "cp1252", 367: "ascii",
+                  437: "cp437", 850: "cp850", 37: "cp037", 500: "cp500", 1047: "cp1047"}
+
+
+def codec_for(ccsid: int, encoding: int = C.MQENC_NATIVE) -> str:
+    """The Python codec for an MQ CCSID (UTF-16 byte order follows the integer encoding)."""
+    if ccsid in (1200, 13488, 17584):
+        return "utf-16-le" if encoding & C.MQENC_INTEGER_MASK == 2 else "utf-16-be"
+    return _SIMPLE_CODECS.get(ccsid, f"cp{ccsid}")
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """A JMS queue destination. ``target_client=TARGET_MQ`` sends without an RFH2."""
+
+    name: str
+    target_client: int = TARGET_JMS
+
+    @classmethod
+    def parse(cls, destination: str | Queue) -> Queue:
+        """A name, or a JMS URI such as ``queue:///ORDERS.IN?targetClient=1``."""
+        if isinstance(destination, Queue):
+            return destination
+        if destination.startswith("queue://"):
+            parts = urlsplit(destination)
+            name = parts.path.lstrip("/")
+            target = parse_qs(parts.query).get("targetClient", ["0"])[0]
+            return cls(name, TARGET_MQ if target == "1" else TARGET_JMS)
+        return cls(destination)
+
+    @property
+    def uri(self) -> str:
+        return f"queue:///{self.name}"
+
+
+class Message:
+    """A JMS message: body, typed user properties, JMS headers and the MQMD it came with."""
+
+    msd = "jms_none"
+
+    def __init__(self, body: Any = None, properties: Mapping[str, PropertyValue] | None = None) -> None:
+        self.body: Any = body
+        self.properties: dict[str, PropertyValue] = dict(properties or {})
+        for name in self.properties:
+            jms.check_property_name(name)
+        self.jms_message_id: str | None = None
+        self.jms_correlation_id: str | None = None
+        self.jms_timestamp: int = 0
+        self.jms_expiration: int = 0
+        self.jms_priority: int = DEFAULT_PRIORITY
+        self.jms_delivery_mode: int = PERSISTENT
+        self.jms_redelivered: bool = False
+        self.jms_reply_to: str | None = None
+        self.jms_destination: str | None = None
+        self.jms_type: str | None = None
+        self.md: MQMD | None = None
+        self._acknowledge: Callable[[], None] | None = None
+
+    @property
+    def delivery_count(self) -> int:
+        """JMSXDeliveryCount: BackoutCount + 1."""
+        return (self.md.BackoutCount if self.md else 0) + 1
+
+    def acknowledge(self) -> None:
+        """CLIENT_ACKNOWLEDGE: acknowledge every message the session has received so far."""
+        if self._acknowledge is not None:
+            self._acknowledge()
+
+    def __repr__(self) -> str:
+        body = self.body if not isinstance(self.body, bytes) else f"<{len(self.body)} bytes>"
+        return f"{type(self).__name__}(id={self.jms_message_id}, body={body!r})"
+
+
+class TextMessage(Message):
+    msd = "jms_text"
+    body: str | None
+
+
+class BytesMessage(Message):
+    msd = "jms_bytes"
+    body: bytes
+
+
+def make_message(body: object, properties: Mapping[str, PropertyValue] | None = None) -> Message:
+    """A message for a body: str -> TextMessage, bytes -> BytesMessage, None -> Message."""
+    if isinstance(body, Message):
+        if properties:
+            body.properties.update(properties)
+        return body
+    if isinstance(body, str):
+        return TextMessage(body, properties)
+    if isinstance(body, bytes | bytearray | memoryview):
+        return BytesMessage(bytes(body), properties)
+    if body is None:
+        return Message(None, properties)
+    raise TypeError(
+        f"a message body must be str, bytes or a Message, not {type(body).__name__}"
+    )
+
+
+# --------------------------------------------------------------------------- receiving
+def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
+    """The JMS view of a received MQ message (seed-faithful mapping, RFH2 values win)."""
+    now = time.time() if now is None else now
+    headers: jms.JmsHeaders | None = None
+    properties: dict[str, PropertyValue] = {}
+    body_bytes, body_format, body_ccsid, body_encoding = data, md.Format, md.CodedCharSetId, md.Encoding
+    if rfh2.is_rfh2(md.Format):
+        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+        headers, parsed = jms.parse_jms_folders(chain.folders)
+        properties = dict(parsed)
+        body_bytes, body_format = chain.body, chain.Format
+        body_ccsid, body_encoding = chain.CodedCharSetId, chain.Encoding
+    msd = headers.msd if headers and headers.msd else None
+    if msd == "jms_text" or (msd is None and body_format == C.MQFMT_STRING):
+        text = None if headers and headers.null_body else _decode(body_bytes, body_ccsid, body_encoding)
+        message: Message = TextMessage(text)
+    elif msd == "jms_none" and not body_bytes:
+        message = Message(None)
+    else:
+        message = BytesMessage(body_bytes)
+    message.properties = properties
+    message.md = md
+    _headers_from_mq(message, md, headers, now)
+    return message
+
+
+def _decode(raw: bytes, ccsid: int, encoding: int) -> str:
+    codec = codec_for(ccsid, encoding)
+    try:
+        return raw.decode(codec)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise MQError(
+            C.MQCC_FAILED, C.MQRC_JMS_FORMAT_ERROR,
+            f"text body is not valid in CCSID {ccsid} ({codec}): {exc}",
+        ) from None
+
+
+def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: float) -> None:
+    message.jms_message_id = "ID:" + md.MsgId.hex()
+    if h and h.correlation_id is not None:
+        message.jms_correlation_id = h.correlation_id
+    elif md.CorrelId != C.MQCI_NONE:
+        message.jms_correlation_id = "ID:" + md.CorrelId.hex()
+    message.jms_timestamp = h.timestamp if h and h.timestamp is not None else _put_millis(md)
+    if h and h.expiration is not None:
+        message.jms_expiration = h.expiration
+    elif md.Expiry > 0:
+        message.jms_expiration = int(now * 1000) + md.Expiry * 100
+    if h and h.priority is not None:
+        message.jms_priority = h.priority
+    else:
+        message.jms_priority = md.Priority if 0 <= md.Priority <= 9 else DEFAULT_PRIORITY
+    if h and h.delivery_mode is not None:
+        message.jms_delivery_mode = h.delivery_mode
+    else:
+        message.jms_delivery_mode = PERSISTENT if md.Persistence == C.MQPER_PERSISTENT else NON_PERSISTENT
+    message.jms_redelivered = md.BackoutCount > 0
+    if h and h.reply_to:
+        message.jms_reply_to = h.reply_to
+    elif md.ReplyToQ.strip():
+        message.jms_reply_to = f"queue://{md.ReplyToQMgr.strip()}/{md.ReplyToQ.strip()}"
+    message.jms_destination = h.destination if h else None
+    message.jms_type = h.type if h else None
+
+
+def _put_millis(md: MQMD) -> int:
+    try:
+        t = time.strptime(md.PutDate + md.PutTime[:6], "%Y%m%d%H%M%S")
+    except ValueError:
+        return 0
+    return calendar.timegm(t) * 1000 + int(md.PutTime[6:8] or 0) * 10
+
+
+# --------------------------------------------------------------------------- sending
+def to_mq(
+    message: Message,
+    destination: Queue,
+    *,
+    delivery_mode: int = PERSISTENT,
+    priority: int = DEFAULT_PRIORITY,
+    time_to_live: int = DEFAULT_TIME_TO_LIVE,
+    now: float | None = None,
+) -> tuple[MQMD, bytes]:
+    """The MQMD and bytes IBM MQ classes for JMS would put for ``message``."""
+    now = time.time() if now is None else now
+    if delivery_mode not in (NON_PERSISTENT, PERSISTENT):
+        raise ValueError(f"delivery_mode must be PERSISTENT (2) or NON_PERSISTENT (1), not {delivery_mode}")
+    if not 0 <= priority <= 9:
+        raise ValueError(f"priority must be 0-9, not {priority}")
+    if time_to_live < 0:
+        raise ValueError(f"time_to_live must be >= 0 milliseconds (0 = never), not {time_to_live}")
+    timestamp = int(now * 1000)
+    expiration = timestamp + time_to_live if time_to_live else 0
+    md = MQMD(
+        Priority=priority,
+        Persistence=C.MQPER_PERSISTENT if delivery_mode == PERSISTENT else C.MQPER_NOT_PERSISTENT,
+        Expiry=_ttl_tenths(time_to_live),
+    )
+    reply_to = Queue.parse(message.jms_reply_to) if message.jms_reply_to else None
+    if reply_to is not None:
+        md.ReplyToQ = reply_to.name
+        md.MsgType = C.MQMT_REQUEST
+    cid = message.jms_correlation_id
+    if cid:
+        md.CorrelId = _correl_bytes(cid)
+    body, body_format = _body_bytes(message)
+    message.jms_timestamp, message.jms_expiration = timestamp, expiration
+    message.jms_priority, message.jms_delivery_mode = priority, delivery_mode
+    message.jms_destination = destination.uri
+    if destination.target_client == TARGET_MQ:
+        md.Format, md.CodedCharSetId, md.Encoding = body_format, C.CCSID_UTF8, C.MQENC_NATIVE
+        return md, body
+    headers = jms.JmsHeaders(
+        msd=message.msd,
+        type=message.jms_type,
+        destination=destination.uri,
+        reply_to=reply_to.uri if reply_to else None,
+        timestamp=timestamp,
+        expiration=expiration or None,
+        correlation_id=cid if cid and not _is_id(cid) else None,
+        priority=priority if priority != DEFAULT_PRIORITY else None,
+        delivery_mode=delivery_mode,
+        null_body=isinstance(message, TextMessage) and message.body is None,
+    )
+    header = rfh2.RFH2(
+        Encoding=C.MQENC_NORMAL,
+        CodedCharSetId=C.CCSID_UTF8,
+        Format=body_format,
+        NameValueCCSID=C.CCSID_UTF8,
+        folders=jms.build_jms_folders(headers, message.properties),
+    )
+    md.Format, md.CodedCharSetId, md.Encoding = C.MQFMT_RF_HEADER_2, C.CCSID_UTF8, C.MQENC_NORMAL
+    return md, rfh2.build_chain([header], body, C.MQENC_NORMAL)
+
+
+def _ttl_tenths(time_to_live: int) -> int:
+    if not time_to_live:
+        return C.MQEI_UNLIMITED
+    tenths = math.ceil(time_to_live / 100)
+    return tenths if tenths <= 2_147_483_647 else C.MQEI_UNLIMITED
+
+
+def _body_bytes(message: Message) -> tuple[bytes, str]:
+    if isinstance(message, TextMessage):
+        return (message.body or "").encode("utf-8"), C.MQFMT_STRING
+    if isinstance(message, BytesMessage):
+        return bytes(message.body or b""), C.MQFMT_NONE
+    return b"", C.MQFMT_NONE
+
+
+def _is_id(value: str) -> bool:
+    return value.startswith("ID:") and len(value) == 51
+
+
+def _correl_bytes(value: str) -> bytes:
+    if _is_id(value):
+        try:
+            return bytes.fromhex(value[3:])
+        except ValueError:
+            pass
+    return value.encode("utf-8")[:24].ljust(24, b"\x00")

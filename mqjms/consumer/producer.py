@@ -1,0 +1,91 @@
+"""MessageProducer: sends JMS messages as IBM MQ classes for JMS write them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+from mqjms.transport.base import Handle
+
+from .errors import IllegalStateException
+from .message import (
+    DEFAULT_PRIORITY,
+    DEFAULT_TIME_TO_LIVE,
+    PERSISTENT,
+    Message,
+    PropertyValue,
+    Queue,
+    make_message,
+    to_mq,
+)
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+class MessageProducer:
+    """Sends to its queue, or to the queue given per send when created without one.
+    In a transacted session sends are part of the unit of work."""
+
+    def __init__(self, session: Session, queue: Queue | None) -> None:
+        self.session = session
+        self.queue = queue
+        self._handles: dict[str, Handle] = {}
+        self._closed = False
+
+    def send(
+        self,
+        message_or_body: Message | str | bytes | None,
+        *,
+        delivery_mode: int = PERSISTENT,
+        priority: int = DEFAULT_PRIORITY,
+        time_to_live: int = DEFAULT_TIME_TO_LIVE,
+        properties: Mapping[str, PropertyValue] | None = None,
+        reply_to: str | Queue | None = None,
+        correlation_id: str | None = None,
+        queue: str | Queue | None = None,
+    ) -> Message:
+        """Send and return the message with its JMS headers set (jms_message_id, ...).
+
+        ``time_to_live`` is in milliseconds (0: never expires), as in JMS.
+        """
+        if self._closed:
+            raise IllegalStateException("the producer is closed")
+        target = Queue.parse(queue) if queue is not None else self.queue
+        if target is None:
+            raise ValueError("this producer has no queue: pass queue= to send()")
+        message = make_message(message_or_body, properties)
+        if reply_to is not None:
+            message.jms_reply_to = reply_to.uri if isinstance(reply_to, Queue) else reply_to
+        if correlation_id is not None:
+            message.jms_correlation_id = correlation_id
+        md, data = to_mq(
+            message, target, delivery_mode=delivery_mode, priority=priority,
+            time_to_live=time_to_live,
+        )
+        put = self.session.mq.put(
+            self._handle(target.name), md, data, syncpoint=self.session.transacted
+        )
+        message.md = put
+        message.jms_message_id = "ID:" + put.MsgId.hex()
+        return message
+
+    def _handle(self, name: str) -> Handle:
+        handle = self._handles.get(name)
+        if handle is None:
+            handle = self.session.mq.open(name, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
+            self._handles[name] = handle
+        return handle
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for handle in self._handles.values():
+            try:
+                self.session.mq.close(handle)
+            except MQError:
+                pass
+        self._handles.clear()
