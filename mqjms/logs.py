@@ -14,8 +14,13 @@ import sys
 
 import structlog
 
-_LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARNING": logging.WARNING,
-           "ERROR": logging.ERROR, "CRITICAL": logging.CRITICAL}
+_LEVELS = {
+    "DEBUG": logging.DEBUG,
+    "INFO": logging.INFO,
+    "WARNING": logging.WARNING,
+    "ERROR": logging.ERROR,
+    "CRITICAL": logging.CRITICAL,
+}
 
 
 def configure(level: str | None = None, fmt: str | None = None, force: bool = False) -> None:

@@ -102,36 +102,60 @@ class PoisonHandler:
             )
             try:
                 conn.put(
-                    attrs.backout_queue, moved_md, moved_data, syncpoint=syncpoint,
-                    context=Context.PASS_ALL, new_msg_id=False,
+                    attrs.backout_queue,
+                    moved_md,
+                    moved_data,
+                    syncpoint=syncpoint,
+                    context=Context.PASS_ALL,
+                    new_msg_id=False,
                 )
-                return self._done(Outcome.MOVED, queue, attrs.backout_queue, reason, md, data,
-                                  failure)
+                return self._done(
+                    Outcome.MOVED, queue, attrs.backout_queue, reason, md, data, failure
+                )
             except MQError as exc:
                 reason = exc.reason
                 log.warning(
-                    "poison.backout_queue_failed", queue=queue, msg_id=md.MsgId.hex(),
-                    backout_count=md.BackoutCount, backout_queue=attrs.backout_queue,
-                    reason=exc.reason_name, detail=exc.detail,
+                    "poison.backout_queue_failed",
+                    queue=queue,
+                    msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount,
+                    backout_queue=attrs.backout_queue,
+                    reason=exc.reason_name,
+                    detail=exc.detail,
                 )
         if md.Report & C.MQRO_DISCARD_MSG:
             return self._done(Outcome.DISCARDED, queue, "", reason, md, data, failure)
         dlq = self._dead_letter_queue(conn)
         if dlq:
             dl_md, dl_data = rewrite.for_dead_letter_queue(
-                md, data, reason=reason, dest_queue=queue, dest_qmgr=conn.qmgr_name,
-                appl_name="mqjms", now=time.time(),
+                md,
+                data,
+                reason=reason,
+                dest_queue=queue,
+                dest_qmgr=conn.qmgr_name,
+                appl_name="mqjms",
+                now=time.time(),
             )
             try:
-                conn.put(dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL,
-                         new_msg_id=False)
+                conn.put(
+                    dlq,
+                    dl_md,
+                    dl_data,
+                    syncpoint=syncpoint,
+                    context=Context.PASS_ALL,
+                    new_msg_id=False,
+                )
                 return self._done(Outcome.DEAD_LETTERED, queue, dlq, reason, md, data, failure)
             except MQError as exc:
                 reason = exc.reason
                 log.warning(
-                    "poison.dead_letter_queue_failed", queue=queue, msg_id=md.MsgId.hex(),
-                    backout_count=md.BackoutCount, dead_letter_queue=dlq,
-                    reason=exc.reason_name, detail=exc.detail,
+                    "poison.dead_letter_queue_failed",
+                    queue=queue,
+                    msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount,
+                    dead_letter_queue=dlq,
+                    reason=exc.reason_name,
+                    detail=exc.detail,
                 )
         return self._done(Outcome.REQUEUE_FAILED, queue, "", reason, md, data, failure)
 
@@ -143,8 +167,14 @@ class PoisonHandler:
             return ""
 
     def _done(
-        self, outcome: Outcome, queue: str, destination: str, reason: int, md: MQMD,
-        data: bytes, failure: Failure | None,
+        self,
+        outcome: Outcome,
+        queue: str,
+        destination: str,
+        reason: int,
+        md: MQMD,
+        data: bytes,
+        failure: Failure | None,
     ) -> PoisonEvent:
         event = PoisonEvent(outcome, queue, destination, reason, md, data, failure)
         log_method = log.error if outcome is Outcome.REQUEUE_FAILED else log.warning

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -82,7 +83,9 @@ class MessageConsumer:
                 continue
             message = _to_message(md, data, self.queue.name)
             log.debug(
-                "message.delivered", queue=self.queue.name, msg_id=md.MsgId.hex(),
+                "message.delivered",
+                queue=self.queue.name,
+                msg_id=md.MsgId.hex(),
                 backout_count=md.BackoutCount,
             )
             if session.auto_acknowledges:
@@ -95,10 +98,8 @@ class MessageConsumer:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            try:
+            with contextlib.suppress(MQError):
                 self.session.mq.close(self.handle)
-            except MQError:
-                pass
 
 
 def _to_message(md: Any, data: bytes, queue: str) -> Message:
@@ -107,7 +108,10 @@ def _to_message(md: Any, data: bytes, queue: str) -> Message:
         return from_mq(md, data)
     except MQError as exc:
         log.warning(
-            "message.unparsed", queue=queue, msg_id=md.MsgId.hex(), reason=exc.reason_name,
+            "message.unparsed",
+            queue=queue,
+            msg_id=md.MsgId.hex(),
+            reason=exc.reason_name,
             detail=exc.detail,
         )
         message = BytesMessage(data)

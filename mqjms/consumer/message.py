@@ -31,8 +31,18 @@ DEFAULT_TIME_TO_LIVE = 0  # milliseconds; 0 = never expires
 TARGET_JMS = 0  # targetClient: write an RFH2
 TARGET_MQ = 1  # targetClient: plain MQ application, no RFH2
 
-_SIMPLE_CODECS = {0: "utf-8", 1208: "utf-8", 819: "latin-1", 1252: "cp1252", 367: "ascii",
-                  437: "cp437", 850: "cp850", 37: "cp037", 500: "cp500", 1047: "cp1047"}
+_SIMPLE_CODECS = {
+    0: "utf-8",
+    1208: "utf-8",
+    819: "latin-1",
+    1252: "cp1252",
+    367: "ascii",
+    437: "cp437",
+    850: "cp850",
+    37: "cp037",
+    500: "cp500",
+    1047: "cp1047",
+}
 
 
 def codec_for(ccsid: int, encoding: int = C.MQENC_NATIVE) -> str:
@@ -71,7 +81,9 @@ class Message:
 
     msd = "jms_none"
 
-    def __init__(self, body: Any = None, properties: Mapping[str, PropertyValue] | None = None) -> None:
+    def __init__(
+        self, body: Any = None, properties: Mapping[str, PropertyValue] | None = None
+    ) -> None:
         self.body: Any = body
         self.properties: dict[str, PropertyValue] = dict(properties or {})
         for name in self.properties:
@@ -126,9 +138,7 @@ def make_message(body: object, properties: Mapping[str, PropertyValue] | None = 
         return BytesMessage(bytes(body), properties)
     if body is None:
         return Message(None, properties)
-    raise TypeError(
-        f"a message body must be str, bytes or a Message, not {type(body).__name__}"
-    )
+    raise TypeError(f"a message body must be str, bytes or a Message, not {type(body).__name__}")
 
 
 # --------------------------------------------------------------------------- receiving
@@ -137,7 +147,12 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
     now = time.time() if now is None else now
     headers: jms.JmsHeaders | None = None
     properties: dict[str, PropertyValue] = {}
-    body_bytes, body_format, body_ccsid, body_encoding = data, md.Format, md.CodedCharSetId, md.Encoding
+    body_bytes, body_format, body_ccsid, body_encoding = (
+        data,
+        md.Format,
+        md.CodedCharSetId,
+        md.Encoding,
+    )
     if rfh2.is_rfh2(md.Format):
         chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
         headers, parsed = jms.parse_jms_folders(chain.folders)
@@ -146,7 +161,11 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
         body_ccsid, body_encoding = chain.CodedCharSetId, chain.Encoding
     msd = headers.msd if headers and headers.msd else None
     if msd == "jms_text" or (msd is None and body_format == C.MQFMT_STRING):
-        text = None if headers and headers.null_body else _decode(body_bytes, body_ccsid, body_encoding)
+        text = (
+            None
+            if headers and headers.null_body
+            else _decode(body_bytes, body_ccsid, body_encoding)
+        )
         message: Message = TextMessage(text)
     elif msd == "jms_none" and not body_bytes:
         message = Message(None)
@@ -164,7 +183,8 @@ def _decode(raw: bytes, ccsid: int, encoding: int) -> str:
         return raw.decode(codec)
     except (UnicodeDecodeError, LookupError) as exc:
         raise MQError(
-            C.MQCC_FAILED, C.MQRC_JMS_FORMAT_ERROR,
+            C.MQCC_FAILED,
+            C.MQRC_JMS_FORMAT_ERROR,
             f"text body is not valid in CCSID {ccsid} ({codec}): {exc}",
         ) from None
 
@@ -187,7 +207,9 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
     if h and h.delivery_mode is not None:
         message.jms_delivery_mode = h.delivery_mode
     else:
-        message.jms_delivery_mode = PERSISTENT if md.Persistence == C.MQPER_PERSISTENT else NON_PERSISTENT
+        message.jms_delivery_mode = (
+            PERSISTENT if md.Persistence == C.MQPER_PERSISTENT else NON_PERSISTENT
+        )
     message.jms_redelivered = md.BackoutCount > 0
     if h and h.reply_to:
         message.jms_reply_to = h.reply_to
@@ -218,7 +240,9 @@ def to_mq(
     """The MQMD and bytes IBM MQ classes for JMS would put for ``message``."""
     now = time.time() if now is None else now
     if delivery_mode not in (NON_PERSISTENT, PERSISTENT):
-        raise ValueError(f"delivery_mode must be PERSISTENT (2) or NON_PERSISTENT (1), not {delivery_mode}")
+        raise ValueError(
+            f"delivery_mode must be PERSISTENT (2) or NON_PERSISTENT (1), not {delivery_mode}"
+        )
     if not 0 <= priority <= 9:
         raise ValueError(f"priority must be 0-9, not {priority}")
     if time_to_live < 0:

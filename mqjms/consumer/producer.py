@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -62,7 +63,10 @@ class MessageProducer:
         if correlation_id is not None:
             message.jms_correlation_id = correlation_id
         md, data = to_mq(
-            message, target, delivery_mode=delivery_mode, priority=priority,
+            message,
+            target,
+            delivery_mode=delivery_mode,
+            priority=priority,
             time_to_live=time_to_live,
         )
         put = self.session.mq.put(
@@ -84,8 +88,6 @@ class MessageProducer:
             return
         self._closed = True
         for handle in self._handles.values():
-            try:
+            with contextlib.suppress(MQError):
                 self.session.mq.close(handle)
-            except MQError:
-                pass
         self._handles.clear()

@@ -99,7 +99,9 @@ class Session:
             self.mq.commit()
         elif event.outcome is Outcome.REQUEUE_FAILED:
             log.warning(
-                "poison.requeue_pending", queue=event.queue, msg_id=event.md.MsgId.hex(),
+                "poison.requeue_pending",
+                queue=event.queue,
+                msg_id=event.md.MsgId.hex(),
                 detail="committing discards the message; rolling back returns it to the queue",
             )
 

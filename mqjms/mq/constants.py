@@ -103,6 +103,7 @@ MQRC_RECONNECTED = 2545
 MQRC_RECONNECT_FAILED = 2548
 MQRC_DLH_ERROR = 2141
 MQRC_TM_ERROR = 2265
+MQRC_TMC_ERROR = 2191
 MQRC_STRUC_ID_ERROR = 2142
 MQRC_STRUC_LENGTH_ERROR = 2143
 MQRC_NAME_NOT_VALID_FOR_TYPE = 2194
@@ -187,7 +188,7 @@ MQRO_EXPIRATION_MASK = 0x00E00000
 MQRO_COA_MASK = 0x00000700
 MQRO_COD_MASK = 0x00003800
 
-# --- formats: IBM's 8-character names, held without their blank padding (pack pads) -------------------------------------------------
+# --- formats: IBM's 8-character names without their blank padding (pack() pads) ---
 MQFMT_NONE = ""
 MQFMT_STRING = "MQSTR"
 MQFMT_RF_HEADER_2 = "MQHRF2"

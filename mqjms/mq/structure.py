@@ -38,9 +38,7 @@ def byte_order(encoding: int) -> str:
 
 
 def layout(specs: tuple[FieldSpec, ...]) -> str:
-    return "".join(
-        "i" if spec.kind == INT else f"{spec.length}s" for spec in specs
-    )
+    return "".join("i" if spec.kind == INT else f"{spec.length}s" for spec in specs)
 
 
 def _pack_char(structure: str, spec: FieldSpec, value: object) -> bytes:
@@ -114,9 +112,21 @@ class MQStructure:
         return self._struct(byte_order(encoding)).pack(*values)
 
     @classmethod
-    def unpack(cls, buf: bytes | memoryview, encoding: int = C.MQENC_NATIVE, offset: int = 0) -> Self:
-        """Parse the structure at ``offset``; a short buffer or wrong StrucId raises MQFormatError."""
-        s = cls._struct(byte_order(encoding))
+    def unpack(
+        cls, buf: bytes | memoryview, encoding: int = C.MQENC_NATIVE, offset: int = 0
+    ) -> Self:
+        """Parse the structure at ``offset``; bad input raises MQFormatError."""
+        try:
+            order = byte_order(encoding)
+        except ValueError as exc:
+            raise MQFormatError(
+                cls.STRUCTURE,
+                "Encoding",
+                offset,
+                f"the preceding header's {exc}",
+                cls.format_reason(),
+            ) from None
+        s = cls._struct(order)
         if len(buf) - offset < s.size:
             raise MQFormatError(
                 cls.STRUCTURE,

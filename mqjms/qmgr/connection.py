@@ -42,9 +42,7 @@ from .manager import (
 log = structlog.get_logger("mqjms.qmgr")
 
 POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
-_OPEN_KINDS = (
-    C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
-)
+_OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
 
 
 @dataclass(slots=True)
@@ -156,8 +154,15 @@ class QMConnection:
         db.execute(
             "INSERT INTO queues (name, qtype, attrs, deftype, owner, created, altered)"
             " VALUES (?,?,?,?,?,?,?)",
-            (name, LOCAL, json.dumps(attrs), deftype,
-             self.id if deftype == "TEMPDYN" else None, stamp, stamp),
+            (
+                name,
+                LOCAL,
+                json.dumps(attrs),
+                deftype,
+                self.id if deftype == "TEMPDYN" else None,
+                stamp,
+                stamp,
+            ),
         )
         log.info("qmgr.dynamic_queue_created", queue=name, model=model.name, deftype=deftype)
         created = queues.load(db, name)
@@ -208,13 +213,17 @@ class QMConnection:
         self._handle(handle)
         if browse is not None:
             if not handle.options & C.MQOO_BROWSE:
-                raise failed(C.MQRC_NOT_OPEN_FOR_BROWSE, f"{handle.name!r} was not opened with MQOO_BROWSE")
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_BROWSE, f"{handle.name!r} was not opened with MQOO_BROWSE"
+                )
             if syncpoint:
                 raise failed(C.MQRC_OPTIONS_ERROR, "a browse cannot be under syncpoint")
         elif not handle.options & C.MQOO_INPUT_MASK:
             raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{handle.name!r} was not opened for input")
         if wait is not None and wait < 0:
-            raise failed(C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)")
+            raise failed(
+                C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)"
+            )
         deadline = None if wait is None else time.monotonic() + wait
         seen_version = -1
         while True:
@@ -250,7 +259,11 @@ class QMConnection:
         durable = browse is None and not syncpoint
         with store.write(self._db, durable=durable) as db:
             named = queues.require(db, handle.name)
-            base = queues.require(db, handle.resolved_name) if named.name != handle.resolved_name else named
+            base = (
+                queues.require(db, handle.resolved_name)
+                if named.name != handle.resolved_name
+                else named
+            )
             for q in (named, base):
                 if not q.enabled("GET"):
                     raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
@@ -271,7 +284,9 @@ class QMConnection:
                 else:
                     sql += " AND id > ?"
                     params.append(cursor.id)
-            sql += " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+            sql += (
+                " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+            )
             while True:
                 row = db.execute(sql, params).fetchone()
                 if row is None:
@@ -311,7 +326,9 @@ class QMConnection:
         if isinstance(target, Handle):
             self._handle(target)
             if not target.options & C.MQOO_OUTPUT:
-                raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT")
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT"
+                )
             if context is Context.PASS_ALL and not target.options & (
                 C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT
             ):
@@ -329,8 +346,16 @@ class QMConnection:
         with store.write(self._db, durable=persistent_hint and not syncpoint) as db:
             named, base = queues.resolve(db, name)
             result = queues.put_message(
-                db, self.qm.name, self.qm.stamp, named, base, out, bytes(data),
-                uow=self.id if syncpoint else None, now=now, new_msg_id=new_msg_id,
+                db,
+                self.qm.name,
+                self.qm.stamp,
+                named,
+                base,
+                out,
+                bytes(data),
+                uow=self.id if syncpoint else None,
+                now=now,
+                new_msg_id=new_msg_id,
             )
         if syncpoint:
             self._in_uow = True
@@ -361,7 +386,9 @@ class QMConnection:
         if isinstance(queue, Handle):
             self._handle(queue)
             if not queue.options & C.MQOO_INQUIRE:
-                raise failed(C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{queue.name!r} was not opened with MQOO_INQUIRE")
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{queue.name!r} was not opened with MQOO_INQUIRE"
+                )
             name = queue.name
         else:
             name = queue
@@ -374,8 +401,11 @@ class QMConnection:
             elif selector == C.MQCA_Q_NAME:
                 out[selector] = row.name
             elif selector == C.MQIA_DEFINITION_TYPE and row.qtype == LOCAL:
-                out[selector] = {None: C.MQQDT_PREDEFINED, "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC,
-                                 "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC}[row.deftype]
+                out[selector] = {
+                    None: C.MQQDT_PREDEFINED,
+                    "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC,
+                    "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
+                }[row.deftype]
             else:
                 attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
                 if attr is None:
@@ -383,9 +413,12 @@ class QMConnection:
                 if row.qtype not in attr.types:
                     raise failed(
                         C.MQRC_SELECTOR_NOT_FOR_TYPE,
-                        f"{attr.name} (selector {selector}) does not apply to {row.qtype} {row.name!r}",
+                        f"{attr.name} (selector {selector}) does not apply to "
+                        f"{row.qtype} {row.name!r}",
                     )
-                value = status[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
+                value = (
+                    status[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
+                )
                 out[selector] = inquire_value(attr, value)
         return out
 
@@ -399,7 +432,9 @@ class QMConnection:
                 continue
             attr = QMGR_ATTR_BY_SELECTOR.get(selector)
             if attr is None:
-                raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute")
+                raise failed(
+                    C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute"
+                )
             out[selector] = inquire_value(attr, attrs[attr.name])
         return out
 

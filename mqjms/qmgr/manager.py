@@ -60,11 +60,18 @@ DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
     (MODEL, "SYSTEM.DEFAULT.MODEL.QUEUE", {}),
     (MODEL, "SYSTEM.DURABLE.MODEL.QUEUE", {"DEFTYPE": "PERMDYN"}),
     (MODEL, "SYSTEM.NDURABLE.MODEL.QUEUE", {}),
-    (LOCAL, "SYSTEM.DEAD.LETTER.QUEUE", {"DESCR": "mqjms dead-letter queue", "MAXDEPTH": 999_999_999}),
+    (
+        LOCAL,
+        "SYSTEM.DEAD.LETTER.QUEUE",
+        {"DESCR": "mqjms dead-letter queue", "MAXDEPTH": 999_999_999},
+    ),
     (LOCAL, "SYSTEM.DEFAULT.INITIATION.QUEUE", {}),
 )
-SYSTEM_DEFAULTS = {LOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE", ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
-                   MODEL: "SYSTEM.DEFAULT.MODEL.QUEUE"}
+SYSTEM_DEFAULTS = {
+    LOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE",
+    ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
+    MODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
+}
 
 # Waiters in this process are woken when a local connection commits or puts.
 _activity = threading.Condition()
@@ -125,7 +132,7 @@ class QueueManager:
         finally:
             startup.release()
         self.name = str(self._meta("qmgr_name"))
-        self.stamp = int(self._meta("created_stamp"))
+        self.stamp = int(self._meta("created_stamp") or 0)
         self.recover_abandoned(force=True)
         self._scanner = threading.Thread(
             target=self._scan_loop, name=f"mqjms-expiry-{self.name}", daemon=True
@@ -166,8 +173,7 @@ class QueueManager:
             dropped = db.execute("DELETE FROM messages WHERE persistent = 0").rowcount
             db.execute("DELETE FROM messages WHERE state = ?", (store.PUT_IN_UOW,))
             backed = db.execute(
-                "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
-                " WHERE state = ?",
+                "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1 WHERE state = ?",
                 (store.AVAILABLE, store.GOT_IN_UOW),
             ).rowcount
             db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
@@ -252,9 +258,12 @@ class QueueManager:
                 return
             got, put = backout_uow(tx, conn_id)
             tx.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
-            temp = [r[0] for r in tx.execute(
-                "SELECT name FROM queues WHERE deftype = 'TEMPDYN' AND owner = ?", (conn_id,)
-            ).fetchall()]
+            temp = [
+                r[0]
+                for r in tx.execute(
+                    "SELECT name FROM queues WHERE deftype = 'TEMPDYN' AND owner = ?", (conn_id,)
+                ).fetchall()
+            ]
             for qname in temp:
                 tx.execute("DELETE FROM messages WHERE queue = ?", (qname,))
                 tx.execute("DELETE FROM queues WHERE name = ?", (qname,))
@@ -262,7 +271,10 @@ class QueueManager:
         self.connection_lock_path(conn_id).unlink(missing_ok=True)
         if got or put:
             log.warning(
-                "uow.backed_out", connection=conn_id, reason=reason, messages_got=got,
+                "uow.backed_out",
+                connection=conn_id,
+                reason=reason,
+                messages_got=got,
                 messages_put=put,
             )
             notify_activity()
@@ -287,8 +299,9 @@ class QueueManager:
             return
         now = time.time()
         with store.write(db, durable=False) as tx:
-            last = float(tx.execute(
-                "SELECT value FROM meta WHERE key = 'last_expiry_scan'").fetchone()[0])
+            last = float(
+                tx.execute("SELECT value FROM meta WHERE key = 'last_expiry_scan'").fetchone()[0]
+            )
             if now - last < interval:
                 return
             tx.execute("UPDATE meta SET value = ? WHERE key = 'last_expiry_scan'", (str(now),))
@@ -308,8 +321,12 @@ class QueueManager:
 
     # ------------------------------------------------------------------ administration
     def _insert_queue(
-        self, db: sqlite3.Connection, name: str, qtype: str,
-        attrs: Mapping[str, int | str | bool], deftype: str | None = None,
+        self,
+        db: sqlite3.Connection,
+        name: str,
+        qtype: str,
+        attrs: Mapping[str, int | str | bool],
+        deftype: str | None = None,
         owner: str | None = None,
     ) -> None:
         stamp = _now_stamp()
@@ -449,8 +466,9 @@ class QueueManager:
                     continue
                 if wanted is not None and attr.name not in wanted:
                     continue
-                item[attr.name] = live[attr.name] if attr.readonly else row.attrs.get(
-                    attr.name, attr.default)
+                item[attr.name] = (
+                    live[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
+                )
             out.append(item)
         return out
 
@@ -461,8 +479,11 @@ class QueueManager:
             "SELECT SUM(options & ? != 0), SUM(options & ? != 0) FROM handles WHERE queue = ?",
             (C.MQOO_INPUT_MASK, C.MQOO_OUTPUT, row.name),
         ).fetchone()
-        return {"CURDEPTH": row.depth, "IPPROCS": int(counts[0] or 0),
-                "OPPROCS": int(counts[1] or 0)}
+        return {
+            "CURDEPTH": row.depth,
+            "IPPROCS": int(counts[0] or 0),
+            "OPPROCS": int(counts[1] or 0),
+        }
 
     def queue_depth(self, name: str) -> int:
         """CURDEPTH: committed and uncommitted messages, expired ones included (seed 000 note 2)."""
@@ -532,4 +553,4 @@ def _matches(pattern: str, name: str) -> bool:
     return fnmatch.fnmatchcase(name, pattern) if "*" in pattern else name == pattern
 
 
-__all__ = ["QueueManager", "MQError", "backout_uow"]
+__all__ = ["MQError", "QueueManager", "backout_uow"]

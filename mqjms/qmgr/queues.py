@@ -85,8 +85,7 @@ def check_md_for_put(md: MQMD) -> None:
     if md.Expiry == 0 or md.Expiry < C.MQEI_UNLIMITED:
         raise failed(
             C.MQRC_EXPIRY_ERROR,
-            f"Expiry {md.Expiry} is not valid: give tenths of a second > 0 or "
-            "MQEI_UNLIMITED (-1)",
+            f"Expiry {md.Expiry} is not valid: give tenths of a second > 0 or MQEI_UNLIMITED (-1)",
         )
     if md.Priority < C.MQPRI_PRIORITY_AS_Q_DEF:
         raise failed(C.MQRC_PRIORITY_ERROR, f"Priority {md.Priority} is not valid (0-9 or -1)")
@@ -151,7 +150,9 @@ def put_message(
 ) -> MQMD:
     """Checks, resolves and stores one message; returns the MQMD as stored."""
     if named.qtype == MODEL:
-        raise failed(C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue")
+        raise failed(
+            C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue"
+        )
     check_md_for_put(md)
     put_checks(named, base, data, int(qmgr_attr(db, "MAXMSGL")))
     resolve_defaults(md, named)
@@ -172,7 +173,10 @@ def put_message(
 
 
 def discard_expired(
-    db: sqlite3.Connection, qmgr_name: str, stamp: int, expired: list[messages.StoredMessage],
+    db: sqlite3.Connection,
+    qmgr_name: str,
+    stamp: int,
+    expired: list[messages.StoredMessage],
     now: float,
 ) -> None:
     """Discard expired messages, sending any expiration report they asked for.
@@ -197,8 +201,16 @@ def discard_expired(
         try:
             named, base = resolve(db, original.ReplyToQ.strip())
             put_message(
-                db, qmgr_name, stamp, named, base, md, data, uow=None, now=now, new_msg_id=
-                md.MsgId == C.MQMI_NONE,
+                db,
+                qmgr_name,
+                stamp,
+                named,
+                base,
+                md,
+                data,
+                uow=None,
+                now=now,
+                new_msg_id=md.MsgId == C.MQMI_NONE,
             )
         except Exception as exc:  # a report that cannot be delivered must not fail the get
             log.warning(

@@ -81,9 +81,7 @@ END;
 
 def connect_db(path: Path) -> sqlite3.Connection:
     """Open the database with the settings every mqjms process must share."""
-    db = sqlite3.connect(
-        path, timeout=30.0, isolation_level=None, check_same_thread=False
-    )
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
     db.execute("PRAGMA foreign_keys=OFF")
