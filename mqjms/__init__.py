@@ -35,6 +35,7 @@ from mqjms.consumer import (
     Queue,
     Session,
     TextMessage,
+    remaining_time_to_live,
 )
 from mqjms.mq.errors import MQError
 
@@ -71,4 +72,5 @@ __all__ = [
     "Session",
     "TextMessage",
     "__version__",
+    "remaining_time_to_live",
 ]

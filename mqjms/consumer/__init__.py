@@ -21,6 +21,7 @@ from .message import (
     Queue,
     TextMessage,
     from_mq,
+    remaining_time_to_live,
     to_mq,
 )
 from .producer import MessageProducer
@@ -50,5 +51,6 @@ __all__ = [
     "Session",
     "TextMessage",
     "from_mq",
+    "remaining_time_to_live",
     "to_mq",
 ]

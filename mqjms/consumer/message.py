@@ -141,6 +141,17 @@ def make_message(body: object, properties: Mapping[str, PropertyValue] | None = 
     raise TypeError(f"a message body must be str, bytes or a Message, not {type(body).__name__}")
 
 
+def remaining_time_to_live(message: Message) -> int:
+    """The request's remaining lifetime in milliseconds, for its reply (0: unlimited).
+
+    Seed 000 note 7: a reply may copy the remaining expiry of the request. The MQGET
+    returned it in the MQMD's Expiry (tenths of a second), so nothing is guessed.
+    """
+    if message.md is None or message.md.Expiry <= 0:
+        return DEFAULT_TIME_TO_LIVE
+    return message.md.Expiry * 100
+
+
 # --------------------------------------------------------------------------- receiving
 def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
     """The JMS view of a received MQ message (seed-faithful mapping, RFH2 values win)."""
