@@ -207,6 +207,30 @@ QMGR_ATTRS: tuple[Attr, ...] = (
     Attr("CCSID", INT, ("QMGR",), 1208, low=1, high=65535, selector=C.MQIA_CODED_CHAR_SET_ID),
 )
 
+PROCESS = "PROCESS"
+# APPLTYPE keywords and the MQAT_* values a trigger message carries in MQTM.ApplType.
+APPL_TYPES = {
+    "UNIX": C.MQAT_UNIX,
+    "DEF": C.MQAT_DEFAULT,
+    "WINDOWSNT": C.MQAT_WINDOWS_NT,
+    "WINDOWS": C.MQAT_WINDOWS,
+    "JAVA": C.MQAT_JAVA,
+    "CICS": C.MQAT_CICS,
+    "MVS": C.MQAT_ZOS,
+    "ZOS": C.MQAT_ZOS,
+    "IMS": C.MQAT_IMS,
+    "OS400": C.MQAT_OS400,
+    "NSK": C.MQAT_GUARDIAN,
+}
+PROCESS_ATTRS: tuple[Attr, ...] = (
+    Attr("DESCR", TEXT, (PROCESS,), "", length=64),
+    Attr("APPLTYPE", KEYWORD, (PROCESS,), "UNIX", choices=tuple(APPL_TYPES)),
+    Attr("APPLICID", TEXT, (PROCESS,), "", length=C.MQ_PROCESS_APPL_ID_LENGTH),
+    Attr("ENVRDATA", TEXT, (PROCESS,), "", length=C.MQ_PROCESS_ENV_DATA_LENGTH),
+    Attr("USERDATA", TEXT, (PROCESS,), "", length=C.MQ_PROCESS_USER_DATA_LENGTH),
+)
+PROCESS_ATTR_BY_NAME = {a.name: a for a in PROCESS_ATTRS}
+
 QUEUE_ATTR_BY_NAME = {a.name: a for a in QUEUE_ATTRS}
 QMGR_ATTR_BY_NAME = {a.name: a for a in QMGR_ATTRS}
 QUEUE_ATTR_BY_SELECTOR = {a.selector: a for a in QUEUE_ATTRS if a.selector is not None}
@@ -306,6 +330,26 @@ def normalize_queue_attrs(qtype: str, attrs: Mapping[str, object]) -> dict[str, 
             out[attr.name] = not normalize(attr, value)
             continue
         attr = queue_attr(upper, qtype)
+        out[attr.name] = normalize(attr, value)
+    return out
+
+
+def appl_type_value(keyword: object) -> int:
+    """MQTM.ApplType for a process's APPLTYPE (a keyword, or a user-defined number)."""
+    if isinstance(keyword, int):
+        return keyword
+    return APPL_TYPES.get(str(keyword).upper(), C.MQAT_UNKNOWN)
+
+
+def normalize_process_attrs(attrs: Mapping[str, object]) -> dict[str, int | str | bool]:
+    out: dict[str, int | str | bool] = {}
+    for name, value in attrs.items():
+        attr = PROCESS_ATTR_BY_NAME.get(name.upper())
+        if attr is None:
+            raise attr_error(f"{name} is not a process attribute mqjms knows")
+        if attr.name == "APPLTYPE" and isinstance(value, int | str) and str(value).isdigit():
+            out[attr.name] = int(value)  # a user-defined application type (65536 and up)
+            continue
         out[attr.name] = normalize(attr, value)
     return out
 

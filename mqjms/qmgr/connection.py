@@ -18,7 +18,7 @@ from mqjms.mq.errors import failed
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Context, Handle
 
-from . import messages, queues, store
+from . import messages, queues, store, triggers
 from .attributes import (
     ALIAS,
     LOCAL,
@@ -124,13 +124,21 @@ class QMConnection:
             if named.qtype == ALIAS:
                 named, base = queues.resolve(db, queue)
             effective = options
+            first_input = False
             if options & C.MQOO_INPUT_MASK:
+                first_input = not db.execute(
+                    "SELECT 1 FROM handles WHERE queue = ? AND options & ? != 0 LIMIT 1",
+                    (base.name, C.MQOO_INPUT_MASK),
+                ).fetchone()
                 effective = self._input_mode(db, base, options)
             cur = db.execute(
                 "INSERT INTO handles (conn, queue, options) VALUES (?,?,?)",
                 (self.id, base.name, effective),
             )
             hobj = int(cur.lastrowid or 0)
+            if first_input:
+                # seed 003 item 13: a trigger monitor opening its initiation queue
+                triggers.on_initq_open(db, self._trigger_context(), base.name)
         handle = Handle(name=named.name, resolved_name=base.name, options=effective, hobj=hobj)
         self._handles[hobj] = handle
         self._cursors[hobj] = None
@@ -187,6 +195,9 @@ class QMConnection:
         mode = C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED
         return (options & ~C.MQOO_INPUT_MASK) | mode
 
+    def _trigger_context(self) -> triggers.Context:
+        return triggers.Context(self.qm.name, self.qm.stamp, time.time())
+
     def close(self, handle: Handle) -> None:
         """MQCLOSE. A temporary dynamic queue is deleted with its messages."""
         self._handle(handle)
@@ -196,6 +207,8 @@ class QMConnection:
             if row is not None and row.deftype == "TEMPDYN" and row.owner == self.id:
                 db.execute("DELETE FROM messages WHERE queue = ?", (row.name,))
                 db.execute("DELETE FROM queues WHERE name = ?", (row.name,))
+            elif handle.options & C.MQOO_INPUT_MASK:
+                triggers.on_close(db, self._trigger_context(), handle.resolved_name)
         del self._handles[handle.hobj]
         self._cursors.pop(handle.hobj, None)
 

@@ -31,11 +31,12 @@ import structlog
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 
-from . import queues, store
+from . import queues, store, triggers
 from .attributes import (
     ALIAS,
     LOCAL,
     MODEL,
+    PROCESS_ATTRS,
     QMGR_ATTR_BY_NAME,
     QMGR_ATTRS,
     QUEUE_ATTR_BY_NAME,
@@ -43,6 +44,7 @@ from .attributes import (
     QUEUE_TYPES,
     default_queue_attrs,
     normalize,
+    normalize_process_attrs,
     normalize_queue_attrs,
     validate_name,
 )
@@ -179,6 +181,7 @@ class QueueManager:
             db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
             db.execute("DELETE FROM handles")
             db.execute("DELETE FROM connections")
+            db.execute("DELETE FROM trigger_times")  # seed 003 item 11: restart resets TRIGINT
             db.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'incarnation'"
             )
@@ -257,7 +260,19 @@ class QueueManager:
             if not tx.execute("SELECT 1 FROM connections WHERE id = ?", (conn_id,)).fetchone():
                 return
             got, put = backout_uow(tx, conn_id)
+            closed = [
+                r[0]
+                for r in tx.execute(
+                    "SELECT DISTINCT queue FROM handles WHERE conn = ? AND options & ? != 0",
+                    (conn_id, C.MQOO_INPUT_MASK),
+                ).fetchall()
+            ]
             tx.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
+            ctx = triggers.Context(self.name, self.stamp, time.time())
+            for qname in closed:
+                # seed 003 item 12 note 2: an application that ends (or abends) after
+                # backing out leaves its messages to trigger a new server
+                triggers.on_close(tx, ctx, qname)
             temp = [
                 r[0]
                 for r in tx.execute(
@@ -378,6 +393,9 @@ class QueueManager:
                     "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
                     (json.dumps(merged), _now_stamp(), name),
                 )
+                if qtype == LOCAL:
+                    ctx = triggers.Context(self.name, self.stamp, time.time())
+                    triggers.on_alter(db, ctx, name, existing.attrs, merged)
             else:
                 self._insert_queue(db, name, qtype, merged)
         log.info("qmgr.queue_defined", queue=name, qtype=qtype, replace=replace)
@@ -391,11 +409,15 @@ class QueueManager:
                 raise failed(
                     C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
                 )
+            before = dict(found.attrs)
             found.attrs.update(normalize_queue_attrs(found.qtype, attrs))
             db.execute(
                 "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
                 (json.dumps(found.attrs), _now_stamp(), name),
             )
+            if found.qtype == LOCAL:
+                ctx = triggers.Context(self.name, self.stamp, time.time())
+                triggers.on_alter(db, ctx, name, before, found.attrs)
         notify_activity()
         log.info("qmgr.queue_altered", queue=name, attrs=dict(attrs))
 
@@ -516,6 +538,90 @@ class QueueManager:
                 out[attr.name] = stored.get(attr.name, attr.default)
         return out
 
+    # ------------------------------------------------------------------ processes
+    def define_process(
+        self,
+        name: str,
+        attrs: Mapping[str, object] | None = None,
+        *,
+        like: str | None = None,
+        replace: bool = False,
+    ) -> None:
+        """DEFINE PROCESS(name) APPLTYPE(...) APPLICID('...') ENVRDATA('...') USERDATA('...')."""
+        validate_name(name, "process")
+        given = normalize_process_attrs(attrs or {})
+        with self._lock, store.write(self._db) as db:
+            merged: dict[str, int | str | bool] = {a.name: a.default for a in PROCESS_ATTRS}
+            if like:
+                base = self._load_process(db, like)
+                if base is None:
+                    raise failed(
+                        C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE process {like!r} is not defined"
+                    )
+                merged.update(base)
+            merged.update(given)
+            exists = self._load_process(db, name) is not None
+            if exists and not replace:
+                raise failed(
+                    C.MQRCCF_OBJECT_ALREADY_EXISTS,
+                    f"process {name!r} already exists (add REPLACE to redefine it)",
+                )
+            stamp = _now_stamp()
+            db.execute(
+                "INSERT INTO processes (name, attrs, created, altered) VALUES (?,?,?,?)"
+                " ON CONFLICT(name) DO UPDATE SET attrs = excluded.attrs,"
+                " altered = excluded.altered",
+                (name, json.dumps(merged), stamp, stamp),
+            )
+        log.info("qmgr.process_defined", process=name, replace=replace)
+
+    def alter_process(self, name: str, attrs: Mapping[str, object]) -> None:
+        validate_name(name, "process")
+        changes = normalize_process_attrs(attrs)
+        with self._lock, store.write(self._db) as db:
+            current = self._load_process(db, name)
+            if current is None:
+                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name!r} is not defined")
+            current.update(changes)
+            db.execute(
+                "UPDATE processes SET attrs = ?, altered = ? WHERE name = ?",
+                (json.dumps(current), _now_stamp(), name),
+            )
+        log.info("qmgr.process_altered", process=name, attrs=changes)
+
+    def delete_process(self, name: str) -> None:
+        validate_name(name, "process")
+        with self._lock, store.write(self._db) as db:
+            if not db.execute("DELETE FROM processes WHERE name = ?", (name,)).rowcount:
+                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name!r} is not defined")
+        log.info("qmgr.process_deleted", process=name)
+
+    def display_processes(
+        self, pattern: str = "*", attrs: Sequence[str] | None = None
+    ) -> list[dict[str, int | str | bool]]:
+        """DISPLAY PROCESS(pattern) [ALL | attrs]: one dict per process, PROCESS first."""
+        wanted = [a.upper() for a in attrs] if attrs is not None else None
+        if wanted is not None and "ALL" in wanted:
+            wanted = None
+        out: list[dict[str, int | str | bool]] = []
+        rows = self._db.execute("SELECT name, attrs FROM processes ORDER BY name").fetchall()
+        for name, raw in rows:
+            if not _matches(pattern, name):
+                continue
+            stored = json.loads(raw)
+            item: dict[str, int | str | bool] = {"PROCESS": name}
+            for attr in PROCESS_ATTRS:
+                if wanted is None or attr.name in wanted:
+                    item[attr.name] = stored.get(attr.name, attr.default)
+            out.append(item)
+        return out
+
+    def _load_process(
+        self, db: sqlite3.Connection, name: str
+    ) -> dict[str, int | str | bool] | None:
+        row = db.execute("SELECT attrs FROM processes WHERE name = ?", (name,)).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
     def mqsc(self, text: str) -> list[object]:
         """Run MQSC commands; see :mod:`mqjms.qmgr.mqsc`."""
         from .mqsc import run_script
@@ -527,8 +633,15 @@ def backout_uow(db: sqlite3.Connection, uow: str) -> tuple[int, int]:
     """Undo a unit of work: its puts vanish, its gets return with BackoutCount + 1 in
     their original position (rows keep their id, which is their place in the queue)."""
     put = db.execute(
-        "DELETE FROM messages WHERE uow = ? AND state = ?", (uow, store.PUT_IN_UOW)
+        "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
+        (uow, store.PUT_IN_UOW),
     ).rowcount
+    # seed 003 item 10: a FIRST or DEPTH trigger message is released by a backout too
+    db.execute(
+        "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+        " WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, uow, store.PUT_IN_UOW),
+    )
     got = db.execute(
         "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
         " WHERE uow = ? AND state = ?",

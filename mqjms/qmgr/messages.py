@@ -99,14 +99,20 @@ def insert(
     state: int,
     uow: str | None,
     expires: float | None,
+    release_on_backout: bool = False,
+    priority: int | None = None,
 ) -> int:
-    """Insert a fully resolved message (priority, persistence and MsgId already set)."""
+    """Insert a fully resolved message (priority, persistence and MsgId already set).
+
+    ``priority`` is the queue's view of the message when it differs from the MQMD's
+    (a FIFO queue gives every message its default priority: seed 003 item 14).
+    """
     cur = db.execute(
         "INSERT INTO messages (queue, priority, state, uow, persistent, expires, msg_id,"
-        " correl_id, md, data) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " correl_id, md, data, release_on_backout) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             queue,
-            md.Priority,
+            md.Priority if priority is None else priority,
             state,
             uow,
             1 if md.Persistence == C.MQPER_PERSISTENT else 0,
@@ -115,6 +121,7 @@ def insert(
             md.CorrelId,
             md.pack(),
             data,
+            1 if release_on_backout else 0,
         ),
     )
     return int(cur.lastrowid or 0)

@@ -147,8 +147,14 @@ def put_message(
     uow: str | None,
     now: float,
     new_msg_id: bool,
+    release_on_backout: bool = False,
 ) -> MQMD:
-    """Checks, resolves and stores one message; returns the MQMD as stored."""
+    """Checks, resolves and stores one message; returns the MQMD as stored.
+
+    On a FIFO queue the message counts with the queue's default priority (seed 003
+    item 14: "the priority of the message is ignored and the default priority of the
+    queue is assigned"); its MQMD keeps the priority the application gave.
+    """
     if named.qtype == MODEL:
         raise failed(
             C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue"
@@ -159,6 +165,15 @@ def put_message(
     md.BackoutCount = 0
     if new_msg_id or md.MsgId == C.MQMI_NONE:
         md.MsgId = messages.make_msg_id(qmgr_name, stamp, messages.next_message_id(db))
+    priority = md.Priority
+    if base.attrs.get("MSGDLVSQ") == "FIFO":
+        priority = int(base.attrs.get("DEFPRTY", 0))
+    if base.attrs.get("TRIGGER"):
+        from . import triggers
+
+        triggers.on_put(
+            db, triggers.Context(qmgr_name, stamp, now), base.name, base.attrs, priority, uow
+        )
     messages.insert(
         db,
         base.name,
@@ -167,6 +182,8 @@ def put_message(
         state=store.PUT_IN_UOW if uow else store.AVAILABLE,
         uow=uow,
         expires=messages.expires_at(md.Expiry, now),
+        release_on_backout=release_on_backout,
+        priority=priority,
     )
     base.depth += 1
     return md

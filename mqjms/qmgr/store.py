@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS messages (
     correl_id BLOB NOT NULL,
     backout INTEGER NOT NULL DEFAULT 0,
     md BLOB NOT NULL,             -- MQMD as put, packed in the native encoding
-    data BLOB NOT NULL
+    data BLOB NOT NULL,
+    release_on_backout INTEGER NOT NULL DEFAULT 0  -- a FIRST/DEPTH trigger message (seed 003)
 );
 CREATE INDEX IF NOT EXISTS messages_fifo ON messages(queue, state, id);
 CREATE INDEX IF NOT EXISTS messages_priority ON messages(queue, state, priority DESC, id);
@@ -56,6 +57,16 @@ CREATE INDEX IF NOT EXISTS messages_msg_id ON messages(msg_id);
 CREATE INDEX IF NOT EXISTS messages_correl_id ON messages(correl_id);
 CREATE INDEX IF NOT EXISTS messages_uow ON messages(uow) WHERE uow IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_expires ON messages(expires) WHERE expires IS NOT NULL;
+CREATE TABLE IF NOT EXISTS processes (
+    name TEXT PRIMARY KEY,
+    attrs TEXT NOT NULL,          -- JSON: APPLTYPE, APPLICID, ENVRDATA, USERDATA, DESCR
+    created TEXT NOT NULL,
+    altered TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trigger_times (
+    queue TEXT PRIMARY KEY,       -- when the last trigger message was written (TRIGINT)
+    last REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS connections (
     id TEXT PRIMARY KEY,
     pid INTEGER NOT NULL,
