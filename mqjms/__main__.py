@@ -1,0 +1,5 @@
+"""``python -m mqjms``: the ``mqjms`` command."""
+
+from mqjms.cli import main
+
+raise SystemExit(main())

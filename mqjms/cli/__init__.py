@@ -1,0 +1,69 @@
+"""The ``mqjms`` command: one subcommand per module, registered in :data:`COMMANDS`.
+
+Adding a subcommand is one module in this package with ``register(subparsers)`` (which
+adds its parser and ``set_defaults(handler=run)``) plus one line in :data:`COMMANDS`.
+A handler returns the exit status. An :class:`~mqjms.mq.errors.MQError` escaping a
+handler prints ``mqjms: <reason name> (<code>): <detail>`` and exits with status 2, as
+does a bad argument (argparse) or a :class:`~.common.CLIError`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from mqjms.mq.errors import MQError
+
+from .common import EXIT_USAGE, CLIError, logging_to_stderr
+
+# Subcommand modules, in the order ``mqjms --help`` lists them.
+COMMANDS: tuple[str, ...] = (
+    "mqsc",
+    "put",
+    "get",
+    "browse",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mqjms",
+        description="JMS-style consumers with IBM MQ semantics: administer and use queues.",
+        epilog="The transport URL comes from --url, else $MQJMS_URL, else embedded:/// "
+               "(the embedded queue manager in ./.mqjms).",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log more (-v: info, -vv: debug) to standard error")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"{__name__}.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``mqjms`` command line; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a bad argument (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    with logging_to_stderr(int(args.verbose)):
+        try:
+            status: int = args.handler(args)
+            return status
+        except MQError as exc:
+            print(f"mqjms: {exc.reason_name} ({exc.reason}): {exc.detail}", file=sys.stderr)
+            return EXIT_USAGE
+        except CLIError as exc:
+            print(f"mqjms: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        except BrokenPipeError:
+            return 1
+        except KeyboardInterrupt:
+            return 130
+
+
+__all__ = ["COMMANDS", "build_parser", "main"]

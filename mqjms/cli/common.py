@@ -1,0 +1,114 @@
+"""What every subcommand shares: the --url option, connecting, errors and logging."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import structlog
+
+from mqjms.mq import constants as C
+from mqjms.transport import Connection, connect, resolve_url
+from mqjms.transport.url import scheme_of
+
+EXIT_USAGE = 2  # a bad argument, or an MQError that stopped the command
+
+class CLIError(Exception):
+    """A user error that is not an MQError: printed as ``mqjms: <message>``, status 2."""
+
+
+def add_url(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--url", metavar="URL",
+        help="transport URL: embedded:///DIR, stomp://HOST:PORT or mq://QMGR@HOST(PORT)/CHL "
+             "(default: $MQJMS_URL, else embedded:/// = ./.mqjms)",
+    )
+
+
+def url_of(args: argparse.Namespace) -> str:
+    url = resolve_url(args.url)
+    try:
+        scheme_of(url)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    return url
+
+
+def open_connection(args: argparse.Namespace) -> Connection:
+    """MQCONN to the URL the user chose."""
+    url = url_of(args)
+    try:
+        return connect(url, appl_name="mqjms")
+    except ValueError as exc:  # an unknown scheme or a malformed URL
+        raise CLIError(str(exc)) from None
+
+
+def parse_hex(value: str, what: str, length: int = 24) -> bytes:
+    """A hex MsgId/CorrelId, padded with NULs to ``length`` bytes."""
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be hexadecimal, not {value!r}") from None
+    if len(raw) > length:
+        raise argparse.ArgumentTypeError(f"{what} is {len(raw)} bytes; at most {length}")
+    return raw.ljust(length, b"\x00")
+
+
+def hex_id(what: str) -> Any:
+    return lambda value: parse_hex(value, what)
+
+
+def non_negative_float(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is negative")
+    return number
+
+
+def positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
+    return number
+
+
+def qmgr_ccsid(conn: Connection, default: int = 1208) -> int:
+    """The queue manager's CCSID (what MQCCSI_Q_MGR means), or ``default``."""
+    try:
+        value = conn.inquire_qmgr([C.MQIA_CODED_CHAR_SET_ID]).get(C.MQIA_CODED_CHAR_SET_ID)
+    except Exception:  # a transport without MQINQ on the queue manager
+        return default
+    return value if isinstance(value, int) and value > 0 else default
+
+
+@contextmanager
+def logging_to_stderr(verbosity: int) -> Iterator[None]:
+    """structlog to standard error (warnings, or more with -v) while the command runs,
+    so that log lines never mix with output such as JSON; the previous setup is restored."""
+    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (
+        logging.DEBUG)
+    previous = structlog.get_config()
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.dev.ConsoleRenderer(colors=False),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=lambda *args: structlog.PrintLogger(sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+    try:
+        yield
+    finally:
+        structlog.configure(**previous)

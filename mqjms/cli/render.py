@@ -1,0 +1,172 @@
+"""How get and browse show a message: one JSON object per line, or a readable summary.
+
+JSON form::
+
+    {"md": {...}, "rfh2": [{...,"folders": [...]}, ...], "dlh": {...} | null, "body": ...}
+
+``md`` and ``dlh`` use IBM's field names (byte fields as hex); each RFH2 of the chain is
+its fixed fields under IBM's names plus ``folders`` (the NameValueData strings). The
+headers are walked as the Format fields say (MQDEAD, MQHRF2, in any order). ``body`` is
+a string when the final Format is MQSTR and the bytes decode in its CCSID, otherwise
+``{"base64": "..."}``. When a header is malformed the object also has ``"error"`` and
+``body`` holds every byte from that header on.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+from typing import Any
+
+from mqjms.mq import constants as C
+from mqjms.mq.dlh import parse_dlh
+from mqjms.mq.errors import MQFormatError, reason_name
+from mqjms.mq.md import MQMD
+from mqjms.mq.rfh2 import is_rfh2, parse_chain
+
+# IBM CCSIDs whose Python codec name is not simply "cp<ccsid>".
+_CODECS = {
+    1208: "utf-8", 819: "latin-1", 367: "ascii", 912: "iso8859-2", 913: "iso8859-3",
+    914: "iso8859-4", 915: "iso8859-5", 1089: "iso8859-6", 813: "iso8859-7",
+    916: "iso8859-8", 920: "iso8859-9", 923: "iso8859-15", 5348: "cp1252",
+    1047: "cp1140", 954: "euc-jp", 943: "shift_jis", 932: "shift_jis", 1386: "gbk",
+    5488: "gb18030", 970: "euc-kr", 1363: "cp949",
+}
+_UTF16 = frozenset({1200, 13488, 17584})
+_UTF32 = frozenset({1232, 1233, 1234})
+
+
+def codec_for_ccsid(ccsid: int, encoding: int = C.MQENC_NATIVE) -> str | None:
+    """The Python codec for an IBM CCSID, or None when Python has none.
+
+    UTF-16/UTF-32 take their byte order from the Encoding, as MQ does.
+    """
+    little = (encoding & C.MQENC_INTEGER_MASK) == C.MQENC_INTEGER_REVERSED
+    if ccsid in _UTF16:
+        return "utf-16-le" if little else "utf-16-be"
+    if ccsid in _UTF32:
+        return "utf-32-le" if little else "utf-32-be"
+    name = _CODECS.get(ccsid, f"cp{ccsid}")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def body_value(data: bytes, fmt: str, ccsid: int, encoding: int) -> str | dict[str, str]:
+    """Text when the Format is MQSTR and the bytes decode, else ``{"base64": ...}``."""
+    if fmt.rstrip() == C.MQFMT_STRING:
+        codec = codec_for_ccsid(ccsid, encoding)
+        if codec is not None:
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                pass
+    return {"base64": base64.b64encode(data).decode("ascii")}
+
+
+def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208) -> dict[str, Any]:
+    """A message as the JSON object that get/browse --json print."""
+    out: dict[str, Any] = {"md": md.to_dict(), "rfh2": [], "dlh": None, "body": None}
+    encoding, fmt = md.Encoding, md.Format
+    ccsid = md.CodedCharSetId if md.CodedCharSetId > 0 else qmgr_ccsid
+    rest = bytes(data)
+    try:
+        while True:
+            if fmt.rstrip() == C.MQFMT_DEAD_LETTER_HEADER and out["dlh"] is None:
+                dlh, rest = parse_dlh(rest, encoding)
+                out["dlh"] = dlh.to_dict()
+                encoding, fmt = dlh.Encoding, dlh.Format
+                if dlh.CodedCharSetId > 0:
+                    ccsid = dlh.CodedCharSetId
+            elif is_rfh2(fmt):
+                chain = parse_chain(rest, encoding, ccsid, fmt)
+                out["rfh2"].extend(header.to_dict() for header in chain.headers)
+                encoding, ccsid, fmt, rest = (
+                    chain.Encoding, chain.CodedCharSetId, chain.Format, chain.body)
+            else:
+                break
+    except MQFormatError as exc:
+        out["error"] = f"{exc.reason_name} ({exc.reason}): {exc.detail}"
+        out["body"] = {"base64": base64.b64encode(rest).decode("ascii")}
+        return out
+    out["body"] = body_value(rest, fmt, ccsid, encoding)
+    return out
+
+
+_REPORT_GROUPS = ("EXCEPTION", "EXPIRATION", "COA", "COD")
+_REPORT_BITS = ("PAN", "NAN", "ACTIVITY", "PASS_MSG_ID", "PASS_CORREL_ID", "DISCARD_MSG",
+                "PASS_DISCARD_AND_EXPIRY")
+
+
+def report_options() -> dict[str, int]:
+    """IBM's MQRO_* names (masks excluded) and their values."""
+    return {name: value for name, value in vars(C).items()
+            if name.startswith("MQRO_") and not name.endswith("_MASK")
+            and isinstance(value, int)}
+
+
+def report_names(report: int) -> list[str]:
+    """The MQRO_* names that make up a Report field, e.g. ['MQRO_EXPIRATION_WITH_DATA']."""
+    names: list[str] = []
+    options = report_options()
+    for group in _REPORT_GROUPS:
+        part = report & getattr(C, f"MQRO_{group}_MASK")
+        for suffix in ("_WITH_FULL_DATA", "_WITH_DATA", ""):
+            name = f"MQRO_{group}{suffix}"
+            if part and options.get(name) == part:
+                names.append(name)
+                break
+    for bit in _REPORT_BITS:
+        if report & options[f"MQRO_{bit}"]:
+            names.append(f"MQRO_{bit}")
+    known = 0
+    for name in names:
+        known |= options[name]
+    if report & ~known:
+        names.append(f"{report & ~known:#010x}")
+    return names
+
+
+def _line(label: str, value: object) -> str:
+    return f"  {label:<16}{value}"
+
+
+def message_text(obj: dict[str, Any], number: int, queue: str) -> list[str]:
+    """A readable summary of :func:`message_json`'s object."""
+    md = obj["md"]
+    out = [f"message {number} on {queue}"]
+    out.append(_line("MsgId", md["MsgId"]))
+    if md["CorrelId"] != "00" * 24:
+        out.append(_line("CorrelId", md["CorrelId"]))
+    out.append(_line("Format", f"{md['Format'] or '(none)'}  Encoding {md['Encoding']}  "
+                              f"CodedCharSetId {md['CodedCharSetId']}"))
+    out.append(_line("Priority", f"{md['Priority']}  Persistence {md['Persistence']}  "
+                                 f"Expiry {md['Expiry']}  BackoutCount {md['BackoutCount']}"))
+    out.append(_line("MsgType", f"{md['MsgType']}  Feedback {md['Feedback']}"))
+    if md["Report"]:
+        out.append(_line("Report", " ".join(report_names(md["Report"]))))
+    if md["ReplyToQ"]:
+        out.append(_line("ReplyToQ", f"{md['ReplyToQ']}  ReplyToQMgr {md['ReplyToQMgr']}"))
+    out.append(_line("Put", f"{md['PutDate']} {md['PutTime']} by {md['PutApplName']!r} "
+                            f"({md['UserIdentifier']})"))
+    dlh = obj["dlh"]
+    if dlh is not None:
+        out.append(_line("DLH", f"Reason {dlh['Reason']} ({reason_name(dlh['Reason'])})  "
+                                f"DestQName {dlh['DestQName']}  "
+                                f"DestQMgrName {dlh['DestQMgrName']}"))
+    for index, header in enumerate(obj["rfh2"], 1):
+        out.append(_line(f"RFH2 {index}", f"Format {header['Format']}  Encoding "
+                         f"{header['Encoding']}  CodedCharSetId {header['CodedCharSetId']}"))
+        out.extend(_line("", folder) for folder in header["folders"])
+    if "error" in obj:
+        out.append(_line("error", obj["error"]))
+    body = obj["body"]
+    if isinstance(body, str):
+        out.append(_line("body", f"text, {len(body)} characters:"))
+        out.extend("    " + line for line in (body.splitlines() or [""]))
+    else:
+        raw = base64.b64decode(body["base64"])
+        out.append(_line("body", f"{len(raw)} bytes: {raw[:64].hex()}"
+                                 f"{'...' if len(raw) > 64 else ''}"))
+    return out

@@ -1,0 +1,345 @@
+"""The ``mqjms`` command: mqsc, put, get and browse, in-process and once as a real process."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+
+from mqjms.cli import main
+from mqjms.mq import constants as C
+from mqjms.mq.dlh import MQDLH
+from mqjms.qmgr import QueueManager
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+SINGLE_RFH2 = SHARED / "testdata" / "rfh2" / "single_rfh2.dat"
+RFH2_BODY = "<testData><testVar>testValue</testVar></testData>"
+
+
+def rfh2_file() -> Path:
+    if not SINGLE_RFH2.exists():
+        pytest.skip(f"{SINGLE_RFH2} is absent: clone the repo with shared/ beside it")
+    return SINGLE_RFH2
+
+
+class CLI:
+    """Runs ``mqjms`` in this process against one embedded queue manager."""
+
+    def __init__(self, url: str, capsys: pytest.CaptureFixture[str],
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+        self.url = url
+        self.capsys = capsys
+        self.monkeypatch = monkeypatch
+        self.out = ""
+        self.err = ""
+
+    def __call__(self, *argv: str, stdin: str | None = None) -> int:
+        if stdin is not None:
+            self.monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        self.capsys.readouterr()
+        status = main([argv[0], "--url", self.url, *argv[1:]])
+        self.out, self.err = self.capsys.readouterr()
+        return status
+
+    def mqsc(self, script: str) -> int:
+        return self("mqsc", stdin=script)
+
+    def put(self, queue: str, *args: str) -> str:
+        assert self("put", queue, *args) == 0, self.err
+        return self.out.strip()
+
+    def messages(self, command: str, queue: str, *args: str) -> list[dict[str, Any]]:
+        assert self(command, queue, "--json", *args) == 0, self.err
+        return [json.loads(line) for line in self.out.splitlines()]
+
+
+@pytest.fixture
+def cli(embedded_url: str, qm: QueueManager, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> CLI:
+    runner = CLI(embedded_url, capsys, monkeypatch)
+    assert runner.mqsc("DEFINE QLOCAL(ORDERS.IN)\nDEFINE QLOCAL(REPLIES)") == 0, runner.out
+    return runner
+
+
+# --- mqsc -----------------------------------------------------------------------------
+
+
+def test_mqsc_prints_runmqsc_style_output(cli: CLI) -> None:
+    for _ in range(3):
+        cli.put("ORDERS.IN", "--body", "x")
+    status = cli.mqsc(
+        "* orders\n"
+        "ALTER QLOCAL(ORDERS.IN) DESCR('Orders in') BOTHRESH(3) +\n"
+        "      BOQNAME(ORDERS.BO) HARDENBO\n"
+        "DISPLAY QLOCAL(ORDERS.IN) CURDEPTH BOTHRESH BOQNAME HARDENBO SHARE DESCR\n"
+    )
+    assert status == 0, cli.out
+    lines = cli.out.splitlines()
+    assert lines[0].startswith("Starting MQSC for queue manager ")
+    assert "     1 : ALTER QLOCAL(ORDERS.IN) DESCR('Orders in') BOTHRESH(3) " \
+           "BOQNAME(ORDERS.BO) HARDENBO" in lines
+    assert "AMQ8008I: mqjms queue changed." in lines
+    start = lines.index("AMQ8409I: Display Queue details.")
+    assert [line.strip() for line in lines[start + 1:start + 9]] == [
+        "QUEUE(ORDERS.IN)", "TYPE(QLOCAL)", "DESCR(Orders in)", "BOTHRESH(3)",
+        "BOQNAME(ORDERS.BO)", "HARDENBO", "SHARE", "CURDEPTH(3)",
+    ]
+    assert lines[-3:] == [
+        "2 MQSC commands read.",
+        "No commands have a syntax error.",
+        "All valid MQSC commands were processed.",
+    ]
+
+
+def test_mqsc_failures_give_reason_and_exit_10(cli: CLI) -> None:
+    status = cli.mqsc("DELETE QLOCAL(NO.SUCH.QUEUE)\nDEFINE QLOCAL(X) MAXDEPTH(\n"
+                      "DISPLAY QLOCAL(ORDERS.IN)\n")
+    assert status == 10
+    assert "MQRC_UNKNOWN_OBJECT_NAME (2085): queue 'NO.SUCH.QUEUE' is not defined" in cli.out
+    assert "AMQ8405I: Syntax error detected at or near end of command segment below:-" \
+        in cli.out
+    assert "MQRCCF_PARM_SYNTAX_ERROR (3097): " in cli.out
+    assert cli.out.splitlines()[-3:] == [
+        "3 MQSC commands read.",
+        "One command has a syntax error.",
+        "One valid MQSC command could not be processed.",
+    ]
+
+
+def test_mqsc_reads_a_file_and_no_echo(cli: CLI, tmp_path: Path) -> None:
+    script = tmp_path / "setup.mqsc"
+    script.write_text("DEFINE QLOCAL(FROM.FILE) MAXDEPTH(7)\nDIS QL(FROM.FILE) MAXDEPTH\n")
+    assert cli("mqsc", "-e", str(script)) == 0
+    assert "MAXDEPTH(7)" in cli.out and " : DEFINE" not in cli.out
+    assert cli("mqsc", str(tmp_path / "missing.mqsc")) == 2
+    assert cli.err.startswith("mqjms: cannot read ") and cli.out == ""
+
+
+def test_mqsc_needs_an_embedded_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mqsc", "--url", "stomp://localhost:61613"]) == 2
+    assert "embedded" in capsys.readouterr().err
+
+
+# --- put, get, browse -----------------------------------------------------------------
+
+
+def test_put_text_then_browse_and_get_json(cli: CLI) -> None:
+    msg_id = cli.put("ORDERS.IN", "--body", "h\u00e9llo w\u00f6rld", "--priority", "4",
+                     "--reply-to", "REPLIES", "--correl-id", "c0ffee")
+    assert len(msg_id) == 48
+    [browsed] = cli.messages("browse", "ORDERS.IN")
+    [again] = cli.messages("browse", "ORDERS.IN")  # a browse leaves it on the queue
+    assert browsed["md"]["MsgId"] == again["md"]["MsgId"] == msg_id
+    [got] = cli.messages("get", "ORDERS.IN")
+    assert set(got) == {"md", "rfh2", "dlh", "body"}
+    md = got["md"]
+    assert (md["Format"], md["CodedCharSetId"], md["Encoding"]) == ("MQSTR", 1208, 546)
+    assert (md["Priority"], md["ReplyToQ"], md["BackoutCount"]) == (4, "REPLIES", 0)
+    assert md["CorrelId"] == "c0ffee" + "00" * 21
+    assert md["MsgId"] == msg_id and md["Expiry"] == C.MQEI_UNLIMITED
+    assert (got["rfh2"], got["dlh"], got["body"]) == ([], None, "h\u00e9llo w\u00f6rld")
+    assert cli.messages("get", "ORDERS.IN") == []  # it was removed
+
+
+def test_put_binary_file_gives_base64_body(cli: CLI, tmp_path: Path) -> None:
+    data = bytes(range(256)) + b"\xff\xfe"
+    path = tmp_path / "blob.bin"
+    path.write_bytes(data)
+    cli.put("ORDERS.IN", "--file", str(path))
+    [got] = cli.messages("get", "ORDERS.IN")
+    assert got["md"]["Format"] == ""
+    assert base64.b64decode(got["body"]["base64"]) == data
+    # MQSTR that does not decode in its CCSID is shown as base64 as well
+    path.write_bytes(b"\xff\xfe\xfd")
+    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQSTR", "--ccsid", "1208")
+    [bad] = cli.messages("get", "ORDERS.IN")
+    assert base64.b64decode(bad["body"]["base64"]) == b"\xff\xfe\xfd"
+
+
+def test_put_other_ccsid(cli: CLI) -> None:
+    cli.put("ORDERS.IN", "--body", "caf\u00e9", "--ccsid", "819")
+    [got] = cli.messages("browse", "ORDERS.IN")
+    assert got["md"]["CodedCharSetId"] == 819 and got["body"] == "caf\u00e9"
+    assert cli("put", "ORDERS.IN", "--body", "\u20ac", "--ccsid", "819") == 2
+    assert "CCSID 819" in cli.err
+
+
+def test_put_rfh2_file(cli: CLI) -> None:
+    path = rfh2_file()
+    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQHRF2", "--encoding", "273",
+            "--ccsid", "1208")
+    [got] = cli.messages("get", "ORDERS.IN")
+    assert (got["md"]["Format"], got["md"]["Encoding"]) == ("MQHRF2", 273)
+    [rfh2] = got["rfh2"]
+    assert {k: rfh2[k] for k in ("StrucId", "Version", "StrucLength", "Encoding",
+                                 "CodedCharSetId", "Format", "Flags", "NameValueCCSID")} == {
+        "StrucId": "RFH", "Version": 2, "StrucLength": 284, "Encoding": 273,
+        "CodedCharSetId": 1208, "Format": "MQSTR", "Flags": 0, "NameValueCCSID": 1208,
+    }
+    assert rfh2["folders"][1:] == ["<testFolder><testVar>testValue</testVar></testFolder>",
+                                   "<mcd><Msd>xmlnsc</Msd></mcd>"]
+    assert rfh2["folders"][0].startswith("<psc><Command>RegSub</Command>")
+    assert got["body"] == RFH2_BODY
+
+
+def test_dead_letter_message(cli: CLI, tmp_path: Path) -> None:
+    dlh = MQDLH(Reason=C.MQRC_Q_FULL, DestQName="ORDERS.IN", DestQMgrName="QM1",
+                Encoding=546, CodedCharSetId=1208, Format="MQSTR", PutApplName="amqsput")
+    path = tmp_path / "dead.bin"
+    path.write_bytes(dlh.pack(546) + b"undeliverable")
+    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQDEAD", "--ccsid", "1208")
+    [got] = cli.messages("browse", "ORDERS.IN")
+    assert got["md"]["Format"] == "MQDEAD"
+    assert got["dlh"]["StrucId"] == "DLH"
+    assert (got["dlh"]["Reason"], got["dlh"]["DestQName"], got["dlh"]["Format"]) == (
+        C.MQRC_Q_FULL, "ORDERS.IN", "MQSTR")
+    assert got["body"] == "undeliverable" and got["rfh2"] == []
+
+
+def test_dead_letter_header_before_an_rfh2_chain(cli: CLI, tmp_path: Path) -> None:
+    dlh = MQDLH(Reason=C.MQRC_NOT_AUTHORIZED, DestQName="ORDERS.IN", Encoding=273,
+                CodedCharSetId=1208, Format="MQHRF2")
+    path = tmp_path / "dead-jms.bin"
+    path.write_bytes(dlh.pack(546) + rfh2_file().read_bytes())
+    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQDEAD", "--ccsid", "1208")
+    [got] = cli.messages("browse", "ORDERS.IN")
+    assert got["dlh"]["Reason"] == C.MQRC_NOT_AUTHORIZED
+    assert [h["Format"] for h in got["rfh2"]] == ["MQSTR"] and got["body"] == RFH2_BODY
+
+
+def test_malformed_header_is_reported_not_raised(cli: CLI, tmp_path: Path) -> None:
+    path = tmp_path / "short.bin"
+    path.write_bytes(b"RFH \x00\x00\x00\x02")
+    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQHRF2")
+    [got] = cli.messages("browse", "ORDERS.IN")
+    assert got["error"].startswith("MQRC_RFH_ERROR")
+    assert base64.b64decode(got["body"]["base64"]) == b"RFH \x00\x00\x00\x02"
+
+
+def test_report_names_and_other_md_options(cli: CLI) -> None:
+    cli.put("ORDERS.IN", "--body", "r", "--report", "MQRO_EXPIRATION_WITH_DATA",
+            "--report", "discard_msg", "--expiry", "600", "--persistent",
+            "--msg-type", "request", "--reply-to", "REPLIES")
+    [got] = cli.messages("get", "ORDERS.IN")
+    md = got["md"]
+    assert md["Report"] == C.MQRO_EXPIRATION_WITH_DATA | C.MQRO_DISCARD_MSG
+    assert md["Persistence"] == C.MQPER_PERSISTENT and md["MsgType"] == C.MQMT_REQUEST
+    assert 0 < md["Expiry"] <= 600
+    assert cli("put", "ORDERS.IN", "--body", "r", "--report", "MQRO_BOGUS") == 2
+    assert "MQRO_BOGUS" in cli.err and "MQRO_EXPIRATION_WITH_DATA" in cli.err
+
+
+def test_expiry_zero_fails_with_2013(cli: CLI) -> None:
+    # seed 000: an Expiry of zero is not valid on MQPUT (MQRC_EXPIRY_ERROR)
+    assert cli("put", "ORDERS.IN", "--body", "x", "--expiry", "0") == 2
+    assert cli.err.startswith("mqjms: MQRC_EXPIRY_ERROR (2013): ")
+    assert cli.out == ""
+    assert cli.messages("browse", "ORDERS.IN") == []
+
+
+def test_count_all_and_empty_queues(cli: CLI) -> None:
+    ids = cli.put("ORDERS.IN", "--body", "n", "--count", "5").split()
+    assert len(set(ids)) == 5
+    assert [m["md"]["MsgId"] for m in cli.messages("browse", "ORDERS.IN", "--count", "2")] \
+        == ids[:2]
+    assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN")] == ids[:1]
+    assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN", "--count", "2")] \
+        == ids[1:3]
+    assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN", "--all")] == ids[3:]
+    # empty: nothing printed, status 0, for browse and get alike
+    for command in ("browse", "get"):
+        assert cli(command, "ORDERS.IN", "--json") == 0 and cli.out == ""
+    assert cli("get", "ORDERS.IN", "--wait", "0.05") == 0 and cli.out == ""
+    assert "no message" in cli.err
+
+
+def test_readable_output(cli: CLI) -> None:
+    msg_id = cli.put("ORDERS.IN", "--body", "plain text", "--report", "MQRO_COA")
+    assert cli("browse", "ORDERS.IN") == 0
+    assert "message 1 on ORDERS.IN" in cli.out and msg_id in cli.out
+    assert "MQRO_COA" in cli.out and "plain text" in cli.out
+
+
+def test_match_by_msg_id(cli: CLI) -> None:
+    first = cli.put("ORDERS.IN", "--body", "1")
+    second = cli.put("ORDERS.IN", "--body", "2")
+    [got] = cli.messages("get", "ORDERS.IN", "--msg-id", second)
+    assert got["body"] == "2"
+    assert [m["md"]["MsgId"] for m in cli.messages("browse", "ORDERS.IN")] == [first]
+
+
+# --- errors and exit statuses ---------------------------------------------------------
+
+
+def test_mq_errors_print_reason_and_exit_2(cli: CLI) -> None:
+    assert cli("put", "NO.SUCH.QUEUE", "--body", "x") == 2
+    assert cli.err.startswith("mqjms: MQRC_UNKNOWN_OBJECT_NAME (2085): ")
+    assert cli("get", "NO.SUCH.QUEUE", "--json") == 2
+    assert "MQRC_UNKNOWN_OBJECT_NAME (2085)" in cli.err
+    assert cli.mqsc("ALTER QLOCAL(ORDERS.IN) GET(DISABLED)") == 0
+    assert cli("get", "ORDERS.IN") == 2
+    assert cli.err.startswith("mqjms: MQRC_GET_INHIBITED (2016): ")
+    assert cli("put", "ORDERS.IN", "--file", "/no/such/file") == 2
+    assert cli.err.startswith("mqjms: cannot read ")
+    assert "Traceback" not in cli.err
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["put", "Q"]) == 2  # --body or --file is required
+    assert main(["put", "Q", "--body", "x", "--file", "f"]) == 2
+    assert main(["get", "Q", "--count", "0"]) == 2
+    assert main(["get", "Q", "--correl-id", "xyz"]) == 2
+    assert main(["nosuchcommand"]) == 2
+    assert main(["put", "Q", "--body", "x", "--url", "nourl"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+
+
+def test_help_documents_the_json_body(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["get", "--help"]) == 0
+    assert '{"base64": "..."}' in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_logging_setup_is_restored(cli: CLI) -> None:
+    before = structlog.get_config()
+    cli("browse", "ORDERS.IN", "--json")
+    assert structlog.get_config() == before
+
+
+# --- the real entry point -------------------------------------------------------------
+
+
+def test_python_m_mqjms_in_a_subprocess(tmp_path: Path) -> None:
+    url = f"embedded://{tmp_path / 'proc-qm'}"
+    env = {**os.environ, "MQJMS_URL": url}
+
+    def mqjms(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mqjms", *argv], input=stdin,
+                              capture_output=True, text=True, env=env, timeout=60,
+                              check=False)
+
+    defined = mqjms("mqsc", stdin="DEFINE QLOCAL(PROC.Q)\nDISPLAY QLOCAL(PROC.Q) CURDEPTH\n")
+    assert defined.returncode == 0, defined.stderr
+    assert "   CURDEPTH(0)" in defined.stdout
+    # persistent: each process opens the directory anew (a queue manager restart)
+    put = mqjms("put", "PROC.Q", "--body", "across processes", "--persistent")
+    assert put.returncode == 0, put.stderr
+    got = mqjms("get", "PROC.Q", "--json")
+    assert got.returncode == 0, got.stderr
+    assert json.loads(got.stdout)["body"] == "across processes"
+    assert json.loads(got.stdout)["md"]["MsgId"] == put.stdout.strip()
+    failing = mqjms("mqsc", stdin="DELETE QLOCAL(NOPE)\n")
+    assert failing.returncode == 10 and "MQRC_UNKNOWN_OBJECT_NAME (2085)" in failing.stdout
+    expired = mqjms("put", "PROC.Q", "--body", "x", "--expiry", "0")
+    assert expired.returncode == 2
+    assert "MQRC_EXPIRY_ERROR (2013)" in expired.stderr and "Traceback" not in expired.stderr
