@@ -16,8 +16,9 @@ is an :class:`MQSCSyntaxError`, reason MQRCCF_PARM_SYNTAX_ERROR, naming the toke
 column), and for DISPLAY the objects as attribute dicts in MQSC order.
 
 Object types are pluggable: :func:`register` maps a verb and an object keyword (with its
-abbreviations) to a handler, so a later module adds ``DEFINE PROCESS`` without touching
-the parser.
+abbreviations) to a handler, so another object type (a NAMELIST, a TOPIC) is one
+handler per verb and a ``register`` line, without touching the parser. Queues, the
+queue manager and process definitions (for triggering) are registered at the end.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .attributes import (
     FLAG,
     INT,
     NEGATIVE_FLAGS,
+    PROCESS_ATTR_BY_NAME,
     QMGR_ATTR_BY_NAME,
     QUEUE_ATTR_BY_NAME,
     TEXT,
@@ -513,10 +515,10 @@ def _queue_attr_applies(qtype: str) -> Callable[[Attr], bool]:
     return lambda attr: qtype in attr.types
 
 
-def define_queue(qm: QueueManager, command: Command) -> Outcome:
-    name = _check_object_name(command)
+def _like_replace(command: Command) -> tuple[str | None, bool, list[Param]]:
+    """DEFINE's LIKE(name) and REPLACE/NOREPLACE, and the other keywords."""
     like: str | None = None
-    replace: bool | None = None
+    replace = False
     rest: list[Param] = []
     seen: set[str] = set()
     for param in command.params:
@@ -524,7 +526,7 @@ def define_queue(qm: QueueManager, command: Command) -> Outcome:
             _once(command, seen, param, "LIKE")
             like = param.value()
             if not like:
-                raise command.error("LIKE needs a queue name", param)
+                raise command.error("LIKE needs an object name", param)
         elif param.keyword in ("REPLACE", "NOREPLACE"):
             _once(command, seen, param, "REPLACE")
             if param.has_value:
@@ -532,9 +534,15 @@ def define_queue(qm: QueueManager, command: Command) -> Outcome:
             replace = param.keyword == "REPLACE"
         else:
             rest.append(param)
+    return like, replace, rest
+
+
+def define_queue(qm: QueueManager, command: Command) -> Outcome:
+    name = _check_object_name(command)
+    like, replace, rest = _like_replace(command)
     attrs = attribute_params(command, QUEUE_ATTR_BY_NAME, rest,
                              _queue_attr_applies(command.objtype))
-    qm.define_queue(command.objtype, name, attrs, like=like, replace=bool(replace))
+    qm.define_queue(command.objtype, name, attrs, like=like, replace=replace)
     return Outcome("AMQ8006I: mqjms queue created.")
 
 
@@ -689,6 +697,64 @@ def display_queue(qm: QueueManager, command: Command) -> Outcome:
     return Outcome("AMQ8409I: Display Queue details.", objects)
 
 
+# --- process definitions (triggering, seed 003) ----------------------------------------
+
+
+def define_process(qm: QueueManager, command: Command) -> Outcome:
+    name = _check_object_name(command)
+    like, replace, rest = _like_replace(command)
+    attrs = attribute_params(command, PROCESS_ATTR_BY_NAME, rest)
+    qm.define_process(name, attrs, like=like, replace=replace)
+    return Outcome("mqjms process created.")
+
+
+def alter_process(qm: QueueManager, command: Command) -> Outcome:
+    name = _check_object_name(command)
+    qm.alter_process(name, attribute_params(command, PROCESS_ATTR_BY_NAME, command.params))
+    return Outcome("mqjms process changed.")
+
+
+def delete_process(qm: QueueManager, command: Command) -> Outcome:
+    name = _check_object_name(command)
+    if command.params:
+        param = command.params[0]
+        raise command.error(f"{param.keyword} is not a keyword of DELETE PROCESS", param)
+    qm.delete_process(name)
+    return Outcome("mqjms process deleted.")
+
+
+def display_process(qm: QueueManager, command: Command) -> Outcome:
+    pattern = _check_object_name(command, generic=True)
+    wanted: list[str] = []
+    show_all = False
+    where: Where | None = None
+    seen: set[str] = set()
+    for param in command.params:
+        if param.keyword == "ALL" and not param.has_value:
+            show_all = True
+        elif param.keyword == "WHERE":
+            _once(command, seen, param, "WHERE")
+            where = _where(command, param, PROCESS_ATTR_BY_NAME)
+        elif param.keyword in PROCESS_ATTR_BY_NAME and not param.has_value:
+            if param.keyword not in wanted:
+                wanted.append(param.keyword)
+        else:
+            raise command.error(f"{param.keyword} is not a process attribute to display",
+                                param)
+    if where is not None and where.attr not in wanted:
+        wanted.append(where.attr)
+    objects = qm.display_processes(pattern, None)
+    if not objects:
+        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no process matches {pattern!r}"
+                     if pattern.endswith("*") else f"process {pattern!r} is not defined")
+    if where is not None:
+        objects = [o for o in objects if where.matches(o)]
+    if not show_all:
+        keep = {"PROCESS", *wanted}
+        objects = [{k: v for k, v in o.items() if k in keep} for o in objects]
+    return Outcome("AMQ8407I: Display Process details.", objects)
+
+
 # --- the queue manager ------------------------------------------------------------------
 
 
@@ -755,6 +821,10 @@ register("DISPLAY", "QUEUE", "Q")(display_queue)
 register("ALTER", "QMGR", unnamed=True)(alter_qmgr)
 register("DISPLAY", "QMGR", unnamed=True)(display_qmgr)
 register("REFRESH", "QMGR", unnamed=True)(refresh_qmgr)
+register("DEFINE", "PROCESS", "PRO")(define_process)
+register("ALTER", "PROCESS", "PRO")(alter_process)
+register("DELETE", "PROCESS", "PRO")(delete_process)
+register("DISPLAY", "PROCESS", "PRO")(display_process)
 
 __all__ = [
     "Command",

@@ -386,18 +386,46 @@ def test_render_and_format_attribute(qm: QueueManager) -> None:
 # --- the extension point --------------------------------------------------------------
 
 
+def test_process_definitions(qm: QueueManager) -> None:
+    results = run(qm, """
+        DEFINE PROCESS(ORDERS.PROC) APPLTYPE(UNIX) APPLICID('/usr/bin/orders') +
+               USERDATA('mode=fast') DESCR('Starts orders')
+        DEF PRO(COPY.PROC) LIKE(ORDERS.PROC) ENVRDATA('X=1')
+        ALTER PROCESS(ORDERS.PROC) USERDATA('mode=slow')
+        DISPLAY PROCESS(*) APPLICID USERDATA
+        DISPLAY PROCESS(COPY.PROC) ALL
+        DEFINE QLOCAL(TRIG.Q) TRIGGER TRIGTYPE(FIRST) INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE) +
+               PROCESS(ORDERS.PROC)
+        DIS QL(TRIG.Q) TRIGGER TRIGTYPE PROCESS
+        DELETE PROCESS(COPY.PROC)
+    """)
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert results[3].objects == [
+        {"PROCESS": "COPY.PROC", "APPLICID": "/usr/bin/orders", "USERDATA": "mode=fast"},
+        {"PROCESS": "ORDERS.PROC", "APPLICID": "/usr/bin/orders", "USERDATA": "mode=slow"},
+    ]
+    assert results[4].objects[0]["ENVRDATA"] == "X=1"
+    assert results[4].objects[0]["APPLTYPE"] == "UNIX"
+    assert results[6].objects == [{"QUEUE": "TRIG.Q", "TYPE": "QLOCAL", "TRIGGER": True,
+                                   "TRIGTYPE": "FIRST", "PROCESS": "ORDERS.PROC"}]
+    assert reason(qm, "DISPLAY PROCESS(COPY.PROC)") == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert reason(qm, "DEFINE PROCESS(ORDERS.PROC)") == C.MQRCCF_OBJECT_ALREADY_EXISTS
+    assert reason(qm, "DEFINE PROCESS(P2) MAXDEPTH(1)") == C.MQRCCF_PARM_SYNTAX_ERROR
+    assert reason(qm, "DEFINE PROCESS(P2) APPLTYPE(AMIGA)") == C.MQRCCF_ATTR_VALUE_ERROR
+
+
 @pytest.fixture
-def process_handler() -> Iterator[list[str]]:
-    """A stand-in DEFINE PROCESS, registered the way the process-definitions module will."""
+def namelist_handler() -> Iterator[list[str]]:
+    """A stand-in DEFINE NAMELIST, registered as a new object type's module would."""
     seen: list[str] = []
 
-    def define_process(qm: QueueManager, command: mqsc.Command) -> Outcome:
+    def define_namelist(qm: QueueManager, command: mqsc.Command) -> Outcome:
         seen.append(f"{command.name} {[p.keyword for p in command.params]}")
-        return Outcome("AMQ8010I: mqjms process created.")
+        return Outcome("mqjms namelist created.")
 
     saved_handlers = dict(mqsc._HANDLERS)
     saved_keywords = dict(mqsc.OBJECT_KEYWORDS)
-    mqsc.register("DEFINE", "PROCESS", "PRO")(define_process)
+    mqsc.register("DEFINE", "NAMELIST", "NL")(define_namelist)
     try:
         yield seen
     finally:
@@ -407,12 +435,12 @@ def process_handler() -> Iterator[list[str]]:
         mqsc.OBJECT_KEYWORDS.update(saved_keywords)
 
 
-def test_process_is_not_known_until_registered(qm: QueueManager) -> None:
-    result = one(qm, "DEFINE PROCESS(P1) APPLICID('/bin/true')")
-    assert isinstance(result.error, MQSCSyntaxError) and result.error.token == "PROCESS"
+def test_an_object_type_is_unknown_until_registered(qm: QueueManager) -> None:
+    result = one(qm, "DEFINE NAMELIST(N1) NAMES(A)")
+    assert isinstance(result.error, MQSCSyntaxError) and result.error.token == "NAMELIST"
 
 
-def test_register_adds_an_object_type(qm: QueueManager, process_handler: list[str]) -> None:
-    result = run_command(qm, "DEF PRO(P1) APPLICID('/bin/true')")
-    assert result.ok and result.objtype == "PROCESS" and result.name == "P1"
-    assert process_handler == ["P1 ['APPLICID']"]
+def test_register_adds_an_object_type(qm: QueueManager, namelist_handler: list[str]) -> None:
+    result = run_command(qm, "DEF NL(N1) NAMES(A)")
+    assert result.ok and result.objtype == "NAMELIST" and result.name == "N1"
+    assert namelist_handler == ["N1 ['NAMES']"]
