@@ -1,0 +1,258 @@
+"""When the backout queue cannot take a poison message: report options, the dead-letter
+queue with an MQDLH, and what happens when the dead-letter queue fails too (seed 002)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mqjms.mq import MQMD, C, parse_dlh
+
+IN, BOQ, DLQ = "DL.IN", "DL.BACKOUT", "DL.DEAD"
+BOTHRESH = 2
+BODY = b"caf\xe9 poison body"  # latin-1 (CCSID 819) text
+
+
+def _put_poison(env: Any, report: int = C.MQRO_NONE, body: bytes = BODY) -> tuple[MQMD, bytes]:
+    """A plain MQ message (no RFH2) put with CCSID 819 / Encoding 546, then backed out to
+    BackoutCount == BOTHRESH. Returns the MQMD and bytes as the queue holds them."""
+    env.put_raw(
+        IN, body, Format=C.MQFMT_STRING, CodedCharSetId=819, Encoding=546, Report=report,
+        CorrelId=b"CORREL-1".ljust(24, b"\0"), Persistence=C.MQPER_PERSISTENT,
+    )
+    env.back_out(IN, BOTHRESH)
+    md, data = env.browse_one(IN)
+    assert md.BackoutCount == BOTHRESH
+    return md, data
+
+
+def _setup(env: Any, *, boqname: str = "", dlq: str | None = DLQ, **in_attrs: Any) -> None:
+    env.define_queue(IN, BOTHRESH=BOTHRESH, BOQNAME=boqname, **in_attrs)
+    env.define_queue(DLQ)
+    if dlq is not None:
+        env.alter_qmgr(DEADQ=dlq)
+
+
+def _check_dead_lettered(
+    env: Any, original: MQMD, data: bytes, reason: int, dest_queue: str = IN
+) -> None:
+    """seed 002 + mq-reference §3: the message is on the DLQ behind an MQDLH."""
+    md, raw = env.browse_one(DLQ)
+    assert md.Format == C.MQFMT_DEAD_LETTER_HEADER
+    dlh, rest = parse_dlh(raw, md.Encoding)
+    assert dlh.Reason == reason
+    assert dlh.DestQName.strip() == dest_queue
+    assert dlh.DestQMgrName.strip() == env.qmgr_name
+    assert dlh.Encoding == original.Encoding
+    assert dlh.CodedCharSetId == original.CodedCharSetId
+    assert dlh.Format.strip() == original.Format.strip()
+    assert rest == data  # the original bytes follow the DLH unchanged
+    assert md.MsgId == original.MsgId
+    assert md.CorrelId == original.CorrelId
+    assert md.BackoutCount == 0
+    assert md.Report == original.Report
+    assert md.Persistence == original.Persistence
+
+
+# --------------------------------------------------------------------------- BOQNAME blank
+@pytest.mark.parametrize("report", [C.MQRO_NONE, C.MQRO_DEAD_LETTER_Q],
+                         ids=["no-option", "MQRO_DEAD_LETTER_Q"])
+def test_blank_boqname_dead_letters_with_mqdlh(env: Any, report: int) -> None:
+    # seed 002: BOTHRESH > 0 and BOQNAME not set: MQRO_DEAD_LETTER_Q, or neither
+    # MQRO_DISCARD_MSG nor MQRO_DEAD_LETTER_Q -> put to the queue manager's DLQ.
+    # The DLH: Reason MQRC_BACKOUT_THRESHOLD_REACHED (2362), DestQName/DestQMgrName,
+    # the original Encoding/CodedCharSetId/Format; the MQMD Format MQDEAD.
+    _setup(env)
+    original, data = _put_poison(env, report)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.commit()
+    assert env.depth(IN) == 0
+    _check_dead_lettered(env, original, data, C.MQRC_BACKOUT_THRESHOLD_REACHED)
+
+
+def test_blank_boqname_with_mqro_discard_msg_discards(env: Any) -> None:
+    # seed 002: BOTHRESH > 0, BOQNAME not set, report option MQRO_DISCARD_MSG -> discarded.
+    _setup(env)
+    _put_poison(env, C.MQRO_DISCARD_MSG | C.MQRO_PASS_MSG_ID)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.commit()
+    assert env.depth(IN) == 0
+    assert env.depth(DLQ) == 0
+
+
+def test_discard_is_inside_the_transaction(env: Any) -> None:
+    # seed 002: the requeue (here: the discard) is within the unit of work active at the
+    # get, so a rollback returns the message to the input queue.
+    _setup(env)
+    original, _ = _put_poison(env, C.MQRO_DISCARD_MSG)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.rollback()
+    md, _ = env.browse_one(IN)
+    assert md.MsgId == original.MsgId
+    assert env.depth(DLQ) == 0
+
+
+def test_dead_letter_move_is_inside_the_transaction(env: Any) -> None:
+    # seed 002: synchronous receive -- the DLQ put is in the application's transaction.
+    _setup(env)
+    _put_poison(env)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    assert env.get_raw(DLQ) is None  # not committed yet
+    session.rollback()
+    assert env.depth(DLQ) == 0
+    assert env.depth(IN) == 1
+
+
+def test_blank_boqname_auto_acknowledge_dead_letters_at_once(env: Any) -> None:
+    # seed 002: non-transacted session, BOQNAME blank, no discard option -> DLQ.
+    _setup(env)
+    original, data = _put_poison(env)
+    session = env.connect().session()
+    assert session.consumer(IN).receive_no_wait() is None
+    assert env.depth(IN) == 0
+    _check_dead_lettered(env, original, data, C.MQRC_BACKOUT_THRESHOLD_REACHED)
+
+
+def test_jms_message_dead_lettered_keeps_its_rfh2_behind_the_dlh(env: Any) -> None:
+    # seed 002 + mq-reference §3: DLH Encoding/CodedCharSetId/Format describe the
+    # original data (here the JMS message's RFH2: MQHRF2, 273, 1208).
+    _setup(env)
+    sent = env.send(IN, "jms poison", properties={"order": 7})
+    env.back_out(IN, BOTHRESH)
+    original, data = env.browse_one(IN)
+    assert original.Format == C.MQFMT_RF_HEADER_2
+    session = env.connect().session()
+    assert session.consumer(IN).receive_no_wait() is None
+    _check_dead_lettered(env, original, data, C.MQRC_BACKOUT_THRESHOLD_REACHED)
+    md, _ = env.browse_one(DLQ)
+    assert md.MsgId == sent.md.MsgId
+
+
+@pytest.mark.requires("alias")
+def test_dlh_dest_q_name_is_the_underlying_queue_of_an_alias(env: Any) -> None:
+    # seed 002: point-to-point poison handling works on the underlying local queue;
+    # the DLH names the queue the message was on.
+    _setup(env)
+    env.define_alias("DL.ALIAS", IN)
+    original, data = _put_poison(env)
+    session = env.connect().session()
+    assert session.consumer("DL.ALIAS").receive_no_wait() is None
+    _check_dead_lettered(env, original, data, C.MQRC_BACKOUT_THRESHOLD_REACHED, dest_queue=IN)
+
+
+# --------------------------------------------------------------------------- BOQ put fails
+BOQ_FAILURES = {
+    # name: (how to break the backout queue, the reason its put fails with)
+    "missing": ({"boqname": "DL.NO.SUCH.QUEUE"}, {}, C.MQRC_UNKNOWN_OBJECT_NAME),  # 2085
+    "put-disabled": ({"boqname": BOQ}, {"PUT": "DISABLED"}, C.MQRC_PUT_INHIBITED),  # 2051
+    "full": ({"boqname": BOQ}, {"MAXDEPTH": 0}, C.MQRC_Q_FULL),  # 2053
+    "too-big": ({"boqname": BOQ}, {"MAXMSGL": 16}, C.MQRC_MSG_TOO_BIG_FOR_Q),  # 2030
+}
+
+
+@pytest.mark.parametrize("failure", list(BOQ_FAILURES))
+def test_failed_backout_queue_put_dead_letters_with_its_reason(env: Any, failure: str) -> None:
+    # seed 002: "If the message cannot be put to the backout queue, then it is either
+    # moved to the queue manager's dead letter queue or discarded, depending upon the
+    # report options of the message"; the DLH Reason is the failing put's reason.
+    setup, boq_attrs, reason = BOQ_FAILURES[failure]
+    _setup(env, **setup)
+    if setup["boqname"] == BOQ:
+        env.define_queue(BOQ, **boq_attrs)
+    original, data = _put_poison(env, C.MQRO_NONE)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.commit()
+    assert env.depth(IN) == 0
+    if setup["boqname"] == BOQ:
+        assert env.depth(BOQ) == 0
+    _check_dead_lettered(env, original, data, reason)
+
+
+@pytest.mark.parametrize("failure", list(BOQ_FAILURES))
+def test_failed_backout_queue_put_with_mqro_discard_msg_discards(env: Any, failure: str) -> None:
+    # seed 002: backout queue put fails + MQRO_DISCARD_MSG -> the message is discarded.
+    setup, boq_attrs, _ = BOQ_FAILURES[failure]
+    _setup(env, **setup)
+    if setup["boqname"] == BOQ:
+        env.define_queue(BOQ, **boq_attrs)
+    _put_poison(env, C.MQRO_DISCARD_MSG)
+    session = env.connect().session()
+    assert session.consumer(IN).receive_no_wait() is None
+    assert env.depth(IN) == 0
+    assert env.depth(DLQ) == 0
+
+
+# --------------------------------------------------------------------------- DLQ put fails
+DLQ_FAILURES = ["put-disabled", "deadq-blank", "deadq-missing"]
+
+
+def _break_dlq(env: Any, how: str) -> None:
+    if how == "put-disabled":
+        env.alter_queue(DLQ, PUT="DISABLED")
+    elif how == "deadq-blank":
+        env.alter_qmgr(DEADQ="")
+    elif how == "deadq-missing":
+        env.alter_qmgr(DEADQ="DL.NO.SUCH.DLQ")
+    else:
+        raise AssertionError(how)
+
+
+BOQ_STATES = {"boqname-blank": "", "boq-put-fails": "DL.NO.SUCH.QUEUE"}
+
+
+@pytest.mark.parametrize("boq", list(BOQ_STATES))
+@pytest.mark.parametrize("dlq_failure", DLQ_FAILURES)
+def test_dlq_fails_transacted_commit_discards(env: Any, dlq_failure: str, boq: str) -> None:
+    # seed 002: the put to the dead letter queue fails, transacted session, the
+    # transaction is committed -> the message is discarded.
+    _setup(env, boqname=BOQ_STATES[boq])
+    _put_poison(env)
+    _break_dlq(env, dlq_failure)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.commit()
+    assert env.depth(IN) == 0
+    assert env.depth(DLQ) == 0
+
+
+@pytest.mark.parametrize("boq", list(BOQ_STATES))
+@pytest.mark.parametrize("dlq_failure", DLQ_FAILURES)
+def test_dlq_fails_transacted_rollback_returns_to_input(env: Any, dlq_failure: str,
+                                                        boq: str) -> None:
+    # seed 002: the put to the dead letter queue fails, transacted session, the
+    # transaction is rolled back -> the message is returned to the input queue.
+    _setup(env, boqname=BOQ_STATES[boq])
+    original, data = _put_poison(env)
+    _break_dlq(env, dlq_failure)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.rollback()
+    md, back = env.browse_one(IN)
+    assert md.MsgId == original.MsgId
+    assert back == data
+    assert md.BackoutCount == BOTHRESH + 1
+    assert env.depth(DLQ) == 0
+
+
+@pytest.mark.parametrize("boq", list(BOQ_STATES))
+@pytest.mark.parametrize("dlq_failure", DLQ_FAILURES)
+def test_dlq_fails_non_transacted_discards(env: Any, dlq_failure: str, boq: str) -> None:
+    # seed 002: the put to the dead letter queue fails and the session is
+    # non-transacted -> the message is discarded.
+    _setup(env, boqname=BOQ_STATES[boq])
+    _put_poison(env)
+    _break_dlq(env, dlq_failure)
+    session = env.connect().session()
+    assert session.consumer(IN).receive_no_wait() is None
+    assert env.depth(IN) == 0
+    assert env.depth(DLQ) == 0
+    # ... and the receive does not get stuck on it: the next message is delivered
+    env.send(IN, "next")
+    message = session.consumer(IN).receive(timeout=1.0)
+    assert message is not None and message.body == "next"
