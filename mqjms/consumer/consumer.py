@@ -76,11 +76,18 @@ class MessageConsumer:
             if got is None:
                 return None
             md, data = got
-            attrs = session.poison.poison_attributes(mq, handle, md)
-            if attrs is not None:
-                event = session.poison.requeue(mq, handle, md, data, attrs)
-                session.after_poison(event)
-                continue
+            try:
+                attrs = session.poison.poison_attributes(mq, handle, md)
+                if attrs is not None:
+                    event = session.poison.requeue(mq, handle, md, data, attrs)
+                    session.after_poison(event)
+                    continue
+            except MQError:
+                # The message must stay on its queue: an auto-acknowledge session would
+                # otherwise commit it away with the next receive.
+                if session.auto_acknowledges:
+                    mq.backout()
+                raise
             message = _to_message(md, data, self.queue.name)
             log.debug(
                 "message.delivered",

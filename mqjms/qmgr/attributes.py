@@ -242,22 +242,22 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 
 
 def validate_name(name: object, what: str = "queue") -> str:
-    """Check an MQ object name: 1-48 of A-Z a-z 0-9 . _ / %; MQRC 2085-style errors otherwise."""
+    """Check an MQ object name: 1-48 of A-Z a-z 0-9 . _ / %, else MQRC_OBJECT_NAME_ERROR."""
     if not isinstance(name, str):
         raise failed(
-            C.MQRC_UNKNOWN_OBJECT_NAME, f"{what} name must be a str, not {type(name).__name__}"
+            C.MQRC_OBJECT_NAME_ERROR, f"{what} name must be a str, not {type(name).__name__}"
         )
     if not name:
-        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"{what} name is empty")
+        raise failed(C.MQRC_OBJECT_NAME_ERROR, f"{what} name is empty")
     if len(name) > C.MQ_Q_NAME_LENGTH:
         raise failed(
-            C.MQRC_UNKNOWN_OBJECT_NAME,
+            C.MQRC_OBJECT_NAME_ERROR,
             f"{what} name {name!r} is {len(name)} characters; MQ allows at most 48",
         )
     bad = sorted({ch for ch in name if ch not in _NAME_CHARS})
     if bad:
         raise failed(
-            C.MQRC_UNKNOWN_OBJECT_NAME,
+            C.MQRC_OBJECT_NAME_ERROR,
             f"{what} name {name!r} has characters MQ does not allow: {''.join(bad)!r} "
             "(allowed: A-Z a-z 0-9 . _ / %)",
         )

@@ -1,9 +1,12 @@
 """The embedded queue manager: one directory, shared by any number of local processes.
 
-Lifecycle. The queue manager *starts* when a process opens the directory while no other
-process has it open, and *ends* when the last process that had it open closes it or
-dies. A start drops non-persistent messages and backs out every unit of work left behind
-(BackoutCount + 1), which is what IBM MQ does at restart.
+Lifecycle. Like a real queue manager, the embedded one runs independently of the
+applications that use it: it *starts* at its first use after the machine boots (the
+kernel's boot id changes) and when an administrator restarts it (:meth:`QueueManager.restart`,
+``mqjms restart``), which is refused while another process has it open. A start drops
+non-persistent messages, resets trigger intervals and backs out every unit of work left
+behind (BackoutCount + 1), which is what IBM MQ does at restart. Applications coming and
+going, even killed ones, do not restart it: their units of work are backed out one by one.
 
 Abandoned units of work. A connection that ends without committing is backed out. When
 its process died (even by SIGKILL) the next user of the directory notices within
@@ -102,6 +105,14 @@ def _now_stamp() -> str:
     return time.strftime("%Y-%m-%d %H.%M.%S", time.gmtime())
 
 
+def boot_id() -> str:
+    """Identifies this boot of the machine; a new value means the queue manager restarts."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:  # not Linux: only an explicit restart starts the queue manager anew
+        return "unknown"
+
+
 def default_qmgr_name(path: Path) -> str:
     base = re.sub(r"[^A-Za-z0-9._]", "", path.resolve().name.lstrip(".")).upper()
     return (base or "QM1")[:48]
@@ -126,11 +137,9 @@ class QueueManager:
         try:
             store.create_schema(self._db)
             self._ensure_created(name)
-            if self._active.acquire(exclusive=True, blocking=False):
+            if self._meta("boot_id") != boot_id():
                 self._start()
-                self._active.acquire(exclusive=False)  # downgrade: others may join now
-            else:
-                self._active.acquire(exclusive=False)
+            self._active.acquire(exclusive=False)
         finally:
             startup.release()
         self.name = str(self._meta("qmgr_name"))
@@ -185,6 +194,11 @@ class QueueManager:
             db.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'incarnation'"
             )
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES ('boot_id', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (boot_id(),),
+            )
             # depth counters are rebuilt from the rows, so a crash can never skew them
             db.execute(
                 "UPDATE queues SET depth = (SELECT COUNT(*) FROM messages m"
@@ -199,6 +213,30 @@ class QueueManager:
             nonpersistent_dropped=dropped,
             units_of_work_backed_out=backed,
         )
+
+    def restart(self) -> None:
+        """End and start the queue manager (``endmqm``/``strmqm``): non-persistent messages
+        are dropped and leftover units of work backed out. Refused with MQRC_OBJECT_IN_USE
+        while another process has the queue manager open; this object's connections are
+        ended first."""
+        for conn in list(self._connections):
+            conn.disconnect()
+        startup = FileLock(self.path / "startup.lock")
+        startup.acquire(exclusive=True)
+        try:
+            self._active.release()
+            if not self._active.acquire(exclusive=True, blocking=False):
+                self._active.acquire(exclusive=False)
+                raise failed(
+                    C.MQRC_OBJECT_IN_USE,
+                    f"queue manager {self.name} is in use by another process; stop it first",
+                )
+            try:
+                self._start()
+            finally:
+                self._active.acquire(exclusive=False)
+        finally:
+            startup.release()
 
     def close(self) -> None:
         """Close every connection of this object (backing out their work) and let go."""

@@ -7,6 +7,7 @@ is atomic across processes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
 
@@ -20,6 +21,18 @@ from . import messages, store
 from .attributes import ALIAS, LOCAL, MODEL, validate_name
 
 log = structlog.get_logger("mqjms.qmgr")
+
+MAX_EXPIRY = 999_999_999
+# Report options whose reports go to the ReplyToQ (MQRO_PASS_*, DISCARD and the like do not).
+REPORTS_NEEDING_REPLY_Q = (
+    C.MQRO_EXCEPTION_MASK
+    | C.MQRO_EXPIRATION_MASK
+    | C.MQRO_COA_MASK
+    | C.MQRO_COD_MASK
+    | C.MQRO_PAN
+    | C.MQRO_NAN
+    | C.MQRO_ACTIVITY
+)
 
 
 @dataclass(slots=True)
@@ -98,8 +111,21 @@ def check_md_for_put(md: MQMD) -> None:
             C.MQRC_PERSISTENCE_ERROR,
             f"Persistence {md.Persistence} is not valid (0, 1 or 2 = as queue default)",
         )
+    if md.Expiry > MAX_EXPIRY and os.environ.get("AMQ_ENFORCE_MAX_EXPIRY_ERROR") is not None:
+        raise failed(  # seed 004 note 1: enforced only when the variable is exported
+            C.MQRC_EXPIRY_ERROR,
+            f"Expiry {md.Expiry} is more than 999 999 999 and AMQ_ENFORCE_MAX_EXPIRY_ERROR is set",
+        )
     if md.MsgType < 1:
         raise failed(C.MQRC_MSG_TYPE_ERROR, f"MsgType {md.MsgType} is not valid")
+    if not md.ReplyToQ.strip():
+        if md.MsgType == C.MQMT_REQUEST:
+            raise failed(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs a ReplyToQ")
+        if md.Report & REPORTS_NEEDING_REPLY_Q:
+            raise failed(
+                C.MQRC_MISSING_REPLY_TO_Q,
+                f"Report {md.Report:#x} asks for report messages, which need a ReplyToQ",
+            )
 
 
 def put_checks(named: QueueRow, base: QueueRow, data: bytes, qmgr_maxmsgl: int) -> None:
@@ -151,9 +177,9 @@ def put_message(
 ) -> MQMD:
     """Checks, resolves and stores one message; returns the MQMD as stored.
 
-    On a FIFO queue the message counts with the queue's default priority (seed 003
-    item 14: "the priority of the message is ignored and the default priority of the
-    queue is assigned"); its MQMD keeps the priority the application gave.
+    On a FIFO queue the message gets the queue's default priority (seed 003 item 14:
+    "the priority of the message is ignored and the default priority of the queue is
+    assigned to the message").
     """
     if named.qtype == MODEL:
         raise failed(
@@ -162,12 +188,14 @@ def put_message(
     check_md_for_put(md)
     put_checks(named, base, data, int(qmgr_attr(db, "MAXMSGL")))
     resolve_defaults(md, named)
+    if md.CodedCharSetId == C.MQCCSI_Q_MGR:  # MQ stores the queue manager's CCSID instead
+        md.CodedCharSetId = int(qmgr_attr(db, "CCSID"))
     md.BackoutCount = 0
     if new_msg_id or md.MsgId == C.MQMI_NONE:
         md.MsgId = messages.make_msg_id(qmgr_name, stamp, messages.next_message_id(db))
-    priority = md.Priority
     if base.attrs.get("MSGDLVSQ") == "FIFO":
-        priority = int(base.attrs.get("DEFPRTY", 0))
+        md.Priority = int(base.attrs.get("DEFPRTY", 0))
+    priority = md.Priority
     if base.attrs.get("TRIGGER"):
         from . import triggers
 
@@ -215,6 +243,8 @@ def discard_expired(
         if report is None:
             continue
         md, data = report
+        md.PutApplName = qmgr_name[:28]
+        md.PutDate, md.PutTime = messages.put_date_time(now)
         try:
             named, base = resolve(db, original.ReplyToQ.strip())
             put_message(

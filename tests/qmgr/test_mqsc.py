@@ -323,7 +323,7 @@ def test_invalid_names(qm: QueueManager) -> None:
         assert result.error is not None and result.error.reason == C.MQRCCF_OBJECT_NAME_ERROR
         assert "characters MQ does not allow" in result.error.detail
     # a name used as an attribute value is checked as well
-    assert reason(qm, "DEFINE QLOCAL(GOOD) BOQNAME('bad name')") == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert reason(qm, "DEFINE QLOCAL(GOOD) BOQNAME('bad name')") == C.MQRC_OBJECT_NAME_ERROR
 
 
 def test_attribute_values_are_checked(qm: QueueManager) -> None:
