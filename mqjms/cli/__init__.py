@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "put",
     "get",
     "browse",
+    "restart",
 )
 
 
