@@ -186,11 +186,6 @@ def test_dead_letter_queue_name_not_inquired_when_boqname_works(env: Any, spy: A
     assert spy.qmgr_inquiries == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: consumer.py _receive leaves the got message in the unit of work when the "
-    "BOTHRESH inquiry raises; in AUTO_ACKNOWLEDGE the next receive's commit deletes it",
-)
 def test_a_failed_inquiry_does_not_lose_the_message(env: Any, spy: Any) -> None:
     # DESIGN: nothing is lost -- a message is either on a queue or delivered. When the
     # inquiry fails (e.g. MQRC_NOT_AUTHORIZED: no inquire authority, seed 002), receive

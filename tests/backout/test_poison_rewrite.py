@@ -197,3 +197,32 @@ def test_bytes_message_without_rfh2_keeps_format_none(env: Any) -> None:
     header = chain.headers[0]
     assert (header.Format.strip(), header.CodedCharSetId, header.Encoding) == ("", 500, 785)
     assert chain.body == raw
+
+
+def test_message_with_a_malformed_rfh2_is_moved_as_it_is(env: Any) -> None:
+    # seed 002: a message that claims an RFH2 keeps its bytes; only BackoutCount (and
+    # Expiry) change in the MQMD. Nothing is lost even when the RFH2 does not parse.
+    _setup(env)
+    garbage = b"RFH \x00\x00\x00\x02 this is not a valid header"
+    env.put_raw(IN, garbage, Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    original, _ = env.browse_one(IN)
+    _move_with_jms(env)
+    md, data = env.browse_one(BOQ)
+    assert data == garbage
+    assert (md.Format, md.Encoding, md.CodedCharSetId) == (C.MQFMT_RF_HEADER_2, 273, 1208)
+    assert md.BackoutCount == 0
+    assert md.MsgId == original.MsgId
+
+
+@pytest.mark.requires("alias")
+def test_boqname_may_name_an_alias_queue(env: Any) -> None:
+    # seed 002: the message is put to "the queue specified by the BOQNAME attribute"
+    # -- MQPUT resolves an alias like any other put.
+    env.define_queue(IN, BOTHRESH=BOTHRESH, BOQNAME="RW.BACKOUT.ALIAS")
+    env.define_queue(BOQ)
+    env.define_alias("RW.BACKOUT.ALIAS", BOQ)
+    _put_plain(env)
+    _move_with_jms(env)
+    md, data = env.browse_one(BOQ)
+    assert md.Format == C.MQFMT_RF_HEADER_2
+    assert parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).body == BODY

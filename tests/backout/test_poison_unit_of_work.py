@@ -97,3 +97,35 @@ def test_auto_acknowledge_move_is_committed_by_the_receive(env: Any) -> None:
     got = env.get_raw(BOQ)
     assert got is not None and got[0].MsgId == sent.md.MsgId
     assert env.depth(IN) == 0
+
+
+def test_client_acknowledge_move_completes_with_the_next_acknowledge(env: Any) -> None:
+    # seed 002: the requeue is within the unit of work active at the get; in a
+    # CLIENT_ACKNOWLEDGE session that unit of work ends with acknowledge()
+    # (mq-reference §7.1: "transacted/CLIENT_ACKNOWLEDGE session: the requeue happens in
+    # the application's current unit of work").
+    sent = _poison_on_input(env)
+    env.send(IN, "good")
+    session = env.connect().session(ack_mode=mqjms.CLIENT_ACKNOWLEDGE)
+    message = session.consumer(IN).receive(timeout=1.0)
+    assert message is not None and message.body == "good"
+    message.acknowledge()
+    assert env.depth(IN) == 0
+    got = env.get_raw(BOQ)
+    assert got is not None and got[0].MsgId == sent.md.MsgId
+
+
+def test_client_acknowledge_dlq_failure_then_acknowledge_discards(env: Any) -> None:
+    # seed 002: the dead-letter put fails and the session is non-transacted -> discarded
+    # (here: once the session acknowledges).
+    env.define_queue(IN, BOTHRESH=1, MSGDLVSQ="FIFO")  # BOQNAME blank
+    env.alter_qmgr(DEADQ="UOW.NO.SUCH.DLQ")
+    env.send(IN, "poison")
+    env.back_out(IN, 1)
+    env.send(IN, "good")
+    session = env.connect().session(ack_mode=mqjms.CLIENT_ACKNOWLEDGE)
+    message = session.consumer(IN).receive(timeout=1.0)
+    assert message is not None and message.body == "good"
+    message.acknowledge()
+    session.close()
+    assert env.depth(IN) == 0

@@ -1,0 +1,159 @@
+"""Synchronous receive: timeouts, waiting without limit, receive_body (issue 3 item 1)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+import mqjms
+
+Q = "RCV.Q"
+
+
+def _send_later(env: Any, body: Any, delay: float = 0.2) -> threading.Thread:
+    """Another thread (with its own connection and session) sends after ``delay``."""
+    factory = env.factory()
+
+    def run() -> None:
+        time.sleep(delay)
+        with factory.connect() as connection, connection.session() as session:
+            session.producer(Q).send(body)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_receive_with_timeout_returns_none_when_nothing_arrives(env: Any) -> None:
+    # issue 3: receive(timeout) "returns None on timeout"
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    started = time.monotonic()
+    assert consumer.receive(timeout=0.2) is None
+    assert time.monotonic() - started >= 0.19  # it did wait
+
+
+def test_receive_no_wait_returns_none_on_an_empty_queue(env: Any) -> None:
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    assert consumer.receive_no_wait() is None
+    env.send(Q, "here")
+    message = consumer.receive_no_wait()
+    assert message is not None and message.body == "here"
+
+
+def test_receive_with_timeout_returns_a_message_that_arrives_while_waiting(env: Any) -> None:
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    thread = _send_later(env, "late")
+    message = consumer.receive(timeout=10.0)
+    thread.join(5)
+    assert message is not None and message.body == "late"
+
+
+def test_receive_none_waits_without_limit(env: Any) -> None:
+    # issue 3: receive(timeout=None) waits forever (here: until another thread sends)
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    thread = _send_later(env, "eventually", delay=0.3)
+    started = time.monotonic()
+    message = consumer.receive(None)
+    thread.join(5)
+    assert message is not None and message.body == "eventually"
+    assert time.monotonic() - started >= 0.25
+
+
+def test_receive_default_timeout_is_none(env: Any) -> None:
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    thread = _send_later(env, b"bytes", delay=0.2)
+    message = consumer.receive()
+    thread.join(5)
+    assert message is not None and message.body == b"bytes"
+
+
+def test_negative_timeout_is_refused(env: Any) -> None:
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    with pytest.raises(ValueError):
+        consumer.receive(timeout=-1)
+
+
+# --------------------------------------------------------------------------- receive_body
+def test_receive_body_returns_the_body_and_acknowledges(env: Any) -> None:
+    env.define_queue(Q)
+    env.send(Q, "text body")
+    env.send(Q, b"bytes body")
+    consumer = env.connect().session().consumer(Q)
+    assert consumer.receive_body(str, timeout=1.0) == "text body"
+    assert consumer.receive_body(bytes, timeout=1.0) == b"bytes body"
+    assert env.depth(Q) == 0
+    assert consumer.receive_body(str, timeout=0.05) is None
+
+
+@pytest.mark.parametrize("ack_mode", [mqjms.AUTO_ACKNOWLEDGE, mqjms.DUPS_OK_ACKNOWLEDGE])
+@pytest.mark.parametrize(("body", "asked"), [(b"raw", str), ("text", bytes)],
+                         ids=["bytes-as-str", "text-as-bytes"])
+def test_receive_body_of_the_wrong_type_raises_and_the_message_comes_back(
+    env: Any, ack_mode: int, body: Any, asked: type
+) -> None:
+    # JMS 2.0 receiveBody: a body that cannot be assigned to the type asked for raises
+    # MessageFormatException and, in an AUTO/DUPS_OK session, the message is not
+    # acknowledged -- it is delivered again.
+    env.define_queue(Q)
+    sent = env.send(Q, body)
+    consumer = env.connect().session(ack_mode=ack_mode).consumer(Q)
+    with pytest.raises(mqjms.MessageFormatException):
+        consumer.receive_body(asked, timeout=1.0)
+    assert env.depth(Q) == 1
+    again = consumer.receive(timeout=1.0)
+    assert again is not None
+    assert again.jms_message_id == sent.jms_message_id
+    assert again.body == body
+    assert env.depth(Q) == 0
+
+
+def test_receive_body_of_the_wrong_type_in_a_transacted_session(env: Any) -> None:
+    # The message stays in the application's transaction: a rollback returns it.
+    env.define_queue(Q)
+    sent = env.send(Q, b"raw")
+    session = env.connect().session(transacted=True)
+    consumer = session.consumer(Q)
+    with pytest.raises(mqjms.MessageFormatException):
+        consumer.receive_body(str, timeout=1.0)
+    session.rollback()
+    again = consumer.receive(timeout=1.0)
+    assert again is not None and again.jms_message_id == sent.jms_message_id
+    session.commit()
+    assert env.depth(Q) == 0
+
+
+def test_receive_body_of_a_message_without_body_type(env: Any) -> None:
+    # JMS 2.0: receiveBody is not for a plain Message (no body type): it raises.
+    env.define_queue(Q)
+    env.send(Q, None)
+    consumer = env.connect().session().consumer(Q)
+    with pytest.raises(mqjms.MessageFormatException):
+        consumer.receive_body(str, timeout=1.0)
+    assert env.depth(Q) == 1
+
+
+def test_receive_body_of_a_null_text_message_is_none(env: Any) -> None:
+    # JMS 2.0: a message with no body (null text) may be received as any type: None.
+    env.define_queue(Q)
+    env.send(Q, mqjms.TextMessage(None))
+    consumer = env.connect().session().consumer(Q)
+    assert consumer.receive_body(str, timeout=1.0) is None
+    assert env.depth(Q) == 0
+
+
+def test_consumer_on_a_missing_queue_raises_2085(env: Any) -> None:
+    from mqjms.mq import C, MQError
+
+    session = env.connect().session()
+    with pytest.raises(MQError) as info:
+        session.consumer("RCV.NO.SUCH.QUEUE")
+    assert info.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
