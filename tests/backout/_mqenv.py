@@ -19,6 +19,7 @@ Both conftests load this file by path (tests/ has no packages), under one module
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -91,9 +92,7 @@ class MQEnv:
         self._raw.append(conn)
         return conn
 
-    def put_raw(
-        self, queue: str, data: bytes, md: MQMD | None = None, **md_fields: Any
-    ) -> MQMD:
+    def put_raw(self, queue: str, data: bytes, md: MQMD | None = None, **md_fields: Any) -> MQMD:
         """MQPUT1 outside any unit of work, as a plain MQ application puts."""
         md = (md or MQMD()).copy(**md_fields)
         return self.raw_connection("raw-putter").put(queue, md, data)
@@ -163,15 +162,11 @@ class MQEnv:
     # ------------------------------------------------------------------ cleanup
     def close(self) -> None:
         for connection in self._factories:
-            try:
+            with contextlib.suppress(Exception):
                 connection.close()
-            except Exception:
-                pass
         for conn in self._raw:
-            try:
+            with contextlib.suppress(MQError):
                 conn.disconnect()
-            except MQError:
-                pass
         self._raw.clear()
         self._admin = None
 
@@ -194,7 +189,8 @@ class SpyLog:
     def backout_inquiries(self) -> list[str]:
         """Queues whose BOTHRESH/BOQNAME were inquired, one entry per MQINQ."""
         return [
-            q for q, sel, _ in self.inquiries
+            q
+            for q, sel, _ in self.inquiries
             if C.MQIA_BACKOUT_THRESHOLD in sel or C.MQCA_BACKOUT_REQ_Q_NAME in sel
         ]
 

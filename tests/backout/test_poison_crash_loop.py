@@ -44,7 +44,7 @@ WORKER = textwrap.dedent(
 )
 
 
-def _run_worker(env: Any) -> subprocess.CompletedProcess[str]:
+def _run_worker(env: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(REPO), environment.get("PYTHONPATH", "")) if p
@@ -52,12 +52,18 @@ def _run_worker(env: Any) -> subprocess.CompletedProcess[str]:
     environment["MQJMS_LOG_LEVEL"] = "WARNING"
     return subprocess.run(
         [sys.executable, "-c", WORKER, env.url, IN],
-        capture_output=True, text=True, timeout=30, env=environment, cwd=str(REPO.parent),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=environment,
+        cwd=str(cwd),
     )
 
 
 @pytest.mark.requires("backout_count")
-def test_crash_loop_ends_on_the_backout_queue_after_bothresh_restarts(env: Any) -> None:
+def test_crash_loop_ends_on_the_backout_queue_after_bothresh_restarts(
+    env: Any, tmp_path: Path
+) -> None:
     # seed 002: "Whenever a message is rolled back ... the queue manager automatically
     # increments the value of the BackoutCount" -- including a unit of work abandoned by
     # a process that died; BackoutCount >= BOTHRESH -> moved to BOQNAME.
@@ -67,12 +73,12 @@ def test_crash_loop_ends_on_the_backout_queue_after_bothresh_restarts(env: Any) 
     env.send(IN, "good")
     outputs = []
     for attempt in range(1, BOTHRESH + 1):
-        result = _run_worker(env)
+        result = _run_worker(env, tmp_path)
         assert result.returncode == -signal.SIGKILL, result.stderr[-2000:]
         outputs.append(result.stdout.strip())
         assert result.stdout.strip() == f"GOT poison {attempt}", result.stderr[-2000:]
     # the restart after the BOTHRESH-th crash: the poison message is moved, "good" processed
-    result = _run_worker(env)
+    result = _run_worker(env, tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "GOT good 1"
     assert env.depth(IN) == 0

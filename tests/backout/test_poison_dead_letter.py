@@ -18,8 +18,14 @@ def _put_poison(env: Any, report: int = C.MQRO_NONE, body: bytes = BODY) -> tupl
     """A plain MQ message (no RFH2) put with CCSID 819 / Encoding 546, then backed out to
     BackoutCount == BOTHRESH. Returns the MQMD and bytes as the queue holds them."""
     env.put_raw(
-        IN, body, Format=C.MQFMT_STRING, CodedCharSetId=819, Encoding=546, Report=report,
-        CorrelId=b"CORREL-1".ljust(24, b"\0"), Persistence=C.MQPER_PERSISTENT,
+        IN,
+        body,
+        Format=C.MQFMT_STRING,
+        CodedCharSetId=819,
+        Encoding=546,
+        Report=report,
+        CorrelId=b"CORREL-1".ljust(24, b"\0"),
+        Persistence=C.MQPER_PERSISTENT,
     )
     env.back_out(IN, BOTHRESH)
     md, data = env.browse_one(IN)
@@ -56,8 +62,9 @@ def _check_dead_lettered(
 
 
 # --------------------------------------------------------------------------- BOQNAME blank
-@pytest.mark.parametrize("report", [C.MQRO_NONE, C.MQRO_DEAD_LETTER_Q],
-                         ids=["no-option", "MQRO_DEAD_LETTER_Q"])
+@pytest.mark.parametrize(
+    "report", [C.MQRO_NONE, C.MQRO_DEAD_LETTER_Q], ids=["no-option", "MQRO_DEAD_LETTER_Q"]
+)
 def test_blank_boqname_dead_letters_with_mqdlh(env: Any, report: int) -> None:
     # seed 002: BOTHRESH > 0 and BOQNAME not set: MQRO_DEAD_LETTER_Q, or neither
     # MQRO_DISCARD_MSG nor MQRO_DEAD_LETTER_Q -> put to the queue manager's DLQ.
@@ -223,8 +230,9 @@ def test_dlq_fails_transacted_commit_discards(env: Any, dlq_failure: str, boq: s
 
 @pytest.mark.parametrize("boq", list(BOQ_STATES))
 @pytest.mark.parametrize("dlq_failure", DLQ_FAILURES)
-def test_dlq_fails_transacted_rollback_returns_to_input(env: Any, dlq_failure: str,
-                                                        boq: str) -> None:
+def test_dlq_fails_transacted_rollback_returns_to_input(
+    env: Any, dlq_failure: str, boq: str
+) -> None:
     # seed 002: the put to the dead letter queue fails, transacted session, the
     # transaction is rolled back -> the message is returned to the input queue.
     _setup(env, boqname=BOQ_STATES[boq])

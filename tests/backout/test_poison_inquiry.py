@@ -15,9 +15,7 @@ import mqjms
 from mqjms.mq import C, MQError
 
 IN, BOQ = "INQ.IN", "INQ.BACKOUT"
-INPUT_OPTIONS = (
-    C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE
-)
+INPUT_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE | C.MQOO_BROWSE
 
 
 def _drain(consumer: mqjms.MessageConsumer) -> list[Any]:

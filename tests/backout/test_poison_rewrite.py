@@ -15,12 +15,29 @@ IN, BOQ, DLQ = "RW.IN", "RW.BACKOUT", "RW.DEAD"
 BOTHRESH = 2
 BODY = b"caf\xe9 au lait"  # latin-1 text (CCSID 819)
 CONTEXT_FIELDS = (
-    "PutApplType", "PutApplName", "PutDate", "PutTime", "UserIdentifier",
-    "ApplIdentityData", "ApplOriginData", "AccountingToken",
+    "PutApplType",
+    "PutApplName",
+    "PutDate",
+    "PutTime",
+    "UserIdentifier",
+    "ApplIdentityData",
+    "ApplOriginData",
+    "AccountingToken",
 )
 KEPT_FIELDS = (
-    "MsgId", "CorrelId", "Report", "MsgType", "Feedback", "Priority", "Persistence",
-    "ReplyToQ", "ReplyToQMgr", "GroupId", "MsgSeqNumber", "Offset", "MsgFlags",
+    "MsgId",
+    "CorrelId",
+    "Report",
+    "MsgType",
+    "Feedback",
+    "Priority",
+    "Persistence",
+    "ReplyToQ",
+    "ReplyToQMgr",
+    "GroupId",
+    "MsgSeqNumber",
+    "Offset",
+    "MsgFlags",
 )
 
 
@@ -48,9 +65,15 @@ def _move_with_jms(env: Any, transacted: bool = True) -> None:
 
 def _put_plain(env: Any, **fields: Any) -> MQMD:
     md = MQMD(
-        Format=C.MQFMT_STRING, CodedCharSetId=819, Encoding=546,
-        CorrelId=b"CORREL-42".ljust(24, b"\0"), ReplyToQ="RW.REPLY", ReplyToQMgr="",
-        Report=C.MQRO_PASS_MSG_ID, MsgType=C.MQMT_REQUEST, Priority=6,
+        Format=C.MQFMT_STRING,
+        CodedCharSetId=819,
+        Encoding=546,
+        CorrelId=b"CORREL-42".ljust(24, b"\0"),
+        ReplyToQ="RW.REPLY",
+        ReplyToQMgr="",
+        Report=C.MQRO_PASS_MSG_ID,
+        MsgType=C.MQMT_REQUEST,
+        Priority=6,
         Persistence=C.MQPER_PERSISTENT,
     )
     env.put_raw(IN, BODY, md.copy(**fields))
@@ -102,10 +125,15 @@ def test_jms_message_keeps_its_rfh2_folders_and_properties(env: Any) -> None:
     # message, for example), the IBM MQ classes for JMS change the following fields within
     # the MQMD: BackoutCount reset to zero; Expiry updated" -- nothing else.
     _setup(env)
-    properties = {"customer": "ACME <&>", "count": 3, "urgent": True, "ratio": 0.25,
-                  "blob": b"\x00\xff", "nothing": None}
-    sent = env.send(IN, "jms poison", properties=properties, priority=7,
-                    correlation_id="order-77")
+    properties = {
+        "customer": "ACME <&>",
+        "count": 3,
+        "urgent": True,
+        "ratio": 0.25,
+        "blob": b"\x00\xff",
+        "nothing": None,
+    }
+    sent = env.send(IN, "jms poison", properties=properties, priority=7, correlation_id="order-77")
     original, original_data = env.browse_one(IN)
     _move_with_jms(env)
     md, data = env.browse_one(BOQ)
@@ -123,8 +151,10 @@ def test_jms_message_keeps_its_rfh2_folders_and_properties(env: Any) -> None:
     assert message.jms_correlation_id == "order-77"
     assert message.jms_priority == 7
     assert message.jms_destination == f"queue:///{IN}"
-    folders = [folder.split(">", 1)[0] + ">" for folder in parse_chain(
-        data, md.Encoding, md.CodedCharSetId, md.Format).folders]
+    folders = [
+        folder.split(">", 1)[0] + ">"
+        for folder in parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).folders
+    ]
     assert folders == ["<mcd>", "<jms>", "<usr>"]
 
 
@@ -171,7 +201,7 @@ def test_dead_lettered_message_keeps_the_remaining_expiry(env: Any) -> None:
     time.sleep(0.35)
     later, _ = env.browse_one(DLQ)
     assert 0 < later.Expiry < first
-    dlh, rest = parse_dlh(data, md.Encoding)
+    _dlh, rest = parse_dlh(data, md.Encoding)
     assert rest == BODY
 
 

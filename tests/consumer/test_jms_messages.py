@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import mqjms
-from mqjms.mq import MQMD, C, parse_chain
+from mqjms.mq import MQMD, RFH2, C, build_chain, parse_chain
 from mqjms.transport import Context
 
 Q, REPLY = "MSG.Q", "MSG.REPLY"
@@ -19,6 +19,9 @@ Q, REPLY = "MSG.Q", "MSG.REPLY"
 PROPERTIES: dict[str, Any] = {
     "text": "a <b> & 'c' \"d\" é €",
     "empty": "",
+    "spaces": "  padded  ",
+    "control": "cr\rlf\ntab\t",
+    "astral": "emoji \U0001f600",
     "small": 42,
     "negative": -7,
     "big": 2**40,
@@ -40,8 +43,7 @@ def _receive_one(env: Any, queue: str = Q) -> mqjms.Message:
 def _rfh2_header(struc_length: int, fmt: bytes) -> bytes:
     """The fixed part IBM's JMS client writes: big-endian (MQMD Encoding 273), CCSID
     1208 for what follows, NameValueCCSID 1208 (mq-reference §2.4)."""
-    return struct.pack(">4sii ii 8s ii", b"RFH ", 2, struc_length, 273, 1208,
-                       fmt.ljust(8), 0, 1208)
+    return struct.pack(">4sii ii 8s ii", b"RFH ", 2, struc_length, 273, 1208, fmt.ljust(8), 0, 1208)
 
 
 def _folder(text: str) -> bytes:
@@ -53,9 +55,13 @@ def _folder(text: str) -> bytes:
 # --------------------------------------------------------------------------- round trips
 @pytest.mark.parametrize(
     ("body", "kind"),
-    [("héllo wörld €", mqjms.TextMessage), ("", mqjms.TextMessage),
-     (b"\x00\x01binary\xff", mqjms.BytesMessage), (b"", mqjms.BytesMessage),
-     (None, mqjms.Message)],
+    [
+        ("héllo wörld €", mqjms.TextMessage),
+        ("", mqjms.TextMessage),
+        (b"\x00\x01binary\xff", mqjms.BytesMessage),
+        (b"", mqjms.BytesMessage),
+        (None, mqjms.Message),
+    ],
     ids=["text", "empty-text", "bytes", "empty-bytes", "no-body"],
 )
 def test_body_and_typed_properties_round_trip(env: Any, body: Any, kind: type) -> None:
@@ -110,8 +116,14 @@ def test_jms_headers_set_on_send_and_read_on_receive(env: Any) -> None:
     # reply-to, destination "queue:///Q", redelivered, delivery_count = BackoutCount + 1.
     env.define_queue(Q)
     before = int(time.time() * 1000)
-    sent = env.send(Q, "hdr", priority=7, time_to_live=60_000,
-                    delivery_mode=mqjms.NON_PERSISTENT, reply_to=REPLY)
+    sent = env.send(
+        Q,
+        "hdr",
+        priority=7,
+        time_to_live=60_000,
+        delivery_mode=mqjms.NON_PERSISTENT,
+        reply_to=REPLY,
+    )
     after = int(time.time() * 1000)
     assert sent.jms_message_id is not None and sent.jms_message_id.startswith("ID:")
     assert len(sent.jms_message_id) == 51
@@ -205,8 +217,7 @@ def test_text_message_rfh2_is_written_as_ibm_jms_writes_it(env: Any) -> None:
     assert md.Priority == 4
     folders = (
         _folder("<mcd><Msd>jms_text</Msd></mcd>")
-        + _folder(f"<jms><Dst>queue:///{Q}</Dst><Tms>{sent.jms_timestamp}</Tms>"
-                  "<Dlv>2</Dlv></jms>")
+        + _folder(f"<jms><Dst>queue:///{Q}</Dst><Tms>{sent.jms_timestamp}</Tms><Dlv>2</Dlv></jms>")
         + _folder("<usr><Count dt='i4'>42</Count><Name>x</Name></usr>")
     )
     expected = _rfh2_header(36 + len(folders), b"MQSTR") + folders + b"hello"
@@ -219,18 +230,24 @@ def test_rfh2_with_priority_expiry_reply_to_and_correlation(env: Any) -> None:
     # mq-reference §2.5: jms folder order Dst, Rto, Tms, Exp, Cid, Pri, Dlv; Exp is the
     # absolute expiration in ms; the MQMD Expiry the relative time to live in tenths.
     env.define_queue(Q)
-    sent = env.send(Q, b"\x01\x02", priority=9, time_to_live=5_000, reply_to=REPLY,
-                    correlation_id="cid-1", delivery_mode=mqjms.NON_PERSISTENT)
+    sent = env.send(
+        Q,
+        b"\x01\x02",
+        priority=9,
+        time_to_live=5_000,
+        reply_to=REPLY,
+        correlation_id="cid-1",
+        delivery_mode=mqjms.NON_PERSISTENT,
+    )
     md, data = env.browse_one(Q)
     assert md.Expiry <= 50 and md.Expiry > 40  # relative, in tenths, decreasing on the queue
     assert md.Priority == 9
     assert md.Persistence == C.MQPER_NOT_PERSISTENT
     assert md.ReplyToQ.strip() == REPLY
-    folders = (
-        _folder("<mcd><Msd>jms_bytes</Msd></mcd>")
-        + _folder(f"<jms><Dst>queue:///{Q}</Dst><Rto>queue:///{REPLY}</Rto>"
-                  f"<Tms>{sent.jms_timestamp}</Tms><Exp>{sent.jms_timestamp + 5000}</Exp>"
-                  "<Cid>cid-1</Cid><Pri>9</Pri><Dlv>1</Dlv></jms>")
+    folders = _folder("<mcd><Msd>jms_bytes</Msd></mcd>") + _folder(
+        f"<jms><Dst>queue:///{Q}</Dst><Rto>queue:///{REPLY}</Rto>"
+        f"<Tms>{sent.jms_timestamp}</Tms><Exp>{sent.jms_timestamp + 5000}</Exp>"
+        "<Cid>cid-1</Cid><Pri>9</Pri><Dlv>1</Dlv></jms>"
     )
     expected = _rfh2_header(36 + len(folders), b"") + folders + b"\x01\x02"
     assert data == expected
@@ -308,8 +325,9 @@ def test_message_without_rfh2_is_text_when_mqstr_else_bytes(
     # issue 3: "A message without an RFH2 is a TextMessage when its Format is MQSTR and a
     # BytesMessage otherwise."
     env.define_queue(Q)
-    put = env.put_raw(Q, data, Format=fmt, CodedCharSetId=ccsid, Priority=2,
-                      Persistence=C.MQPER_PERSISTENT)
+    put = env.put_raw(
+        Q, data, Format=fmt, CodedCharSetId=ccsid, Priority=2, Persistence=C.MQPER_PERSISTENT
+    )
     message = _receive_one(env)
     assert type(message) is kind
     assert message.body == body
@@ -324,8 +342,7 @@ def test_plain_mq_headers_map_from_the_mqmd(env: Any) -> None:
     # JMSTimestamp from PutDate/PutTime; reply-to from ReplyToQ.
     env.define_queue(Q)
     before = int(time.time() * 1000)
-    env.put_raw(Q, b"x", Format=C.MQFMT_STRING, Expiry=600, ReplyToQ=REPLY,
-                CorrelId=b"\x01" * 24)
+    env.put_raw(Q, b"x", Format=C.MQFMT_STRING, Expiry=600, ReplyToQ=REPLY, CorrelId=b"\x01" * 24)
     message = _receive_one(env)
     now = int(time.time() * 1000)
     assert before - 10 <= message.jms_timestamp <= now + 10
@@ -345,7 +362,8 @@ def _malformed_rfh2_cases() -> dict[str, bytes]:
         "unclosed-folder": good,
         "bad-xml": bad_xml,
         "bad-dt": _rfh2_header(36 + len(_folder("<usr><n dt='i4'>x</n></usr>")), b"MQSTR")
-        + _folder("<usr><n dt='i4'>x</n></usr>") + b"body",
+        + _folder("<usr><n dt='i4'>x</n></usr>")
+        + b"body",
     }
 
 
@@ -382,8 +400,12 @@ def test_message_with_malformed_put_time_is_delivered_not_lost(env: Any) -> None
     # application that sets its own context (MQPMO_SET_ALL_CONTEXT) can put any PutTime.
     env.define_queue(Q)
     conn = env.raw_connection()
-    odd = conn.put(Q, MQMD(Format=C.MQFMT_STRING, PutDate="20260101", PutTime="120000ab"),
-                   b"odd", context=Context.SET_ALL)
+    odd = conn.put(
+        Q,
+        MQMD(Format=C.MQFMT_STRING, PutDate="20260101", PutTime="120000ab"),
+        b"odd",
+        context=Context.SET_ALL,
+    )
     env.put_raw(Q, b"next", Format=C.MQFMT_STRING)
     session = env.connect().session()
     consumer = session.consumer(Q)
@@ -397,3 +419,83 @@ def test_message_with_malformed_put_time_is_delivered_not_lost(env: Any) -> None
             delivered.append(message.md.MsgId)
     leftover = [md.MsgId for md, _ in env.browse(Q)]
     assert odd.MsgId in delivered + leftover
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: message.py Queue.parse drops the queue manager of 'queue://QM/Q' and "
+    "to_mq sets only ReplyToQ, so ReplyToQMgr stays blank and jms.Rto loses the qmgr",
+)
+def test_reply_to_on_another_queue_manager_keeps_it(env: Any) -> None:
+    # mq-reference §2.5: JMSReplyTo is a URI such as queue://QM/Q; IBM MQ classes for JMS
+    # map it to MQMD ReplyToQ and ReplyToQMgr and write it to jms.Rto.
+    env.define_queue(Q)
+    env.send(Q, "x", reply_to="queue://OTHER.QM/REPLY.Q")
+    md, data = env.browse_one(Q)
+    assert md.ReplyToQ.strip() == "REPLY.Q"
+    assert md.ReplyToQMgr.strip() == "OTHER.QM"
+    folders = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).folders
+    assert "<Rto>queue://OTHER.QM/REPLY.Q</Rto>" in folders[1]
+    assert _receive_one(env).jms_reply_to == "queue://OTHER.QM/REPLY.Q"
+
+
+@pytest.mark.parametrize("encoding", [546, 273], ids=["little-endian", "big-endian"])
+def test_rfh2_from_another_mq_client_is_read(env: Any, encoding: int) -> None:
+    # mq-reference §2.2: the RFH2's integers follow the MQMD's Encoding (a pymqi producer
+    # on x86 writes 546); CodedCharSetId -2 (MQCCSI_INHERIT) means the body is in the
+    # RFH2's own CCSID.
+    env.define_queue(Q)
+    header = RFH2(
+        Encoding=encoding,
+        CodedCharSetId=C.MQCCSI_INHERIT,
+        Format=C.MQFMT_STRING,
+        NameValueCCSID=1208,
+        folders=["<mcd><Msd>jms_text</Msd></mcd>", "<usr><k dt='i4'>5</k></usr>"],
+    )
+    data = build_chain([header], "héllo €".encode(), encoding)
+    env.put_raw(Q, data, Format=C.MQFMT_RF_HEADER_2, Encoding=encoding, CodedCharSetId=1208)
+    message = _receive_one(env)
+    assert isinstance(message, mqjms.TextMessage)
+    assert message.body == "héllo €"
+    assert message.properties == {"k": 5}
+
+
+def test_rfh2_body_in_another_ccsid_is_decoded_with_it(env: Any) -> None:
+    # JMS message body: "An incoming message is interpreted using the character set and
+    # encoding specified in the last IBM MQ header" (here the RFH2 says 819).
+    env.define_queue(Q)
+    header = RFH2(
+        Encoding=273,
+        CodedCharSetId=819,
+        Format=C.MQFMT_STRING,
+        NameValueCCSID=1208,
+        folders=["<mcd><Msd>jms_text</Msd></mcd>"],
+    )
+    data = build_chain([header], "café".encode("latin-1"), 273)
+    env.put_raw(Q, data, Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    message = _receive_one(env)
+    assert message.body == "café"
+
+
+def test_time_to_live_beyond_an_mqlong_of_tenths(env: Any) -> None:
+    # mq-reference §2.5: "if the TTL exceeds 214748364.7 s, MQMD.Expiry is MQEI_UNLIMITED
+    # and only Exp carries it"
+    env.define_queue(Q)
+    ttl = 300_000_000_000
+    sent = env.send(Q, "long", time_to_live=ttl)
+    md, data = env.browse_one(Q)
+    assert md.Expiry == C.MQEI_UNLIMITED
+    jms_folder = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).folders[1]
+    assert f"<Exp>{sent.jms_timestamp + ttl}</Exp>" in jms_folder
+    assert _receive_one(env).jms_expiration == sent.jms_timestamp + ttl
+
+
+def test_time_to_live_is_rounded_up_to_tenths(env: Any) -> None:
+    # MQMD Expiry is in tenths of a second; a time to live that is not a multiple of
+    # 100 ms must not expire early (and never becomes 0, which MQPUT refuses: seed 000
+    # note 1).
+    env.define_queue(Q)
+    sent = env.send(Q, "short", time_to_live=1)
+    assert sent.md.Expiry == 1
+    sent = env.send(Q, "short", time_to_live=150)
+    assert sent.md.Expiry == 2

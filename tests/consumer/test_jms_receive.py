@@ -95,8 +95,9 @@ def test_receive_body_returns_the_body_and_acknowledges(env: Any) -> None:
 
 
 @pytest.mark.parametrize("ack_mode", [mqjms.AUTO_ACKNOWLEDGE, mqjms.DUPS_OK_ACKNOWLEDGE])
-@pytest.mark.parametrize(("body", "asked"), [(b"raw", str), ("text", bytes)],
-                         ids=["bytes-as-str", "text-as-bytes"])
+@pytest.mark.parametrize(
+    ("body", "asked"), [(b"raw", str), ("text", bytes)], ids=["bytes-as-str", "text-as-bytes"]
+)
 def test_receive_body_of_the_wrong_type_raises_and_the_message_comes_back(
     env: Any, ack_mode: int, body: Any, asked: type
 ) -> None:

@@ -72,8 +72,14 @@ def test_reply_to_a_plain_mq_request_copies_the_mqmd_expiry(env: Any) -> None:
     # seed 000 note 7 for a request put by a plain MQ application (no RFH2)
     env.define_queue(REQUESTS)
     env.define_queue(REPLIES)
-    env.put_raw(REQUESTS, b"plain?", Format=C.MQFMT_STRING, Expiry=300, ReplyToQ=REPLIES,
-                MsgType=C.MQMT_REQUEST)
+    env.put_raw(
+        REQUESTS,
+        b"plain?",
+        Format=C.MQFMT_STRING,
+        Expiry=300,
+        ReplyToQ=REPLIES,
+        MsgType=C.MQMT_REQUEST,
+    )
     time.sleep(0.3)
     session = env.connect().session(transacted=True)
     request = session.consumer(REQUESTS).receive(timeout=1.0)
@@ -81,7 +87,8 @@ def test_reply_to_a_plain_mq_request_copies_the_mqmd_expiry(env: Any) -> None:
     ttl = mqjms.remaining_time_to_live(request)
     assert 0 < ttl <= 300 * 100 - 200
     session.producer(mqjms.Queue(REPLIES, target_client=mqjms.TARGET_MQ)).send(
-        "plain answer", correlation_id=request.jms_message_id, time_to_live=ttl)
+        "plain answer", correlation_id=request.jms_message_id, time_to_live=ttl
+    )
     session.commit()
     md, data = env.browse_one(REPLIES)
     assert data == b"plain answer"
