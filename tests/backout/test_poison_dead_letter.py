@@ -264,3 +264,25 @@ def test_dlq_fails_non_transacted_discards(env: Any, dlq_failure: str, boq: str)
     env.send(IN, "next")
     message = session.consumer(IN).receive(timeout=1.0)
     assert message is not None and message.body == "next"
+
+
+@pytest.mark.parametrize(
+    "report",
+    [C.MQRO_NONE, C.MQRO_DISCARD_MSG, C.MQRO_DEAD_LETTER_Q],
+    ids=["no-option", "MQRO_DISCARD_MSG", "MQRO_DEAD_LETTER_Q"],
+)
+def test_report_options_do_not_matter_when_the_backout_queue_takes_it(
+    env: Any, report: int
+) -> None:
+    # seed 002: the report options decide only "if the message cannot be put to the
+    # backout queue" (or BOQNAME is not set); otherwise the message goes to BOQNAME.
+    _setup(env, boqname=BOQ)
+    env.define_queue(BOQ)
+    original, _ = _put_poison(env, report)
+    session = env.connect().session()
+    assert session.consumer(IN).receive_no_wait() is None
+    assert env.depth(IN) == 0
+    assert env.depth(DLQ) == 0
+    md, _ = env.browse_one(BOQ)
+    assert md.MsgId == original.MsgId
+    assert md.Report == report
