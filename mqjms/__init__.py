@@ -37,6 +37,7 @@ from mqjms.consumer import (
     TextMessage,
     remaining_time_to_live,
 )
+from mqjms.listeners import Listener, Worker
 from mqjms.mq.errors import MQError
 
 _logs.configure()
@@ -60,6 +61,7 @@ __all__ = [
     "Failure",
     "IllegalStateException",
     "JMSException",
+    "Listener",
     "MQError",
     "Message",
     "MessageConsumer",
@@ -71,6 +73,7 @@ __all__ = [
     "Queue",
     "Session",
     "TextMessage",
+    "Worker",
     "__version__",
     "remaining_time_to_live",
 ]

@@ -59,8 +59,6 @@ class MessageConsumer:
             )
         if self.session.auto_acknowledges:
             self.session.mq.commit()
-        elif message._acknowledge is None:
-            pass
         return body
 
     def _receive(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
@@ -82,13 +80,13 @@ class MessageConsumer:
                     event = session.poison.requeue(mq, handle, md, data, attrs)
                     session.after_poison(event)
                     continue
-            except MQError:
+                message = _to_message(md, data, self.queue.name)
+            except BaseException:
                 # The message must stay on its queue: an auto-acknowledge session would
                 # otherwise commit it away with the next receive.
                 if session.auto_acknowledges:
                     mq.backout()
                 raise
-            message = _to_message(md, data, self.queue.name)
             log.debug(
                 "message.delivered",
                 queue=self.queue.name,
@@ -113,13 +111,13 @@ def _to_message(md: Any, data: bytes, queue: str) -> Message:
     """JMS view of a message; bytes that do not parse are delivered raw, never lost."""
     try:
         return from_mq(md, data)
-    except MQError as exc:
+    except Exception as exc:  # whatever is wrong with it, the message is delivered, not lost
         log.warning(
             "message.unparsed",
             queue=queue,
             msg_id=md.MsgId.hex(),
-            reason=exc.reason_name,
-            detail=exc.detail,
+            reason=exc.reason_name if isinstance(exc, MQError) else type(exc).__name__,
+            detail=str(exc),
         )
         message = BytesMessage(data)
         message.md = md

@@ -58,22 +58,24 @@ class Queue:
 
     name: str
     target_client: int = TARGET_JMS
+    qmgr: str = ""  # the queue manager that owns the queue; "" = the one connected to
 
     @classmethod
     def parse(cls, destination: str | Queue) -> Queue:
-        """A name, or a JMS URI such as ``queue:///ORDERS.IN?targetClient=1``."""
+        """A name, or a JMS URI such as ``queue:///ORDERS.IN?targetClient=1`` or
+        ``queue://QM1/ORDERS.REPLY``."""
         if isinstance(destination, Queue):
             return destination
         if destination.startswith("queue://"):
             parts = urlsplit(destination)
             name = parts.path.lstrip("/")
             target = parse_qs(parts.query).get("targetClient", ["0"])[0]
-            return cls(name, TARGET_MQ if target == "1" else TARGET_JMS)
+            return cls(name, TARGET_MQ if target == "1" else TARGET_JMS, parts.netloc)
         return cls(destination)
 
     @property
     def uri(self) -> str:
-        return f"queue:///{self.name}"
+        return f"queue://{self.qmgr}/{self.name}"
 
 
 class Message:
@@ -231,11 +233,13 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
 
 
 def _put_millis(md: MQMD) -> int:
+    """JMSTimestamp from PutDate/PutTime (GMT); 0 when they are not a valid time."""
     try:
         t = time.strptime(md.PutDate + md.PutTime[:6], "%Y%m%d%H%M%S")
+        hundredths = int(md.PutTime[6:8] or 0)
     except ValueError:
         return 0
-    return calendar.timegm(t) * 1000 + int(md.PutTime[6:8] or 0) * 10
+    return calendar.timegm(t) * 1000 + hundredths * 10
 
 
 # --------------------------------------------------------------------------- sending
@@ -268,6 +272,7 @@ def to_mq(
     reply_to = Queue.parse(message.jms_reply_to) if message.jms_reply_to else None
     if reply_to is not None:
         md.ReplyToQ = reply_to.name
+        md.ReplyToQMgr = reply_to.qmgr
         md.MsgType = C.MQMT_REQUEST
     cid = message.jms_correlation_id
     if cid:

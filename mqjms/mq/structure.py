@@ -8,7 +8,10 @@ removed; byte fields (ids, tokens) are ``bytes`` packed NUL-padded.
 
 from __future__ import annotations
 
+import copy
+import operator
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Self
 
@@ -68,6 +71,17 @@ def _pack_bytes(structure: str, spec: FieldSpec, value: object) -> bytes:
     return bytes(value).ljust(spec.length, b"\x00")
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How to move a structure's fields in and out of struct in bulk."""
+
+    getter: Callable[[Any], tuple[Any, ...]]
+    chars: tuple[tuple[int, int], ...]
+    byte_fields: tuple[tuple[int, int], ...]
+    positional: bool
+    names: tuple[str, ...]
+
+
 class MQStructure:
     """Base for dataclasses whose fields are an MQ structure's fields, in order."""
 
@@ -75,6 +89,7 @@ class MQStructure:
     STRUC_ID: ClassVar[str]
     SPECS: ClassVar[tuple[FieldSpec, ...]]
     _STRUCTS: ClassVar[dict[str, struct.Struct]]
+    _PLAN: ClassVar[_Plan]
 
     @classmethod
     def size(cls) -> int:
@@ -92,8 +107,39 @@ class MQStructure:
             cache[order] = found
         return found
 
+    @classmethod
+    def _plan(cls) -> _Plan:
+        plan = cls.__dict__.get("_PLAN")
+        if plan is None:
+            names = [s.name for s in cls.SPECS]
+            plan = _Plan(
+                getter=operator.attrgetter(*names),
+                chars=tuple((i, s.length) for i, s in enumerate(cls.SPECS) if s.kind == CHAR),
+                byte_fields=tuple((i, s.length) for i, s in enumerate(cls.SPECS) if s.kind == BYTE),
+                positional=[f.name for f in fields(cls)] == names,  # type: ignore[arg-type]
+                names=tuple(names),
+            )
+            cls._PLAN = plan
+        return plan
+
     def pack(self, encoding: int = C.MQENC_NATIVE) -> bytes:
         """The structure's bytes with its integers in ``encoding``'s byte order."""
+        plan = self._plan()
+        values = list(plan.getter(self))
+        try:
+            for i, length in plan.chars:
+                raw = values[i].encode("latin-1")
+                if len(raw) > length:
+                    raise ValueError
+                values[i] = raw.ljust(length, b" ")
+            for i, length in plan.byte_fields:
+                if type(values[i]) is not bytes or len(values[i]) > length:
+                    raise ValueError
+            return self._struct(byte_order(encoding)).pack(*values)
+        except (AttributeError, ValueError, TypeError, UnicodeEncodeError, struct.error):
+            return self._checked_pack(encoding)  # says which field is wrong, and why
+
+    def _checked_pack(self, encoding: int) -> bytes:
         values: list[Any] = []
         for spec in self.SPECS:
             value = getattr(self, spec.name)
@@ -136,14 +182,7 @@ class MQStructure:
                 cls.format_reason(),
             )
         raw = s.unpack_from(buf, offset)
-        kwargs: dict[str, Any] = {}
-        for spec, value in zip(cls.SPECS, raw, strict=True):
-            if spec.kind == CHAR:
-                kwargs[spec.name] = value.rstrip(b" \x00").decode("latin-1")
-            else:
-                kwargs[spec.name] = value
-        found = kwargs.get("StrucId")
-        if found is not None and found != cls.STRUC_ID.rstrip():
+        if raw[0].rstrip(b" \x00") != cls.STRUC_ID.rstrip().encode("latin-1"):
             raise MQFormatError(
                 cls.STRUCTURE,
                 "StrucId",
@@ -151,8 +190,13 @@ class MQStructure:
                 f"expected {cls.STRUC_ID!r}, found {raw[0]!r}",
                 cls.format_reason(),
             )
-        obj = cls(**kwargs)
-        return obj
+        plan = cls._plan()
+        values = list(raw)
+        for i, _length in plan.chars:
+            values[i] = values[i].rstrip(b" \x00").decode("latin-1")
+        if plan.positional:
+            return cls(*values)
+        return cls(**dict(zip(plan.names, values, strict=True)))
 
     @classmethod
     def format_reason(cls) -> int:
@@ -167,9 +211,11 @@ class MQStructure:
         return out
 
     def copy(self, **changes: Any) -> Self:
-        values = {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
-        values.update(changes)
-        return type(self)(**values)
+        plan = self._plan()
+        duplicate = type(self)(*plan.getter(self)) if plan.positional else copy.copy(self)
+        for name, value in changes.items():
+            setattr(duplicate, name, value)
+        return duplicate
 
 
 def spec(name: str, kind: str, length: int = 4) -> FieldSpec:

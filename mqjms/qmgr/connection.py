@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import sqlite3
 import sys
 import time
 import uuid
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
 
 from mqjms.mq import constants as C
-from mqjms.mq.errors import failed
+from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Context, Handle
 
@@ -45,6 +47,16 @@ POLL_INTERVAL = 0.02  # seconds between checks for messages put by other process
 _OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
 
 
+def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
+    with contextlib.suppress(Exception):
+        db.close()
+    alive.release()
+
+
+class _NeedsDurability(Exception):
+    """A non-durable attempt met a persistent message: redo the call durably."""
+
+
 @dataclass(slots=True)
 class _Cursor:
     priority: int
@@ -70,6 +82,9 @@ class QMConnection:
         self._alive = FileLock(qm.connection_lock_path(self.id))
         self._alive.acquire(exclusive=True)
         self._db = qm.open_db()
+        # A connection dropped without disconnect() lets go of its lock when collected, so
+        # its unit of work is backed out like a dead process's.
+        self._finalizer = weakref.finalize(self, _abandon, self._alive, self._db)
         with store.write(self._db) as db:
             db.execute(
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
@@ -78,6 +93,9 @@ class QMConnection:
         self._handles: dict[int, Handle] = {}
         self._cursors: dict[int, _Cursor | None] = {}
         self._in_uow = False
+        self._uow_gets = self._uow_puts = self._uow_durable = False
+        self._last_persistent: dict[int, bool] = {}
+        self._defpsist: dict[str, bool] = {}
         self._closed = False
 
     # ------------------------------------------------------------------ basics
@@ -116,6 +134,15 @@ class QMConnection:
                 f"open options {options:#x} ask for nothing: give MQOO_INPUT_*, MQOO_BROWSE, "
                 "MQOO_OUTPUT or MQOO_INQUIRE",
             )
+        try:
+            return self._open(queue, options, dynamic_name)
+        except MQError as exc:
+            # an exclusive user may be a process that died: back its work out, then retry
+            if exc.reason != C.MQRC_OBJECT_IN_USE or not self.qm.recover_abandoned(force=True):
+                raise
+            return self._open(queue, options, dynamic_name)
+
+    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
         with store.write(self._db, durable=False) as db:
             named = queues.require(db, queue)
             if named.qtype == MODEL:
@@ -238,17 +265,12 @@ class QMConnection:
                 C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)"
             )
         deadline = None if wait is None else time.monotonic() + wait
-        seen_version = -1
+        serial = activity_serial()
+        found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
+        if found is not None or wait == 0:
+            return found
+        seen_version = self._data_version()
         while True:
-            serial = activity_serial()
-            version = self._data_version()
-            if version != seen_version:
-                seen_version = version
-                found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
-                if found is not None:
-                    return found
-                if browse is Browse.FIRST:
-                    browse = Browse.FIRST  # a waiting browse-first retries from the start
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return None
@@ -256,6 +278,13 @@ class QMConnection:
                 seen_version = -1
             timeout = POLL_INTERVAL if remaining is None else min(POLL_INTERVAL, remaining)
             wait_for_activity(serial, timeout)
+            serial = activity_serial()
+            version = self._data_version()
+            if version != seen_version:  # something changed: another process or thread wrote
+                seen_version = version
+                found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
+                if found is not None:
+                    return found
 
     def _data_version(self) -> int:
         return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + activity_serial()
@@ -268,8 +297,24 @@ class QMConnection:
         msg_id: bytes | None,
         correl_id: bytes | None,
     ) -> tuple[MQMD, bytes] | None:
+        # A get without syncpoint removes the message for good: durable when it is
+        # persistent. Guess from the last message of this handle; retry if wrong.
+        durable = browse is None and not syncpoint and self._last_persistent.get(handle.hobj, True)
+        try:
+            return self._get_attempt(handle, syncpoint, browse, msg_id, correl_id, durable)
+        except _NeedsDurability:
+            return self._get_attempt(handle, syncpoint, browse, msg_id, correl_id, True)
+
+    def _get_attempt(
+        self,
+        handle: Handle,
+        syncpoint: bool,
+        browse: Browse | None,
+        msg_id: bytes | None,
+        correl_id: bytes | None,
+        durable: bool,
+    ) -> tuple[MQMD, bytes] | None:
         now = time.time()
-        durable = browse is None and not syncpoint
         with store.write(self._db, durable=durable) as db:
             named = queues.require(db, handle.name)
             base = (
@@ -287,8 +332,11 @@ class QMConnection:
                 sql += " AND msg_id = ?"
                 params.append(msg_id.ljust(24, b"\x00"))
             if correl_id is not None:
+                padded = correl_id.ljust(24, b"\x00")
                 sql += " AND correl_id = ?"
-                params.append(correl_id.ljust(24, b"\x00"))
+                if padded != C.MQCI_NONE:  # lets SQLite use the partial index
+                    sql += " AND correl_id != zeroblob(24)"
+                params.append(padded)
             cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
             if cursor is not None:
                 if priority_order:
@@ -318,7 +366,12 @@ class QMConnection:
                     (store.GOT_IN_UOW, self.id, msg.id),
                 )
                 self._in_uow = True
+                self._uow_gets = True
+                self._uow_durable = self._uow_durable or msg.persistent
             else:
+                self._last_persistent[handle.hobj] = msg.persistent
+                if msg.persistent and not durable:
+                    raise _NeedsDurability
                 db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
         return msg.descriptor(now), msg.data
 
@@ -352,11 +405,42 @@ class QMConnection:
             name = target.name
         else:
             name = target
+        # A put outside syncpoint is durable when the message is persistent, which for
+        # "as queue default" depends on the queue: guess from the last put; retry if wrong.
+        if syncpoint:
+            durable = False  # the commit makes it durable
+        elif md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            durable = self._defpsist.get(name, True)
+        else:
+            durable = md.Persistence == C.MQPER_PERSISTENT
+        try:
+            result = self._put_attempt(name, md, data, syncpoint, context, new_msg_id, durable)
+        except _NeedsDurability:
+            result = self._put_attempt(name, md, data, syncpoint, context, new_msg_id, True)
+        if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            self._defpsist[name] = result.Persistence == C.MQPER_PERSISTENT
+        if syncpoint:
+            self._in_uow = True
+            self._uow_puts = True
+            self._uow_durable = self._uow_durable or result.Persistence == C.MQPER_PERSISTENT
+        else:
+            notify_activity()
+        return result
+
+    def _put_attempt(
+        self,
+        name: str,
+        md: MQMD,
+        data: bytes | bytearray | memoryview,
+        syncpoint: bool,
+        context: Context,
+        new_msg_id: bool,
+        durable: bool,
+    ) -> MQMD:
         now = time.time()
         out = md.copy()
         self._set_context(out, context, now)
-        persistent_hint = out.Persistence == C.MQPER_PERSISTENT
-        with store.write(self._db, durable=persistent_hint and not syncpoint) as db:
+        with store.write(self._db, durable=durable) as db:
             named, base = queues.resolve(db, name)
             result = queues.put_message(
                 db,
@@ -370,10 +454,8 @@ class QMConnection:
                 now=now,
                 new_msg_id=new_msg_id,
             )
-        if syncpoint:
-            self._in_uow = True
-        else:
-            notify_activity()
+            if not syncpoint and not durable and result.Persistence == C.MQPER_PERSISTENT:
+                raise _NeedsDurability
         return result
 
     def _set_context(self, md: MQMD, context: Context, now: float) -> None:
@@ -457,25 +539,34 @@ class QMConnection:
         self._check_open()
         if not self._in_uow:
             return
-        with store.write(self._db, durable=True) as db:
-            db.execute(
-                "DELETE FROM messages WHERE uow = ? AND state = ?", (self.id, store.GOT_IN_UOW)
-            )
-            db.execute(
-                "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
-                (store.AVAILABLE, self.id, store.PUT_IN_UOW),
-            )
-        self._in_uow = False
+        # durable only when the unit of work touched persistent messages
+        with store.write(self._db, durable=self._uow_durable) as db:
+            if self._uow_gets:
+                db.execute(
+                    "DELETE FROM messages WHERE uow = ? AND state = ?",
+                    (self.id, store.GOT_IN_UOW),
+                )
+            if self._uow_puts:
+                db.execute(
+                    "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+                    " WHERE uow = ? AND state = ?",
+                    (store.AVAILABLE, self.id, store.PUT_IN_UOW),
+                )
+        self._end_uow()
         notify_activity()
+
+    def _end_uow(self) -> None:
+        self._in_uow = self._uow_gets = self._uow_puts = self._uow_durable = False
 
     def backout(self) -> None:
         """MQBACK: puts vanish; gets return to their places with BackoutCount + 1."""
         self._check_open()
         if not self._in_uow:
             return
-        with store.write(self._db, durable=True) as db:
+        # BackoutCount of persistent messages is hardened (HARDENBO is always in effect)
+        with store.write(self._db, durable=self._uow_durable) as db:
             backout_uow(db, self.id)
-        self._in_uow = False
+        self._end_uow()
         notify_activity()
 
     def disconnect(self) -> None:
@@ -489,6 +580,7 @@ class QMConnection:
             self.qm.end_connection(self._db, self.id, reason="disconnect without commit")
         finally:
             self._handles.clear()
+            self._finalizer.detach()
             self._db.close()
             self._alive.release()
             self.qm.connection_lock_path(self.id).unlink(missing_ok=True)

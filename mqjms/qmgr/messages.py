@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 
@@ -26,14 +28,35 @@ def put_date_time(now: float) -> tuple[str, str]:
     return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
 
 
-def make_msg_id(qmgr_name: str, stamp: int, seq: int) -> bytes:
-    """A MsgId unique within this queue manager: ``AMQ `` + name + creation stamp + sequence.
+class MsgIdGenerator:
+    """MsgIds unique within a queue manager without asking the database.
 
-    The sequence is the message's row id, which SQLite never reuses (AUTOINCREMENT),
-    so ids stay unique across processes without coordination.
+    ``AMQ `` + the queue manager's name (12 characters) + 3 bytes of the process id +
+    5 bytes of a per-process counter that starts at the clock in microseconds. A later
+    process with a reused pid starts its counter later than the earlier one ended, unless
+    that one made more than a message per microsecond; ids of one process only increase.
     """
-    head = b"AMQ " + qmgr_name.encode("latin-1")[:12].ljust(12, b" ")
-    return head + ((stamp & 0xFFFFFF) << 40 | (seq & 0xFFFFFFFFFF)).to_bytes(8, "big")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid = -1
+        self._next = 0
+
+    def __call__(self, qmgr_name: str) -> bytes:
+        with self._lock:
+            pid = os.getpid()
+            if pid != self._pid:  # a forked child must not continue its parent's sequence
+                self._pid = pid
+                self._next = time.time_ns() // 1000
+            self._next += 1
+            seq = self._next
+        head = b"AMQ " + qmgr_name.encode("latin-1")[:12].ljust(12, b" ")
+        return (
+            head + (pid & 0xFFFFFF).to_bytes(3, "big") + (seq & 0xFF_FFFF_FFFF).to_bytes(5, "big")
+        )
+
+
+make_msg_id = MsgIdGenerator()
 
 
 def expires_at(expiry: int, now: float) -> float | None:
@@ -125,12 +148,6 @@ def insert(
         ),
     )
     return int(cur.lastrowid or 0)
-
-
-def next_message_id(db: sqlite3.Connection) -> int:
-    """The row id the next INSERT will get (we hold the write lock, so it is exact)."""
-    row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").fetchone()
-    return (int(row[0]) if row else 0) + 1
 
 
 def expiration_report(msg: StoredMessage, now: float) -> tuple[MQMD, bytes] | None:

@@ -105,14 +105,18 @@ class Param:
     def value(self) -> str:
         """The single value in parentheses: unquoted folded to upper case, quoted as given."""
         if self.tokens is None:
-            raise MQSCSyntaxError(f"{self.keyword} needs a value in parentheses",
-                                  self.keyword, self.pos)
+            raise MQSCSyntaxError(
+                f"{self.keyword} needs a value in parentheses", self.keyword, self.pos
+            )
         if not self.tokens:
             return ""
         if len(self.tokens) > 1:
             extra = self.tokens[1]
-            raise MQSCSyntaxError(f"{self.keyword} takes one value (quote a value that has "
-                                  "blanks)", extra.shown(), extra.pos)
+            raise MQSCSyntaxError(
+                f"{self.keyword} takes one value (quote a value that has blanks)",
+                extra.shown(),
+                extra.pos,
+            )
         token = self.tokens[0]
         return token.text if token.kind == STRING else token.text.upper()
 
@@ -151,8 +155,9 @@ def tokenize(text: str) -> list[Token]:
             while True:
                 end = text.find("'", i)
                 if end < 0:
-                    raise MQSCSyntaxError("quoted string has no closing quote",
-                                          text[start:start + 20], start, text)
+                    raise MQSCSyntaxError(
+                        "quoted string has no closing quote", text[start : start + 20], start, text
+                    )
                 parts.append(text[i:end])
                 if end + 1 < n and text[end + 1] == "'":
                     parts.append("'")
@@ -170,11 +175,14 @@ def tokenize(text: str) -> list[Token]:
 
 
 VERBS: dict[str, str] = {
-    "DEFINE": "DEFINE", "DEF": "DEFINE",
-    "ALTER": "ALTER", "ALT": "ALTER",
+    "DEFINE": "DEFINE",
+    "DEF": "DEFINE",
+    "ALTER": "ALTER",
+    "ALT": "ALTER",
     "DELETE": "DELETE",
     "CLEAR": "CLEAR",
-    "DISPLAY": "DISPLAY", "DIS": "DISPLAY",
+    "DISPLAY": "DISPLAY",
+    "DIS": "DISPLAY",
     "REFRESH": "REFRESH",
 }
 # Object keyword (or abbreviation) -> canonical keyword; extended by register().
@@ -189,8 +197,11 @@ def _params(tokens: list[Token], start: int, text: str) -> list[Param]:
     while i < len(tokens):
         token = tokens[i]
         if token.kind != WORD:
-            problem = "a value must follow a keyword" if token.kind == STRING else (
-                "unexpected parenthesis")
+            problem = (
+                "a value must follow a keyword"
+                if token.kind == STRING
+                else ("unexpected parenthesis")
+            )
             raise MQSCSyntaxError(problem, token.shown(), token.pos, text)
         param = Param(token.text.upper(), token.pos, None)
         i += 1
@@ -199,8 +210,12 @@ def _params(tokens: list[Token], start: int, text: str) -> list[Param]:
             i += 1
             while True:
                 if i >= len(tokens):
-                    raise MQSCSyntaxError(f"{param.keyword}( has no closing parenthesis",
-                                          param.keyword, param.pos, text)
+                    raise MQSCSyntaxError(
+                        f"{param.keyword}( has no closing parenthesis",
+                        param.keyword,
+                        param.pos,
+                        text,
+                    )
                 if tokens[i].kind == RPAREN:
                     param.close_pos = tokens[i].pos
                     i += 1
@@ -224,19 +239,26 @@ def parse_command(text: str) -> Command:
     if verb is None:
         raise MQSCSyntaxError(
             f"not an MQSC command mqjms knows ({', '.join(sorted(set(VERBS.values())))})",
-            first.shown(), first.pos, text,
+            first.shown(),
+            first.pos,
+            text,
         )
     params = _params(tokens, 1, text)
     if not params:
-        raise MQSCSyntaxError(f"{verb} needs an object, e.g. {verb} QLOCAL(name)",
-                              first.text, first.pos, text)
+        raise MQSCSyntaxError(
+            f"{verb} needs an object, e.g. {verb} QLOCAL(name)", first.text, first.pos, text
+        )
     obj = params[0]
     objtype = OBJECT_KEYWORDS.get(obj.keyword)
     if objtype is None or (verb, objtype) not in _HANDLERS:
         known = sorted({t for v, t in _HANDLERS if v == verb})
-        raise MQSCSyntaxError(f"{verb} {obj.keyword} is not a command mqjms knows "
-                              f"(objects for {verb}: {', '.join(known)})",
-                              obj.keyword, obj.pos, text)
+        raise MQSCSyntaxError(
+            f"{verb} {obj.keyword} is not a command mqjms knows "
+            f"(objects for {verb}: {', '.join(known)})",
+            obj.keyword,
+            obj.pos,
+            text,
+        )
     name: str | None = None
     name_pos = obj.pos
     if objtype in UNNAMED_OBJECTS:
@@ -244,8 +266,9 @@ def parse_command(text: str) -> Command:
             raise MQSCSyntaxError(f"{objtype} takes no name", obj.keyword, obj.pos, text)
     else:
         if not obj.has_value:
-            raise MQSCSyntaxError(f"{obj.keyword} needs a name in parentheses",
-                                  obj.keyword, obj.pos, text)
+            raise MQSCSyntaxError(
+                f"{obj.keyword} needs a name in parentheses", obj.keyword, obj.pos, text
+            )
         try:
             name = obj.value()
         except MQSCSyntaxError as exc:
@@ -333,8 +356,9 @@ class CommandResult:
             out.append(f"{self.number:>6} : {self.command}")
         if self.error is not None:
             if isinstance(self.error, MQSCSyntaxError):
-                out.append("AMQ8405I: Syntax error detected at or near end of command "
-                           "segment below:-")
+                out.append(
+                    "AMQ8405I: Syntax error detected at or near end of command segment below:-"
+                )
                 out.append(self.error.segment)
             out.append(f"{self.error.reason_name} ({self.error.reason}): {self.error.detail}")
             return out
@@ -351,8 +375,9 @@ Handler = Callable[["QueueManager", Command], Outcome]
 _HANDLERS: dict[tuple[str, str], Handler] = {}
 
 
-def register(verb: str, objtype: str, *aliases: str, unnamed: bool = False
-             ) -> Callable[[Handler], Handler]:
+def register(
+    verb: str, objtype: str, *aliases: str, unnamed: bool = False
+) -> Callable[[Handler], Handler]:
     """Register ``handler(qm, command) -> Outcome`` for ``VERB OBJTYPE``.
 
     ``aliases`` are the object keyword's abbreviations (``PRO`` for ``PROCESS``);
@@ -373,8 +398,7 @@ def register(verb: str, objtype: str, *aliases: str, unnamed: bool = False
     return add
 
 
-def run_command(qm: QueueManager, text: str, *, number: int = 1, line: int = 1
-                ) -> CommandResult:
+def run_command(qm: QueueManager, text: str, *, number: int = 1, line: int = 1) -> CommandResult:
     """Parse and run one command; never raises MQError (it is in the result)."""
     result = CommandResult(number=number, line=line, command=text, ok=False)
     try:
@@ -411,12 +435,20 @@ def summary(results: Iterable[CommandResult]) -> list[str]:
     read = len(done)
     return [
         "One MQSC command read." if read == 1 else f"{read} MQSC commands read.",
-        "No commands have a syntax error." if syntax == 0 else (
-            "One command has a syntax error." if syntax == 1
-            else f"{syntax} commands have a syntax error."),
-        "All valid MQSC commands were processed." if failed_ == 0 else (
-            "One valid MQSC command could not be processed." if failed_ == 1
-            else f"{failed_} valid MQSC commands could not be processed."),
+        "No commands have a syntax error."
+        if syntax == 0
+        else (
+            "One command has a syntax error."
+            if syntax == 1
+            else f"{syntax} commands have a syntax error."
+        ),
+        "All valid MQSC commands were processed."
+        if failed_ == 0
+        else (
+            "One valid MQSC command could not be processed."
+            if failed_ == 1
+            else f"{failed_} valid MQSC commands could not be processed."
+        ),
     ]
 
 
@@ -495,8 +527,9 @@ def attribute_params(
             if table.get(candidate.name) is candidate:
                 attr = candidate
         if attr is None or not applies(attr):
-            raise command.error(f"{param.keyword} is not a keyword of {command.verb} "
-                                f"{command.objtype}", param)
+            raise command.error(
+                f"{param.keyword} is not a keyword of {command.verb} {command.objtype}", param
+            )
         if attr.readonly:
             raise command.error(f"{attr.name} is read-only", param)
         _once(command, seen, param, attr.name)
@@ -507,8 +540,14 @@ def attribute_params(
 # --- queues -----------------------------------------------------------------------------
 
 QUEUE_KEYWORDS = {"QLOCAL": ("QL",), "QALIAS": ("QA",), "QMODEL": ("QM",)}
-QUEUE_TYPE_NAMES = {"QL": "QLOCAL", "QA": "QALIAS", "QM": "QMODEL", "QLOCAL": "QLOCAL",
-                    "QALIAS": "QALIAS", "QMODEL": "QMODEL"}
+QUEUE_TYPE_NAMES = {
+    "QL": "QLOCAL",
+    "QA": "QALIAS",
+    "QM": "QMODEL",
+    "QLOCAL": "QLOCAL",
+    "QALIAS": "QALIAS",
+    "QMODEL": "QMODEL",
+}
 
 
 def _queue_attr_applies(qtype: str) -> Callable[[Attr], bool]:
@@ -540,16 +579,18 @@ def _like_replace(command: Command) -> tuple[str | None, bool, list[Param]]:
 def define_queue(qm: QueueManager, command: Command) -> Outcome:
     name = _check_object_name(command)
     like, replace, rest = _like_replace(command)
-    attrs = attribute_params(command, QUEUE_ATTR_BY_NAME, rest,
-                             _queue_attr_applies(command.objtype))
+    attrs = attribute_params(
+        command, QUEUE_ATTR_BY_NAME, rest, _queue_attr_applies(command.objtype)
+    )
     qm.define_queue(command.objtype, name, attrs, like=like, replace=replace)
     return Outcome("AMQ8006I: mqjms queue created.")
 
 
 def alter_queue(qm: QueueManager, command: Command) -> Outcome:
     name = _check_object_name(command)
-    attrs = attribute_params(command, QUEUE_ATTR_BY_NAME, command.params,
-                             _queue_attr_applies(command.objtype))
+    attrs = attribute_params(
+        command, QUEUE_ATTR_BY_NAME, command.params, _queue_attr_applies(command.objtype)
+    )
     qm.alter_queue(name, attrs, qtype=command.objtype)
     return Outcome("AMQ8008I: mqjms queue changed.")
 
@@ -560,8 +601,9 @@ def delete_queue(qm: QueueManager, command: Command) -> Outcome:
     seen: set[str] = set()
     for param in command.params:
         if param.keyword not in ("PURGE", "NOPURGE"):
-            raise command.error(f"{param.keyword} is not a keyword of DELETE "
-                                f"{command.objtype}", param)
+            raise command.error(
+                f"{param.keyword} is not a keyword of DELETE {command.objtype}", param
+            )
         if command.objtype != "QLOCAL":
             raise command.error(f"{param.keyword} applies to DELETE QLOCAL only", param)
         if param.has_value:
@@ -579,13 +621,18 @@ def clear_queue(qm: QueueManager, command: Command) -> Outcome:
         raise command.error(f"{param.keyword} is not a keyword of CLEAR QLOCAL", param)
     cleared = qm.clear_queue(name)
     plural = "" if cleared == 1 else "s"
-    return Outcome(f"AMQ8022I: mqjms queue cleared ({cleared} message{plural} removed).",
-                   count=cleared)
+    return Outcome(
+        f"AMQ8022I: mqjms queue cleared ({cleared} message{plural} removed).", count=cleared
+    )
 
 
 _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "EQ": operator.eq, "NE": operator.ne, "LT": operator.lt,
-    "GT": operator.gt, "LE": operator.le, "GE": operator.ge,
+    "EQ": operator.eq,
+    "NE": operator.ne,
+    "LT": operator.lt,
+    "GT": operator.gt,
+    "LE": operator.le,
+    "GE": operator.ge,
 }
 
 
@@ -612,15 +659,19 @@ def _where(command: Command, param: Param, table: Mapping[str, Attr]) -> Where:
     tokens = param.tokens or []
     if len(tokens) != 3 or tokens[0].kind != WORD or tokens[1].kind != WORD:
         at = tokens[0] if tokens else None
-        raise MQSCSyntaxError("WHERE needs (attribute operator value), e.g. "
-                              "WHERE(CURDEPTH GT 0)", at.shown() if at else "WHERE",
-                              at.pos if at else param.pos, command.text)
+        raise MQSCSyntaxError(
+            "WHERE needs (attribute operator value), e.g. WHERE(CURDEPTH GT 0)",
+            at.shown() if at else "WHERE",
+            at.pos if at else param.pos,
+            command.text,
+        )
     name_tok, op_tok, value_tok = tokens
     keyword = name_tok.text.upper()
     attr = table.get(keyword) or NEGATIVE_FLAGS.get(keyword)
     if attr is None or table.get(attr.name) is not attr:
-        raise MQSCSyntaxError("not an attribute to filter on", name_tok.text, name_tok.pos,
-                              command.text)
+        raise MQSCSyntaxError(
+            "not an attribute to filter on", name_tok.text, name_tok.pos, command.text
+        )
     op = op_tok.text.upper()
     raw = value_tok.text if value_tok.kind == STRING else value_tok.text.upper()
     value: Value
@@ -629,8 +680,12 @@ def _where(command: Command, param: Param, table: Mapping[str, Attr]) -> Where:
         try:
             value = 0 if attr.name == "EXPRYINT" and raw == "OFF" else int(raw)
         except ValueError:
-            raise MQSCSyntaxError(f"{attr.name} is compared with a whole number",
-                                  value_tok.shown(), value_tok.pos, command.text) from None
+            raise MQSCSyntaxError(
+                f"{attr.name} is compared with a whole number",
+                value_tok.shown(),
+                value_tok.pos,
+                command.text,
+            ) from None
     elif attr.kind == FLAG:
         ops = ("EQ", "NE")
         if raw in (attr.name, "YES"):
@@ -638,15 +693,22 @@ def _where(command: Command, param: Param, table: Mapping[str, Attr]) -> Where:
         elif raw in (attr.negative, "NO"):
             value = False
         else:
-            raise MQSCSyntaxError(f"{attr.name} is compared with {attr.name} or "
-                                  f"{attr.negative}", value_tok.shown(), value_tok.pos,
-                                  command.text)
+            raise MQSCSyntaxError(
+                f"{attr.name} is compared with {attr.name} or {attr.negative}",
+                value_tok.shown(),
+                value_tok.pos,
+                command.text,
+            )
     else:
         ops = ("EQ", "NE", "LK", "NL")
         value = raw
     if op not in ops:
-        raise MQSCSyntaxError(f"operator for {attr.name} must be one of {', '.join(ops)}",
-                              op_tok.text, op_tok.pos, command.text)
+        raise MQSCSyntaxError(
+            f"operator for {attr.name} must be one of {', '.join(ops)}",
+            op_tok.text,
+            op_tok.pos,
+            command.text,
+        )
     return Where(attr.name, op, value)
 
 
@@ -687,8 +749,12 @@ def display_queue(qm: QueueManager, command: Command) -> Outcome:
     objects = qm.display_queues(pattern, qtype, None)
     if not objects:
         what = "queue" if qtype == "QUEUE" else qtype
-        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no {what} matches {pattern!r}"
-                     if pattern.endswith("*") else f"{what} {pattern!r} is not defined")
+        raise failed(
+            C.MQRC_UNKNOWN_OBJECT_NAME,
+            f"no {what} matches {pattern!r}"
+            if pattern.endswith("*")
+            else f"{what} {pattern!r} is not defined",
+        )
     if where is not None:
         objects = [o for o in objects if where.matches(o)]
     if not show_all:
@@ -739,14 +805,17 @@ def display_process(qm: QueueManager, command: Command) -> Outcome:
             if param.keyword not in wanted:
                 wanted.append(param.keyword)
         else:
-            raise command.error(f"{param.keyword} is not a process attribute to display",
-                                param)
+            raise command.error(f"{param.keyword} is not a process attribute to display", param)
     if where is not None and where.attr not in wanted:
         wanted.append(where.attr)
     objects = qm.display_processes(pattern, None)
     if not objects:
-        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no process matches {pattern!r}"
-                     if pattern.endswith("*") else f"process {pattern!r} is not defined")
+        raise failed(
+            C.MQRC_UNKNOWN_OBJECT_NAME,
+            f"no process matches {pattern!r}"
+            if pattern.endswith("*")
+            else f"process {pattern!r} is not defined",
+        )
     if where is not None:
         objects = [o for o in objects if where.matches(o)]
     if not show_all:
@@ -769,17 +838,18 @@ def display_qmgr(qm: QueueManager, command: Command) -> Outcome:
     show_all = not command.params
     for param in command.params:
         if param.has_value:
-            raise command.error(f"{param.keyword} is written without a value in DISPLAY",
-                                param)
+            raise command.error(f"{param.keyword} is written without a value in DISPLAY", param)
         if param.keyword == "ALL":
             show_all = True
         elif param.keyword in QMGR_ATTR_BY_NAME:
             wanted.append(param.keyword)
         elif param.keyword != "QMNAME":
-            raise command.error(f"{param.keyword} is not a queue manager attribute mqjms "
-                                "knows", param)
-    return Outcome("AMQ8408I: Display Queue Manager details.",
-                   [qm.display_qmgr(None if show_all else wanted)])
+            raise command.error(
+                f"{param.keyword} is not a queue manager attribute mqjms knows", param
+            )
+    return Outcome(
+        "AMQ8408I: Display Queue Manager details.", [qm.display_qmgr(None if show_all else wanted)]
+    )
 
 
 def refresh_qmgr(qm: QueueManager, command: Command) -> Outcome:
@@ -807,8 +877,11 @@ def refresh_qmgr(qm: QueueManager, command: Command) -> Outcome:
             raise failed(C.MQRCCF_OBJECT_NAME_ERROR, exc.detail) from None
     discarded = qm.refresh_expiry(pattern)
     plural = "" if discarded == 1 else "s"
-    return Outcome(f"mqjms queue manager refreshed: {discarded} expired message{plural} "
-                   f"discarded from {pattern}.", count=discarded)
+    return Outcome(
+        f"mqjms queue manager refreshed: {discarded} expired message{plural} "
+        f"discarded from {pattern}.",
+        count=discarded,
+    )
 
 
 for _qtype, _aliases in QUEUE_KEYWORDS.items():

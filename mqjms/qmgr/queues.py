@@ -6,6 +6,7 @@ is atomic across processes.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
@@ -48,13 +49,20 @@ class QueueRow:
         return self.attrs.get(attr, "ENABLED") == "ENABLED"
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(raw: str) -> dict[str, int | str | bool]:
+    """Definitions change rarely: parse each stored JSON text once (callers copy)."""
+    parsed: dict[str, int | str | bool] = json.loads(raw)
+    return parsed
+
+
 def load(db: sqlite3.Connection, name: str) -> QueueRow | None:
     row = db.execute(
         "SELECT name, qtype, attrs, depth, deftype, owner FROM queues WHERE name = ?", (name,)
     ).fetchone()
     if row is None:
         return None
-    return QueueRow(row[0], row[1], json.loads(row[2]), int(row[3]), row[4], row[5])
+    return QueueRow(row[0], row[1], dict(_parsed(row[2])), int(row[3]), row[4], row[5])
 
 
 def require(db: sqlite3.Connection, name: str) -> QueueRow:
@@ -87,7 +95,7 @@ def resolve(db: sqlite3.Connection, name: str) -> tuple[QueueRow, QueueRow]:
 
 def qmgr_attr(db: sqlite3.Connection, name: str) -> int | str | bool:
     row = db.execute("SELECT value FROM meta WHERE key = 'qmgr_attrs'").fetchone()
-    attrs: dict[str, int | str | bool] = json.loads(row[0]) if row else {}
+    attrs = _parsed(row[0]) if row else {}
     from .attributes import QMGR_ATTR_BY_NAME
 
     return attrs.get(name, QMGR_ATTR_BY_NAME[name].default)
@@ -188,11 +196,13 @@ def put_message(
     check_md_for_put(md)
     put_checks(named, base, data, int(qmgr_attr(db, "MAXMSGL")))
     resolve_defaults(md, named)
+    if md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
+        md.ReplyToQMgr = qmgr_name  # MQPUT fills a blank ReplyToQMgr with the local name
     if md.CodedCharSetId == C.MQCCSI_Q_MGR:  # MQ stores the queue manager's CCSID instead
         md.CodedCharSetId = int(qmgr_attr(db, "CCSID"))
     md.BackoutCount = 0
     if new_msg_id or md.MsgId == C.MQMI_NONE:
-        md.MsgId = messages.make_msg_id(qmgr_name, stamp, messages.next_message_id(db))
+        md.MsgId = messages.make_msg_id(qmgr_name)
     if base.attrs.get("MSGDLVSQ") == "FIFO":
         md.Priority = int(base.attrs.get("DEFPRTY", 0))
     priority = md.Priority

@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS queues (
     altered TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,   -- arrival order, never reused
+    id INTEGER PRIMARY KEY,       -- arrival order (always above every id on the queue)
     queue TEXT NOT NULL,
     priority INTEGER NOT NULL,
     state INTEGER NOT NULL,
@@ -54,7 +54,9 @@ CREATE TABLE IF NOT EXISTS messages (
 CREATE INDEX IF NOT EXISTS messages_fifo ON messages(queue, state, id);
 CREATE INDEX IF NOT EXISTS messages_priority ON messages(queue, state, priority DESC, id);
 CREATE INDEX IF NOT EXISTS messages_msg_id ON messages(msg_id);
-CREATE INDEX IF NOT EXISTS messages_correl_id ON messages(correl_id);
+-- most messages have no CorrelId: index only those that do (queries add the same term)
+CREATE INDEX IF NOT EXISTS messages_correl_id ON messages(correl_id)
+    WHERE correl_id != zeroblob(24);
 CREATE INDEX IF NOT EXISTS messages_uow ON messages(uow) WHERE uow IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_expires ON messages(expires) WHERE expires IS NOT NULL;
 CREATE TABLE IF NOT EXISTS processes (
@@ -90,11 +92,20 @@ END;
 """
 
 
+class Database(sqlite3.Connection):
+    """A connection that remembers its ``synchronous`` setting, so it is set only on change."""
+
+    synchronous: str = ""
+
+
 def connect_db(path: Path) -> sqlite3.Connection:
     """Open the database with the settings every mqjms process must share."""
-    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(
+        path, timeout=30.0, isolation_level=None, check_same_thread=False, factory=Database
+    )
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
+    db.synchronous = "FULL"
     db.execute("PRAGMA foreign_keys=OFF")
     db.execute("PRAGMA busy_timeout=30000")
     return db
@@ -112,7 +123,12 @@ def write(db: sqlite3.Connection, durable: bool = True) -> Iterator[sqlite3.Conn
     is harmless (non-persistent messages, a get's lock that a later durable commit
     covers). WAL keeps the database consistent either way.
     """
-    db.execute("PRAGMA synchronous=FULL" if durable else "PRAGMA synchronous=NORMAL")
+    mode = "FULL" if durable else "NORMAL"
+    if getattr(db, "synchronous", None) != mode:
+        # set before BEGIN: the setting has no effect on a transaction already open
+        db.execute(f"PRAGMA synchronous={mode}")
+        if isinstance(db, Database):
+            db.synchronous = mode
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db

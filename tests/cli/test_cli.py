@@ -263,7 +263,7 @@ def test_count_all_and_empty_queues(cli: CLI) -> None:
 
 
 def test_readable_output(cli: CLI) -> None:
-    msg_id = cli.put("ORDERS.IN", "--body", "plain text", "--report", "MQRO_COA")
+    msg_id = cli.put("ORDERS.IN", "--body", "plain text", "--report", "MQRO_COA", "--reply-to", "ORDERS.REPLY")
     assert cli("browse", "ORDERS.IN") == 0
     assert "message 1 on ORDERS.IN" in cli.out and msg_id in cli.out
     assert "MQRO_COA" in cli.out and "plain text" in cli.out

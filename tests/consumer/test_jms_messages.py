@@ -389,12 +389,6 @@ def test_text_body_not_valid_in_its_ccsid_is_delivered_as_bytes(env: Any) -> Non
     assert message.body == b"\xff\xfe not utf-8"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: message.py _put_millis raises ValueError on a PutTime whose hundredths "
-    "are not digits; _to_message only catches MQError and the AUTO_ACKNOWLEDGE "
-    "receive leaves the message in the unit of work, so the next receive deletes it",
-)
 def test_message_with_malformed_put_time_is_delivered_not_lost(env: Any) -> None:
     # DESIGN: "nothing is lost: a message is either on a queue or delivered". A plain MQ
     # application that sets its own context (MQPMO_SET_ALL_CONTEXT) can put any PutTime.
@@ -421,11 +415,6 @@ def test_message_with_malformed_put_time_is_delivered_not_lost(env: Any) -> None
     assert odd.MsgId in delivered + leftover
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: message.py Queue.parse drops the queue manager of 'queue://QM/Q' and "
-    "to_mq sets only ReplyToQ, so ReplyToQMgr stays blank and jms.Rto loses the qmgr",
-)
 def test_reply_to_on_another_queue_manager_keeps_it(env: Any) -> None:
     # mq-reference §2.5: JMSReplyTo is a URI such as queue://QM/Q; IBM MQ classes for JMS
     # map it to MQMD ReplyToQ and ReplyToQMgr and write it to jms.Rto.

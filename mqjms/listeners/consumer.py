@@ -1,0 +1,415 @@
+"""A listener consumer: one thread with its own connection, hence its own unit of work.
+
+Per message (seed 002, "Processing poison messages for asynchronous applications"):
+
+1. MQGET under syncpoint, with a short wait so that a stop request is noticed.
+2. Poison check *before* delivery. A poison message is never delivered: it is requeued
+   (BOQNAME, else the dead-letter queue or discarded, by its report options) and the
+   unit of work is committed at once, so the requeue takes place outside any unit of
+   work of message delivery. When no queue takes it, the unit of work is backed out:
+   the message returns to the input queue.
+3. Otherwise the listener function is called. It returns: commit. It raises: after the
+   listener's ``retry_wait``, back out (BackoutCount + 1, redelivered by the queue
+   manager); a ``move_on`` exception requeues it as poison at once instead.
+
+A lost connection is dropped and made again with backoff (see :mod:`.reconnect`); the
+cached BOTHRESH/BOQNAME are dropped with it. Nothing else ends the thread except the
+worker stopping: an unexpected error is logged and the message backed out.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import inspect
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+import tenacity
+
+from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
+from mqjms.consumer.consumer import _to_message
+from mqjms.consumer.message import Message
+from mqjms.mq import constants as C
+from mqjms.mq.md import MQMD
+from mqjms.transport.base import Connection, Handle
+
+from .eventloop import EventLoopThread
+from .failures import FailureMemory
+from .listener import Listener, PoisonCallback
+from .reconnect import WaitStrategy, is_connection_error, reason_of, wait_seconds
+from .stats import WorkerStats
+
+log = structlog.get_logger("mqjms.listeners")
+
+Connector = Callable[[str, str | None], Connection]
+OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """What every consumer of one running worker shares."""
+
+    url: str
+    appl_name: str | None
+    connector: Connector
+    poison: PoisonHandler
+    failures: FailureMemory
+    stats: WorkerStats
+    stopping: threading.Event
+    loop: EventLoopThread | None
+    poison_hooks: Sequence[PoisonCallback]
+    reconnect_wait: WaitStrategy
+    get_wait: float
+    on_fatal: Callable[[ListenerConsumer, BaseException], None]
+
+
+class Abandoned(Exception):
+    """The in-flight message was backed out by a shutdown deadline: the consumer ends."""
+
+
+class ListenerConsumer:
+    """Consumes one queue for one listener on a thread of its own."""
+
+    def __init__(self, listener: Listener, index: int, runtime: Runtime) -> None:
+        self.listener = listener
+        self.index = index
+        self.rt = runtime
+        self.name = f"mqjms-{listener.queue}-{index}"
+        self.ready = threading.Event()  # set once the first connection attempt has finished
+        self.error: BaseException | None = None  # what ended the thread, when not a stop
+        self._ctx: dict[str, Any] = {"queue": listener.queue, "listener": listener.name}
+        self._log: Any = log  # bound to the context when the thread starts (see _run)
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._conn: Connection | None = None
+        self._handle: Handle | None = None
+        self._errors = 0  # consecutive losses or errors before a get succeeded: backoff
+        self._requeue_failures = 0  # consecutive poison requeues that no queue took
+        # What a shutdown deadline may interrupt: only a running listener (or its retry
+        # wait), never an MQI call. Guarded by _lock.
+        self._lock = threading.Lock()
+        self._delivering = False
+        self._aborted = False
+        self._future: concurrent.futures.Future[Any] | None = None
+        self._current: MQMD | None = None
+
+    # ------------------------------------------------------------------ thread
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def thread(self) -> threading.Thread:
+        return self._thread
+
+    def _run(self) -> None:
+        # One logger per thread run, bound once: structlog's configuration at start applies.
+        self._log = log.bind(**self._ctx)
+        try:
+            self._serve()
+        except Abandoned:
+            pass
+        except BaseException as exc:
+            self.error = exc
+            log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=exc)
+            self.rt.on_fatal(self, exc)
+        finally:
+            self.ready.set()
+            self._drop_connection()
+
+    def _serve(self) -> None:
+        first = True
+        stopping = self.rt.stopping
+        while not stopping.is_set():
+            if self._conn is None:
+                if not self._connect(first):
+                    return
+                first = False
+            try:
+                self._consume()
+            except Abandoned:
+                raise
+            except Exception as exc:
+                self._errors += 1
+                if is_connection_error(exc):
+                    log.warning("worker.connection_lost", **self._ctx, reason=reason_of(exc))
+                else:
+                    log.error("worker.consumer_error", **self._ctx, error=repr(exc), exc_info=exc)
+                self._drop_connection()
+                if self._errors > 1:  # again, before any get succeeded: back off
+                    stopping.wait(wait_seconds(self.rt.reconnect_wait, self._errors - 1))
+
+    # ------------------------------------------------------------------ connection
+    def _connect(self, first: bool) -> bool:
+        """Connect and open the queue, retrying with backoff; False when stopped meanwhile.
+
+        The first connection retries only a lost connection (a missing queue is a
+        configuration error, raised at once); a reconnection retries anything.
+        """
+        stopping = self.rt.stopping
+
+        def retry_on(exc: BaseException) -> bool:
+            return not first or is_connection_error(exc)
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            self.ready.set()
+            exc = state.outcome.exception() if state.outcome else None
+            log.warning(
+                "worker.connecting" if first else "worker.reconnecting",
+                **self._ctx,
+                attempt=state.attempt_number,
+                wait=round(state.upcoming_sleep, 3),
+                reason=reason_of(exc) if exc else None,
+            )
+
+        def sleep(seconds: float) -> None:
+            stopping.wait(seconds)  # a stop request ends the wait
+
+        retrying = tenacity.Retrying(
+            wait=self.rt.reconnect_wait,
+            retry=tenacity.retry_if_exception(retry_on),
+            stop=lambda state: stopping.is_set(),
+            sleep=sleep,
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    self._open()
+        except Exception:
+            if stopping.is_set():
+                return False
+            raise
+        self.ready.set()
+        if first:
+            log.info("listener.started", **self._ctx, transacted=self.listener.transacted)
+        else:
+            # Seed 002 caches BOTHRESH/BOQNAME; definitions may have changed meanwhile.
+            self.rt.poison.cache.clear()
+            self.rt.stats.add("reconnects")
+            log.info("worker.reconnected", **self._ctx, attempts=attempts)
+        return True
+
+    def _open(self) -> None:
+        conn = self.rt.connector(self.rt.url, self.rt.appl_name)
+        try:
+            handle = conn.open(self.listener.queue, OPEN_OPTIONS)
+        except BaseException:
+            _quietly(conn.disconnect)
+            raise
+        self._conn, self._handle = conn, handle
+
+    def _drop_connection(self) -> None:
+        conn, self._conn, self._handle = self._conn, None, None
+        if conn is not None and not self._aborted:
+            _quietly(conn.disconnect)  # MQDISC backs out whatever was in flight
+
+    # ------------------------------------------------------------------ messages
+    def _consume(self) -> None:
+        conn, handle = self._conn, self._handle
+        assert conn is not None and handle is not None
+        stopping, wait = self.rt.stopping, self.rt.get_wait
+        while not stopping.is_set():
+            got = conn.get(handle, wait=wait, syncpoint=True)
+            self._errors = 0
+            if got is not None:
+                self._process(conn, handle, got[0], got[1])
+
+    def _process(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
+        try:
+            self._process_one(conn, handle, md, data)
+        except Abandoned:
+            raise
+        except Exception as exc:
+            if is_connection_error(exc):
+                raise
+            # Our failure, not the listener's: log it, and never lose the message.
+            log.error(
+                "worker.message_error", **self._ctx, msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount, error=repr(exc), exc_info=exc,
+            )
+            conn.backout()
+            self.rt.stats.add("backed_out")
+            log.warning(
+                "message.backed_out", **self._ctx, msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount, reason="worker error",
+                exception_type=_type_name(exc),
+            )
+
+    def _process_one(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
+        rt, listener = self.rt, self.listener
+        attrs = rt.poison.poison_attributes(conn, handle, md)
+        if attrs is not None:
+            # seed 002 async: a poison message is requeued without being delivered, in a
+            # unit of work of its own (outside any unit of work of message delivery).
+            self._requeue(conn, handle, md, data, attrs, rt.failures.pop(md.MsgId))
+            return
+        message = _to_message(md, data, listener.queue)
+        rt.stats.add("delivered")
+        self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
+        error = self._deliver(message, md)
+        if error is None:
+            conn.commit()
+            rt.stats.add("committed")
+            rt.failures.forget(md.MsgId)
+            self._log.debug(
+                "message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount
+            )
+            return
+        failure = Failure.from_exception(error, listener.name, listener.queue)
+        if listener.moves_on(error):
+            # move_on: skip the remaining attempts; the listener holds no resources of
+            # this unit of work, so the requeue is made in it, exactly as a poison one.
+            log.warning(
+                "message.moving_on", **self._ctx, msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount, exception_type=failure.exception_type,
+                reason=failure.message,
+            )
+            attrs = rt.poison.cache.get(conn, handle.resolved_name)
+            self._requeue(conn, handle, md, data, attrs, failure)
+            return
+        rt.failures.remember(md.MsgId, failure)
+        conn.backout()
+        rt.stats.add("backed_out")
+        log.warning(
+            "message.backed_out", **self._ctx, msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount, exception_type=failure.exception_type,
+            reason=failure.message, exc_info=error,
+        )
+
+    def _deliver(self, message: Message, md: MQMD) -> BaseException | None:
+        """Call the listener (and wait ``retry_wait`` after a failure); its exception or
+        None. Raises Abandoned when a shutdown deadline backed the message out meanwhile."""
+        with self._lock:
+            self._delivering, self._current = True, md
+        error: BaseException | None = None
+        try:
+            try:
+                self._call(message)
+            except BaseException as exc:  # any failure of the listener rolls the message back
+                error = exc
+            if error is not None and not self.listener.moves_on(error):
+                delay = self._retry_delay(md, error)
+                if delay > 0:
+                    self.rt.stopping.wait(delay)
+        finally:
+            with self._lock:
+                self._delivering, self._future, self._current = False, None, None
+                aborted = self._aborted
+        if aborted:
+            raise Abandoned()
+        return error
+
+    def _call(self, message: Message) -> None:
+        fn = self.listener.fn
+        if not self.listener.is_async:
+            result = fn(message)
+            if inspect.isawaitable(result):
+                _close(result)
+                raise TypeError(
+                    f"listener {self.listener.name} returned an awaitable: declare it async def"
+                )
+            return
+        loop = self.rt.loop
+        assert loop is not None, "async listeners need the worker's event loop"
+        future = loop.submit(_as_coroutine(fn(message)))
+        with self._lock:
+            self._future = future
+            if self._aborted:
+                future.cancel()
+        future.result()
+
+    def _retry_delay(self, md: MQMD, error: BaseException) -> float:
+        try:
+            return self.listener.retry_delay(md, error)
+        except Exception as exc:  # a broken wait strategy must not lose the rollback
+            log.error("listener.retry_wait_failed", **self._ctx, error=repr(exc))
+            return 0.0
+
+    def _requeue(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes,
+        attrs: BackoutAttributes, failure: Failure | None,
+    ) -> None:
+        rt = self.rt
+        event = rt.poison.requeue(conn, handle, md, data, attrs, failure=failure, syncpoint=True)
+        if event.outcome is Outcome.REQUEUE_FAILED:
+            # seed 002 async: "If the attempt to put the message to the dead letter queue
+            # fails for some reason, the IBM MQ classes for JMS returns the message to the
+            # input queue."
+            conn.backout()
+            if failure is not None:
+                rt.failures.remember(md.MsgId, failure)
+            self._requeue_failures += 1
+        else:
+            conn.commit()
+            self._requeue_failures = 0
+        rt.stats.add_outcome(event.outcome)
+        self._call_hooks(event)
+        if self._requeue_failures:
+            # It comes straight back; do not spin on it while no queue will take it.
+            rt.stopping.wait(wait_seconds(rt.reconnect_wait, self._requeue_failures))
+
+    def _call_hooks(self, event: PoisonEvent) -> None:
+        for hook in (*self.rt.poison_hooks, self.listener.on_poison):
+            if hook is None:
+                continue
+            try:
+                hook(event)
+            except Exception as exc:  # a hook must not undo a finished unit of work
+                log.error("poison.hook_failed", **self._ctx, hook=repr(hook), error=repr(exc),
+                          exc_info=exc)
+
+    # ------------------------------------------------------------------ shutdown deadline
+    def abort(self) -> MQMD | None:
+        """Back out the message in flight (the shutdown deadline passed): cancel an async
+        listener and disconnect, so the queue manager backs the unit of work out. Returns
+        the message's MQMD, or None when no listener was running."""
+        with self._lock:
+            if not self._delivering or self._aborted:
+                return None
+            self._aborted = True
+            future, md, conn = self._future, self._current, self._conn
+        if future is not None:
+            future.cancel()
+        if conn is not None:
+            _quietly(conn.disconnect)
+        return md
+
+
+def _as_coroutine(result: Awaitable[None] | None) -> Coroutine[Any, Any, None]:
+    if inspect.iscoroutine(result):
+        return result
+
+    async def wrap() -> None:
+        if result is not None:
+            await result
+
+    return wrap()
+
+
+def _close(awaitable: object) -> None:
+    close = getattr(awaitable, "close", None)
+    if callable(close):
+        close()
+
+
+def _quietly(action: Callable[[], object]) -> None:
+    try:
+        action()
+    except Exception as exc:
+        log.debug("worker.cleanup_failed", error=repr(exc))
+
+
+def _type_name(exc: BaseException) -> str:
+    kind = type(exc)
+    return f"{kind.__module__}.{kind.__qualname__}"

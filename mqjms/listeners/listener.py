@@ -1,0 +1,114 @@
+"""A registered listener: the function, the queue it consumes and its options.
+
+``@app.listener(queue)`` turns a function ``fn(msg) -> None`` into a :class:`Listener`
+and returns the function unchanged, so it stays callable (and testable) on its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqjms.backout import PoisonEvent
+from mqjms.consumer.message import Message, Queue
+from mqjms.mq.md import MQMD
+
+from .reconnect import WaitStrategy, wait_seconds
+
+ListenerFunction = Callable[[Message], None] | Callable[[Message], Awaitable[None]]
+PoisonCallback = Callable[[PoisonEvent], None]
+#: ``retry_wait``: a tenacity wait strategy (``tenacity.wait_exponential(...)``), or seconds.
+RetryWait = WaitStrategy | float
+
+
+@dataclass(frozen=True, slots=True)
+class Listener:
+    """A function bound to a queue, with how it is consumed.
+
+    ``retry_wait`` delays the rollback of a failed message (MQ itself redelivers at once);
+    it is called with a tenacity RetryCallState whose ``attempt_number`` is the delivery
+    count (BackoutCount + 1). ``move_on`` exception types skip the remaining attempts: the
+    message goes straight to the backout queue with the failure recorded.
+    """
+
+    fn: ListenerFunction
+    queue: str
+    concurrency: int = 1
+    transacted: bool = True
+    retry_wait: RetryWait | None = None
+    move_on: tuple[type[BaseException], ...] = ()
+    on_poison: PoisonCallback | None = None
+    #: ``module.function``: recorded on a failure and in log events.
+    name: str = field(init=False)
+    #: ``async def`` listeners run on the worker's event loop.
+    is_async: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", _qualname(self.fn))
+        object.__setattr__(self, "is_async", _is_async(self.fn))
+
+    @classmethod
+    def create(
+        cls,
+        fn: ListenerFunction,
+        queue: str | Queue,
+        *,
+        concurrency: int = 1,
+        transacted: bool = True,
+        retry_wait: RetryWait | None = None,
+        move_on: type[BaseException] | tuple[type[BaseException], ...] = (),
+        on_poison: PoisonCallback | None = None,
+    ) -> Listener:
+        """Validate the options and make a Listener (errors name what was wrong)."""
+        if not callable(fn):
+            raise TypeError(f"a listener must be a function taking a message, not {fn!r}")
+        name = Queue.parse(queue).name
+        if not name or not name.strip():
+            raise ValueError(f"listener {_qualname(fn)}: the queue name is empty")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(
+                f"listener {_qualname(fn)}: concurrency must be an int >= 1, not {concurrency!r}"
+            )
+        if retry_wait is not None and not callable(retry_wait):
+            if isinstance(retry_wait, bool) or not isinstance(retry_wait, int | float):
+                raise TypeError(
+                    f"listener {_qualname(fn)}: retry_wait must be a tenacity wait strategy "
+                    f"or seconds, not {retry_wait!r}"
+                )
+            if retry_wait < 0:
+                raise ValueError(f"listener {_qualname(fn)}: retry_wait {retry_wait} is negative")
+        kinds = move_on if isinstance(move_on, tuple) else (move_on,)
+        for kind in kinds:
+            if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+                raise TypeError(
+                    f"listener {_qualname(fn)}: move_on must hold exception types, not {kind!r}"
+                )
+        if on_poison is not None and not callable(on_poison):
+            raise TypeError(f"listener {_qualname(fn)}: on_poison must be callable")
+        return cls(fn, name.strip(), concurrency, bool(transacted), retry_wait, kinds, on_poison)
+
+    def moves_on(self, exc: BaseException) -> bool:
+        return bool(self.move_on) and isinstance(exc, self.move_on)
+
+    def retry_delay(self, md: MQMD, exc: BaseException) -> float:
+        """Seconds to wait before rolling back the failed delivery of ``md`` (0: none)."""
+        if self.retry_wait is None:
+            return 0.0
+        if not callable(self.retry_wait):
+            return float(self.retry_wait)
+        return wait_seconds(self.retry_wait, md.BackoutCount + 1, exc)
+
+
+def _is_async(fn: Any) -> bool:
+    if inspect.iscoroutinefunction(fn):
+        return True
+    call = getattr(fn, "__call__", None)  # noqa: B004 - an object with an async __call__
+    return call is not None and inspect.iscoroutinefunction(call)
+
+
+def _qualname(fn: Any) -> str:
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    return f"{module}.{name}"

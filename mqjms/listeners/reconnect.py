@@ -1,0 +1,68 @@
+"""When a connection is lost, and how long to wait before connecting again.
+
+A connection is lost when an MQI call fails with one of IBM's connection reasons
+(broken, queue manager not available or quiescing, ...) or with an OSError from the
+network. The consumer then drops it and connects again with exponential backoff and
+jitter, capped, for as long as the worker runs (tenacity drives the attempts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import tenacity
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+
+#: MQRC reasons that mean the hconn is gone (or going): reconnect rather than retry.
+CONNECTION_REASONS = frozenset(
+    {
+        C.MQRC_CONNECTION_BROKEN,  # 2009
+        C.MQRC_HCONN_ERROR,  # 2018
+        C.MQRC_Q_MGR_NOT_AVAILABLE,  # 2059
+        C.MQRC_Q_MGR_QUIESCING,  # 2161
+        C.MQRC_Q_MGR_STOPPING,  # 2162
+        C.MQRC_CONNECTION_QUIESCING,  # 2202
+        C.MQRC_CONNECTION_STOPPING,  # 2203
+        C.MQRC_HOST_NOT_AVAILABLE,  # 2538
+    }
+)
+
+WaitStrategy = Callable[[tenacity.RetryCallState], float]
+
+#: The default wait between attempts: 0.2 s doubling to 30 s, plus up to 0.2 s of jitter.
+DEFAULT_RECONNECT_WAIT: WaitStrategy = tenacity.wait_exponential(
+    multiplier=0.2, max=30.0
+) + tenacity.wait_random(0, 0.2)
+
+
+def is_connection_error(exc: BaseException) -> bool:
+    """True when ``exc`` means the connection is lost (reconnect), not a failed call."""
+    if isinstance(exc, MQError):
+        return exc.reason in CONNECTION_REASONS
+    return isinstance(exc, OSError)
+
+
+def reason_of(exc: BaseException) -> str:
+    """A short reason for logs: IBM's reason name, or the exception's repr."""
+    return exc.reason_name if isinstance(exc, MQError) else repr(exc)
+
+
+_RETRYING = tenacity.Retrying()
+
+
+def call_state(attempt_number: int, exc: BaseException | None = None) -> tenacity.RetryCallState:
+    """A RetryCallState for calling a tenacity wait strategy outside a Retrying loop."""
+    state = tenacity.RetryCallState(_RETRYING, None, (), {})
+    state.attempt_number = max(1, attempt_number)
+    if exc is not None:
+        state.set_exception((type(exc), exc, exc.__traceback__))
+    return state
+
+
+def wait_seconds(
+    wait: WaitStrategy, attempt_number: int, exc: BaseException | None = None
+) -> float:
+    """What ``wait`` says to wait before attempt ``attempt_number + 1``."""
+    return max(0.0, float(wait(call_state(attempt_number, exc))))

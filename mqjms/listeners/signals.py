@@ -1,0 +1,34 @@
+"""SIGTERM and SIGINT for a worker run in the main thread: the first asks for a graceful
+stop, the second cuts the shutdown deadline short."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@contextmanager
+def handled(on_signal: Callable[[int], None]) -> Iterator[bool]:
+    """Route SIGTERM and SIGINT to ``on_signal`` for the block, then restore the previous
+    handlers. Python only lets the main thread install handlers; elsewhere this does
+    nothing and yields False."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        on_signal(signum)
+
+    previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    for sig in SIGNALS:
+        signal.signal(sig, handler)
+    try:
+        yield True
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)

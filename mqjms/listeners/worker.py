@@ -1,0 +1,312 @@
+"""The Worker: a service that runs decorator-registered listeners until it is stopped.
+
+::
+
+    app = mqjms.Worker("embedded:///var/lib/orders")
+
+    @app.listener("ORDERS.IN", concurrency=4)
+    def handle(msg: mqjms.Message) -> None:  # raise -> rolled back -> BackoutCount + 1
+        ...
+
+    app.run()  # or ``mqjms run myservice:app``; app.start() / app.stop() to embed it
+
+Each concurrent consumer is a thread with its own connection, so each message has its
+own unit of work (see :mod:`.consumer` for what happens to one message). ``async def``
+listeners run on one event loop owned by the worker; their consumer threads still do
+the MQ work.
+
+``transacted`` is carried for the record: a listener gets no session, so a transacted
+listener and a non-transacted one behave alike, and alike to a JMS MessageListener on an
+AUTO_ACKNOWLEDGE session (JMS 2.0 section 8.7): the message is got under syncpoint and
+acknowledged (committed) when the function returns; when it raises, the message is
+redelivered (backed out, BackoutCount + 1, JMSRedelivered set). Nothing is acknowledged
+before the function has succeeded, so a failure never loses a message. Seed 002's rule
+for asynchronous delivery is the same for both: a poison message is requeued outside the
+unit of work of delivery, and returned to the input queue when no queue takes it.
+
+Shutdown (SIGTERM or SIGINT under :meth:`Worker.run`, or :meth:`Worker.stop`): consumers
+stop getting, in-flight messages finish and commit up to ``shutdown_timeout``, and
+connections are closed. A shutdown adds a backout only when that deadline forces one:
+the running listener is abandoned, its connection closed (the queue manager backs the
+message out), and ``worker.shutdown_deadline_exceeded`` is logged with the count.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import structlog
+
+from mqjms import transport
+from mqjms.backout import PoisonHandler
+from mqjms.consumer.message import Queue
+from mqjms.transport.url import resolve_url
+
+from . import signals
+from .consumer import Connector, ListenerConsumer, Runtime
+from .eventloop import EventLoopThread
+from .failures import FailureMemory
+from .listener import Listener, PoisonCallback, RetryWait
+from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
+from .stats import WorkerStats
+
+log = structlog.get_logger("mqjms.listeners")
+
+F = TypeVar("F", bound=Callable[..., Any])
+Hook = Callable[[], None]
+
+READY_TIMEOUT = 30.0  # how long start() waits for consumers' first connection attempts
+STOP_GRACE = 2.0  # after the deadline: time for consumers to leave an MQI call or a get
+
+
+class Worker:
+    """Runs listeners, each on its own consumer threads and connections."""
+
+    #: Seconds each MQGET waits before looking at the stop flag again.
+    get_wait: float = 0.5
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        appl_name: str | None = None,
+        shutdown_timeout: float = 30.0,
+        poison_hooks: Sequence[PoisonCallback] = (),
+        reconnect_wait: WaitStrategy | None = None,
+    ) -> None:
+        if shutdown_timeout < 0:
+            raise ValueError(f"shutdown_timeout {shutdown_timeout} is negative")
+        self.url = url  # resolved at start: None means MQJMS_URL, else embedded:///
+        self.appl_name = appl_name
+        self.shutdown_timeout = shutdown_timeout
+        self.poison_hooks: list[PoisonCallback] = list(poison_hooks)
+        self.reconnect_wait: WaitStrategy = reconnect_wait or DEFAULT_RECONNECT_WAIT
+        self.listeners: list[Listener] = []
+        # Hooks run after a poison message's unit of work has ended (so they see where it
+        # really went), by the consumers rather than by the handler.
+        self.poison = PoisonHandler()
+        self.failures = FailureMemory()
+        self.stats = WorkerStats()
+        #: How consumers connect; tests and instrumentation may wrap it.
+        self.connector: Connector = transport.connect
+        self._on_start: list[Hook] = []
+        self._on_stop: list[Hook] = []
+        self._consumers: list[ListenerConsumer] = []
+        self._loop: EventLoopThread | None = None
+        self._stopping = threading.Event()
+        self._force = threading.Event()
+        self._lifecycle = threading.Lock()  # one start or stop at a time
+        self._running = False
+        self._fatal: BaseException | None = None
+
+    def __repr__(self) -> str:
+        queues = ", ".join(sorted({lst.queue for lst in self.listeners}))
+        return f"Worker({self.url!r}, listeners=[{queues}])"
+
+    # ------------------------------------------------------------------ registration
+    def listener(
+        self,
+        queue: str | Queue,
+        *,
+        concurrency: int = 1,
+        transacted: bool = True,
+        retry_wait: RetryWait | None = None,
+        move_on: type[BaseException] | tuple[type[BaseException], ...] = (),
+        on_poison: PoisonCallback | None = None,
+    ) -> Callable[[F], F]:
+        """Register ``fn(msg) -> None`` (or ``async def``) to consume ``queue``; the
+        function is returned unchanged. See :class:`~.listener.Listener` for the options."""
+
+        def register(fn: F) -> F:
+            self.add_listener(
+                Listener.create(
+                    fn, queue, concurrency=concurrency, transacted=transacted,
+                    retry_wait=retry_wait, move_on=move_on, on_poison=on_poison,
+                )
+            )
+            return fn
+
+        return register
+
+    def add_listener(self, listener: Listener) -> None:
+        if self._running:
+            raise RuntimeError("register listeners before the worker starts")
+        self.listeners.append(listener)
+
+    def on_start(self, fn: F) -> F:
+        """Register ``fn()`` to run when the worker starts, before any message is got."""
+        self._on_start.append(fn)
+        return fn
+
+    def on_stop(self, fn: F) -> F:
+        """Register ``fn()`` to run when the worker has stopped (consumers disconnected)."""
+        self._on_stop.append(fn)
+        return fn
+
+    # ------------------------------------------------------------------ lifecycle
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    @property
+    def stopping(self) -> bool:
+        """True once a stop was asked for (signal, request_stop, stop, a fatal error)."""
+        return self._stopping.is_set()
+
+    def start(self) -> None:
+        """Start every listener's consumers and return once each has made its first
+        connection attempt. Raises when a listener cannot start (e.g. MQRC 2085, its
+        queue is not defined); a queue manager that is not available is retried."""
+        with self._lifecycle:
+            if self._running:
+                raise RuntimeError("the worker is already running")
+            if not self.listeners:
+                raise ValueError("no listeners: register one with @app.listener(queue)")
+            self._stopping.clear()
+            self._force.clear()
+            self._fatal = None
+            url = resolve_url(self.url)
+            for hook in self._on_start:
+                hook()
+            if any(lst.is_async for lst in self.listeners):
+                self._loop = EventLoopThread()
+                self._loop.start()
+            runtime = Runtime(
+                url=url, appl_name=self.appl_name, connector=self.connector, poison=self.poison,
+                failures=self.failures, stats=self.stats, stopping=self._stopping,
+                loop=self._loop, poison_hooks=tuple(self.poison_hooks),
+                reconnect_wait=self.reconnect_wait, get_wait=self.get_wait,
+                on_fatal=self._consumer_failed,
+            )
+            self._consumers = [
+                ListenerConsumer(lst, index, runtime)
+                for lst in self.listeners
+                for index in range(lst.concurrency)
+            ]
+            self._running = True
+            for consumer in self._consumers:
+                consumer.start()
+            for consumer in self._consumers:
+                consumer.ready.wait(READY_TIMEOUT)
+        if self._fatal is not None:
+            fatal = self._fatal
+            self.stop()
+            raise fatal
+        log.info(
+            "worker.started", url=url, consumers=len(self._consumers),
+            listeners={lst.name: lst.queue for lst in self.listeners},
+        )
+
+    def request_stop(self) -> None:
+        """Ask for a graceful stop without waiting: consumers stop getting at once."""
+        self._stopping.set()
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Stop gracefully: stop getting, let in-flight messages finish (and commit) for up
+        to ``timeout`` seconds (default ``shutdown_timeout``), then disconnect. True when
+        nothing had to be backed out. From a listener it only requests the stop."""
+        if self._on_worker_thread():
+            self.request_stop()
+            return True
+        with self._lifecycle:
+            if not self._running:
+                return True
+            try:
+                return self._stop(self.shutdown_timeout if timeout is None else timeout)
+            finally:
+                self._running = False
+
+    def _stop(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        self._stopping.set()
+        log.info("worker.stopping", timeout=timeout)
+        consumers, self._consumers = self._consumers, []
+        for consumer in consumers:
+            while consumer.is_alive() and not self._force.is_set():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                consumer.join(min(remaining, 0.1))
+        late = [c for c in consumers if c.is_alive()]
+        abandoned = [(c, md) for c in late if (md := c.abort()) is not None]
+        if abandoned:
+            log.error(
+                "worker.shutdown_deadline_exceeded", in_flight=len(abandoned), timeout=timeout,
+                queues=sorted({c.listener.queue for c, _ in abandoned}),
+            )
+            for consumer, md in abandoned:
+                self.stats.add("backed_out")
+                log.warning(
+                    "message.backed_out", queue=consumer.listener.queue,
+                    listener=consumer.listener.name, msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount, reason="shutdown deadline exceeded",
+                )
+        grace = time.monotonic() + STOP_GRACE + self.get_wait
+        for consumer in late:
+            consumer.join(max(0.0, grace - time.monotonic()))
+        stuck = [c.name for c in late if c.is_alive()]
+        if stuck:
+            log.warning("worker.consumers_not_stopped", consumers=stuck)
+        if self._loop is not None:
+            self._loop.stop()
+            self._loop = None
+        for hook in self._on_stop:
+            try:
+                hook()
+            except Exception as exc:
+                log.error("worker.on_stop_failed", hook=repr(hook), error=repr(exc), exc_info=exc)
+        log.info("worker.stopped", clean=not abandoned, **self.stats.snapshot())
+        return not abandoned
+
+    def run(self) -> int:
+        """Run until SIGTERM or SIGINT (a second one cuts the shutdown deadline short) or a
+        fatal listener error; return the exit status: 0 after a clean stop, 1 when a
+        listener could not run or the shutdown deadline backed a message out.
+
+        Signal handlers are installed only in the main thread; elsewhere stop the worker
+        with :meth:`request_stop`."""
+        with signals.handled(self._on_signal):
+            try:
+                self.start()
+            except Exception as exc:
+                log.error("worker.start_failed", error=str(exc), exc_info=exc)
+                return 1
+            try:
+                while not self._stopping.wait(1.0):
+                    pass
+            finally:
+                clean = self.stop()
+        return 0 if clean and self._fatal is None else 1
+
+    def __enter__(self) -> Worker:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ internals
+    def _on_signal(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        if self._stopping.is_set():
+            log.warning("worker.forced_stop", signal=name)
+            self._force.set()
+        else:
+            log.info("worker.signal", signal=name)
+            self._stopping.set()
+
+    def _consumer_failed(self, consumer: ListenerConsumer, exc: BaseException) -> None:
+        if self._fatal is None:
+            self._fatal = exc
+        self._stopping.set()
+
+    def _on_worker_thread(self) -> bool:
+        me = threading.current_thread()
+        if any(c.thread is me for c in self._consumers):
+            return True
+        loop = self._loop
+        return loop is not None and loop.thread is me

@@ -1,0 +1,404 @@
+"""What a STOMP broker does not know: queue attributes, the DLQ, and how to reach it.
+
+A broker has no BOTHRESH, BOQNAME or DEADQ, so the STOMP transport answers MQINQ from
+configuration, under the MQSC attribute names the embedded queue manager uses (one table:
+:mod:`mqjms.qmgr.attributes`). Attributes come, lowest precedence first, from
+
+1. MQ's defaults (BOTHRESH 0, DEFPSIST NO, ...) and DEADQ ``ActiveMQ.DLQ``;
+2. a profile registered in this process (:func:`register_profile`, ``?profile=NAME``) or a
+   TOML file (``?config=/path/file.toml``), re-read when it changes;
+3. URL query parameters that set defaults for every queue (``?bothresh=3&boqname=BO``)
+   or queue manager attributes (``?deadq=DLQ&qmgr=NAME``).
+
+A queue defined in the profile or file has its own attributes over the defaults. In
+``strict`` mode only defined queues exist (others give MQRC_UNKNOWN_OBJECT_NAME 2085);
+otherwise every name is a local queue, as ActiveMQ creates queues on first use.
+
+The TOML file::
+
+    qmgr_name = "ORDERS.BROKER"     # MQCA_Q_MGR_NAME (default "ActiveMQ")
+    strict = false
+    prefix = ""                     # prepended to every broker destination name
+    [qmgr]
+    DEADQ = "ActiveMQ.DLQ"
+    [defaults]                      # every queue not listed below
+    BOTHRESH = 5
+    BOQNAME = "BACKOUT.Q"
+    [queues."ORDERS.IN"]
+    BOTHRESH = 3
+    BOQNAME = "ORDERS.BACKOUT"
+    [queues."ORDERS.ALIAS"]
+    type = "QALIAS"
+    TARGET = "ORDERS.IN"
+"""
+
+from __future__ import annotations
+
+import os
+import ssl as ssl_module
+import threading
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.qmgr.attributes import (
+    ALIAS,
+    LOCAL,
+    QMGR_ATTR_BY_NAME,
+    normalize,
+    normalize_queue_attrs,
+    validate_name,
+)
+
+DEFAULT_DEAD_LETTER_QUEUE = "ActiveMQ.DLQ"
+DEFAULT_QMGR_NAME = "ActiveMQ"
+DEFAULT_PORT = 61613
+PASSWORD_ENV = "MQJMS_STOMP_PASSWORD"
+USER_ENV = "MQJMS_STOMP_USER"
+
+Attrs = dict[str, int | str | bool]
+
+
+@dataclass(frozen=True, slots=True)
+class QueueDefinition:
+    """A queue as configured: its type (QLOCAL or QALIAS) and MQSC attributes."""
+
+    name: str
+    qtype: str
+    attrs: Attrs
+
+
+class StompConfig:
+    """Queue and queue manager attributes for a STOMP broker. Thread-safe; changes made
+    through :meth:`define_queue`/:meth:`alter_queue`/:meth:`alter_qmgr` are seen by every
+    connection using this object at its next inquiry (the backout layer caches them, as
+    IBM MQ classes for JMS do)."""
+
+    def __init__(
+        self,
+        *,
+        qmgr_name: str = DEFAULT_QMGR_NAME,
+        strict: bool = False,
+        prefix: str = "",
+        defaults: Mapping[str, object] | None = None,
+        qmgr: Mapping[str, object] | None = None,
+    ) -> None:
+        self._lock = threading.Lock()
+        self.qmgr_name = qmgr_name
+        self.strict = strict
+        self.prefix = prefix
+        self._defaults: Attrs = normalize_queue_attrs(LOCAL, defaults or {})
+        self._qmgr: Attrs = {"DEADQ": DEFAULT_DEAD_LETTER_QUEUE}
+        self._qmgr.update(_normalize_qmgr(qmgr or {}))
+        self._queues: dict[str, QueueDefinition] = {}
+
+    # ------------------------------------------------------------------ administration
+    def define_queue(self, name: str, qtype: str = LOCAL, **attrs: object) -> None:
+        """DEFINE QLOCAL/QALIAS(name) with MQSC attributes (REPLACE semantics)."""
+        validate_name(name)
+        qtype = qtype.upper()
+        if qtype not in (LOCAL, ALIAS):
+            raise failed(
+                C.MQRC_OBJECT_TYPE_ERROR, f"{qtype}: a STOMP broker has local and alias queues only"
+            )
+        normalized = normalize_queue_attrs(qtype, attrs)
+        with self._lock:
+            self._queues[name] = QueueDefinition(name, qtype, normalized)
+
+    def alter_queue(self, name: str, **attrs: object) -> None:
+        with self._lock:
+            found = self._queues.get(name)
+        if found is None:
+            if self.strict:
+                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} is not defined")
+            found = QueueDefinition(name, LOCAL, {})
+        merged = {**found.attrs, **normalize_queue_attrs(found.qtype, attrs)}
+        with self._lock:
+            self._queues[name] = QueueDefinition(name, found.qtype, merged)
+
+    def delete_queue(self, name: str) -> None:
+        with self._lock:
+            self._queues.pop(name, None)
+
+    def set_defaults(self, **attrs: object) -> None:
+        """Attributes of every queue that is not defined on its own."""
+        normalized = normalize_queue_attrs(LOCAL, attrs)
+        with self._lock:
+            self._defaults.update(normalized)
+
+    def alter_qmgr(self, **attrs: object) -> None:
+        normalized = _normalize_qmgr(attrs)
+        with self._lock:
+            self._qmgr.update(normalized)
+
+    # ------------------------------------------------------------------ lookups
+    def lookup(
+        self,
+        name: str,
+        url_defaults: Mapping[str, int | str | bool],
+        strict: bool | None = None,
+    ) -> QueueDefinition:
+        """The queue's type and full attributes; 2085 when strict and not defined."""
+        validate_name(name)
+        with self._lock:
+            found = self._queues.get(name)
+            defaults = dict(self._defaults)
+        if found is None and (self.strict if strict is None else strict):
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} is not defined")
+        qtype = found.qtype if found else LOCAL
+        attrs: Attrs = {}
+        if qtype == LOCAL:
+            attrs.update(defaults)
+            attrs.update(url_defaults)
+        if found is not None:
+            attrs.update(found.attrs)
+        return QueueDefinition(name, qtype, attrs)
+
+    def qmgr_attrs(self, url_qmgr: Mapping[str, int | str | bool]) -> Attrs:
+        with self._lock:
+            out = dict(self._qmgr)
+        out.update(url_qmgr)
+        return out
+
+    # ------------------------------------------------------------------ files
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, object], where: str = "configuration") -> StompConfig:
+        known = {"qmgr_name", "strict", "prefix", "qmgr", "defaults", "queues"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(
+                f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+            )
+        config = cls(
+            qmgr_name=str(data.get("qmgr_name", DEFAULT_QMGR_NAME)),
+            strict=bool(data.get("strict", False)),
+            prefix=str(data.get("prefix", "")),
+            defaults=_table(data, "defaults", where),
+            qmgr=_table(data, "qmgr", where),
+        )
+        for name, attrs in _table(data, "queues", where).items():
+            if not isinstance(attrs, Mapping):
+                raise ValueError(f"{where}: queues.{name} must be a table of attributes")
+            attrs = dict(attrs)
+            qtype = str(attrs.pop("type", LOCAL))
+            config.define_queue(name, qtype, **attrs)
+        return config
+
+
+def _table(data: Mapping[str, object], key: str, where: str) -> dict[str, object]:
+    value = data.get(key, {})
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: {key} must be a table")
+    return dict(value)
+
+
+def _normalize_qmgr(attrs: Mapping[str, object]) -> Attrs:
+    out: Attrs = {}
+    for name, value in attrs.items():
+        attr = QMGR_ATTR_BY_NAME.get(name.upper())
+        if attr is None:
+            raise ValueError(f"{name} is not a queue manager attribute mqjms knows")
+        out[attr.name] = normalize(attr, value)
+    return out
+
+
+# --------------------------------------------------------------------------- registry
+
+_profiles: dict[str, StompConfig] = {}
+_files: dict[Path, tuple[float, StompConfig]] = {}
+_registry_lock = threading.Lock()
+
+
+def register_profile(name: str, config: StompConfig) -> StompConfig:
+    """Make ``config`` the one URLs with ``?profile=name`` use (the API way to configure)."""
+    with _registry_lock:
+        _profiles[name] = config
+    return config
+
+
+def unregister_profile(name: str) -> None:
+    with _registry_lock:
+        _profiles.pop(name, None)
+
+
+def profile(name: str) -> StompConfig:
+    with _registry_lock:
+        found = _profiles.get(name)
+    if found is None:
+        raise ValueError(f"no STOMP configuration profile {name!r} is registered")
+    return found
+
+
+def load_file(path: str | Path) -> StompConfig:
+    """The configuration in a TOML file, re-read when the file changes."""
+    resolved = Path(path).expanduser().resolve()
+    try:
+        mtime = resolved.stat().st_mtime
+    except OSError as exc:
+        raise ValueError(f"STOMP configuration file {str(path)!r}: {exc.strerror}") from None
+    with _registry_lock:
+        cached = _files.get(resolved)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    with resolved.open("rb") as fh:
+        try:
+            data = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"STOMP configuration file {str(path)!r}: {exc}") from None
+    config = StompConfig.from_mapping(data, str(path))
+    with _registry_lock:
+        _files[resolved] = (mtime, config)
+    return config
+
+
+# --------------------------------------------------------------------------- URLs
+
+_QUEUE_PARAMS = {"bothresh": "BOTHRESH", "boqname": "BOQNAME", "defpsist": "DEFPSIST",
+                 "defprty": "DEFPRTY"}
+_QMGR_PARAMS = {"deadq": "DEADQ"}
+_OTHER_PARAMS = {"config", "profile", "qmgr", "prefix", "strict", "ca", "cert", "key",
+                 "verify", "reconnect", "receipt_timeout", "heartbeat", "vhost", "user"}
+
+
+@dataclass(slots=True)
+class StompParams:
+    """Everything a ``stomp://`` or ``stomp+ssl://`` URL says, the password kept apart."""
+
+    host: str
+    port: int
+    ssl: bool
+    user: str | None
+    password: str | None = field(repr=False)
+    vhost: str | None
+    ca_file: str | None
+    cert_file: str | None
+    key_file: str | None
+    verify: bool
+    reconnect_seconds: float
+    receipt_timeout: float
+    heartbeat_ms: int
+    config_file: str | None
+    profile: str | None
+    qmgr_name: str | None
+    prefix: str | None
+    strict: bool | None
+    queue_defaults: Attrs
+    qmgr_overrides: Attrs
+
+    @property
+    def safe_url(self) -> str:
+        """The URL without its password, for logs and errors."""
+        scheme = "stomp+ssl" if self.ssl else "stomp"
+        who = f"{self.user}@" if self.user else ""
+        return f"{scheme}://{who}{self.host}:{self.port}"
+
+    def config(self) -> StompConfig:
+        if self.profile:
+            return profile(self.profile)
+        if self.config_file:
+            return load_file(self.config_file)
+        return _default_config()
+
+    def ssl_context(self) -> ssl_module.SSLContext:
+        context = ssl_module.create_default_context(cafile=self.ca_file)
+        if not self.verify:
+            context.check_hostname = False
+            context.verify_mode = ssl_module.CERT_NONE
+        if self.cert_file:
+            context.load_cert_chain(self.cert_file, self.key_file)
+        return context
+
+
+_default: StompConfig | None = None
+
+
+def _default_config() -> StompConfig:
+    global _default
+    with _registry_lock:
+        if _default is None:
+            _default = StompConfig()
+        return _default
+
+
+def _flag(value: str, what: str) -> bool:
+    word = value.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"STOMP URL parameter {what}={value!r}: expected true or false")
+
+
+def parse_url(url: str) -> StompParams:
+    """Parse ``stomp://[user[:password]@]host[:port][?key=value&...]``.
+
+    The password may instead come from ``MQJMS_STOMP_PASSWORD`` (and the user from
+    ``MQJMS_STOMP_USER``), so that it appears in no URL, command line or log.
+    """
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("stomp", "stomp+ssl"):
+        raise ValueError(f"not a STOMP URL (stomp:// or stomp+ssl://): {_redact(url)!r}")
+    try:
+        port = parts.port or DEFAULT_PORT
+    except ValueError:
+        raise ValueError(f"STOMP URL {_redact(url)!r}: the port is not a number") from None
+    host = parts.hostname or "127.0.0.1"
+    query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+    unknown = sorted(set(query) - set(_QUEUE_PARAMS) - set(_QMGR_PARAMS) - _OTHER_PARAMS)
+    if unknown:
+        known = sorted({*_QUEUE_PARAMS, *_QMGR_PARAMS, *_OTHER_PARAMS})
+        raise ValueError(
+            f"STOMP URL {_redact(url)!r}: unknown parameter(s) {', '.join(unknown)} "
+            f"(known: {', '.join(known)})"
+        )
+    user = unquote(parts.username) if parts.username else query.get("user")
+    password = unquote(parts.password) if parts.password is not None else None
+    if user is None:
+        user = os.environ.get(USER_ENV) or None
+    if password is None:
+        password = os.environ.get(PASSWORD_ENV)
+    queue_defaults = normalize_queue_attrs(
+        LOCAL, {_QUEUE_PARAMS[k]: v for k, v in query.items() if k in _QUEUE_PARAMS}
+    )
+    qmgr = _normalize_qmgr({_QMGR_PARAMS[k]: v for k, v in query.items() if k in _QMGR_PARAMS})
+    try:
+        reconnect = float(query.get("reconnect", "10"))
+        receipt_timeout = float(query.get("receipt_timeout", "30"))
+        heartbeat = int(query.get("heartbeat", "0"))
+    except ValueError as exc:
+        raise ValueError(f"STOMP URL {_redact(url)!r}: {exc}") from None
+    return StompParams(
+        host=host,
+        port=port,
+        ssl=scheme == "stomp+ssl",
+        user=user,
+        password=password,
+        vhost=query.get("vhost"),
+        ca_file=query.get("ca"),
+        cert_file=query.get("cert"),
+        key_file=query.get("key"),
+        verify=_flag(query["verify"], "verify") if "verify" in query else True,
+        reconnect_seconds=reconnect,
+        receipt_timeout=receipt_timeout,
+        heartbeat_ms=heartbeat,
+        config_file=query.get("config"),
+        profile=query.get("profile"),
+        qmgr_name=query.get("qmgr"),
+        prefix=query.get("prefix"),
+        strict=_flag(query["strict"], "strict") if "strict" in query else None,
+        queue_defaults=queue_defaults,
+        qmgr_overrides=qmgr,
+    )
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()

@@ -1,0 +1,906 @@
+"""StompConnection: the transport contract (MQI semantics) over a STOMP 1.2 broker.
+
+How each MQI idea is carried (docs/stomp.md has the full story and where it differs):
+
+* **Unit of work** = a STOMP transaction. A get under syncpoint subscribes (once per
+  handle) with ``ack:client-individual`` and ``activemq.prefetchSize:1``; its ACK is sent
+  inside the transaction, lazily (at commit, or when another get on the same handle needs
+  the broker to dispatch again), so the broker never hands this consumer a second message
+  while the first is being processed. Puts under syncpoint are SENDs in the transaction.
+  MQCMIT = COMMIT with a receipt.
+* **MQBACK** = ABORT, then one new transaction that ACKs every message got in the unit of
+  work and SENDs a copy of each to its queue with ``mqjms_backout_count`` + 1, then COMMIT:
+  atomic, durable, and the count lives in the message, as BackoutCount does on MQ.
+  The copy keeps MsgId (``mqjms_msg_id``), priority, absolute expiry and every MQMD field,
+  but goes to the back of the queue and gets a new broker ``message-id``.
+* **A consumer that died** (crash, disconnect, lost connection): the broker redelivers
+  with ``redelivered:true``. The count is raised by one and, before the message is given
+  to anyone under syncpoint, made durable the same way (ACK + copy with the new count in
+  one transaction), so a crash loop ends at BOTHRESH exactly as on MQ.
+* **Messages dispatched but never handed to the application** (the one prefetched message
+  a subscription may hold when it is closed) would come back marked redelivered; on a
+  clean close they are restored with their count unchanged (see :meth:`_restore`).
+* **MQINQ** answers from :class:`~.config.StompConfig`; CURDEPTH asks the statistics plugin.
+* **Lost connection**: the next call reconnects with tenacity backoff (``?reconnect=``
+  seconds, default 10); the unit of work in flight is gone (the broker rolled it back),
+  so its next syncpoint call or MQCMIT fails with MQRC_BACKED_OUT (2003), as a
+  reconnectable IBM MQ client does. MQRC_CONNECTION_BROKEN (2009) when the broker does
+  not come back in time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import itertools
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import structlog
+import tenacity
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+from mqjms.qmgr.attributes import (
+    ALIAS,
+    LOCAL,
+    QMGR_ATTR_BY_SELECTOR,
+    QTYPE_CODES,
+    QUEUE_ATTR_BY_SELECTOR,
+    inquire_value,
+    validate_name,
+)
+from mqjms.qmgr.messages import put_date_time
+from mqjms.qmgr.queues import check_md_for_put
+from mqjms.transport.base import Browse, Context, Handle
+
+from . import mapping
+from .client import BrokerError, ConnectionLost, ConnectRefused, Frame, StompClient
+from .config import QueueDefinition, StompParams
+
+log = structlog.get_logger("mqjms.transport.stomp")
+
+_OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
+_STATS_PREFIX = "/queue/ActiveMQ.Statistics.Destination."
+_STATS_TIMEOUT = 5.0
+_RESTORE_TIMEOUT = 2.0
+_msg_counter = itertools.count(1)
+_msg_prefix = os.urandom(4)
+_counter_lock = threading.Lock()
+
+
+def _default_appl_name() -> str:
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return (name or "python")[-28:]
+
+
+@dataclass(slots=True)
+class _Got:
+    """A message got under syncpoint in the current unit of work."""
+
+    sub: str
+    frame: Frame
+    count: int  # the BackoutCount it was returned with
+    acked: bool = False  # ACK sent inside the broker transaction
+
+
+@dataclass(slots=True)
+class _BrowseCursor:
+    selector: str | None
+    sub: str | None = None
+    ended: bool = False
+    seen: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class _Open:
+    handle: Handle
+    destination: str
+    sub: str | None = None  # the input subscription, made at the first get
+    match_subs: dict[str, str] = field(default_factory=dict)  # selector -> subscription
+    browse: _BrowseCursor | None = None
+
+
+class StompConnection:
+    """An MQI connection (hconn) on a STOMP broker. Not thread-safe: one per thread."""
+
+    def __init__(self, params: StompParams, appl_name: str | None = None) -> None:
+        self.params = params
+        self.config = params.config()
+        self.prefix = params.prefix if params.prefix is not None else self.config.prefix
+        self.appl_name = (appl_name or _default_appl_name())[:28]
+        try:
+            self.user = getpass.getuser()[:12]
+        except Exception:
+            self.user = str(os.getuid())[:12]
+        self._strict = params.strict if params.strict is not None else self.config.strict
+        self._handles: dict[int, _Open] = {}
+        self._hobjs = itertools.count(1)
+        self._tx: str | None = None
+        self._gets: list[_Got] = []
+        self._puts = 0
+        self._broken = False  # the unit of work was lost with the connection
+        self._closed = False
+        self._deferred_unsubscribe: list[str] = []
+        self._stats_sub: str | None = None
+        self._known_destinations: set[str] = set()
+        self._client = self._new_client()
+        log.debug("stomp.connected", url=params.safe_url, appl=self.appl_name)
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def qmgr_name(self) -> str:
+        return self.params.qmgr_name or self.config.qmgr_name
+
+    @property
+    def in_unit_of_work(self) -> bool:
+        return bool(self._gets or self._tx or self._puts)
+
+    def __enter__(self) -> StompConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disconnect()
+
+    def __repr__(self) -> str:
+        return f"StompConnection({self.params.safe_url!r}, appl={self.appl_name!r})"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise failed(C.MQRC_HCONN_ERROR, "the connection is closed")
+
+    def _state(self, handle: Handle) -> _Open:
+        self._check_open()
+        found = self._handles.get(handle.hobj)
+        if found is None or found.handle is not handle:
+            raise failed(C.MQRC_HOBJ_ERROR, f"queue {handle.name!r} is not open on this connection")
+        return found
+
+    def _lookup(self, name: str) -> QueueDefinition:
+        return self.config.lookup(name, self.params.queue_defaults, self._strict)
+
+    def _resolve(self, name: str) -> tuple[QueueDefinition, QueueDefinition]:
+        named = self._lookup(name)
+        if named.qtype != ALIAS:
+            return named, named
+        target = str(named.attrs.get("TARGET", "")).strip()
+        if not target:
+            raise failed(C.MQRC_UNKNOWN_ALIAS_BASE_Q, f"alias queue {name!r} has no TARGET")
+        try:
+            base = self._lookup(target)
+        except MQError:
+            raise failed(
+                C.MQRC_UNKNOWN_ALIAS_BASE_Q,
+                f"alias queue {name!r} targets {target!r}, which is not defined",
+            ) from None
+        if base.qtype != LOCAL:
+            raise failed(
+                C.MQRC_UNKNOWN_ALIAS_BASE_Q,
+                f"alias queue {name!r} targets {target!r}, a {base.qtype}, not a local queue",
+            )
+        return named, base
+
+    def destination(self, queue: str) -> str:
+        """The broker destination of an MQ queue name (``/queue/<prefix><name>``)."""
+        return mapping.queue_destination(queue, self.prefix)
+
+    # ------------------------------------------------------------------ connecting
+    def _new_client(self) -> StompClient:
+        try:
+            return StompClient(self.params)
+        except ConnectRefused as exc:
+            raise failed(
+                C.MQRC_NOT_AUTHORIZED,
+                f"{self.params.safe_url} refused the connection: {exc}",
+            ) from None
+        except ConnectionLost as exc:
+            raise failed(C.MQRC_HOST_NOT_AVAILABLE, str(exc)) from None
+
+    def _live(self) -> StompClient:
+        """The client, reconnecting first when the connection was lost."""
+        if self._client.lost:
+            self._recover()
+        return self._client
+
+    def _recover(self) -> None:
+        """Reconnect after a lost connection. What was in flight is gone: the broker
+        rolled the transaction back and will redeliver its messages (count + 1)."""
+        if self.in_unit_of_work:
+            self._broken = True
+            log.warning(
+                "uow.backed_out",
+                url=self.params.safe_url,
+                reason="connection lost",
+                messages=len(self._gets),
+            )
+        self._forget_session_state()
+        with_reconnect = self.params.reconnect_seconds > 0
+        if not with_reconnect:
+            raise failed(C.MQRC_CONNECTION_BROKEN, f"connection to {self.params.safe_url} lost")
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_delay(self.params.reconnect_seconds),
+            wait=tenacity.wait_exponential(multiplier=0.1, max=2.0) + tenacity.wait_random(0, 0.1),
+            retry=tenacity.retry_if_exception_type(MQError),
+            reraise=True,
+        )
+        started = time.monotonic()
+        try:
+            for attempt in retrying:
+                with attempt:
+                    client = self._new_client()
+        except MQError as exc:
+            raise failed(
+                C.MQRC_CONNECTION_BROKEN,
+                f"connection to {self.params.safe_url} lost and not back in "
+                f"{self.params.reconnect_seconds:g} s: {exc.detail}",
+            ) from None
+        self._client = client
+        log.info(
+            "stomp.reconnected",
+            url=self.params.safe_url,
+            seconds=round(time.monotonic() - started, 3),
+        )
+
+    def _forget_session_state(self) -> None:
+        self._tx = None
+        self._gets.clear()
+        self._puts = 0
+        self._deferred_unsubscribe.clear()
+        self._stats_sub = None
+        self._known_destinations.clear()
+        for state in self._handles.values():
+            state.sub = None
+            state.match_subs.clear()
+            state.browse = None
+
+    # ------------------------------------------------------------------ MQOPEN / MQCLOSE
+    def open(self, queue: str, options: int) -> Handle:
+        self._check_open()
+        validate_name(queue)
+        if not options & _OPEN_KINDS:
+            raise failed(
+                C.MQRC_OPTIONS_ERROR,
+                f"open options {options:#x} ask for nothing: give MQOO_INPUT_*, MQOO_BROWSE, "
+                "MQOO_OUTPUT or MQOO_INQUIRE",
+            )
+        named, base = self._resolve(queue)
+        effective = options
+        if options & C.MQOO_INPUT_MASK:
+            exclusive = bool(options & C.MQOO_INPUT_EXCLUSIVE) or (
+                bool(options & C.MQOO_INPUT_AS_Q_DEF) and base.attrs.get("DEFSOPT") == "EXCL"
+            )
+            mode = C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED
+            effective = (options & ~C.MQOO_INPUT_MASK) | mode
+        handle = Handle(
+            name=named.name, resolved_name=base.name, options=effective, hobj=next(self._hobjs)
+        )
+        self._handles[handle.hobj] = _Open(handle, self.destination(base.name))
+        return handle
+
+    def close(self, handle: Handle) -> None:
+        state = self._state(handle)
+        subs = [s for s in (state.sub, *state.match_subs.values()) if s]
+        in_uow = {got.sub for got in self._gets}
+        try:
+            for sub in subs:
+                if sub in in_uow:
+                    # its messages are acknowledged at MQCMIT/MQBACK: keep it until then
+                    self._deferred_unsubscribe.append(sub)
+                else:
+                    self._unsubscribe(sub)
+            self._end_browse(state)
+        except ConnectionLost:
+            pass  # the subscriptions went with the connection
+        del self._handles[handle.hobj]
+
+    # ------------------------------------------------------------------ MQGET
+    def get(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        syncpoint: bool = False,
+        browse: Browse | None = None,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        state = self._state(handle)
+        if browse is not None:
+            if not handle.options & C.MQOO_BROWSE:
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_BROWSE, f"{handle.name!r} was not opened with MQOO_BROWSE"
+                )
+            if syncpoint:
+                raise failed(C.MQRC_OPTIONS_ERROR, "a browse cannot be under syncpoint")
+        elif not handle.options & C.MQOO_INPUT_MASK:
+            raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{handle.name!r} was not opened for input")
+        if wait is not None and wait < 0:
+            raise failed(
+                C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)"
+            )
+        named, base = self._resolve(handle.name)
+        for queue in (named, base):
+            if queue.attrs.get("GET", "ENABLED") != "ENABLED":
+                raise failed(C.MQRC_GET_INHIBITED, f"queue {queue.name!r} is GET(DISABLED)")
+        selector = _selector(msg_id, correl_id)
+        deadline = None if wait is None else time.monotonic() + wait
+        if browse is not None:
+            return self._browse_get(state, browse, selector, deadline)
+        if self._client.lost:
+            self._recover()
+        if syncpoint and self._broken:
+            raise failed(
+                C.MQRC_BACKED_OUT,
+                "the unit of work was backed out when the connection was lost: "
+                "call backout() or commit() to end it",
+            )
+        while True:
+            try:
+                found = self._get_once(state, selector, syncpoint, deadline)
+            except ConnectionLost:
+                self._recover()
+                if syncpoint and self._broken:
+                    raise failed(
+                        C.MQRC_BACKED_OUT,
+                        "the unit of work was backed out when the connection was lost",
+                    ) from None
+                continue
+            except BrokerError as exc:
+                raise failed(C.MQRC_UNEXPECTED_ERROR, f"broker error on get: {exc}") from None
+            if found is not _AGAIN:
+                return found  # type: ignore[return-value]
+
+    def _get_once(
+        self, state: _Open, selector: str | None, syncpoint: bool, deadline: float | None
+    ) -> tuple[MQMD, bytes] | object | None:
+        client = self._client
+        sub = self._input_sub(state, selector)
+        if client.buffered(sub) == 0:
+            self._flush_acks(sub)
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        frame = client.take(sub, remaining)
+        if frame is None:
+            return None
+        now = time.time()
+        if mapping.is_expired(frame.headers, now):
+            # seed 000: an expired message is never returned; the get discards it
+            client.ack(frame.ack_id)
+            log.info("message.expired_discarded", queue=state.handle.resolved_name)
+            return _AGAIN
+        md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
+        if frame.headers.get("redelivered") == "true":
+            md.BackoutCount += 1
+            if syncpoint:
+                # make the raised count durable before anyone processes it (crash loops)
+                self._requeue_copy(frame, md.BackoutCount, reason="redelivered")
+                return _AGAIN
+        if syncpoint:
+            self._gets.append(_Got(sub, frame, md.BackoutCount))
+        else:
+            client.ack(frame.ack_id, receipt=True)
+        if selector is not None and not syncpoint:
+            self._close_match_sub(state, selector)
+        return md, data
+
+    def _input_sub(self, state: _Open, selector: str | None) -> str:
+        client = self._client
+        if selector is None:
+            if state.sub is None:
+                state.sub = client.subscribe(state.destination, _INPUT_HEADERS, "client-individual")
+            return state.sub
+        sub = state.match_subs.get(selector)
+        if sub is None:
+            headers = {**_INPUT_HEADERS, "selector": selector}
+            sub = client.subscribe(state.destination, headers, "client-individual")
+            state.match_subs[selector] = sub
+        return sub
+
+    def _close_match_sub(self, state: _Open, selector: str) -> None:
+        sub = state.match_subs.pop(selector, None)
+        if sub is not None:
+            self._unsubscribe(sub)
+
+    def _flush_acks(self, sub: str | None = None) -> None:
+        """Send the ACKs of messages got in this unit of work (inside its transaction),
+        so that the broker dispatches the next message to a prefetch-1 subscription."""
+        pending = [g for g in self._gets if not g.acked and (sub is None or g.sub == sub)]
+        if not pending:
+            return
+        tx = self._begin()
+        for got in pending:
+            self._client.ack(got.frame.ack_id, transaction=tx)
+            got.acked = True
+
+    def _begin(self) -> str:
+        if self._tx is None:
+            tx = self._client.new_id("tx")
+            self._client.begin(tx)
+            self._tx = tx
+        return self._tx
+
+    # ------------------------------------------------------------------ browse
+    def _browse_get(
+        self, state: _Open, browse: Browse, selector: str | None, deadline: float | None
+    ) -> tuple[MQMD, bytes] | None:
+        cursor = state.browse
+        if browse is Browse.FIRST or cursor is None or cursor.selector != selector:
+            self._end_browse(state)
+            cursor = state.browse = _BrowseCursor(selector)
+        while True:
+            try:
+                client = self._live()
+                if cursor.sub is None:
+                    headers = {"browser": "true"}
+                    if selector:
+                        headers["selector"] = selector
+                    cursor.sub = client.subscribe(state.destination, headers, "auto")
+                    cursor.ended = False
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                frame = client.take(cursor.sub, remaining if not cursor.ended else 0.0)
+            except ConnectionLost:
+                self._recover()
+                cursor = state.browse = _BrowseCursor(selector, seen=cursor.seen)
+                continue
+            if frame is not None and frame.headers.get("browser") == "end":
+                cursor.ended = True
+                self._unsubscribe(cursor.sub, restore=False)
+                cursor.sub = None
+                # a new snapshot shows messages that arrived since, skipping those seen
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+                time.sleep(0.05)
+                continue
+            if frame is None:
+                return None
+            now = time.time()
+            if frame.message_id in cursor.seen or mapping.is_expired(frame.headers, now):
+                continue
+            cursor.seen.add(frame.message_id)
+            md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
+            if frame.headers.get("redelivered") == "true":
+                md.BackoutCount += 1
+            return md, data
+
+    def _end_browse(self, state: _Open) -> None:
+        cursor, state.browse = state.browse, None
+        if cursor is not None and cursor.sub is not None:
+            self._unsubscribe(cursor.sub, restore=False)
+
+    # ------------------------------------------------------------------ MQPUT / MQPUT1
+    def put(
+        self,
+        target: str | Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        self._check_open()
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TypeError(f"message data must be bytes, not {type(data).__name__}")
+        if isinstance(target, Handle):
+            self._state(target)
+            if not target.options & C.MQOO_OUTPUT:
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT"
+                )
+            if context is Context.PASS_ALL and not target.options & (
+                C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT
+            ):
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_PASS_ALL,
+                    f"{target.name!r} was not opened with MQOO_PASS_ALL_CONTEXT",
+                )
+            name = target.name
+        else:
+            name = target
+        data = bytes(data)
+        named, base = self._resolve(name)
+        check_md_for_put(md)
+        for queue in (named, base):
+            if queue.attrs.get("PUT", "ENABLED") != "ENABLED":
+                raise failed(C.MQRC_PUT_INHIBITED, f"queue {queue.name!r} is PUT(DISABLED)")
+        maxmsgl = int(base.attrs.get("MAXMSGL", 4_194_304))
+        if len(data) > maxmsgl:
+            raise failed(
+                C.MQRC_MSG_TOO_BIG_FOR_Q,
+                f"{len(data)} bytes is more than MAXMSGL({maxmsgl}) of {base.name!r}",
+            )
+        now = time.time()
+        out = md.copy()
+        self._set_context(out, context, now)
+        if out.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+            out.Priority = int(named.attrs.get("DEFPRTY", 0))
+        elif out.Priority > 9:
+            out.Priority = 9
+        if out.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+            out.Persistence = (
+                C.MQPER_PERSISTENT
+                if named.attrs.get("DEFPSIST") == "YES"
+                else C.MQPER_NOT_PERSISTENT
+            )
+        if out.CodedCharSetId == C.MQCCSI_Q_MGR:
+            out.CodedCharSetId = C.CCSID_UTF8
+        out.BackoutCount = 0
+        if new_msg_id or out.MsgId == C.MQMI_NONE:
+            out.MsgId = self._new_msg_id()
+        headers, body = mapping.to_frame(out, data, prefix=self.prefix, now=now)
+        destination = self.destination(base.name)
+        if self._client.lost:
+            self._recover()
+        if syncpoint and self._broken:
+            raise failed(
+                C.MQRC_BACKED_OUT,
+                "the unit of work was backed out when the connection was lost: "
+                "call backout() or commit() to end it",
+            )
+        try:
+            if syncpoint:
+                self._client.send(destination, headers, body, transaction=self._begin())
+                self._puts += 1
+            else:
+                self._client.send(destination, headers, body, receipt=True)
+        except ConnectionLost:
+            self._recover()
+            raise failed(
+                C.MQRC_BACKED_OUT if syncpoint else C.MQRC_CONNECTION_BROKEN,
+                "the connection was lost during the put"
+                + ("; the unit of work was backed out" if syncpoint else "; the put is in doubt"),
+            ) from None
+        except BrokerError as exc:
+            raise failed(C.MQRC_UNEXPECTED_ERROR, f"the broker refused the put: {exc}") from None
+        return out
+
+    def _new_msg_id(self) -> bytes:
+        with _counter_lock:
+            seq = next(_msg_counter)
+        head = b"AMQ " + self.qmgr_name.encode("latin-1", "replace")[:12].ljust(12, b" ")
+        return head + _msg_prefix + (seq & 0xFFFFFFFF).to_bytes(4, "big")
+
+    def _set_context(self, md: MQMD, context: Context, now: float) -> None:
+        if context is Context.DEFAULT:
+            md.PutApplType = C.MQAT_DEFAULT
+            md.PutApplName = self.appl_name
+            md.UserIdentifier = self.user
+            md.ApplIdentityData = ""
+            md.ApplOriginData = ""
+            md.AccountingToken = C.MQACT_NONE
+            md.PutDate, md.PutTime = put_date_time(now)
+        elif context is Context.NONE:
+            md.PutApplType = C.MQAT_NO_CONTEXT
+            md.PutApplName = md.UserIdentifier = md.ApplIdentityData = md.ApplOriginData = ""
+            md.AccountingToken = C.MQACT_NONE
+            md.PutDate, md.PutTime = put_date_time(now)
+        elif not md.PutDate.strip():
+            md.PutDate, md.PutTime = put_date_time(now)
+
+    # ------------------------------------------------------------------ MQINQ
+    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
+        self._check_open()
+        if isinstance(queue, Handle):
+            self._state(queue)
+            if not queue.options & C.MQOO_INQUIRE:
+                raise failed(
+                    C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{queue.name!r} was not opened with MQOO_INQUIRE"
+                )
+            name = queue.name
+        else:
+            name = queue
+        definition = self._lookup(name)
+        stats: dict[str, int] | None = None
+        out: dict[int, int | str] = {}
+        for selector in selectors:
+            if selector == C.MQIA_Q_TYPE:
+                out[selector] = QTYPE_CODES[definition.qtype]
+                continue
+            if selector == C.MQCA_Q_NAME:
+                out[selector] = definition.name
+                continue
+            if selector == C.MQIA_DEFINITION_TYPE and definition.qtype == LOCAL:
+                out[selector] = C.MQQDT_PREDEFINED
+                continue
+            attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
+            if attr is None:
+                raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not known")
+            if definition.qtype not in attr.types:
+                raise failed(
+                    C.MQRC_SELECTOR_NOT_FOR_TYPE,
+                    f"{attr.name} (selector {selector}) does not apply to "
+                    f"{definition.qtype} {definition.name!r}",
+                )
+            if attr.readonly:
+                if stats is None:
+                    stats = self._statistics(definition.name)
+                key = {"CURDEPTH": "size", "IPPROCS": "consumerCount",
+                       "OPPROCS": "producerCount"}[attr.name]
+                out[selector] = int(stats.get(key, 0))
+                continue
+            out[selector] = inquire_value(attr, definition.attrs.get(attr.name, attr.default))
+        return out
+
+    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
+        self._check_open()
+        attrs = {
+            **{a.name: a.default for a in QMGR_ATTR_BY_SELECTOR.values()},
+            **self.config.qmgr_attrs(self.params.qmgr_overrides),
+        }
+        out: dict[int, int | str] = {}
+        for selector in selectors:
+            if selector == C.MQCA_Q_MGR_NAME:
+                out[selector] = self.qmgr_name
+                continue
+            attr = QMGR_ATTR_BY_SELECTOR.get(selector)
+            if attr is None:
+                raise failed(
+                    C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute"
+                )
+            out[selector] = inquire_value(attr, attrs[attr.name])
+        return out
+
+    def _statistics(self, queue: str) -> dict[str, int]:
+        """The statistics plugin's figures for a queue (size = depth, in-flight included)."""
+        for _ in range(2):
+            try:
+                return self._statistics_once(queue)
+            except ConnectionLost:
+                self._recover()
+        raise failed(C.MQRC_CONNECTION_BROKEN, f"connection to {self.params.safe_url} lost")
+
+    def _statistics_once(self, queue: str) -> dict[str, int]:
+        client = self._live()
+        destination = self.destination(queue)
+        if destination not in self._known_destinations:
+            # The plugin does not answer for a queue the broker has not created yet:
+            # a consumer that matches nothing creates it (as an MQ queue exists when defined).
+            sub = client.subscribe(destination, {"selector": "1 = 0"}, "auto")
+            client.unsubscribe(sub)
+            self._known_destinations.add(destination)
+        if self._stats_sub is None:
+            reply = f"/temp-queue/mqjms-stats-{client.new_id('q')}"
+            self._stats_sub = client.subscribe(
+                reply, {"transformation": "jms-map-json", "mqjms_reply": reply}, "auto"
+            )
+            self._stats_reply = reply
+        client.send(
+            _STATS_PREFIX + destination[len(mapping.QUEUE_PREFIX) :],
+            {"reply-to": self._stats_reply},
+            b"",
+        )
+        frame = client.take(self._stats_sub, _STATS_TIMEOUT)
+        if frame is None:
+            raise failed(
+                C.MQRC_RESOURCE_PROBLEM,
+                f"no statistics for {queue!r} from {self.params.safe_url} in "
+                f"{_STATS_TIMEOUT:g} s: is <statisticsBrokerPlugin/> configured?",
+            )
+        return _parse_statistics(frame.body)
+
+    # ------------------------------------------------------------------ units of work
+    def commit(self) -> None:
+        """MQCMIT: the transaction's ACKs and SENDs become permanent together."""
+        self._check_open()
+        if self._broken:
+            self._broken = False
+            self._end_uow()
+            raise failed(
+                C.MQRC_BACKED_OUT,
+                "the unit of work was backed out when the connection was lost",
+            )
+        if not self.in_unit_of_work:
+            return
+        try:
+            if self._client.lost:
+                raise ConnectionLost("lost before commit")
+            self._flush_acks()
+            if self._tx is not None:
+                self._client.commit(self._tx)
+            self._tx = None
+        except ConnectionLost:
+            self._end_uow()
+            self._recover()
+            self._broken = False
+            raise failed(
+                C.MQRC_BACKED_OUT,
+                "the connection was lost at commit: the unit of work was backed out "
+                "(or, if the broker had committed it already, is complete)",
+            ) from None
+        except BrokerError as exc:
+            tx = self._tx
+            self._end_uow()
+            if tx is not None:
+                self._quietly_abort(tx)
+            raise failed(C.MQRC_BACKED_OUT, f"the broker refused the commit: {exc}") from None
+        self._end_uow()
+
+    def backout(self) -> None:
+        """MQBACK: puts vanish; every message got comes back with BackoutCount + 1."""
+        self._check_open()
+        if self._broken:
+            self._broken = False
+            self._end_uow()
+            return
+        if not self.in_unit_of_work:
+            return
+        gets = list(self._gets)
+        try:
+            if self._client.lost:
+                raise ConnectionLost("lost before backout")
+            if self._tx is not None:
+                self._client.abort(self._tx)
+                self._tx = None
+            if gets:
+                self._requeue_copies([(g.frame, g.count + 1) for g in gets])
+        except ConnectionLost:
+            # The broker rolled everything back and redelivers the messages marked
+            # redelivered: their count is raised when they are got again.
+            self._end_uow()
+            self._recover()
+            self._broken = False
+            return
+        except BrokerError as exc:
+            self._end_uow()
+            raise failed(
+                C.MQRC_UNEXPECTED_ERROR, f"the broker refused the backout: {exc}"
+            ) from None
+        self._end_uow()
+        log.debug("uow.backed_out", messages=len(gets))
+
+    def _end_uow(self) -> None:
+        self._tx = None
+        self._gets.clear()
+        self._puts = 0
+        deferred, self._deferred_unsubscribe = self._deferred_unsubscribe, []
+        for sub in deferred:
+            with contextlib.suppress(ConnectionLost, BrokerError):
+                self._unsubscribe(sub)
+        for state in self._handles.values():
+            for selector in list(state.match_subs):
+                try:
+                    self._close_match_sub(state, selector)
+                except (ConnectionLost, BrokerError):
+                    state.match_subs.pop(selector, None)
+
+    def _quietly_abort(self, tx: str) -> None:
+        with contextlib.suppress(ConnectionLost, BrokerError):
+            self._client.abort(tx)
+
+    # ------------------------------------------------------------------ requeue copies
+    def _requeue_copy(self, frame: Frame, count: int, *, reason: str) -> None:
+        self._requeue_copies([(frame, count)])
+        log.info(
+            "message.backout_count_raised",
+            reason=reason,
+            destination=frame.headers.get("destination"),
+            backout_count=count,
+        )
+
+    def _requeue_copies(self, items: Sequence[tuple[Frame, int]]) -> None:
+        """In one transaction of its own: ACK each message and SEND a copy of it to its
+        queue carrying ``count`` as the BackoutCount."""
+        client = self._client
+        tx = client.new_id("tx")
+        client.begin(tx)
+        try:
+            for frame, count in items:
+                headers, body = _copy(frame, count, self.prefix)
+                client.ack(frame.ack_id, transaction=tx)
+                client.send(frame.headers.get("destination", ""), headers, body, transaction=tx)
+            client.commit(tx)
+        except BrokerError:
+            self._quietly_abort(tx)
+            raise
+
+    def _unsubscribe(self, sub: str, *, restore: bool = True) -> None:
+        left = self._client.unsubscribe(sub)
+        if restore and left:
+            self._restore(left)
+
+    def _restore(self, frames: Sequence[Frame]) -> None:
+        """Frames the broker dispatched that were never handed to the application went
+        back to the queue when their subscription ended, marked redelivered. Get them
+        again by message-id and requeue them with the count they had, so that closing a
+        consumer never counts as a backout."""
+        client = self._client
+        by_id = {f.message_id: f for f in frames if f.message_id}
+        if not by_id:
+            return
+        destination = frames[0].headers.get("destination", "")
+        ids = ", ".join("'" + i.replace("'", "''") + "'" for i in by_id)
+        headers = {
+            "selector": f"JMSMessageID IN ({ids})",
+            "activemq.prefetchSize": str(len(by_id)),
+        }
+        sub = client.subscribe(destination, headers, "client-individual")
+        got: list[tuple[Frame, int]] = []
+        deadline = time.monotonic() + _RESTORE_TIMEOUT
+        try:
+            while len(got) < len(by_id):
+                frame = client.take(sub, max(0.0, deadline - time.monotonic()))
+                if frame is None:
+                    break  # another consumer has it: it counts one delivery there
+                original = by_id.get(frame.message_id)
+                if original is None:
+                    continue
+                count = mapping.from_frame(original.headers, b"", prefix=self.prefix)[0]
+                extra = 1 if original.headers.get("redelivered") == "true" else 0
+                got.append((frame, count.BackoutCount + extra))
+            if got:
+                self._requeue_copies(got)
+        finally:
+            client.unsubscribe(sub)
+        log.debug("stomp.restored_undelivered", messages=len(got), destination=destination)
+
+    # ------------------------------------------------------------------ MQDISC
+    def disconnect(self) -> None:
+        """MQDISC. An uncommitted unit of work is backed out (BackoutCount + 1)."""
+        if self._closed:
+            return
+        try:
+            if self.in_unit_of_work and not self._client.lost:
+                log.info("uow.backed_out", reason="disconnect without commit")
+                try:
+                    self.backout()
+                except MQError as exc:
+                    log.warning("stomp.disconnect_backout_failed", reason=exc.reason_name)
+            for state in list(self._handles.values()):
+                with contextlib.suppress(MQError, ConnectionLost, BrokerError):
+                    self.close(state.handle)
+        finally:
+            self._closed = True
+            self._handles.clear()
+            self._client.disconnect()
+
+
+_AGAIN = object()
+_INPUT_HEADERS = {"activemq.prefetchSize": "1"}
+
+
+def _selector(msg_id: bytes | None, correl_id: bytes | None) -> str | None:
+    """A JMS selector matching MsgId and/or CorrelId (padded with NULs, as MQ matches)."""
+    parts = []
+    if msg_id is not None:
+        wanted = msg_id.ljust(24, b"\x00")[:24].hex()
+        parts.append(f"{mapping.H_MSG_ID} = '{wanted}'")
+    if correl_id is not None:
+        text = mapping.correl_text(correl_id.ljust(24, b"\x00")[:24]).replace("'", "''")
+        parts.append(f"JMSCorrelationID = '{text}'")
+    return " AND ".join(parts) or None
+
+
+def _copy(frame: Frame, count: int, prefix: str) -> tuple[dict[str, str], bytes]:
+    """A frame's message as a new SEND with BackoutCount ``count``: every MQMD field,
+    MsgId and the absolute expiry kept."""
+    md, data = mapping.from_frame(frame.headers, frame.body, prefix=prefix)
+    md.BackoutCount = count
+    headers, body = mapping.to_frame(md, data, prefix=prefix)
+    expires = frame.headers.get("expires", "0")
+    if expires not in ("", "0"):
+        headers["expires"] = expires
+    else:
+        headers.pop("expires", None)
+    return headers, body
+
+
+def _parse_statistics(body: bytes) -> dict[str, int]:
+    """The numbers in a statistics-plugin reply (jms-map-json)."""
+    try:
+        entries = json.loads(body.decode("utf-8"))["map"]["entry"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise failed(C.MQRC_RESOURCE_PROBLEM, f"unreadable statistics reply: {exc}") from None
+    out: dict[str, int] = {}
+    for entry in entries:
+        name = entry.get("string")
+        if not isinstance(name, str):
+            continue
+        for kind in ("long", "int"):
+            if kind in entry:
+                out[name] = int(entry[kind])
+    return out
