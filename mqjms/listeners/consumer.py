@@ -87,6 +87,7 @@ class ListenerConsumer:
         self._handle: Handle | None = None
         self._errors = 0  # consecutive losses or errors before a get succeeded: backoff
         self._requeue_failures = 0  # consecutive poison requeues that no queue took
+        self._message_errors = 0  # consecutive worker errors while handling messages
         # What a shutdown deadline may interrupt: only a running listener (or its retry
         # wait), never an MQI call. Guarded by _lock.
         self._lock = threading.Lock()
@@ -165,7 +166,7 @@ class ListenerConsumer:
                 "worker.connecting" if first else "worker.reconnecting",
                 **self._ctx,
                 attempt=state.attempt_number,
-                wait=round(state.upcoming_sleep, 3),
+                wait=round(state.next_action.sleep if state.next_action else 0.0, 3),
                 reason=reason_of(exc) if exc else None,
             )
 
@@ -245,6 +246,11 @@ class ListenerConsumer:
                 backout_count=md.BackoutCount, reason="worker error",
                 exception_type=_type_name(exc),
             )
+            # The same message comes straight back: do not spin on an error that persists.
+            self._message_errors += 1
+            self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._message_errors))
+        else:
+            self._message_errors = 0
 
     def _process_one(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
         rt, listener = self.rt, self.listener

@@ -153,6 +153,11 @@ class Worker:
         return self._running
 
     @property
+    def error(self) -> BaseException | None:
+        """What stopped the worker when a listener could not run (else None)."""
+        return self._fatal
+
+    @property
     def stopping(self) -> bool:
         """True once a stop was asked for (signal, request_stop, stop, a fatal error)."""
         return self._stopping.is_set()

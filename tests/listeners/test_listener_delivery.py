@@ -1,0 +1,262 @@
+"""What happens to one message under a listener: commit, rollback, and seed 002's rules
+for asynchronous applications (poison requeued outside the unit of work of delivery)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from listener_helpers import BOQ, DLQ, IN, named, wait_for
+
+import mqjms
+from mqjms.backout import Outcome, PoisonEvent
+from mqjms.mq import C, jms, parse_dlh, rfh2
+
+
+def test_return_commits_and_logs_delivered_and_committed(mq, make_worker, seen, events):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.body, msg.delivery_count, type(msg).__name__))
+
+    sent = mq.send(IN, "a", "b", "c")
+    with app:
+        wait_for(lambda: app.stats.committed == 3, what="3 commits")
+    assert seen.items == [("a", 1, "TextMessage"), ("b", 1, "TextMessage"), ("c", 1, "TextMessage")]
+    assert mq.depth(IN) == 0
+    committed = named(events, "message.committed")
+    assert [e["msg_id"] for e in committed] == [m.md.MsgId.hex() for m in sent]
+    assert all(e["queue"] == IN and e["backout_count"] == 0 for e in committed)
+    assert len(named(events, "message.delivered")) == 3
+    assert not named(events, "message.backed_out")
+
+
+def test_raise_rolls_back_with_backout_count_plus_one_and_redelivers(mq, make_worker, seen, events):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.md.BackoutCount, msg.delivery_count, msg.jms_redelivered))
+        if msg.delivery_count < 3:
+            raise RuntimeError(f"attempt {msg.delivery_count}")
+
+    mq.send(IN, "order")
+    with app:
+        wait_for(lambda: app.stats.committed == 1)
+    # BOTHRESH is 3: BackoutCount 0, 1, 2 are below it, so each is delivered (seed 002).
+    assert seen.items == [(0, 1, False), (1, 2, True), (2, 3, True)]
+    backed = named(events, "message.backed_out")
+    assert [e["backout_count"] for e in backed] == [0, 1]
+    assert all(e["exception_type"] == "builtins.RuntimeError" for e in backed)
+    assert backed[0]["reason"] == "attempt 1" and backed[0]["queue"] == IN
+    assert mq.depth(IN) == 0 and mq.depth(BOQ) == 0
+
+
+def test_threshold_reached_moves_to_boqname_with_the_failure_and_rewritten_md(
+    mq, make_worker, seen
+):
+    """seed 002: 'What happens to a message when it is moved to the backout queue' for a
+    message without an RFH2, plus the failure the framework knows (usr properties)."""
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+
+    @app.listener(IN, on_poison=poison.append)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.md.BackoutCount)
+        raise ValueError("bad order 42")
+
+    put = mq.put_raw(
+        IN, "café".encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819, Encoding=546,
+        Expiry=6000, Persistence=C.MQPER_PERSISTENT,
+    )
+    with app:
+        wait_for(lambda: mq.depth(BOQ) == 1, what="the message on the backout queue")
+        wait_for(lambda: poison)
+    # seed 002 async: BackoutCount 3 >= BOTHRESH 3 is poison, requeued without delivery.
+    assert seen.items == [0, 1, 2]
+    assert mq.depth(IN) == 0
+    [(md, data)] = mq.browse(BOQ)
+    assert md.MsgId == put.MsgId
+    # seed 002: no RFH2 -> one is added; MQMD Format MQHRF2, CCSID 1208, Encoding 273
+    assert md.Format == C.MQFMT_RF_HEADER_2
+    assert md.CodedCharSetId == 1208
+    assert md.Encoding == 273
+    assert md.BackoutCount == 0  # seed 002: reset to zero
+    assert 0 < md.Expiry <= 6000  # seed 002: the remaining expiry, not a fresh one
+    chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+    [header] = chain.headers
+    # seed 002: the original CCSID and Encoding are copied into the RFH2
+    assert (header.CodedCharSetId, header.Encoding, header.Format) == (819, 546, C.MQFMT_STRING)
+    assert chain.body == "café".encode("latin-1")
+    _, props = jms.parse_jms_folders(chain.folders)
+    assert props["mqjms_failure_exception"] == "builtins.ValueError"
+    assert props["mqjms_failure_message"] == "bad order 42"
+    assert props["mqjms_failure_listener"].endswith("handle")
+    assert props["mqjms_failure_queue"] == IN
+    assert dt.datetime.fromisoformat(str(props["mqjms_failure_time"])).tzinfo is not None
+    [event] = poison
+    assert event.outcome is Outcome.MOVED and event.destination == BOQ
+    assert event.failure is not None and event.failure.message == "bad order 42"
+    assert app.stats.moved == 1 and app.stats.backed_out == 3
+
+
+def test_jms_message_keeps_its_rfh2_and_properties_on_the_backout_queue(mq, make_worker):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        raise KeyError("orderId")
+
+    mq.send(IN, "payload", properties={"orderId": 7}, time_to_live=600_000)
+    with app:
+        wait_for(lambda: mq.depth(BOQ) == 1)
+    [(md, data)] = mq.browse(BOQ)
+    moved = mqjms.consumer.from_mq(md, data)
+    assert isinstance(moved, mqjms.TextMessage) and moved.body == "payload"
+    assert moved.properties["orderId"] == 7
+    assert moved.properties["mqjms_failure_exception"] == "builtins.KeyError"
+    assert md.BackoutCount == 0 and 0 < md.Expiry <= 6000
+
+
+def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen):
+    # seed 002: "If the BOTHRESH attribute is left at its default value of 0, then poison
+    # message handling is disabled ... any poison messages are put back to the input queue."
+    mq.define("APP.NOTHRESH", BOTHRESH=0, BOQNAME=BOQ)
+    app = make_worker()
+
+    @app.listener("APP.NOTHRESH")
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.md.BackoutCount)
+        if msg.md.BackoutCount < 8:
+            raise RuntimeError("not yet")
+
+    mq.send("APP.NOTHRESH", "x")
+    with app:
+        wait_for(lambda: app.stats.committed == 1)
+    assert seen.items == list(range(9))
+    assert mq.depth(BOQ) == 0 and mq.depth("APP.NOTHRESH") == 0
+
+
+def test_blank_boqname_dead_letters_with_an_mqdlh(mq, make_worker):
+    # seed 002: BOTHRESH > 0 and BOQNAME not set, no MQRO_DISCARD_MSG -> dead-letter queue
+    mq.define("APP.NOBOQ", BOTHRESH=2)
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+    app.poison_hooks.append(poison.append)
+
+    @app.listener("APP.NOBOQ")
+    def handle(msg: mqjms.Message) -> None:
+        raise RuntimeError("always")
+
+    put = mq.put_raw("APP.NOBOQ", b"raw", Format=C.MQFMT_STRING, Persistence=1)
+    with app:
+        wait_for(lambda: mq.depth(DLQ) == 1)
+        wait_for(lambda: poison)
+    [(md, data)] = mq.browse(DLQ)
+    assert md.Format == C.MQFMT_DEAD_LETTER_HEADER and md.MsgId == put.MsgId
+    dlh, body = parse_dlh(data, md.Encoding)
+    assert dlh.Reason == C.MQRC_BACKOUT_THRESHOLD_REACHED == 2362
+    assert dlh.DestQName == "APP.NOBOQ" and dlh.DestQMgrName == mq.qm.name
+    assert dlh.Format == C.MQFMT_STRING and body == b"raw"
+    assert poison[0].outcome is Outcome.DEAD_LETTERED and poison[0].destination == DLQ
+    assert app.stats.dead_lettered == 1 and mq.depth("APP.NOBOQ") == 0
+
+
+def test_backout_queue_put_failing_falls_back_to_the_dead_letter_queue(mq, make_worker):
+    # seed 002: "If the message cannot be put to the backout queue, then it is either moved
+    # to the queue manager's dead letter queue or discarded"
+    mq.alter(BOQ, PUT="DISABLED")
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        raise RuntimeError("always")
+
+    mq.send(IN, "x")
+    with app:
+        wait_for(lambda: mq.depth(DLQ) == 1)
+    [(md, data)] = mq.browse(DLQ)
+    dlh, _ = parse_dlh(data, md.Encoding)
+    assert dlh.Reason == C.MQRC_PUT_INHIBITED
+
+
+def test_dead_letter_put_failing_returns_the_message_to_the_input_queue(mq, make_worker, seen):
+    # seed 002 async: "If the attempt to put the message to the dead letter queue fails for
+    # some reason, the IBM MQ classes for JMS returns the message to the input queue."
+    mq.define("APP.NOBOQ", BOTHRESH=2)
+    mq.alter(DLQ, PUT="DISABLED")
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+
+    @app.listener("APP.NOBOQ", on_poison=poison.append)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.md.BackoutCount)
+        raise RuntimeError("always")
+
+    put = mq.put_raw("APP.NOBOQ", b"raw", Format=C.MQFMT_STRING, Persistence=1)
+    with app:
+        wait_for(lambda: len(poison) >= 2, what="two failed requeues")
+        assert all(e.outcome is Outcome.REQUEUE_FAILED for e in poison)
+        assert poison[0].reason == C.MQRC_PUT_INHIBITED
+        wait_for(lambda: mq.browse("APP.NOBOQ"), what="the message back on the input queue")
+        [(md, _)] = mq.browse("APP.NOBOQ")
+        assert md.MsgId == put.MsgId and md.BackoutCount >= 2
+        assert mq.depth(DLQ) == 0
+        # Once the dead-letter queue takes puts again, the next attempt moves it there.
+        mq.alter(DLQ, PUT="ENABLED")
+        wait_for(lambda: mq.depth(DLQ) == 1)
+    assert seen.items == [0, 1]  # never delivered again once it was poison
+    assert mq.depth("APP.NOBOQ") == 0
+    assert poison[-1].outcome is Outcome.DEAD_LETTERED
+    assert app.stats.requeue_failed >= 2
+
+
+def test_discard_msg_report_option_discards(mq, make_worker):
+    # seed 002: BOQNAME not set and MQRO_DISCARD_MSG -> the message is discarded
+    mq.define("APP.NOBOQ", BOTHRESH=1)
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+
+    @app.listener("APP.NOBOQ", on_poison=poison.append)
+    def handle(msg: mqjms.Message) -> None:
+        raise RuntimeError("always")
+
+    mq.put_raw("APP.NOBOQ", b"raw", Report=C.MQRO_DISCARD_MSG, Persistence=1)
+    with app:
+        wait_for(lambda: poison)
+        wait_for(lambda: mq.depth("APP.NOBOQ") == 0)
+    assert poison[0].outcome is Outcome.DISCARDED
+    assert mq.depth(DLQ) == 0 and mq.depth(BOQ) == 0
+    assert app.stats.discarded == 1
+
+
+def test_a_message_whose_rfh2_does_not_parse_is_delivered_as_bytes(mq, make_worker, seen):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((type(msg).__name__, msg.body))
+
+    mq.put_raw(IN, b"RFH not really", Format=C.MQFMT_RF_HEADER_2)
+    with app:
+        wait_for(lambda: app.stats.committed == 1)
+    assert seen.items == [("BytesMessage", b"RFH not really")]
+
+
+def test_an_alias_listener_uses_the_base_queue_attributes(mq, make_worker, seen):
+    # seed 002: for point-to-point messaging BOTHRESH/BOQNAME come from the underlying
+    # local queue, also when the application consumes from an alias queue.
+    mq.qm.define_queue("QALIAS", "APP.ALIAS", {"TARGET": IN})
+    app = make_worker()
+
+    @app.listener("APP.ALIAS")
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.md.BackoutCount)
+        raise RuntimeError("always")
+
+    mq.send(IN, "x")
+    with app:
+        wait_for(lambda: mq.depth(BOQ) == 1)
+    assert seen.items == [0, 1, 2]  # IN's BOTHRESH 3
+    [(md, data)] = mq.browse(BOQ)
+    assert mqjms.consumer.from_mq(md, data).properties["mqjms_failure_queue"] == "APP.ALIAS"

@@ -1,0 +1,276 @@
+"""Listener options: move_on, retry_wait, async def, concurrency, hooks, transacted=False,
+and how registration errors read."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+import tenacity
+from listener_helpers import BOQ, DLQ, IN, named, wait_for
+
+import mqjms
+from mqjms.backout import Outcome, PoisonEvent
+from mqjms.mq import C, MQError
+
+
+class Unprocessable(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- move_on
+def test_move_on_exception_goes_straight_to_the_backout_queue(mq, make_worker, seen, events):
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+
+    @app.listener(IN, move_on=(Unprocessable,), on_poison=poison.append)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+        if msg.body == "bad":
+            raise Unprocessable("schema mismatch")
+        if msg.body == "flaky" and msg.delivery_count == 1:
+            raise RuntimeError("try again")  # not in move_on: rolled back as usual
+
+    mq.send(IN, "bad", "flaky", "good")
+    with app:
+        wait_for(lambda: app.stats.committed == 2 and mq.depth(BOQ) == 1)
+    assert seen.items == ["bad", "flaky", "flaky", "good"]  # "bad" delivered once only
+    [(md, data)] = mq.browse(BOQ)
+    moved = mqjms.consumer.from_mq(md, data)
+    assert moved.body == "bad" and md.BackoutCount == 0
+    assert moved.properties["mqjms_failure_exception"].endswith("Unprocessable")
+    assert moved.properties["mqjms_failure_message"] == "schema mismatch"
+    assert poison[0].outcome is Outcome.MOVED and poison[0].failure is not None
+    assert named(events, "message.moving_on")[0]["msg_id"] == md.MsgId.hex()
+
+
+def test_move_on_with_bothresh_zero_uses_boqname(mq, make_worker):
+    mq.define("APP.NOTHRESH", BOTHRESH=0, BOQNAME=BOQ)
+    app = make_worker()
+
+    @app.listener("APP.NOTHRESH", move_on=Unprocessable)
+    def handle(msg: mqjms.Message) -> None:
+        raise Unprocessable("no")
+
+    mq.send("APP.NOTHRESH", "x")
+    with app:
+        wait_for(lambda: mq.depth(BOQ) == 1)
+    assert mq.depth("APP.NOTHRESH") == 0
+
+
+def test_move_on_with_bothresh_zero_and_no_boqname_dead_letters(mq, make_worker):
+    mq.define("APP.PLAIN")  # BOTHRESH 0, BOQNAME blank: the defaults
+    app = make_worker()
+
+    @app.listener("APP.PLAIN", move_on=Unprocessable)
+    def handle(msg: mqjms.Message) -> None:
+        raise Unprocessable("no")
+
+    mq.send("APP.PLAIN", "x")
+    with app:
+        wait_for(lambda: mq.depth(DLQ) == 1)
+    assert mq.depth("APP.PLAIN") == 0
+
+
+# --------------------------------------------------------------------------- retry_wait
+def test_retry_wait_is_asked_with_the_delivery_count_before_each_rollback(mq, make_worker, events):
+    order: list[tuple[object, ...]] = []
+    lock = threading.Lock()
+
+    def wait(state: tenacity.RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        with lock:
+            order.append(("wait", state.attempt_number, type(exc).__name__))
+        return 0.02
+
+    app = make_worker()
+
+    @app.listener(IN, retry_wait=wait)
+    def handle(msg: mqjms.Message) -> None:
+        with lock:
+            order.append(("delivered", msg.delivery_count))
+        if msg.delivery_count < 3:
+            raise RuntimeError("later")
+
+    mq.send(IN, "x")
+    with app:
+        wait_for(lambda: app.stats.committed == 1)
+    assert order == [
+        ("delivered", 1), ("wait", 1, "RuntimeError"),
+        ("delivered", 2), ("wait", 2, "RuntimeError"),
+        ("delivered", 3),
+    ]
+
+
+def test_retry_wait_takes_tenacity_strategies_and_seconds(mq, make_worker, seen):
+    app = make_worker()
+
+    @app.listener(IN, retry_wait=tenacity.wait_exponential(multiplier=0.01, max=0.05))
+    def first(msg: mqjms.Message) -> None:
+        seen.add(("first", msg.delivery_count))
+        if msg.delivery_count < 3:
+            raise RuntimeError("later")
+
+    mq.define("APP.OTHER", BOTHRESH=5)
+
+    @app.listener("APP.OTHER", retry_wait=0.01)
+    def second(msg: mqjms.Message) -> None:
+        seen.add(("second", msg.delivery_count))
+        if msg.delivery_count < 2:
+            raise RuntimeError("later")
+
+    mq.send(IN, "x")
+    mq.send("APP.OTHER", "y")
+    with app:
+        wait_for(lambda: app.stats.committed == 2)
+    assert sorted(seen.items) == [("first", 1), ("first", 2), ("first", 3), ("second", 1),
+                                  ("second", 2)]
+
+
+# --------------------------------------------------------------------------- async def
+def test_async_listeners_run_on_the_worker_event_loop(mq, make_worker, seen):
+    app = make_worker()
+
+    @app.listener(IN)
+    async def handle(msg: mqjms.Message) -> None:
+        await asyncio.sleep(0)
+        seen.add((msg.body, msg.delivery_count, threading.current_thread().name))
+        if msg.body == "bad" and msg.delivery_count == 1:
+            raise ValueError("async failure")
+
+    mq.send(IN, "good", "bad")
+    with app:
+        wait_for(lambda: app.stats.committed == 2)
+    assert [(b, n) for b, n, _ in seen.items] == [("good", 1), ("bad", 1), ("bad", 2)]
+    assert {t for _, _, t in seen.items} == {"mqjms-event-loop"}
+    assert app.stats.backed_out == 1
+
+
+def test_async_listeners_with_concurrency_overlap_on_one_loop(mq, make_worker, seen):
+    app = make_worker()
+    both = asyncio.Event()
+    running: list[str] = []
+
+    @app.listener(IN, concurrency=2)
+    async def handle(msg: mqjms.Message) -> None:
+        running.append(msg.body)
+        if len(running) == 2:
+            both.set()
+        await asyncio.wait_for(both.wait(), 5.0)  # only returns when both run at once
+        seen.add(msg.body)
+
+    mq.send(IN, "a", "b")
+    with app:
+        wait_for(lambda: app.stats.committed == 2)
+    assert sorted(seen.items) == ["a", "b"]
+
+
+# --------------------------------------------------------------------------- concurrency
+def test_concurrency_four_processes_every_message_exactly_once(mq, make_worker, seen):
+    app = make_worker()
+    bodies = [f"m{i:03d}" for i in range(200)]
+
+    @app.listener(IN, concurrency=4)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.body, threading.current_thread().name))
+        threading.Event().wait(0.001)
+
+    mq.send(IN, *bodies, delivery_mode=mqjms.NON_PERSISTENT)
+    with app:
+        # each consumer has its own connection: four input handles on the queue
+        assert mq.qm.display_queues(IN, attrs=["IPPROCS"])[0]["IPPROCS"] == 4
+        wait_for(lambda: app.stats.committed == 200, timeout=60)
+    got = [body for body, _ in seen.items]
+    assert sorted(got) == bodies and len(got) == len(set(got))
+    assert len({thread for _, thread in seen.items}) >= 2
+    assert mq.depth(IN) == 0 and app.stats.backed_out == 0
+
+
+# --------------------------------------------------------------------------- hooks
+def test_poison_hooks_and_lifecycle_hooks(mq, make_worker, events):
+    calls: list[str] = []
+    worker_wide: list[PoisonEvent] = []
+
+    def broken_hook(event: PoisonEvent) -> None:
+        raise RuntimeError("hook bug")
+
+    app = make_worker(poison_hooks=[worker_wide.append, broken_hook])
+    app.on_start(lambda: calls.append("start"))
+    app.on_stop(lambda: calls.append("stop"))
+
+    def on_poison(event: PoisonEvent) -> None:
+        # called after the unit of work: the message is already on the backout queue
+        calls.append(f"poison:{event.outcome.value}:{mq.depth(BOQ)}")
+
+    @app.listener(IN, on_poison=on_poison)
+    def handle(msg: mqjms.Message) -> None:
+        if msg.body == "bad":
+            raise RuntimeError("no")
+
+    mq.send(IN, "bad", "good")
+    with app:
+        wait_for(lambda: app.stats.moved == 1 and app.stats.committed == 1)
+    assert calls == ["start", "poison:moved:1", "stop"]
+    assert [e.outcome for e in worker_wide] == [Outcome.MOVED]
+    assert named(events, "poison.hook_failed")  # logged, and processing went on
+
+
+# --------------------------------------------------------------------------- transacted=False
+def test_non_transacted_listener_is_redelivered_when_it_raises(mq, make_worker, seen):
+    # JMS 2.0 section 8.7, AUTO_ACKNOWLEDGE: a listener that throws gets the message again
+    app = make_worker()
+
+    @app.listener(IN, transacted=False)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.body, msg.delivery_count))
+        if msg.delivery_count == 1:
+            raise RuntimeError("once")
+
+    mq.send(IN, "x")
+    with app:
+        wait_for(lambda: app.stats.committed == 1)
+    assert seen.items == [("x", 1), ("x", 2)]
+    assert app.listeners[0].transacted is False
+
+
+# --------------------------------------------------------------------------- registration
+def test_registration_errors_name_what_was_wrong(mq, make_worker):
+    app = make_worker()
+
+    def fn(msg: mqjms.Message) -> None: ...
+
+    with pytest.raises(ValueError, match="concurrency"):
+        app.listener(IN, concurrency=0)(fn)
+    with pytest.raises(TypeError, match="move_on"):
+        app.listener(IN, move_on=("ValueError",))(fn)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="retry_wait"):
+        app.listener(IN, retry_wait="1s")(fn)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="queue name"):
+        app.listener(" ")(fn)
+    with pytest.raises(ValueError, match="no listeners"):
+        app.start()
+    assert app.listener("queue:///APP.IN")(fn) is fn  # returned unchanged; URI accepted
+    assert app.listeners[0].queue == IN
+
+
+def test_a_listener_on_an_undefined_queue_fails_start_with_2085(mq, make_worker):
+    app = make_worker()
+
+    @app.listener("NO.SUCH.QUEUE")
+    def handle(msg: mqjms.Message) -> None: ...
+
+    with pytest.raises(MQError) as err:
+        app.start()
+    assert err.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert not app.running
+
+
+def test_registering_after_start_is_refused(mq, make_worker):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None: ...
+
+    with app, pytest.raises(RuntimeError, match="before the worker starts"):
+        app.listener(BOQ)(handle)

@@ -1,0 +1,160 @@
+"""A lost connection is made again with backoff, the queue reopened and the cached
+BOTHRESH/BOQNAME refreshed; unexpected errors are logged and never end a consumer."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from listener_helpers import BOQ, IN, named, wait_for
+
+import mqjms
+from mqjms.mq import C, MQError
+from mqjms.transport import connect, embedded
+
+
+class Faults:
+    """What the wrapped transport does wrong next (shared by all its connections)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.refuse_connects = 0  # MQCONN fails with 2059 this many times
+        self.break_get = False  # the next MQGET loses the connection (2009)
+        self.get_error: Exception | None = None  # the next MQGET raises this
+        self.commit_error: Exception | None = None  # the next MQCMIT raises this
+
+    def take(self, name: str) -> Any:
+        with self.lock:
+            value = getattr(self, name)
+            setattr(self, name, False if name == "break_get" else None)
+            return value
+
+
+class FlakyConnection:
+    """A real embedded connection with faults injected from :class:`Faults`."""
+
+    def __init__(self, real: Any, faults: Faults) -> None:
+        self.real, self.faults = real, faults
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        if self.faults.take("break_get"):
+            self.real.disconnect()  # the hconn is really gone (its unit of work backed out)
+            raise MQError(C.MQCC_FAILED, C.MQRC_CONNECTION_BROKEN, "injected")
+        error = self.faults.take("get_error")
+        if error is not None:
+            raise error
+        return self.real.get(*args, **kwargs)
+
+    def commit(self) -> None:
+        error = self.faults.take("commit_error")
+        if error is not None:
+            raise error
+        self.real.commit()
+
+
+def flaky(app: mqjms.Worker) -> Faults:
+    faults = Faults()
+
+    def connector(url: str, appl_name: str | None) -> Any:
+        with faults.lock:
+            if faults.refuse_connects > 0:
+                faults.refuse_connects -= 1
+                raise MQError(C.MQCC_FAILED, C.MQRC_Q_MGR_NOT_AVAILABLE, "injected")
+        return FlakyConnection(connect(url, appl_name), faults)
+
+    app.connector = connector
+    return faults
+
+
+def test_reconnect_after_a_broken_connection_refreshes_the_cached_attributes(
+    mq, make_worker, seen, events
+):
+    mq.alter(IN, BOTHRESH=5)
+    app = make_worker()
+    faults = flaky(app)
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.body, msg.md.BackoutCount))
+        if msg.md.BackoutCount == 0:
+            raise RuntimeError("first attempt fails")
+
+    with app:
+        mq.send(IN, "before")
+        wait_for(lambda: app.stats.committed == 1)
+        assert app.poison.cache.inquiries == 1  # BOTHRESH 5 cached at BackoutCount 1
+        mq.alter(IN, BOTHRESH=1)
+        with faults.lock:
+            faults.refuse_connects = 1
+            faults.break_get = True
+        wait_for(lambda: app.stats.reconnects == 1, what="a reconnection")
+        mq.send(IN, "after")
+        # Cache cleared on reconnect: BOTHRESH 1 is seen, so BackoutCount 1 is poison now
+        # (with the stale 5 the message would have been delivered again).
+        wait_for(lambda: mq.depth(BOQ) == 1, what="'after' on the backout queue")
+    assert app.poison.cache.inquiries == 2
+    assert seen.items == [("before", 0), ("before", 1), ("after", 0)]
+    [lost] = named(events, "worker.connection_lost")
+    assert lost["reason"] == "MQRC_CONNECTION_BROKEN" and lost["queue"] == IN
+    [retry] = named(events, "worker.reconnecting")
+    assert retry["reason"] == "MQRC_Q_MGR_NOT_AVAILABLE" and retry["attempt"] == 1
+    [back] = named(events, "worker.reconnected")
+    assert back["attempts"] == 2
+
+
+def test_processing_goes_on_after_the_queue_manager_is_closed_and_reopened(
+    mq, make_worker, seen
+):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+
+    with app:
+        mq.send(IN, "one")
+        wait_for(lambda: app.stats.committed == 1)
+        embedded.close_all()  # every connection of this process ends
+        mq.send(IN, "two")  # (opens the queue manager again)
+        wait_for(lambda: app.stats.committed == 2, what="processing after the restart")
+    assert seen.items == ["one", "two"]
+    assert app.stats.reconnects >= 1
+
+
+def test_an_unexpected_error_in_the_loop_is_logged_and_the_consumer_goes_on(
+    mq, make_worker, seen, events
+):
+    app = make_worker()
+    faults = flaky(app)
+    faults.get_error = RuntimeError("transport bug")
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+
+    with app:
+        mq.send(IN, "x")
+        wait_for(lambda: app.stats.committed == 1)
+    assert named(events, "worker.consumer_error")[0]["error"] == "RuntimeError('transport bug')"
+    assert seen.items == ["x"]
+
+
+def test_an_unexpected_error_after_delivery_backs_the_message_out(mq, make_worker, seen, events):
+    app = make_worker()
+    faults = flaky(app)
+    faults.commit_error = RuntimeError("commit bug")
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.body, msg.md.BackoutCount))
+
+    with app:
+        mq.send(IN, "x")
+        wait_for(lambda: app.stats.committed == 1)
+    assert seen.items == [("x", 0), ("x", 1)]  # backed out, then redelivered: never lost
+    [error] = named(events, "worker.message_error")
+    assert error["backout_count"] == 0
+    assert named(events, "message.backed_out")[0]["reason"] == "worker error"

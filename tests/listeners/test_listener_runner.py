@@ -1,0 +1,99 @@
+"""Loading a Worker by name (``module:attr``, ``path/to/file.py:attr``) and running it:
+what ``mqjms run module:app [--url URL]`` calls."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from listener_helpers import IN, wait_for
+
+import mqjms
+from mqjms.listeners import AppLoadError, load_app, run
+
+SERVICE = '''
+import mqjms
+
+app = mqjms.Worker("embedded:///nowhere/overridden", shutdown_timeout=2)
+app.get_wait = 0.1
+seen = []
+
+
+@app.listener("APP.IN")
+def handle(msg: mqjms.Message) -> None:
+    seen.append(msg.body)
+
+
+class Holder:
+    worker = app
+
+
+not_a_worker = 42
+'''
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    name = f"listener_service_{tmp_path.name}".replace("-", "_")
+    (tmp_path / f"{name}.py").write_text(SERVICE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield name
+    sys.modules.pop(name, None)
+
+
+def test_load_app_by_module_attr_path_and_default_attr(service: str, tmp_path: Path) -> None:
+    app = load_app(f"{service}:app")
+    assert isinstance(app, mqjms.Worker)
+    assert load_app(service) is app  # ":app" is the default
+    assert load_app(f"{service}:Holder.worker") is app
+    by_path = load_app(f"{tmp_path / service}.py:app")
+    assert isinstance(by_path, mqjms.Worker) and by_path.listeners[0].queue == IN
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no_such_module_xyz:app", "no module named 'no_such_module_xyz'"),
+        ("{service}:missing", "has no attribute 'missing'"),
+        ("{service}:not_a_worker", "not an mqjms.Worker"),
+        ("/no/such/file.py:app", "is not a file"),
+        (":app", "names no module"),
+    ],
+)
+def test_load_app_errors_say_what_was_wrong(service: str, spec: str, message: str) -> None:
+    with pytest.raises(AppLoadError, match=message):
+        load_app(spec.format(service=service))
+
+
+def test_run_returns_2_when_the_spec_does_not_load() -> None:
+    assert run("no_such_module_xyz:app") == 2
+
+
+def test_run_overrides_the_url_and_returns_0_after_a_clean_stop(mq, service: str) -> None:
+    app = load_app(f"{service}:app")
+    status: list[int] = []
+    thread = threading.Thread(target=lambda: status.append(run(f"{service}:app", url=mq.url)))
+    thread.start()
+    try:
+        mq.send(IN, "hello")
+        wait_for(lambda: app.stats.committed == 1)
+        assert app.url == mq.url
+        assert sys.modules[service].seen == ["hello"]
+    finally:
+        wait_for(lambda: app.running)
+        app.request_stop()
+        thread.join(10)
+    assert status == [0]
+
+
+def test_run_returns_1_when_a_listener_cannot_start(mq, service: str) -> None:
+    app = load_app(f"{service}:app")
+    mq.qm.delete_queue(IN, purge=True)
+    start = time.monotonic()
+    assert run(f"{service}:app", url=mq.url) == 1  # MQRC 2085: APP.IN is not defined
+    assert time.monotonic() - start < 30
+    assert not app.running

@@ -1,0 +1,120 @@
+"""Graceful shutdown: stop getting, let in-flight messages finish up to the deadline,
+commit, disconnect; a backout only when the deadline forces one, and then logged."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from listener_helpers import IN, named, wait_for
+
+import mqjms
+
+
+def test_stop_lets_an_in_flight_message_finish_and_commits_it(mq, make_worker, events):
+    app = make_worker()
+    started, finished = threading.Event(), threading.Event()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        started.set()
+        time.sleep(0.5)
+        finished.set()
+
+    mq.send(IN, "slow")
+    app.start()
+    assert started.wait(10)
+    assert app.stop(timeout=30) is True
+    assert finished.is_set()
+    assert mq.depth(IN) == 0  # committed, not backed out
+    assert app.stats.committed == 1 and app.stats.backed_out == 0
+    assert not named(events, "message.backed_out")
+    assert not named(events, "worker.shutdown_deadline_exceeded")
+    # stopped: nothing is got any more
+    mq.send(IN, "later")
+    time.sleep(0.3)
+    assert mq.depth(IN) == 1
+
+
+def test_deadline_exceeded_is_logged_and_the_queue_manager_backs_the_message_out(
+    mq, make_worker, events
+):
+    app = make_worker()
+    started, release = threading.Event(), threading.Event()
+    returned = threading.Event()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        started.set()
+        release.wait(30)
+        returned.set()
+
+    [sent] = mq.send(IN, "stuck")
+    app.start()
+    assert started.wait(10)
+    assert app.stop(timeout=0.2) is False
+    [exceeded] = named(events, "worker.shutdown_deadline_exceeded")
+    assert exceeded["in_flight"] == 1 and exceeded["queues"] == [IN]
+    [backed] = named(events, "message.backed_out")
+    assert backed["msg_id"] == sent.md.MsgId.hex() and "deadline" in backed["reason"]
+    [(md, _)] = mq.browse(IN)
+    assert md.MsgId == sent.md.MsgId and md.BackoutCount == 1
+    release.set()  # the abandoned listener returns: nothing may be committed now
+    assert returned.wait(10)
+    time.sleep(0.2)
+    assert mq.depth(IN) == 1 and app.stats.committed == 0
+
+
+def test_deadline_cancels_an_async_listener(mq, make_worker):
+    app = make_worker()
+    started, cancelled = threading.Event(), threading.Event()
+
+    @app.listener(IN)
+    async def handle(msg: mqjms.Message) -> None:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    mq.send(IN, "stuck")
+    app.start()
+    assert started.wait(10)
+    assert app.stop(timeout=0.2) is False
+    assert cancelled.wait(5)
+    [(md, _)] = mq.browse(IN)
+    assert md.BackoutCount == 1
+
+
+def test_stop_called_by_a_listener_only_requests_it(mq, make_worker, seen):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+        app.stop()
+
+    mq.send(IN, "one", "two")
+    app.start()
+    wait_for(lambda: app.stopping)
+    assert app.stop() is True
+    assert seen.items == ["one"] and mq.depth(IN) == 1
+
+
+def test_run_off_the_main_thread_stops_on_request_with_status_zero(mq, make_worker, seen):
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+
+    status: list[int] = []
+    thread = threading.Thread(target=lambda: status.append(app.run()))
+    thread.start()
+    mq.send(IN, "x")
+    wait_for(lambda: app.stats.committed == 1)
+    app.request_stop()
+    thread.join(10)
+    assert status == [0] and not app.running

@@ -1,0 +1,93 @@
+"""SIGTERM and SIGINT under ``Worker.run()`` in a real process: the first stops getting
+and lets the in-flight message finish and commit; a second cuts the deadline short."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from listener_helpers import IN, wait_for
+
+REPO = Path(__file__).resolve().parents[2]
+
+APP = textwrap.dedent(
+    """
+    import os
+    import sys
+    import time
+
+    import mqjms
+
+    app = mqjms.Worker(os.environ["SIG_URL"], shutdown_timeout=float(os.environ["SIG_TIMEOUT"]))
+    app.get_wait = 0.1
+    marker = os.environ["SIG_MARKER"]
+
+
+    @app.listener("APP.IN")
+    def handle(msg: mqjms.Message) -> None:
+        open(marker + ".started", "w").close()
+        time.sleep(float(os.environ["SIG_WORK"]))
+        open(marker + ".finished", "w").close()
+
+
+    sys.exit(app.run())
+    """
+)
+
+
+def start_worker(
+    mq, tmp_path: Path, timeout: float, work: float
+) -> tuple[subprocess.Popen[bytes], Path]:
+    script = tmp_path / "sigapp.py"
+    script.write_text(APP)
+    marker = tmp_path / "marker"
+    env = dict(os.environ, SIG_URL=mq.url, SIG_TIMEOUT=str(timeout), SIG_WORK=str(work),
+               SIG_MARKER=str(marker),
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, str(script)], env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return proc, marker
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_lets_the_in_flight_message_finish_and_commit(mq, tmp_path: Path, sig) -> None:
+    mq.send(IN, "slow", "next")
+    proc, marker = start_worker(mq, tmp_path, timeout=30, work=0.5)
+    try:
+        wait_for(lambda: Path(f"{marker}.started").exists() or proc.poll() is not None)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert Path(f"{marker}.finished").exists()
+    # the in-flight message was committed; the next one was never got (no backout added)
+    [(md, data)] = mq.browse(IN)
+    assert b"next" in data and md.BackoutCount == 0
+    assert b"worker.signal" in err and b"shutdown_deadline_exceeded" not in err
+
+
+def test_a_second_signal_cuts_the_deadline_short(mq, tmp_path: Path) -> None:
+    mq.send(IN, "stuck")
+    proc, marker = start_worker(mq, tmp_path, timeout=60, work=60)
+    try:
+        wait_for(lambda: Path(f"{marker}.started").exists() or proc.poll() is not None)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err.decode()[-2000:]  # a message had to be backed out
+    assert b"worker.forced_stop" in err and b"worker.shutdown_deadline_exceeded" in err
+    wait_for(lambda: mq.browse(IN))
+    [(md, _)] = mq.browse(IN)
+    assert md.BackoutCount == 1
