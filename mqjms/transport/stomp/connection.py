@@ -70,6 +70,9 @@ _OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE
 _STATS_PREFIX = "/queue/ActiveMQ.Statistics.Destination."
 _STATS_TIMEOUT = 5.0
 _RESTORE_TIMEOUT = 2.0
+_DISPATCH_GRACE = 0.5  # seconds an available message may take to be dispatched to us
+_BROWSE_WAIT = 10.0
+_DISPATCH_SETTLE = 0.05  # seconds after we asked for a dispatch (subscribe, ack)
 _msg_counter = itertools.count(1)
 _msg_prefix = os.urandom(4)
 _counter_lock = threading.Lock()
@@ -130,6 +133,7 @@ class StompConnection:
         self._deferred_unsubscribe: list[str] = []
         self._stats_sub: str | None = None
         self._known_destinations: set[str] = set()
+        self._window_opened = 0.0  # when the broker was last asked to dispatch to us
         self._client = self._new_client()
         log.debug("stomp.connected", url=params.safe_url, appl=self.appl_name)
 
@@ -364,13 +368,17 @@ class StompConnection:
         if client.buffered(sub) == 0:
             self._flush_acks(sub)
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-        frame = client.take(sub, remaining)
+        if remaining is None or remaining > _DISPATCH_GRACE:
+            frame = client.take(sub, remaining)
+        else:
+            frame = self._take_soon(state, sub, remaining)
         if frame is None:
             return None
         now = time.time()
         if mapping.is_expired(frame.headers, now):
             # seed 000: an expired message is never returned; the get discards it
             client.ack(frame.ack_id)
+            self._window_opened = time.monotonic()
             log.info("message.expired_discarded", queue=state.handle.resolved_name)
             return _AGAIN
         md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
@@ -384,21 +392,42 @@ class StompConnection:
             self._gets.append(_Got(sub, frame, md.BackoutCount))
         else:
             client.ack(frame.ack_id, receipt=True)
+            self._window_opened = time.monotonic()
         if selector is not None and not syncpoint:
             self._close_match_sub(state, selector)
         return md, data
+
+    def _take_soon(self, state: _Open, sub: str, wait: float) -> Frame | None:
+        """A frame for a short wait. A subscription cannot tell "the queue is empty" from
+        "the broker has not dispatched to us yet", so: wait for a dispatch that may be on
+        its way (the broker was just asked for one), then ask the statistics plugin whether
+        any message is available (on the queue, held by no consumer) before giving up."""
+        client = self._client
+        frame = client.take(sub, 0.0)
+        if frame is not None:
+            return frame
+        settle = self._window_opened + _DISPATCH_SETTLE - time.monotonic()
+        if settle > 0:
+            frame = client.take(sub, settle)
+            if frame is not None:
+                return frame
+        stats = self._statistics_once(state.handle.resolved_name)
+        available = int(stats.get("size", 0)) - int(stats.get("inflightCount", 0))
+        return client.take(sub, max(wait, _DISPATCH_GRACE) if available > 0 else wait)
 
     def _input_sub(self, state: _Open, selector: str | None) -> str:
         client = self._client
         if selector is None:
             if state.sub is None:
                 state.sub = client.subscribe(state.destination, _INPUT_HEADERS, "client-individual")
+                self._window_opened = time.monotonic()
             return state.sub
         sub = state.match_subs.get(selector)
         if sub is None:
             headers = {**_INPUT_HEADERS, "selector": selector}
             sub = client.subscribe(state.destination, headers, "client-individual")
             state.match_subs[selector] = sub
+            self._window_opened = time.monotonic()
         return sub
 
     def _close_match_sub(self, state: _Open, selector: str) -> None:
@@ -416,6 +445,7 @@ class StompConnection:
         for got in pending:
             self._client.ack(got.frame.ack_id, transaction=tx)
             got.acked = True
+        self._window_opened = time.monotonic()
 
     def _begin(self) -> str:
         if self._tx is None:
@@ -442,7 +472,10 @@ class StompConnection:
                     cursor.sub = client.subscribe(state.destination, headers, "auto")
                     cursor.ended = False
                 remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-                frame = client.take(cursor.sub, remaining if not cursor.ended else 0.0)
+                # a browse ends with a browser:end frame, so waiting for it is never wasted
+                frame = client.take(
+                    cursor.sub, None if remaining is None else max(remaining, _BROWSE_WAIT)
+                )
             except ConnectionLost:
                 self._recover()
                 cursor = state.browse = _BrowseCursor(selector, seen=cursor.seen)
@@ -754,6 +787,7 @@ class StompConnection:
         log.debug("uow.backed_out", messages=len(gets))
 
     def _end_uow(self) -> None:
+        self._window_opened = time.monotonic()
         self._tx = None
         self._gets.clear()
         self._puts = 0
@@ -797,6 +831,7 @@ class StompConnection:
         except BrokerError:
             self._quietly_abort(tx)
             raise
+        self._window_opened = time.monotonic()
 
     def _unsubscribe(self, sub: str, *, restore: bool = True) -> None:
         left = self._client.unsubscribe(sub)
