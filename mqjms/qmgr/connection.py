@@ -326,17 +326,23 @@ class QMConnection:
                 if not q.enabled("GET"):
                     raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
             priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
-            sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE queue = ? AND state = ?"
+            # A match get reads the few rows with that id; without statistics SQLite would
+            # walk the whole queue in delivery order instead, so the index is named.
+            index = ""
+            where = " WHERE queue = ? AND state = ?"
             params: list[object] = [base.name, store.AVAILABLE]
             if msg_id is not None:
-                sql += " AND msg_id = ?"
+                index = " INDEXED BY messages_msg_id"
+                where += " AND msg_id = ?"
                 params.append(msg_id.ljust(24, b"\x00"))
             if correl_id is not None:
                 padded = correl_id.ljust(24, b"\x00")
-                sql += " AND correl_id = ?"
-                if padded != C.MQCI_NONE:  # lets SQLite use the partial index
-                    sql += " AND correl_id != zeroblob(24)"
+                where += " AND correl_id = ?"
+                if padded != C.MQCI_NONE:  # the partial index holds only non-blank ids
+                    index = index or " INDEXED BY messages_correl_id"
+                    where += " AND correl_id != zeroblob(24)"
                 params.append(padded)
+            sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages{index}{where}"
             cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
             if cursor is not None:
                 if priority_order:
