@@ -1,0 +1,246 @@
+"""Shared fixtures: temporary queue managers and the transport-parametrised broker.
+
+The conformance suite (``tests/conformance``) is written only against
+``mqjms.transport.connect(url)`` and the :class:`Broker` helper below, so that every
+transport runs the same tests. Adding a transport means adding a :class:`Broker`
+subclass and a ``pytest.param`` to :data:`TRANSPORT_PARAMS` (with its marker, e.g.
+``pytest.mark.stomp`` for a real ActiveMQ broker that the setup starts); a transport
+that cannot do something a test needs leaves the feature out of :attr:`Broker.features`
+and the test, marked ``@pytest.mark.requires("feature")``, is skipped for it.
+
+No test may create ``./.mqjms`` (the default embedded queue manager) in the repository:
+``MQJMS_URL`` points at a temporary directory for the whole session, and any ``.mqjms``
+directory that appears in the repository or the working directory anyway is removed at
+the end of the session and reported as an error.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mqjms.qmgr import QueueManager
+from mqjms.transport import embedded
+from mqjms.transport.url import ENV_VAR
+
+REPO = Path(__file__).resolve().parent.parent
+
+# --------------------------------------------------------------------------- session guard
+
+_STRAY_CANDIDATES = tuple(
+    dict.fromkeys((REPO / ".mqjms", REPO / "tests" / ".mqjms", Path.cwd().resolve() / ".mqjms"))
+)
+_preexisting: set[Path] = set()
+_session_tmp: str | None = None
+_saved_env: str | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _session_tmp, _saved_env
+    config.addinivalue_line(
+        "markers",
+        "requires(*features): the test needs these Broker features; skipped on a transport "
+        "that lacks one (see Broker.features)",
+    )
+    config.addinivalue_line(
+        "markers", "embedded: runs only on the embedded transport (conformance parameter)"
+    )
+    config.addinivalue_line(
+        "markers", "stomp: runs on a real STOMP broker (ActiveMQ) started by the test setup"
+    )
+    _preexisting.update(p for p in _STRAY_CANDIDATES if p.exists())
+    # Anything that falls back to the default URL (including child processes, which
+    # inherit the environment) lands in a temporary directory, never in ./.mqjms.
+    _session_tmp = tempfile.mkdtemp(prefix="mqjms-tests-")
+    _saved_env = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = f"embedded://{_session_tmp}/default"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    embedded.close_all()
+    stray = [p for p in _STRAY_CANDIDATES if p.exists() and p not in _preexisting]
+    for path in stray:
+        shutil.rmtree(path, ignore_errors=True)
+    if _session_tmp is not None:
+        shutil.rmtree(_session_tmp, ignore_errors=True)
+    if _saved_env is None:
+        os.environ.pop(ENV_VAR, None)
+    else:
+        os.environ[ENV_VAR] = _saved_env
+    if stray:
+        names = ", ".join(str(p) for p in stray)
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line(
+            f"ERROR: tests left stray embedded queue manager directories (removed): {names}",
+            red=True,
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True)
+def _close_embedded_managers() -> Iterator[None]:
+    """Every test ends with the process's embedded queue managers closed (threads stopped,
+    locks released), so no test sees another's state."""
+    yield
+    embedded.close_all()
+
+
+# --------------------------------------------------------------------------- embedded fixtures
+
+
+@pytest.fixture
+def qmgr_dir(tmp_path: Path) -> Path:
+    """A fresh directory for one embedded queue manager."""
+    return tmp_path / "qm"
+
+
+@pytest.fixture
+def embedded_url(qmgr_dir: Path) -> str:
+    """``embedded:///<tmp>/qm``: the URL of the queue manager in :func:`qmgr_dir`."""
+    return f"embedded://{qmgr_dir}"
+
+
+@pytest.fixture
+def qm(embedded_url: str) -> Iterator[QueueManager]:
+    """The process's QueueManager on :func:`qmgr_dir`, closed after the test.
+
+    It is the instance ``mqjms.transport.connect(embedded_url)`` uses, so
+    ``embedded.close_all()`` closes it too (afterwards get a new one with
+    ``embedded.queue_manager(embedded_url)``); ``qm.restart()`` restarts the queue manager.
+    """
+    manager = embedded.queue_manager(embedded_url)
+    yield manager
+    manager.close()
+
+
+# --------------------------------------------------------------------------- Broker helper
+
+
+class Broker(abc.ABC):
+    """Test-side administration of the thing a transport URL talks to.
+
+    The conformance tests speak the transport contract through ``connect(broker.url)``;
+    whatever MQ would do with MQSC (define queues with attributes, alter them, restart the
+    queue manager) goes through this helper, which each transport implements with its
+    own admin interface (embedded: the QueueManager API; STOMP: the broker's admin hook
+    plus the attribute store the STOMP transport keeps).
+    """
+
+    name: str = "abstract"
+    #: What this transport can do; tests marked ``requires(x)`` are skipped without ``x``.
+    features: frozenset[str] = frozenset()
+
+    @property
+    @abc.abstractmethod
+    def url(self) -> str:
+        """The transport URL for ``mqjms.transport.connect``."""
+
+    @abc.abstractmethod
+    def define_queue(self, name: str, **attrs: object) -> None:
+        """DEFINE QLOCAL(name) with MQSC attributes, e.g. ``BOTHRESH=3, BOQNAME="X"``."""
+
+    @abc.abstractmethod
+    def define_alias(self, name: str, target: str, **attrs: object) -> None:
+        """DEFINE QALIAS(name) TARGET(target) with MQSC attributes."""
+
+    @abc.abstractmethod
+    def alter_queue(self, name: str, **attrs: object) -> None:
+        """ALTER the queue's attributes (e.g. ``GET="DISABLED"``)."""
+
+    @abc.abstractmethod
+    def alter_qmgr(self, **attrs: object) -> None:
+        """ALTER QMGR (e.g. ``DEADQ="MY.DLQ"``)."""
+
+    @abc.abstractmethod
+    def restart(self) -> None:
+        """Stop the queue manager / broker and start it again (every connection ends)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
+        """Release whatever the helper holds (called after each test)."""
+
+
+class EmbeddedBroker(Broker):
+    """The embedded queue manager: administration through the QueueManager API on the
+    process's shared instance. A restart closes every queue manager object of this process
+    (``embedded.close_all()``: all connections end) and then restarts the queue manager
+    (``QueueManager.restart()``, endmqm + strmqm) on a fresh instance."""
+
+    name = "embedded"
+    features = frozenset(
+        {"alias", "backout_count", "expiry", "expiration_report", "priority", "fifo",
+         "persistence", "restart", "exclusive_input", "model"}
+    )
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._url = f"embedded://{directory}"
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    @property
+    def qm(self) -> QueueManager:
+        return embedded.queue_manager(self._url)
+
+    def define_queue(self, name: str, **attrs: object) -> None:
+        self.qm.define_queue("QLOCAL", name, attrs)
+
+    def define_alias(self, name: str, target: str, **attrs: object) -> None:
+        self.qm.define_queue("QALIAS", name, {"TARGET": target, **attrs})
+
+    def alter_queue(self, name: str, **attrs: object) -> None:
+        self.qm.alter_queue(name, attrs)
+
+    def alter_qmgr(self, **attrs: object) -> None:
+        self.qm.alter_qmgr(attrs)
+
+    def restart(self) -> None:
+        embedded.close_all()
+        self.qm.restart()
+
+    def close(self) -> None:
+        embedded.close_all()
+
+
+def _embedded_broker(tmp_path: Path) -> Broker:
+    return EmbeddedBroker(tmp_path / "broker")
+
+
+# name -> factory. A STOMP broker is added here with ``pytest.param("stomp",
+# marks=pytest.mark.stomp)`` and a StompBroker whose admin hook defines the queues.
+BROKER_FACTORIES = {"embedded": _embedded_broker}
+TRANSPORT_PARAMS = [pytest.param("embedded", marks=pytest.mark.embedded, id="embedded")]
+
+
+@pytest.fixture(params=TRANSPORT_PARAMS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """The transport under test (a conformance parameter)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def broker(transport: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Broker]:
+    """The Broker helper for :func:`transport`; skips tests whose ``requires`` it lacks."""
+    instance = BROKER_FACTORIES[transport](tmp_path)
+    for marker in request.node.iter_markers("requires"):
+        missing = set(marker.args) - instance.features
+        if missing:
+            pytest.skip(f"{transport} transport lacks {', '.join(sorted(missing))}")
+    try:
+        yield instance
+    finally:
+        instance.close()
+
+
+@pytest.fixture
+def transport_url(broker: Broker) -> str:
+    """The URL the conformance tests connect to, parametrised over transports."""
+    return broker.url
