@@ -345,6 +345,19 @@ def test_nearly_expired_message_backed_out_may_expire_before_it_is_got_again(
     assert depth(conn, reply_queue) == 1
 
 
+def test_remaining_expiry_keeps_decreasing_across_a_backout(conn: Connection, queue: str) -> None:
+    # seed 000: the Expiry got is what remains of the original time; a backout does not
+    # give the message a new lifetime (note 5 relies on that)
+    put(conn, queue, b"x", Expiry=30)
+    handle = conn.open(queue, IN)
+    first = conn.get(handle, syncpoint=True)[0].Expiry
+    time.sleep(0.25)
+    conn.backout()
+    md, _ = conn.get(handle)
+    assert md.BackoutCount == 1
+    assert 0 < md.Expiry < first
+
+
 def test_message_got_and_committed_before_expiry_is_gone(conn: Connection, queue: str) -> None:
     put(conn, queue, b"x", Expiry=3)
     handle = conn.open(queue, IN)

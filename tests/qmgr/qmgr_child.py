@@ -10,6 +10,8 @@ Modes
   hold URL QUEUE          get one message under syncpoint, print HELD <body>, then sleep
                           until killed (the parent sends SIGKILL).
   hold-exclusive URL QUEUE  open QUEUE for exclusive input, print HELD, sleep until killed.
+  hold-dynamic URL MODEL  open a temporary dynamic queue from MODEL, print HELD <name>,
+                          sleep until killed.
   put URL QUEUE N         put N persistent and N non-persistent messages, print DONE, and
                           end normally (closing the queue manager).
   abandon URL QUEUE OUT_Q get one message and put one to OUT_Q under syncpoint, print
@@ -71,6 +73,12 @@ def main(argv: list[str]) -> int:
     if mode == "hold-exclusive":
         conn.open(queue, C.MQOO_INPUT_EXCLUSIVE)
         say("HELD")
+        while True:
+            time.sleep(60)
+    if mode == "hold-dynamic":
+        handle = conn.open(queue, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+        conn.put(handle, MQMD(), b"on a temporary queue")
+        say("HELD " + handle.name)
         while True:
             time.sleep(60)
     if mode == "put":

@@ -232,3 +232,35 @@ def test_exclusive_input_of_a_killed_process_is_released_within_the_bound(
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_temporary_dynamic_queue_of_a_killed_process_is_deleted(
+    embedded_url: str, children: SpawnChild
+) -> None:
+    qm = embedded.queue_manager(embedded_url)
+    child = children("hold-dynamic", embedded_url, "SYSTEM.DEFAULT.MODEL.QUEUE")
+    name = child.expect("HELD")
+    assert name in qm.queue_names() and qm.queue_depth(name) == 1
+    child.kill()
+    deadline = time.monotonic() + RECOVERY_INTERVAL + 3
+    while name in qm.queue_names() and time.monotonic() < deadline:
+        connect(embedded_url).disconnect()  # the next user notices the dead connection
+        time.sleep(0.1)
+    assert name not in qm.queue_names()
+
+
+@pytest.mark.slow
+def test_get_with_wait_returns_a_message_put_by_another_process(
+    embedded_url: str, children: SpawnChild
+) -> None:
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "MP.WAIT")
+    conn = connect(embedded_url)
+    handle = conn.open("MP.WAIT", C.MQOO_INPUT_SHARED)
+    children("put", embedded_url, "MP.WAIT", "1")  # starts, puts, ends while we wait
+    got = conn.get(handle, wait=30)
+    assert got is not None and got[1] == b"persistent 0"
+    got = conn.get(handle, wait=30, syncpoint=True)
+    assert got is not None and got[1] == b"transient 0"
+    conn.commit()

@@ -131,6 +131,28 @@ def test_alias_default_priority_applies_to_puts_through_it(qm: QueueManager) -> 
     assert conn.get(conn.open("APP.BASE", IN))[0].Priority == 8
 
 
+def test_alias_default_persistence_applies_to_puts_through_it(qm: QueueManager) -> None:
+    qm.define_queue("QLOCAL", "APP.BASE", {"DEFPSIST": "NO"})
+    qm.define_queue("QALIAS", "APP.ALIAS", {"TARGET": "APP.BASE", "DEFPSIST": "YES"})
+    conn = qm.connect()
+    conn.put("APP.ALIAS", MQMD(), b"via alias")
+    conn.put("APP.BASE", MQMD(), b"direct")
+    handle = conn.open("APP.BASE", IN)
+    got = [(conn.get(handle)[0].Persistence) for _ in range(2)]
+    assert got == [C.MQPER_PERSISTENT, C.MQPER_NOT_PERSISTENT]
+
+
+def test_message_too_big_for_the_queue_manager(qm: QueueManager) -> None:
+    qm.define_queue("QLOCAL", "APP.BIG", {"MAXMSGL": 104_857_600})
+    qm.alter_qmgr({"MAXMSGL": 32_768})
+    conn = qm.connect()
+    conn.put("APP.BIG", MQMD(), b"x" * 32_768)
+    with pytest.raises(MQError) as err:
+        conn.put("APP.BIG", MQMD(), b"x" * 32_769)
+    assert err.value.reason == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR == 2031
+    assert qm.queue_depth("APP.BIG") == 1
+
+
 # --------------------------------------------------------------------------- open counts
 
 
