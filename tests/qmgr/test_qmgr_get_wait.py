@@ -68,3 +68,42 @@ def test_message_arriving_during_the_wait_is_returned(qm: QueueManager) -> None:
     finally:
         timer.join()
     assert got is not None and got[1] == b"later"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="mqjms/qmgr/connection.py QMConnection.get: when QueueManager.close() (or "
+    "disconnect from another thread) ends the connection during a wait, the polling loop "
+    "uses the closed sqlite3 connection and raises sqlite3.ProgrammingError instead of an "
+    "MQError (e.g. MQRC_CONNECTION_BROKEN / MQRC_Q_MGR_STOPPING)",
+)
+def test_waiting_get_ends_with_an_mq_error_when_the_queue_manager_closes(
+    qm: QueueManager,
+) -> None:
+    from mqjms.mq import MQError
+
+    qm.define_queue("QLOCAL", "WAIT.Q")
+    consumer = qm.connect()
+    handle = consumer.open("WAIT.Q", IN)
+    outcome: list[object] = []
+
+    def wait_forever() -> None:
+        try:
+            outcome.append(consumer.get(handle, wait=None))
+        except BaseException as exc:  # examined below
+            outcome.append(exc)
+
+    waiter = threading.Thread(target=wait_forever, daemon=True)
+    waiter.start()
+    waiter.join(0.3)
+    assert waiter.is_alive()
+    qm.close()  # shutting down while a listener waits: the usual way a worker stops
+    waiter.join(5)
+    assert not waiter.is_alive()
+    [error] = outcome
+    assert isinstance(error, MQError), repr(error)
+    assert error.reason in (
+        C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_STOPPING, C.MQRC_Q_MGR_QUIESCING,
+        C.MQRC_CONNECTION_STOPPING, C.MQRC_CONNECTION_QUIESCING, C.MQRC_HCONN_ERROR,
+        C.MQRC_Q_MGR_NOT_AVAILABLE,
+    )
