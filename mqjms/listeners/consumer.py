@@ -233,6 +233,11 @@ class ListenerConsumer:
             raise
         except Exception as exc:
             if is_connection_error(exc):
+                # The queue manager backs the unit of work out: the message comes back.
+                log.warning(
+                    "message.connection_lost", **self._ctx, msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount, reason=reason_of(exc),
+                )
                 raise
             # Our failure, not the listener's: log it, and never lose the message.
             log.error(

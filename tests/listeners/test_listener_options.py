@@ -274,3 +274,17 @@ def test_registering_after_start_is_refused(mq, make_worker):
 
     with app, pytest.raises(RuntimeError, match="before the worker starts"):
         app.listener(BOQ)(handle)
+
+
+def test_the_failure_memory_is_bounded_least_recently_failed_first_out():
+    from mqjms.backout import Failure
+    from mqjms.listeners import FailureMemory
+
+    memory = FailureMemory(capacity=2)
+    failures = [Failure("builtins.ValueError", str(i), "l", IN) for i in range(3)]
+    for i, failure in enumerate(failures):
+        memory.remember(bytes([i]) * 24, failure)
+    assert len(memory) == 2
+    assert memory.pop(bytes([0]) * 24) is None  # the oldest went first
+    assert memory.pop(bytes([2]) * 24) is failures[2]
+    assert memory.pop(bytes([2]) * 24) is None  # popped: forgotten
