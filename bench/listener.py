@@ -90,6 +90,18 @@ class Bench:
         if self.qm.queue_depth(QUEUE) != n:
             raise RuntimeError(f"{QUEUE} holds {self.qm.queue_depth(QUEUE)}, expected {n}")
 
+    def received(self, kind: str) -> tuple[MQMD, bytes]:
+        """One message of ``kind`` as a get returns it (PutDate/PutTime set, and so on)."""
+        self.preload(1, kind)
+        handle = self.loader.open(QUEUE, C.MQOO_INPUT_AS_Q_DEF)
+        try:
+            got = self.loader.get(handle)
+        finally:
+            self.loader.close(handle)
+        if got is None:
+            raise RuntimeError("the sample message is missing")
+        return got
+
     # ------------------------------------------------------------------ contenders
     def baseline(self, n: int, kind: str) -> float:
         self.preload(n, kind)
@@ -229,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                           round(plain, 3), note="no RFH2 to parse; from_mq still maps the MQMD")
             per_message_us = 1e6 / rates["baseline_jms"].best
             for kind in ("jms", "plain"):
-                md, data = bench.messages[kind]
+                md, data = bench.received(kind)
                 us = timeit.timeit(lambda m=md, d=data: from_mq(m, d), number=2000) / 2000 * 1e6
                 report.metric(f"from_mq_us.{kind}", f"from_mq per {kind} message", round(us, 1),
                               "us", note=f"{us / per_message_us:.0%} of a baseline get + commit "
