@@ -84,6 +84,7 @@ class StompClient:
         self.params = params
         self._cond = threading.Condition()
         self._frames: dict[str, deque[Frame]] = {}
+        self._destinations: dict[str, str] = {}
         self._receipts: set[str] = set()
         self._receipt_errors: dict[str, BrokerError] = {}
         self.errors: deque[BrokerError] = deque(maxlen=50)
@@ -189,6 +190,7 @@ class StompClient:
         sub = self.new_id("sub")
         with self._cond:
             self._frames[sub] = deque()
+            self._destinations[sub] = destination
         self._call(self._conn.subscribe, destination, sub, ack=ack, headers=dict(headers))
         return sub
 
@@ -202,6 +204,7 @@ class StompClient:
             self._call(self._conn.unsubscribe, sub)
         with self._cond:
             left = self._frames.pop(sub, deque())
+            self._destinations.pop(sub, None)
         return list(left)
 
     def send(
@@ -282,6 +285,20 @@ class StompClient:
                 if remaining is not None and remaining <= 0:
                     return None
                 self._cond.wait(remaining if remaining is not None else 1.0)
+
+    def peek(self, sub: str, timeout: float) -> bool:
+        """Wait up to ``timeout`` for a frame for ``sub`` without taking it."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._frames.get(sub):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._lost or sub not in self._frames:
+                    return False
+                self._cond.wait(remaining)
+            return True
+
+    def destination_of(self, sub: str) -> str | None:
+        return self._destinations.get(sub)
 
     def buffered(self, sub: str) -> int:
         with self._cond:

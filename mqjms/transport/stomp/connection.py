@@ -38,6 +38,7 @@ import os
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -72,6 +73,7 @@ _STATS_TIMEOUT = 5.0
 _RESTORE_TIMEOUT = 2.0
 _DISPATCH_GRACE = 0.5  # seconds an available message may take to be dispatched to us
 _BROWSE_WAIT = 10.0
+_CLOSE_GRACE = 0.2  # seconds a closing subscription waits for a message on its way
 _DISPATCH_SETTLE = 0.05  # seconds after we asked for a dispatch (subscribe, ack)
 _msg_counter = itertools.count(1)
 _msg_prefix = os.urandom(4)
@@ -128,6 +130,7 @@ class StompConnection:
         self._tx: str | None = None
         self._gets: list[_Got] = []
         self._puts = 0
+        self._uow_puts: dict[str, int] = {}
         self._broken = False  # the unit of work was lost with the connection
         self._closed = False
         self._deferred_unsubscribe: list[str] = []
@@ -167,7 +170,13 @@ class StompConnection:
         return found
 
     def _lookup(self, name: str) -> QueueDefinition:
-        return self.config.lookup(name, self.params.queue_defaults, self._strict)
+        strict = self._strict
+        if strict and name == self._dead_letter_queue():
+            strict = False  # the queue manager's DEADQ always exists (ActiveMQ.DLQ)
+        return self.config.lookup(name, self.params.queue_defaults, strict)
+
+    def _dead_letter_queue(self) -> str:
+        return str(self.config.qmgr_attrs(self.params.qmgr_overrides).get("DEADQ", ""))
 
     def _resolve(self, name: str) -> tuple[QueueDefinition, QueueDefinition]:
         named = self._lookup(name)
@@ -255,6 +264,7 @@ class StompConnection:
         self._tx = None
         self._gets.clear()
         self._puts = 0
+        self._uow_puts.clear()
         self._deferred_unsubscribe.clear()
         self._stats_sub = None
         self._known_destinations.clear()
@@ -288,6 +298,9 @@ class StompConnection:
         return handle
 
     def close(self, handle: Handle) -> None:
+        self._close(handle, restore=False)
+
+    def _close(self, handle: Handle, *, restore: bool) -> None:
         state = self._state(handle)
         subs = [s for s in (state.sub, *state.match_subs.values()) if s]
         in_uow = {got.sub for got in self._gets}
@@ -297,7 +310,7 @@ class StompConnection:
                     # its messages are acknowledged at MQCMIT/MQBACK: keep it until then
                     self._deferred_unsubscribe.append(sub)
                 else:
-                    self._unsubscribe(sub)
+                    self._unsubscribe(sub, restore=restore)
             self._end_browse(state)
         except ConnectionLost:
             pass  # the subscriptions went with the connection
@@ -382,7 +395,7 @@ class StompConnection:
             log.info("message.expired_discarded", queue=state.handle.resolved_name)
             return _AGAIN
         md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
-        if frame.headers.get("redelivered") == "true":
+        if _was_redelivered(frame):
             md.BackoutCount += 1
             if syncpoint:
                 # make the raised count durable before anyone processes it (crash loops)
@@ -496,7 +509,7 @@ class StompConnection:
                 continue
             cursor.seen.add(frame.message_id)
             md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
-            if frame.headers.get("redelivered") == "true":
+            if frame.headers.get("redelivered") == "true" and _returned_peek(frame.message_id):
                 md.BackoutCount += 1
             return md, data
 
@@ -547,6 +560,9 @@ class StompConnection:
                 C.MQRC_MSG_TOO_BIG_FOR_Q,
                 f"{len(data)} bytes is more than MAXMSGL({maxmsgl}) of {base.name!r}",
             )
+        destination = self.destination(base.name)
+        if "MAXDEPTH" in base.attrs:  # configured: enforced (a stats round trip per put)
+            self._check_depth(base, destination)
         now = time.time()
         out = md.copy()
         self._set_context(out, context, now)
@@ -566,7 +582,6 @@ class StompConnection:
         if new_msg_id or out.MsgId == C.MQMI_NONE:
             out.MsgId = self._new_msg_id()
         headers, body = mapping.to_frame(out, data, prefix=self.prefix, now=now)
-        destination = self.destination(base.name)
         if self._client.lost:
             self._recover()
         if syncpoint and self._broken:
@@ -579,6 +594,7 @@ class StompConnection:
             if syncpoint:
                 self._client.send(destination, headers, body, transaction=self._begin())
                 self._puts += 1
+                self._uow_puts[destination] = self._uow_puts.get(destination, 0) + 1
             else:
                 self._client.send(destination, headers, body, receipt=True)
         except ConnectionLost:
@@ -591,6 +607,15 @@ class StompConnection:
         except BrokerError as exc:
             raise failed(C.MQRC_UNEXPECTED_ERROR, f"the broker refused the put: {exc}") from None
         return out
+
+    def _check_depth(self, base: QueueDefinition, destination: str) -> None:
+        maxdepth = int(base.attrs["MAXDEPTH"])
+        try:
+            depth = int(self._statistics_once(base.name).get("size", 0))
+        except ConnectionLost:
+            return  # the put finds out
+        if depth + self._uow_puts.get(destination, 0) >= maxdepth:
+            raise failed(C.MQRC_Q_FULL, f"queue {base.name!r} is full: MAXDEPTH({maxdepth})")
 
     def _new_msg_id(self) -> bytes:
         with _counter_lock:
@@ -791,6 +816,7 @@ class StompConnection:
         self._tx = None
         self._gets.clear()
         self._puts = 0
+        self._uow_puts.clear()
         deferred, self._deferred_unsubscribe = self._deferred_unsubscribe, []
         for sub in deferred:
             with contextlib.suppress(ConnectionLost, BrokerError):
@@ -833,10 +859,37 @@ class StompConnection:
             raise
         self._window_opened = time.monotonic()
 
-    def _unsubscribe(self, sub: str, *, restore: bool = True) -> None:
-        left = self._client.unsubscribe(sub)
-        if restore and left:
-            self._restore(left)
+    def _unsubscribe(self, sub: str, *, restore: bool = False) -> None:
+        """UNSUBSCRIBE. Messages dispatched to it that no get returned go back to the
+        queue marked redelivered although nobody saw them: they are remembered (in this
+        process) so that their count is not raised, and with ``restore`` (at disconnect,
+        when this process may be ending) requeued at once with the count they had."""
+        client = self._client
+        if client.buffered(sub) == 0 and not client.lost:
+            # With prefetch 1 a subscription holding one message gets nothing more; one
+            # holding none may have a message on its way, which UNSUBSCRIBE would return
+            # marked redelivered before we ever saw it. Let it arrive first.
+            self._settle(sub)
+        left = client.unsubscribe(sub)
+        if left:
+            _note_returned(left)
+            if restore:
+                self._restore(left)
+
+    def _settle(self, sub: str) -> None:
+        client = self._client
+        wait = self._window_opened + _DISPATCH_SETTLE - time.monotonic()
+        if wait > 0 and client.peek(sub, wait):
+            return
+        destination = client.destination_of(sub)
+        if destination is None:
+            return
+        try:
+            stats = self._statistics_once(mapping.queue_name(destination, self.prefix))
+        except MQError:
+            return
+        if int(stats.get("size", 0)) > 0:
+            client.peek(sub, _CLOSE_GRACE)
 
     def _restore(self, frames: Sequence[Frame]) -> None:
         """Frames the broker dispatched that were never handed to the application went
@@ -864,6 +917,7 @@ class StompConnection:
                 original = by_id.get(frame.message_id)
                 if original is None:
                     continue
+                _returned_pop(frame.message_id)
                 count = mapping.from_frame(original.headers, b"", prefix=self.prefix)[0]
                 extra = 1 if original.headers.get("redelivered") == "true" else 0
                 got.append((frame, count.BackoutCount + extra))
@@ -887,11 +941,48 @@ class StompConnection:
                     log.warning("stomp.disconnect_backout_failed", reason=exc.reason_name)
             for state in list(self._handles.values()):
                 with contextlib.suppress(MQError, ConnectionLost, BrokerError):
-                    self.close(state.handle)
+                    self._close(state.handle, restore=True)
         finally:
             self._closed = True
             self._handles.clear()
             self._client.disconnect()
+
+
+# message-id -> whether it had been redelivered before: messages this process returned
+# to their queue unseen (dispatched to a subscription that was then closed).
+_returned: OrderedDict[str, bool] = OrderedDict()
+_returned_lock = threading.Lock()
+_RETURNED_MAX = 100_000
+
+
+def _note_returned(frames: Sequence[Frame]) -> None:
+    with _returned_lock:
+        for frame in frames:
+            if frame.message_id and frame.message_id not in _returned:
+                # returned again before anyone got it: what it was at first still holds
+                _returned[frame.message_id] = frame.headers.get("redelivered") == "true"
+        while len(_returned) > _RETURNED_MAX:
+            _returned.popitem(last=False)
+
+
+def _returned_pop(message_id: str) -> bool | None:
+    with _returned_lock:
+        return _returned.pop(message_id, None)
+
+
+def _returned_peek(message_id: str) -> bool:
+    """For a browse: True unless the message was returned unseen (then: as it was)."""
+    with _returned_lock:
+        return _returned.get(message_id, True)
+
+
+def _was_redelivered(frame: Frame) -> bool:
+    """Whether the broker redelivers this message after a failure (count + 1), telling
+    apart the ones this process returned unseen."""
+    if frame.headers.get("redelivered") != "true":
+        return False
+    before = _returned_pop(frame.message_id)
+    return True if before is None else before
 
 
 _AGAIN = object()

@@ -1,0 +1,159 @@
+"""A real ActiveMQ for the tests: started once per test process by scripts/activemq.
+
+``ensure_activemq()`` returns the broker's ``stomp://`` URL, installing (Debian's
+``activemq`` package) and starting a private broker on 127.0.0.1 when none of ours runs,
+and stopping it when the process ends if it started it. ``MQJMS_TEST_STOMP_URL`` points
+the tests at a broker someone else runs instead.
+
+:class:`StompBroker` is the conformance suite's Broker helper for STOMP: every instance
+has its own queue-name prefix (so tests sharing the broker never see each other's
+messages) and its own configuration profile, which stands in for MQSC: ``define_queue``
+records BOTHRESH, BOQNAME, DEFPSIST, ... where the STOMP transport's MQINQ finds them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import threading
+import uuid
+from pathlib import Path
+
+from mqjms.transport.stomp import StompConfig, register_profile, unregister_profile
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "activemq"
+URL_ENV = "MQJMS_TEST_STOMP_URL"
+
+_lock = threading.Lock()
+_url: str | None = None
+_started_here = False
+
+
+class BrokerUnavailable(Exception):
+    """ActiveMQ cannot be installed here (not root and not installed, no package)."""
+
+
+def _script(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def ensure_activemq() -> str:
+    """The URL of a running broker, starting ours if needed."""
+    global _url, _started_here
+    with _lock:
+        if _url is not None:
+            return _url
+        external = os.environ.get(URL_ENV)
+        if external:
+            _url = external
+            return _url
+        if _script("status").returncode != 0:
+            installed = _script("install")
+            if installed.returncode != 0:
+                raise BrokerUnavailable(
+                    "ActiveMQ is not installed and could not be: "
+                    + (installed.stderr or installed.stdout).strip()[-500:]
+                )
+            started = _script("start", "--fresh", timeout=180)
+            if started.returncode != 0:
+                raise RuntimeError(
+                    "scripts/activemq start failed: "
+                    + (started.stderr or started.stdout).strip()[-2000:]
+                )
+            _started_here = True
+            atexit.register(stop_activemq)
+        _url = _script("url").stdout.strip()
+        return _url
+
+
+def stop_activemq() -> None:
+    """Stop the broker if this process started it."""
+    global _started_here
+    if _started_here:
+        _script("stop", timeout=60)
+        _started_here = False
+
+
+def kill_activemq() -> None:
+    """SIGKILL the broker (crash tests); its data stays for :func:`start_activemq`."""
+    result = _script("kill", timeout=60)
+    if result.returncode != 0:
+        raise RuntimeError(f"scripts/activemq kill failed: {result.stderr.strip()}")
+
+
+def start_activemq() -> None:
+    """Start the broker again on its existing data (after kill or stop)."""
+    result = _script("start", timeout=180)
+    if result.returncode != 0:
+        raise RuntimeError(f"scripts/activemq start failed: {result.stderr.strip()[-2000:]}")
+
+
+def restart_activemq() -> None:
+    result = _script("stop", timeout=60)
+    if result.returncode != 0:
+        raise RuntimeError(f"scripts/activemq stop failed: {result.stderr.strip()}")
+    start_activemq()
+
+
+class StompBroker:
+    """The conformance suite's Broker helper (tests/conftest.py) for ActiveMQ over STOMP.
+
+    Features it lacks, and why (see docs/stomp.md): ``fifo`` (ActiveMQ orders by
+    priority for every queue, there is no MSGDLVSQ), ``expiration_report`` (no report
+    messages), ``exclusive_input`` (an ActiveMQ exclusive consumer does not make a second
+    opener fail with 2042), ``model`` (no model/dynamic queues),
+    ``backout_in_place`` (a backed-out message is re-sent to the back of the queue),
+    ``browse_skips_locked`` (a browser sees messages held in another unit of work).
+    """
+
+    name = "stomp"
+    #: DEADQ when none is configured: ActiveMQ's dead-letter queue (MQ's is
+    #: SYSTEM.DEAD.LETTER.QUEUE).
+    default_deadq = "ActiveMQ.DLQ"
+    features = frozenset(
+        {"alias", "backout_count", "expiry", "priority", "persistence", "restart"}
+    )
+
+    def __init__(self, base_url: str | None = None, *, strict: bool = True) -> None:
+        self.base_url = base_url or ensure_activemq()
+        self.id = uuid.uuid4().hex[:10]
+        self.prefix = f"T{self.id}."
+        self.profile = f"test-{self.id}"
+        self.config = register_profile(
+            self.profile, StompConfig(strict=strict, prefix=self.prefix)
+        )
+
+    @property
+    def url(self) -> str:
+        separator = "&" if "?" in self.base_url else "?"
+        return f"{self.base_url}{separator}profile={self.profile}"
+
+    def destination(self, queue: str) -> str:
+        """The broker destination of a queue of this broker helper."""
+        return f"/queue/{self.prefix}{queue}"
+
+    def define_queue(self, name: str, **attrs: object) -> None:
+        self.config.define_queue(name, "QLOCAL", **attrs)
+
+    def define_alias(self, name: str, target: str, **attrs: object) -> None:
+        self.config.define_queue(name, "QALIAS", TARGET=target, **attrs)
+
+    def alter_queue(self, name: str, **attrs: object) -> None:
+        self.config.alter_queue(name, **attrs)
+
+    def alter_qmgr(self, **attrs: object) -> None:
+        self.config.alter_qmgr(**attrs)
+
+    def restart(self) -> None:
+        restart_activemq()
+
+    def close(self) -> None:
+        unregister_profile(self.profile)
