@@ -136,6 +136,13 @@ class StompBroker:
         separator = "&" if "?" in self.base_url else "?"
         return f"{self.base_url}{separator}profile={self.profile}"
 
+    def child_url(self, **params: object) -> str:
+        """A URL for another process (profiles live in this one): the same prefix, and
+        queue defaults as URL parameters (``bothresh=3, boqname="BO"``)."""
+        separator = "&" if "?" in self.base_url else "?"
+        extra = "".join(f"&{k}={v}" for k, v in params.items())
+        return f"{self.base_url}{separator}prefix={self.prefix}{extra}"
+
     def destination(self, queue: str) -> str:
         """The broker destination of a queue of this broker helper."""
         return f"/queue/{self.prefix}{queue}"
@@ -157,3 +164,53 @@ class StompBroker:
 
     def close(self) -> None:
         unregister_profile(self.profile)
+
+
+class RawStomp:
+    """A bare stomp.py client, to see and make frames as any other STOMP client would."""
+
+    def __init__(self, url: str) -> None:
+        import queue
+        import socket
+        from urllib.parse import urlsplit
+
+        import stomp
+
+        parts = urlsplit(url)
+        self.frames: queue.Queue[tuple[dict[str, str], bytes]] = queue.Queue()
+        self.receipts: queue.Queue[str] = queue.Queue()
+        outer = self
+
+        class Listener(stomp.ConnectionListener):  # type: ignore[misc]
+            def on_message(self, frame):  # type: ignore[no-untyped-def]
+                outer.frames.put((dict(frame.headers), frame.body))
+
+            def on_receipt(self, frame):  # type: ignore[no-untyped-def]
+                outer.receipts.put(frame.headers["receipt-id"])
+
+        self.conn = stomp.Connection12(
+            [(parts.hostname or "127.0.0.1", parts.port or 61613)], auto_decode=False
+        )
+        self.conn.set_listener("raw", Listener())
+        self.conn.connect(wait=True)
+        self.conn.transport.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._ids = 0
+
+    def send(self, destination: str, body: bytes, **headers: str) -> None:
+        self._ids += 1
+        receipt = f"raw-{self._ids}"
+        self.conn.send(destination, body, headers={**headers, "receipt": receipt})
+        assert self.receipts.get(timeout=10) == receipt
+
+    def receive_one(self, destination: str, timeout: float = 10.0) -> tuple[dict[str, str], bytes]:
+        """Consume one message (auto-ack), as a plain STOMP application would."""
+        self._ids += 1
+        sub = f"raw-sub-{self._ids}"
+        self.conn.subscribe(destination, sub, ack="auto")
+        try:
+            return self.frames.get(timeout=timeout)
+        finally:
+            self.conn.unsubscribe(sub)
+
+    def close(self) -> None:
+        self.conn.disconnect()

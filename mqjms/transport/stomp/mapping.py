@@ -302,6 +302,8 @@ def _native(md: MQMD, headers: Mapping[str, str], body: bytes, now: float) -> tu
         destination="queue:///" + queue_name(headers.get("destination", "")),
         timestamp=stamp or None,
         expiration=expires or None,
+        correlation_id=headers.get("correlation-id") or None,
+        reply_to=("queue:///" + md.ReplyToQ) if md.ReplyToQ else None,
         priority=md.Priority if md.Priority != 4 else None,
         delivery_mode=2 if md.Persistence == C.MQPER_PERSISTENT else 1,
     )

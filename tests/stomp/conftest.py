@@ -1,0 +1,69 @@
+"""ActiveMQ for the STOMP tests: a real broker, started once per session by scripts/activemq.
+
+The session fixture installs Debian's ``activemq`` package when it is missing (root
+needed) and starts a private broker on 127.0.0.1. Only when the broker cannot be
+installed here are the tests skipped, with the reason; under CI (``CI=true``) that is a
+failure instead, because CI must run them (scripts/setup installs the package).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from activemq_support import BrokerUnavailable, StompBroker, ensure_activemq
+
+from mqjms.mq import MQError
+from mqjms.transport import Connection, connect
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = os.path.dirname(__file__)
+    for item in items:
+        if str(item.fspath).startswith(here):
+            item.add_marker(pytest.mark.stomp)
+
+
+@pytest.fixture(scope="session")
+def activemq_url() -> str:
+    """The ``stomp://`` URL of the test broker (started for the session if needed)."""
+    try:
+        return ensure_activemq()
+    except BrokerUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"ActiveMQ is needed in CI and could not be installed: {exc}")
+        pytest.skip(f"ActiveMQ cannot be installed on this machine: {exc}")
+
+
+@pytest.fixture
+def amq(activemq_url: str) -> Iterator[StompBroker]:
+    """A Broker helper with its own queue-name prefix and configuration profile."""
+    broker = StompBroker(activemq_url)
+    try:
+        yield broker
+    finally:
+        broker.close()
+
+
+@pytest.fixture
+def stomp_conns(amq: StompBroker) -> Iterator[list[Connection]]:
+    opened: list[Connection] = []
+    yield opened
+    for conn in opened:
+        try:
+            conn.disconnect()
+        except MQError:
+            pass
+
+
+@pytest.fixture
+def sconnect(amq: StompBroker, stomp_conns: list[Connection]):  # type: ignore[no-untyped-def]
+    """``sconnect()`` -> a new connection to the test's broker helper (closed after)."""
+
+    def make(appl_name: str | None = None, url: str | None = None) -> Connection:
+        conn = connect(url or amq.url, appl_name)
+        stomp_conns.append(conn)
+        return conn
+
+    return make
