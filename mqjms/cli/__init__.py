@@ -25,6 +25,8 @@ COMMANDS: tuple[str, ...] = (
     "get",
     "browse",
     "restart",
+    "run",
+    "trigger_monitor",
 )
 
 

@@ -59,8 +59,11 @@ class _NeedsDurability(Exception):
 
 @dataclass(slots=True)
 class _Cursor:
+    """Where a browse is: the last message it returned (its row may be gone since)."""
+
     priority: int
     id: int
+    msg_id: bytes
 
 
 def _default_appl_name() -> str:
@@ -266,14 +269,17 @@ class QMConnection:
             )
         deadline = None if wait is None else time.monotonic() + wait
         serial = activity_serial()
+        # read before the first attempt, so a put that lands just after it is not missed
+        seen_version = self._data_version() if wait != 0 else 0
         found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
         if found is not None or wait == 0:
             return found
-        seen_version = self._data_version()
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return None
+            if self._closed or self.qm._closed:
+                raise self._ended_error()
             if self.qm.recover_abandoned():
                 seen_version = -1
             timeout = POLL_INTERVAL if remaining is None else min(POLL_INTERVAL, remaining)
@@ -287,7 +293,15 @@ class QMConnection:
                     return found
 
     def _data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + activity_serial()
+        try:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + activity_serial()
+        except sqlite3.ProgrammingError:  # closed by another thread while waiting
+            raise self._ended_error() from None
+
+    def _ended_error(self) -> MQError:
+        if self.qm._closed:
+            return failed(C.MQRC_Q_MGR_STOPPING, f"queue manager {self.qm.name} was closed")
+        return failed(C.MQRC_HCONN_ERROR, "the connection was disconnected during the get")
 
     def _get_once(
         self,
@@ -304,6 +318,10 @@ class QMConnection:
             return self._get_attempt(handle, syncpoint, browse, msg_id, correl_id, durable)
         except _NeedsDurability:
             return self._get_attempt(handle, syncpoint, browse, msg_id, correl_id, True)
+        except sqlite3.ProgrammingError:  # the connection was closed by another thread
+            if self._closed or self.qm._closed:
+                raise self._ended_error() from None
+            raise
 
     def _get_attempt(
         self,
@@ -345,12 +363,16 @@ class QMConnection:
             sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages{index}{where}"
             cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
             if cursor is not None:
+                # a row id is reused only by a message that arrived after the one under
+                # the cursor was removed: that message is after the cursor too
+                after = "(id > ? OR (id = ? AND msg_id != ?))"
+                after_params: list[object] = [cursor.id, cursor.id, cursor.msg_id]
                 if priority_order:
-                    sql += " AND (priority < ? OR (priority = ? AND id > ?))"
-                    params += [cursor.priority, cursor.priority, cursor.id]
+                    sql += f" AND (priority < ? OR (priority = ? AND {after}))"
+                    params += [cursor.priority, cursor.priority, *after_params]
                 else:
-                    sql += " AND id > ?"
-                    params.append(cursor.id)
+                    sql += f" AND {after}"
+                    params += after_params
             sql += (
                 " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
             )
@@ -365,7 +387,9 @@ class QMConnection:
                 # returned it discards it (outside any unit of work) and looks further.
                 queues.discard_expired(db, self.qm.name, self.qm.stamp, [msg], now)
             if browse is not None:
-                self._cursors[handle.hobj] = _Cursor(msg.priority, msg.id)
+                self._cursors[handle.hobj] = _Cursor(
+                    msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
+                )
             elif syncpoint:
                 db.execute(
                     "UPDATE messages SET state = ?, uow = ? WHERE id = ?",

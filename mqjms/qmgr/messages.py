@@ -31,10 +31,10 @@ def put_date_time(now: float) -> tuple[str, str]:
 class MsgIdGenerator:
     """MsgIds unique within a queue manager without asking the database.
 
-    ``AMQ `` + the queue manager's name (12 characters) + 3 bytes of the process id +
-    5 bytes of a per-process counter that starts at the clock in microseconds. A later
+    ``AMQ `` + the first 8 characters of the queue manager's name + the 4-byte process
+    id + an 8-byte per-process counter that starts at the clock in microseconds. A later
     process with a reused pid starts its counter later than the earlier one ended, unless
-    that one made more than a message per microsecond; ids of one process only increase.
+    that one made more than a message per microsecond; the counter never wraps.
     """
 
     def __init__(self) -> None:
@@ -47,13 +47,11 @@ class MsgIdGenerator:
             pid = os.getpid()
             if pid != self._pid:  # a forked child must not continue its parent's sequence
                 self._pid = pid
-                self._next = time.time_ns() // 1000
+                self._next = max(self._next, time.time_ns() // 1000)
             self._next += 1
             seq = self._next
-        head = b"AMQ " + qmgr_name.encode("latin-1")[:12].ljust(12, b" ")
-        return (
-            head + (pid & 0xFFFFFF).to_bytes(3, "big") + (seq & 0xFF_FFFF_FFFF).to_bytes(5, "big")
-        )
+        head = b"AMQ " + qmgr_name.encode("latin-1")[:8].ljust(8, b" ")
+        return head + (pid & 0xFFFFFFFF).to_bytes(4, "big") + seq.to_bytes(8, "big")
 
 
 make_msg_id = MsgIdGenerator()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import structlog
 
 from mqjms.mq import constants as C
-from mqjms.mq.errors import failed
+from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 
 from . import messages, store
@@ -269,14 +269,81 @@ def discard_expired(
                 now=now,
                 new_msg_id=md.MsgId == C.MQMI_NONE,
             )
-        except Exception as exc:  # a report that cannot be delivered must not fail the get
+        except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
+            dead_letter_report(
+                db,
+                qmgr_name,
+                stamp,
+                md,
+                data,
+                exc.reason,
+                now,
+                dest=(original.ReplyToQ.strip(), original.ReplyToQMgr.strip()),
+            )
+        except Exception as exc:  # a report must never fail the get that discarded
             log.warning(
                 "expiry.report_failed",
                 queue=msg.queue,
                 reply_to=original.ReplyToQ,
                 msg_id=original.MsgId.hex(),
-                reason=str(exc),
+                reason=repr(exc),
             )
+
+
+def dead_letter_report(
+    db: sqlite3.Connection,
+    qmgr_name: str,
+    stamp: int,
+    md: MQMD,
+    data: bytes,
+    reason: int,
+    now: float,
+    dest: tuple[str, str],
+) -> None:
+    """Put a report that could not reach its ReplyToQ to the dead-letter queue (MQDLH)."""
+    from mqjms.mq.dlh import MQDLH
+
+    dlh = MQDLH(
+        Reason=reason,
+        DestQName=dest[0],
+        DestQMgrName=dest[1] or qmgr_name,
+        Encoding=md.Encoding,
+        CodedCharSetId=md.CodedCharSetId,
+        Format=md.Format,
+        PutApplType=C.MQAT_QMGR,
+        PutApplName=qmgr_name[:28],
+        PutDate=md.PutDate,
+        PutTime=md.PutTime,
+    )
+    dl_md = md.copy(
+        Format=C.MQFMT_DEAD_LETTER_HEADER, Encoding=C.MQENC_NATIVE, CodedCharSetId=C.CCSID_UTF8
+    )
+    deadq = str(qmgr_attr(db, "DEADQ")).strip()
+    try:
+        named, base = resolve(db, deadq)
+        put_message(
+            db,
+            qmgr_name,
+            stamp,
+            named,
+            base,
+            dl_md,
+            dlh.pack() + data,
+            uow=None,
+            now=now,
+            new_msg_id=False,
+        )
+        log.warning(
+            "expiry.report_dead_lettered", reply_to=dest[0], dead_letter_queue=deadq, reason=reason
+        )
+    except MQError as exc:
+        log.error(
+            "expiry.report_lost",
+            reply_to=dest[0],
+            dead_letter_queue=deadq,
+            reason=exc.reason_name,
+            detail=exc.detail,
+        )
 
 
 def scan_expired(

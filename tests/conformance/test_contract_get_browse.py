@@ -135,12 +135,6 @@ def test_browse_returns_backout_count_and_skips_locked_messages(
     assert (data, md.BackoutCount) == (b"x", 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mqjms/qmgr/store.py: messages.id is INTEGER PRIMARY KEY without AUTOINCREMENT, "
-    "so after the cursor's message is removed a new message can reuse its id and "
-    "browse NEXT (id > cursor id, connection.py _get_attempt) skips it",
-)
 def test_browse_next_returns_a_message_that_arrived_after_the_cursor_message_was_got(
     connections, queue: str
 ) -> None:

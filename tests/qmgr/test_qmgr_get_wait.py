@@ -37,13 +37,6 @@ def put_right_after_first_empty_look(
     monkeypatch.setattr(QMConnection, "_get_once", get_once)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mqjms/qmgr/connection.py QMConnection.get reads seen_version = "
-    "self._data_version() AFTER the first _get_once, so a put committed between that look "
-    "and the read is never looked for: the get sleeps until the deadline (wait=None: "
-    "until some other write). Read the version before the first attempt.",
-)
 def test_message_arriving_right_after_the_first_look_is_returned(
     qm: QueueManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -70,13 +63,6 @@ def test_message_arriving_during_the_wait_is_returned(qm: QueueManager) -> None:
     assert got is not None and got[1] == b"later"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mqjms/qmgr/connection.py QMConnection.get: when QueueManager.close() (or "
-    "disconnect from another thread) ends the connection during a wait, the polling loop "
-    "uses the closed sqlite3 connection and raises sqlite3.ProgrammingError instead of an "
-    "MQError (e.g. MQRC_CONNECTION_BROKEN / MQRC_Q_MGR_STOPPING)",
-)
 def test_waiting_get_ends_with_an_mq_error_when_the_queue_manager_closes(
     qm: QueueManager,
 ) -> None:

@@ -1,0 +1,111 @@
+"""``mqjms run MODULE:APP [MQTMC2] [--url URL] [--idle-timeout SECONDS]``: run a Worker.
+
+A worker service runs until SIGTERM or SIGINT. Started by a trigger monitor (a process
+definition's ``APPLICID('mqjms run module:app')``) it receives the MQTMC2 as its first
+argument after the spec, and the process's ENVRDATA after that (``--idle-timeout 30``):
+it then drains the queue, stays while messages keep coming, and exits once none has
+arrived for the idle timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import structlog
+
+from mqjms.listeners import AppLoadError, load_app
+from mqjms.mq.errors import MQError
+from mqjms.mq.tm import MQTMC2_LENGTH_2, MQTMC_STRUC_ID, parse_tmc2
+
+from .common import EXIT_USAGE, add_url, logging_to_stderr
+
+log = structlog.get_logger("mqjms.cli")
+
+
+def positive_seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not number > 0 or math.isinf(number):
+        raise argparse.ArgumentTypeError(f"{value!r} must be a positive number of seconds")
+    return number
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run a Worker service (module:app) until stopped or idle",
+        description="Load the mqjms.Worker that MODULE:APP names (module:attr, or "
+        "path/to/file.py:attr; attr defaults to app) and run it until SIGTERM or SIGINT (a "
+        "second signal cuts the shutdown deadline short). With --idle-timeout it also "
+        "exits once no message has arrived for that long: what a server started by a "
+        "trigger monitor does.",
+        epilog="Exit status: 0 after a clean stop, 1 when a listener could not run or the "
+        "shutdown deadline backed a message out, 2 when MODULE:APP could not be loaded.",
+    )
+    parser.add_argument("spec", metavar="MODULE:APP", help="the Worker to run")
+    parser.add_argument(
+        "trigger",
+        nargs="?",
+        metavar="MQTMC2",
+        help="the trigger message (MQTMC2, 732 characters) a trigger monitor passes: logged, "
+        "and checked against the worker's queues",
+    )
+    add_url(parser)
+    parser.add_argument(
+        "--idle-timeout",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="exit after SECONDS without a message (default: run until stopped)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    with logging_to_stderr(max(1, int(getattr(args, "verbose", 0)))):  # a service logs INFO
+        try:
+            app = load_app(args.spec)
+        except AppLoadError as exc:
+            log.error("worker.load_failed", spec=args.spec, error=str(exc))
+            return EXIT_USAGE
+        if args.url:
+            app.url = args.url
+        if args.trigger is not None:
+            _log_trigger(args.trigger, sorted({lst.queue for lst in app.listeners}))
+        if args.idle_timeout is not None:
+            from mqjms.trigger.idle import stop_when_idle
+
+            watch = stop_when_idle(app, args.idle_timeout)
+            try:
+                return app.run()
+            finally:
+                watch.cancel()
+        return app.run()
+
+
+def _log_trigger(text: str, queues: list[str]) -> None:
+    """Log the MQTMC2 a trigger monitor passed; warn when it names a queue not served."""
+    raw = text.encode("latin-1", errors="replace")
+    if not raw.startswith(MQTMC_STRUC_ID.encode()) or len(raw) < MQTMC2_LENGTH_2:
+        log.warning(
+            "worker.trigger_not_understood",
+            argument=text[:40],
+            reason=f"not an MQTMC2 ({MQTMC2_LENGTH_2} characters starting 'TMC ')",
+        )
+        return
+    try:
+        tmc = parse_tmc2(raw)
+    except MQError as exc:
+        log.warning("worker.trigger_not_understood", reason=exc.reason_name, detail=exc.detail)
+        return
+    log.info(
+        "worker.triggered",
+        queue=tmc.QName,
+        process=tmc.ProcessName or None,
+        qmgr=tmc.QMgrName,
+        trigger_data=tmc.TriggerData or None,
+    )
+    if queues and tmc.QName not in queues:
+        log.warning("worker.trigger_queue_not_served", queue=tmc.QName, listeners=queues)
