@@ -3,9 +3,13 @@ process definition, a stand-in trigger monitor, and an application connection.""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import structlog
+from structlog.testing import LogCapture
 from trigger_helpers import APPLICID, INITQ, PROC, Monitor
 
 from mqjms.qmgr import QMConnection, QueueManager
@@ -41,3 +45,19 @@ def app(tqm: QueueManager) -> Iterator[QMConnection]:
     conn = tqm.connect("test-app")
     yield conn
     conn.disconnect()
+
+
+@pytest.fixture
+def events() -> Iterator[list[dict[str, Any]]]:
+    """Every structlog event (DEBUG and up) logged during the test, from any thread."""
+    old = structlog.get_config()
+    capture = LogCapture()
+    structlog.configure(
+        processors=[capture],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+        cache_logger_on_first_use=False,
+    )
+    try:
+        yield capture.entries
+    finally:
+        structlog.configure(**old)

@@ -1,0 +1,137 @@
+"""``mqjms run module:app --idle-timeout SECONDS`` (issue 5): a triggered worker drains the
+queue, stays while messages keep coming, and exits once idle."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from trigger_helpers import put
+
+import mqjms
+from mqjms.cli import main
+from mqjms.mq import MQTM, C
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.trigger import stop_when_idle, tmc2_argument
+
+HERE = Path(__file__).resolve().parent
+APP_SPEC = f"{HERE / 'triggered_app.py'}:app"
+QUEUE = "RUN.Q"
+
+
+@pytest.fixture
+def served(tqm: QueueManager, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    tqm.define_queue("QLOCAL", QUEUE)
+    record = tmp_path / "record.txt"
+    monkeypatch.setenv("TRIGGERED_QUEUE", QUEUE)
+    monkeypatch.setenv("TRIGGERED_RECORD", str(record))
+    return record
+
+
+def lines(path: Path, kind: str) -> list[str]:
+    if not path.exists():
+        return []
+    return [line for line in path.read_text().splitlines() if line.startswith(kind + " ")]
+
+
+def test_run_drains_and_exits_when_idle(
+    tqm: QueueManager, app: QMConnection, served: Path, embedded_url: str
+) -> None:
+    put(app, QUEUE, n=25)
+    started = time.monotonic()
+    status = main(["run", APP_SPEC, "--url", embedded_url, "--idle-timeout", "0.5"])
+    assert status == 0
+    assert time.monotonic() - started >= 0.5
+    assert len(lines(served, "msg")) == 25
+    assert tqm.queue_depth(QUEUE) == 0
+    assert len(lines(served, "start")) == len(lines(served, "stop")) == 1
+
+
+def test_run_stays_while_messages_keep_coming(
+    tqm: QueueManager, app: QMConnection, served: Path, embedded_url: str
+) -> None:
+    # "stay while messages keep coming": a message every 0.3 s for ~2 s keeps a worker with
+    # a 3 s idle timeout running
+    stop = threading.Event()
+
+    def producer() -> None:
+        conn = tqm.connect("producer")
+        for _ in range(7):
+            put(conn, QUEUE)
+            if stop.wait(0.3):
+                break
+        conn.disconnect()
+
+    feeder = threading.Thread(target=producer)
+    feeder.start()
+    try:
+        status = main(["run", APP_SPEC, "--url", embedded_url, "--idle-timeout", "3.0"])
+    finally:
+        stop.set()
+        feeder.join()
+    assert status == 0
+    assert len(lines(served, "msg")) == 7  # all of them by one worker run
+    assert len(lines(served, "start")) == 1
+
+
+def test_idle_timeout_waits_for_the_message_in_flight(
+    tqm: QueueManager, app: QMConnection, embedded_url: str
+) -> None:
+    # a listener busy for longer than the idle timeout is not idle: it finishes and commits
+    tqm.define_queue("QLOCAL", QUEUE)
+    worker = mqjms.Worker(embedded_url, shutdown_timeout=10.0)
+    worker.get_wait = 0.1
+    done: list[str] = []
+
+    @worker.listener(QUEUE)
+    def slow(msg: mqjms.Message) -> None:
+        time.sleep(1.5)
+        done.append(str(msg.body))
+
+    put(app, QUEUE, n=2)
+    watch = stop_when_idle(worker, 0.8)
+    result: list[int] = []
+    runner = threading.Thread(target=lambda: result.append(worker.run()))
+    runner.start()
+    runner.join(30)
+    assert result == [0]
+    assert watch.fired.is_set()
+    assert len(done) == 2
+    assert worker.stats.snapshot()["committed"] == 2
+    assert worker.stats.snapshot()["backed_out"] == 0
+    assert tqm.queue_depth(QUEUE) == 0
+
+
+def test_run_logs_the_trigger_it_was_started_for(
+    tqm: QueueManager, served: Path, embedded_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmc2 = tmc2_argument(
+        MQTM(QName=QUEUE, ProcessName="RUN.PROC", ApplType=C.MQAT_UNIX, ApplId="x"), tqm.name
+    )
+    assert main(["run", APP_SPEC, tmc2, "--url", embedded_url, "--idle-timeout", "0.2"]) == 0
+    err = capsys.readouterr().err
+    assert "worker.triggered" in err and "queue=RUN.Q" in err and "process=RUN.PROC" in err
+    other = tmc2_argument(MQTM(QName="OTHER.Q", ApplType=C.MQAT_UNIX, ApplId="x"), tqm.name)
+    assert main(["run", APP_SPEC, other, "--url", embedded_url, "--idle-timeout", "0.2"]) == 0
+    assert "worker.trigger_queue_not_served" in capsys.readouterr().err
+    assert main(["run", APP_SPEC, "junk", "--url", embedded_url, "--idle-timeout", "0.2"]) == 0
+    assert "worker.trigger_not_understood" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "status"),
+    [
+        (["run", "no_such_module_xyz:app"], 2),
+        (["run", APP_SPEC, "--idle-timeout", "0"], 2),
+        (["run", APP_SPEC, "--idle-timeout", "soon"], 2),
+    ],
+)
+def test_run_usage_errors(tqm: QueueManager, argv: list[str], status: int) -> None:
+    assert main(argv) == status
+
+
+def test_idle_timeout_must_be_positive() -> None:
+    with pytest.raises(ValueError):
+        stop_when_idle(mqjms.Worker(), 0)
