@@ -27,7 +27,9 @@ def process(order: dict[str, object]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default=None, help="transport URL (default: $MQJMS_URL or ./.mqjms)")
+    parser.add_argument(
+        "--url", default=None, help="transport URL (default: $MQJMS_URL or ./.mqjms)"
+    )
     parser.add_argument("--queue", default="ORDERS.IN")
     parser.add_argument("--batch", type=int, default=50, help="messages per unit of work")
     parser.add_argument("--idle", type=float, default=2.0, help="stop after this many idle seconds")

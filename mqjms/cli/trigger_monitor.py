@@ -70,8 +70,13 @@ def run(args: argparse.Namespace) -> int:
         )
 
         def on_signal(signum: int) -> None:
-            log.info("trigger.monitor_signal", signal=signal.Signals(signum).name)
-            monitor.request_stop()
+            name = signal.Signals(signum).name
+            if monitor.stopping:  # a second signal: do not wait for started programs
+                log.warning("trigger.monitor_forced_stop", signal=name)
+                monitor.force_stop()
+            else:
+                log.info("trigger.monitor_signal", signal=name)
+                monitor.request_stop()
 
         with signals.handled(on_signal):
             return monitor.run()

@@ -12,7 +12,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 
 from .errors import IllegalStateException, MessageFormatException
-from .message import BytesMessage, Message, Queue, TextMessage, from_mq
+from .message import Message, Queue, TextMessage, to_message
 
 if TYPE_CHECKING:
     from .session import Session
@@ -80,7 +80,7 @@ class MessageConsumer:
                     event = session.poison.requeue(mq, handle, md, data, attrs)
                     session.after_poison(event)
                     continue
-                message = _to_message(md, data, self.queue.name)
+                message = to_message(md, data, self.queue.name)
             except BaseException:
                 # The message must stay on its queue: an auto-acknowledge session would
                 # otherwise commit it away with the next receive.
@@ -105,22 +105,3 @@ class MessageConsumer:
             self._closed = True
             with contextlib.suppress(MQError):
                 self.session.mq.close(self.handle)
-
-
-def _to_message(md: Any, data: bytes, queue: str) -> Message:
-    """JMS view of a message; bytes that do not parse are delivered raw, never lost."""
-    try:
-        return from_mq(md, data)
-    except Exception as exc:  # whatever is wrong with it, the message is delivered, not lost
-        log.warning(
-            "message.unparsed",
-            queue=queue,
-            msg_id=md.MsgId.hex(),
-            reason=exc.reason_name if isinstance(exc, MQError) else type(exc).__name__,
-            detail=str(exc),
-        )
-        message = BytesMessage(data)
-        message.md = md
-        message.jms_message_id = "ID:" + md.MsgId.hex()
-        message.jms_redelivered = md.BackoutCount > 0
-        return message

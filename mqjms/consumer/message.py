@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import calendar
 import math
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
+
+import structlog
 
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
+
+log = structlog.get_logger("mqjms.consumer")
 
 PropertyValue = str | int | float | bool | bytes | None
 
@@ -117,6 +122,49 @@ class Message:
         body = self.body if not isinstance(self.body, bytes) else f"<{len(self.body)} bytes>"
         return f"{type(self).__name__}(id={self.jms_message_id}, body={body!r})"
 
+    # A message from ``from_mq(..., lazy=True)`` maps its jms and usr folders only when a
+    # property or header is first read: a listener that needs the body alone never pays.
+    _lazy: tuple[list[str], MQMD, float] | None = None
+
+    if not TYPE_CHECKING:  # at runtime only, so mypy still catches misspelt attributes
+
+        def __getattr__(self, name: str) -> Any:
+            lazy = self.__dict__.get("_lazy")
+            if lazy is None or name not in _LAZY_FIELDS:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            self._lazy = None
+            folders, md, now = lazy
+            try:
+                headers, properties = jms.parse_jms_folders(folders)
+            except MQError as exc:
+                raise MQError(
+                    C.MQCC_FAILED,
+                    C.MQRC_JMS_FORMAT_ERROR,
+                    f"message {md.MsgId.hex()}: its RFH2 folders are not JMS: {exc.detail}",
+                ) from None
+            given = dict(self.__dict__)  # values the application set before reading
+            self.properties = dict(properties)
+            _headers_from_mq(self, md, headers, now)
+            self.__dict__.update({k: v for k, v in given.items() if k in _LAZY_FIELDS})
+            return self.__dict__[name]
+
+
+_LAZY_FIELDS = frozenset(
+    {
+        "properties",
+        "jms_message_id",
+        "jms_correlation_id",
+        "jms_timestamp",
+        "jms_expiration",
+        "jms_priority",
+        "jms_delivery_mode",
+        "jms_redelivered",
+        "jms_reply_to",
+        "jms_destination",
+        "jms_type",
+    }
+)
+
 
 class TextMessage(Message):
     msd = "jms_text"
@@ -155,9 +203,16 @@ def remaining_time_to_live(message: Message) -> int:
 
 
 # --------------------------------------------------------------------------- receiving
-def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
-    """The JMS view of a received MQ message (seed-faithful mapping, RFH2 values win)."""
+def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = False) -> Message:
+    """The JMS view of a received MQ message (seed-faithful mapping, RFH2 values win).
+
+    ``lazy=True`` reads only what decides the message type and body (the ``mcd`` folder)
+    now; the other folders are mapped when a property or header is first read, and a
+    malformed one raises MQError MQRC_JMS_FORMAT_ERROR (2364) then.
+    """
     now = time.time() if now is None else now
+    if lazy and rfh2.is_rfh2(md.Format):
+        return _lazy_from_mq(md, data, now)
     headers: jms.JmsHeaders | None = None
     properties: dict[str, PropertyValue] = {}
     body_bytes, body_format, body_ccsid, body_encoding = (
@@ -167,7 +222,8 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
         md.Encoding,
     )
     if rfh2.is_rfh2(md.Format):
-        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+        # the JMS mapping parses the folders it reads; malformed ones raise from there
+        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
         headers, parsed = jms.parse_jms_folders(chain.folders)
         properties = dict(parsed)
         body_bytes, body_format = chain.body, chain.Format
@@ -187,6 +243,36 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None) -> Message:
     message.properties = properties
     message.md = md
     _headers_from_mq(message, md, headers, now)
+    return message
+
+
+_FOLDER_NAME = re.compile(r"\s*<([A-Za-z_][\w.-]*)")
+
+
+def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
+    chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
+    folders = chain.folders
+    mcd = next((f for f in folders if (m := _FOLDER_NAME.match(f)) and m[1] == "mcd"), None)
+    headers, _ = jms.parse_jms_folders([mcd]) if mcd else (None, {})
+    msd = headers.msd if headers and headers.msd else None
+    body = chain.body
+    if msd == "jms_text" or (msd is None and chain.Format == C.MQFMT_STRING):
+        text = (
+            None
+            if headers and headers.null_body
+            else _decode(body, chain.CodedCharSetId, chain.Encoding)
+        )
+        message: Message = TextMessage.__new__(TextMessage)
+        message.body = text
+    elif msd == "jms_none" and not body:
+        message = Message.__new__(Message)
+        message.body = None
+    else:
+        message = BytesMessage.__new__(BytesMessage)
+        message.body = body
+    message.md = md
+    message._acknowledge = None
+    message._lazy = (folders, md, now)
     return message
 
 
@@ -233,13 +319,18 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
 
 
 def _put_millis(md: MQMD) -> int:
-    """JMSTimestamp from PutDate/PutTime (GMT); 0 when they are not a valid time."""
-    try:
-        t = time.strptime(md.PutDate + md.PutTime[:6], "%Y%m%d%H%M%S")
-        hundredths = int(md.PutTime[6:8] or 0)
-    except ValueError:
+    """JMSTimestamp from PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` (GMT); 0 if invalid."""
+    date, clock = md.PutDate, md.PutTime
+    if len(date) != 8 or len(clock) < 6 or not (date + clock).isdigit():
         return 0
-    return calendar.timegm(t) * 1000 + hundredths * 10
+    year, month, day = int(date[:4]), int(date[4:6]), int(date[6:])
+    hour, minute, second = int(clock[:2]), int(clock[2:4]), int(clock[4:6])
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 62):
+        return 0
+    hundredths = int(clock[6:8] or 0)
+    return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) * 1000 + (
+        hundredths * 10
+    )
 
 
 # --------------------------------------------------------------------------- sending
@@ -333,3 +424,23 @@ def _correl_bytes(value: str) -> bytes:
         except ValueError:
             pass
     return value.encode("utf-8")[:24].ljust(24, b"\x00")
+
+
+def to_message(md: MQMD, data: bytes, queue: str, *, lazy: bool = False) -> Message:
+    """The JMS view of a received message; bytes that do not parse are delivered as a
+    BytesMessage of the raw data, never lost."""
+    try:
+        return from_mq(md, data, lazy=lazy)
+    except Exception as exc:  # whatever is wrong with it, the message is delivered, not lost
+        log.warning(
+            "message.unparsed",
+            queue=queue,
+            msg_id=md.MsgId.hex(),
+            reason=exc.reason_name if isinstance(exc, MQError) else type(exc).__name__,
+            detail=str(exc),
+        )
+        message = BytesMessage(data)
+        message.md = md
+        message.jms_message_id = "ID:" + md.MsgId.hex()
+        message.jms_redelivered = md.BackoutCount > 0
+        return message

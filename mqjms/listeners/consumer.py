@@ -30,8 +30,7 @@ import structlog
 import tenacity
 
 from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
-from mqjms.consumer.consumer import _to_message
-from mqjms.consumer.message import Message
+from mqjms.consumer.message import Message, to_message
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Handle
@@ -265,7 +264,8 @@ class ListenerConsumer:
             # unit of work of its own (outside any unit of work of message delivery).
             self._requeue(conn, handle, md, data, attrs, rt.failures.pop(md.MsgId))
             return
-        message = _to_message(md, data, listener.queue)
+        # lazy: a listener that reads only the body never maps the jms and usr folders
+        message = to_message(md, data, listener.queue, lazy=True)
         rt.stats.add("delivered")
         self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
         error = self._deliver(message, md)

@@ -11,6 +11,7 @@ byte-identical even when the sender padded with NULs or extra blanks.
 
 from __future__ import annotations
 
+import functools
 import struct
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -49,8 +50,13 @@ def _reject_doctype(*_args: object) -> NoReturn:
     raise _Rejected("a folder must not contain a DOCTYPE or entity declarations")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_folder(text: str) -> ET.Element:
     """Parse one folder into an Element; ValueError if it is not one well-formed element.
+
+    Cached: a folder is validated when its header is read and parsed again when its
+    values are mapped, and many messages share folder texts. Callers must not modify
+    the Element returned.
 
     expat is used without namespace processing, because IBM writes ``xsi:nil`` without
     declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded.
@@ -70,8 +76,10 @@ def parse_folder(text: str) -> ET.Element:
         parser.Parse(text, True)
         return builder.close()
     except expat.ExpatError as exc:
-        raise ValueError(f"not well-formed XML: {expat.ErrorString(exc.code)} "
-                         f"at line {exc.lineno} column {exc.offset}") from exc
+        raise ValueError(
+            f"not well-formed XML: {expat.ErrorString(exc.code)} "
+            f"at line {exc.lineno} column {exc.offset}"
+        ) from exc
     except (_Rejected, UnicodeError) as exc:
         raise ValueError(str(exc)) from exc
 
@@ -86,9 +94,7 @@ def _codec(ccsid: int, order: str) -> str:
         return "utf-8"
     if ccsid in _UTF16_CCSIDS:
         return "utf-16-le" if order == "<" else "utf-16-be"
-    raise ValueError(
-        f"NameValueCCSID {ccsid} is not one of {sorted(SUPPORTED_NAME_VALUE_CCSIDS)}"
-    )
+    raise ValueError(f"NameValueCCSID {ccsid} is not one of {sorted(SUPPORTED_NAME_VALUE_CCSIDS)}")
 
 
 def _pad(data: bytes, codec: str) -> bytes:
@@ -170,8 +176,14 @@ class RFH2:
 
     def _key(self) -> tuple[object, ...]:
         return (
-            self.StrucId, self.Version, self.Encoding, self.CodedCharSetId, self.Format,
-            self.Flags, self.NameValueCCSID, tuple(self.folders),
+            self.StrucId,
+            self.Version,
+            self.Encoding,
+            self.CodedCharSetId,
+            self.Format,
+            self.Flags,
+            self.NameValueCCSID,
+            tuple(self.folders),
         )
 
     def _raw_for(self, order: str | None) -> bytes | None:
@@ -216,8 +228,9 @@ class RFH2:
             codec = _codec(self.NameValueCCSID, order)
             for index, text in enumerate(self.folders):
                 if not isinstance(text, str):
-                    raise TypeError(f"{STRUCTURE} folder {index} must be str, not "
-                                    f"{type(text).__name__}")
+                    raise TypeError(
+                        f"{STRUCTURE} folder {index} must be str, not {type(text).__name__}"
+                    )
                 try:
                     parse_folder(text)
                     data = _pad(text.encode(codec), codec)
@@ -238,7 +251,9 @@ class RFH2:
         return fixed + b"".join(pairs)
 
     @classmethod
-    def unpack(cls, buf: Buffer, encoding: int, offset: int = 0) -> RFH2:
+    def unpack(
+        cls, buf: Buffer, encoding: int, offset: int = 0, check_folders: bool = True
+    ) -> RFH2:
         """Decode the RFH2 at ``offset``; ``encoding`` is the preceding header's Encoding.
 
         Anything malformed raises MQFormatError naming the field and its byte offset.
@@ -248,21 +263,27 @@ class RFH2:
         order = _order(encoding, offset)
         available = len(buf) - offset
         if available < MQRFH_STRUC_LENGTH_FIXED_2:
-            _fail("StrucId", offset, f"buffer has {max(available, 0)} bytes, the fixed part "
-                  f"needs {MQRFH_STRUC_LENGTH_FIXED_2}")
-        strucid, version, length, enc, ccsid, fmt, flags, nvccsid = (
-            _FIXED_STRUCTS[order].unpack_from(buf, offset)
-        )
+            _fail(
+                "StrucId",
+                offset,
+                f"buffer has {max(available, 0)} bytes, the fixed part "
+                f"needs {MQRFH_STRUC_LENGTH_FIXED_2}",
+            )
+        strucid, version, length, enc, ccsid, fmt, flags, nvccsid = _FIXED_STRUCTS[
+            order
+        ].unpack_from(buf, offset)
         if strucid != MQRFH_STRUC_ID.encode("ascii"):
             _fail("StrucId", offset, f"expected {MQRFH_STRUC_ID!r}, found {strucid!r}")
         if version != MQRFH_VERSION_2:
             _fail("Version", offset + 4, f"expected 2, found {version}")
         if length < MQRFH_STRUC_LENGTH_FIXED_2 or length % 4:
-            _fail("StrucLength", offset + 8,
-                  f"{length} is not a multiple of 4 that is at least 36")
+            _fail("StrucLength", offset + 8, f"{length} is not a multiple of 4 that is at least 36")
         if length > available:
-            _fail("StrucLength", offset + 8,
-                  f"{length} runs past the end of the buffer ({available} bytes remain)")
+            _fail(
+                "StrucLength",
+                offset + 8,
+                f"{length} runs past the end of the buffer ({available} bytes remain)",
+            )
         end = offset + length
         folders: list[str] = []
         pos = offset + MQRFH_STRUC_LENGTH_FIXED_2
@@ -270,14 +291,20 @@ class RFH2:
         while pos < end:
             (size,) = _LENGTH_STRUCTS[order].unpack_from(buf, pos)
             if size < 0 or size % 4 or size > end - pos - 4:
-                _fail("NameValueLength", pos, f"{size} is not a multiple of 4 between 0 and "
-                      f"the {end - pos - 4} bytes left in StrucLength")
+                _fail(
+                    "NameValueLength",
+                    pos,
+                    f"{size} is not a multiple of 4 between 0 and "
+                    f"the {end - pos - 4} bytes left in StrucLength",
+                )
             if not codec:
                 try:
                     codec = _codec(nvccsid, order)
                 except ValueError as exc:
                     _fail("NameValueCCSID", offset + 32, str(exc))
-            folders.append(_decode_folder(bytes(buf[pos + 4 : pos + 4 + size]), codec, pos + 4))
+            folders.append(
+                _decode_folder(bytes(buf[pos + 4 : pos + 4 + size]), codec, pos + 4, check_folders)
+            )
             pos += 4 + size
         header = cls(
             StrucId=strucid.decode("latin-1").rstrip(" \x00"),
@@ -296,20 +323,31 @@ class RFH2:
     def to_dict(self) -> dict[str, object]:
         """Field name -> value: the JSON form the CLI prints."""
         return {
-            "StrucId": self.StrucId, "Version": self.Version, "StrucLength": self.StrucLength,
-            "Encoding": self.Encoding, "CodedCharSetId": self.CodedCharSetId,
-            "Format": self.Format, "Flags": self.Flags, "NameValueCCSID": self.NameValueCCSID,
+            "StrucId": self.StrucId,
+            "Version": self.Version,
+            "StrucLength": self.StrucLength,
+            "Encoding": self.Encoding,
+            "CodedCharSetId": self.CodedCharSetId,
+            "Format": self.Format,
+            "Flags": self.Flags,
+            "NameValueCCSID": self.NameValueCCSID,
             "folders": list(self.folders),
         }
 
 
-def _decode_folder(data: bytes, codec: str, offset: int) -> str:
+def _decode_folder(data: bytes, codec: str, offset: int, check: bool = True) -> str:
     try:
         text = data.decode(codec)
     except UnicodeDecodeError as exc:
-        _fail("NameValueData", offset, f"byte {exc.start} of the folder is not valid "
-              f"{codec}: {exc.reason}", C.MQRC_RFH_FORMAT_ERROR)
+        _fail(
+            "NameValueData",
+            offset,
+            f"byte {exc.start} of the folder is not valid {codec}: {exc.reason}",
+            C.MQRC_RFH_FORMAT_ERROR,
+        )
     text = text.rstrip(" \x00")
+    if not check:
+        return text
     try:
         parse_folder(text)
     except ValueError as exc:
@@ -343,15 +381,22 @@ def is_rfh2(fmt: str) -> bool:
     return fmt.rstrip(" \x00") == C.MQFMT_RF_HEADER_2
 
 
-def parse_chain(data: Buffer, encoding: int, ccsid: int, fmt: str) -> RFH2Chain:
-    """Walk consecutive RFH2s while Format is MQHRF2, starting with the MQMD's values."""
+def parse_chain(
+    data: Buffer, encoding: int, ccsid: int, fmt: str, check_folders: bool = True
+) -> RFH2Chain:
+    """Walk consecutive RFH2s while Format is MQHRF2, starting with the MQMD's values.
+
+    ``check_folders=False`` skips checking that every folder is well-formed XML, for a
+    caller that parses the folders it needs anyway (the JMS mapping) and copes with a
+    malformed one itself.
+    """
     headers: list[RFH2] = []
     offset = 0
     previous = -1
     while is_rfh2(fmt):
         if previous >= 0:
             _order(encoding, previous + 12, "the previous MQRFH2's")
-        header = RFH2.unpack(data, encoding, offset)
+        header = RFH2.unpack(data, encoding, offset, check_folders)
         headers.append(header)
         previous = offset
         offset += header.StrucLength
@@ -370,8 +415,10 @@ def build_chain(headers: Sequence[RFH2], body: bytes, encoding: int) -> bytes:
     parts: list[bytes] = []
     for index, header in enumerate(headers):
         if index < len(headers) - 1 and not is_rfh2(header.Format):
-            raise ValueError(f"{STRUCTURE} {index} has Format {header.Format!r} but another "
-                             f"MQRFH2 follows it: set Format to {C.MQFMT_RF_HEADER_2!r}")
+            raise ValueError(
+                f"{STRUCTURE} {index} has Format {header.Format!r} but another "
+                f"MQRFH2 follows it: set Format to {C.MQFMT_RF_HEADER_2!r}"
+            )
         parts.append(header.pack(encoding))
         encoding = header.Encoding
     parts.append(bytes(body))

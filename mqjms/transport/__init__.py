@@ -15,13 +15,14 @@ def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
 
         return embedded.connect(url, appl_name)
     if scheme in ("stomp", "stomp+ssl"):
-        from . import stomp  # type: ignore[attr-defined]
+        from . import stomp
 
-        return stomp.connect(url, appl_name)  # type: ignore[no-any-return]
+        return stomp.connect(url, appl_name)
     if scheme == "mq":
-        from . import ibmmq  # type: ignore[attr-defined]
-
-        return ibmmq.connect(url, appl_name)  # type: ignore[no-any-return]
+        raise ValueError(
+            f"{url!r}: the IBM MQ transport (pymqi/ibmmq) is not part of this release yet; "
+            "use embedded: or stomp:"
+        )
     raise ValueError(f"unknown transport {scheme!r} in {url!r}: use embedded:, stomp: or mq:")
 
 

@@ -182,11 +182,14 @@ class TriggerMonitor:
         """The exit status once :meth:`run` has returned."""
         return self._status
 
+    @property
+    def stopping(self) -> bool:
+        """True once a stop was asked for."""
+        return self._stopping.is_set()
+
     def request_stop(self) -> None:
-        """Ask :meth:`run` to stop gracefully without waiting; a second call, or
-        :meth:`force_stop`, does not wait for programs to end."""
-        if self._stopping.is_set():
-            self._force.set()
+        """Ask :meth:`run` to stop gracefully, without waiting (programs get SIGTERM and
+        ``stop_timeout`` to end)."""
         self._stopping.set()
 
     def force_stop(self) -> None:
@@ -232,7 +235,7 @@ class TriggerMonitor:
         self._status = None
         try:
             conn = self.connector(self.url, self.appl_name)
-        except (MQError, ValueError, OSError) as exc:
+        except Exception as exc:  # MQError, a bad URL, a missing client library...
             return self._not_run(exc)
         try:
             handle = conn.open(self.initq, OPEN_OPTIONS)

@@ -34,8 +34,9 @@ def rfh2_file() -> Path:
 class CLI:
     """Runs ``mqjms`` in this process against one embedded queue manager."""
 
-    def __init__(self, url: str, capsys: pytest.CaptureFixture[str],
-                 monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         self.url = url
         self.capsys = capsys
         self.monkeypatch = monkeypatch
@@ -63,8 +64,12 @@ class CLI:
 
 
 @pytest.fixture
-def cli(embedded_url: str, qm: QueueManager, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> CLI:
+def cli(
+    embedded_url: str,
+    qm: QueueManager,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> CLI:
     runner = CLI(embedded_url, capsys, monkeypatch)
     assert runner.mqsc("DEFINE QLOCAL(ORDERS.IN)\nDEFINE QLOCAL(REPLIES)") == 0, runner.out
     return runner
@@ -85,13 +90,21 @@ def test_mqsc_prints_runmqsc_style_output(cli: CLI) -> None:
     assert status == 0, cli.out
     lines = cli.out.splitlines()
     assert lines[0].startswith("Starting MQSC for queue manager ")
-    assert "     1 : ALTER QLOCAL(ORDERS.IN) DESCR('Orders in') BOTHRESH(3) " \
-           "BOQNAME(ORDERS.BO) HARDENBO" in lines
+    assert (
+        "     1 : ALTER QLOCAL(ORDERS.IN) DESCR('Orders in') BOTHRESH(3) "
+        "BOQNAME(ORDERS.BO) HARDENBO" in lines
+    )
     assert "AMQ8008I: mqjms queue changed." in lines
     start = lines.index("AMQ8409I: Display Queue details.")
-    assert [line.strip() for line in lines[start + 1:start + 9]] == [
-        "QUEUE(ORDERS.IN)", "TYPE(QLOCAL)", "DESCR(Orders in)", "BOTHRESH(3)",
-        "BOQNAME(ORDERS.BO)", "HARDENBO", "SHARE", "CURDEPTH(3)",
+    assert [line.strip() for line in lines[start + 1 : start + 9]] == [
+        "QUEUE(ORDERS.IN)",
+        "TYPE(QLOCAL)",
+        "DESCR(Orders in)",
+        "BOTHRESH(3)",
+        "BOQNAME(ORDERS.BO)",
+        "HARDENBO",
+        "SHARE",
+        "CURDEPTH(3)",
     ]
     assert lines[-3:] == [
         "2 MQSC commands read.",
@@ -101,12 +114,12 @@ def test_mqsc_prints_runmqsc_style_output(cli: CLI) -> None:
 
 
 def test_mqsc_failures_give_reason_and_exit_10(cli: CLI) -> None:
-    status = cli.mqsc("DELETE QLOCAL(NO.SUCH.QUEUE)\nDEFINE QLOCAL(X) MAXDEPTH(\n"
-                      "DISPLAY QLOCAL(ORDERS.IN)\n")
+    status = cli.mqsc(
+        "DELETE QLOCAL(NO.SUCH.QUEUE)\nDEFINE QLOCAL(X) MAXDEPTH(\nDISPLAY QLOCAL(ORDERS.IN)\n"
+    )
     assert status == 10
     assert "MQRC_UNKNOWN_OBJECT_NAME (2085): queue 'NO.SUCH.QUEUE' is not defined" in cli.out
-    assert "AMQ8405I: Syntax error detected at or near end of command segment below:-" \
-        in cli.out
+    assert "AMQ8405I: Syntax error detected at or near end of command segment below:-" in cli.out
     assert "MQRCCF_PARM_SYNTAX_ERROR (3097): " in cli.out
     assert cli.out.splitlines()[-3:] == [
         "3 MQSC commands read.",
@@ -133,8 +146,17 @@ def test_mqsc_needs_an_embedded_url(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_put_text_then_browse_and_get_json(cli: CLI) -> None:
-    msg_id = cli.put("ORDERS.IN", "--body", "h\u00e9llo w\u00f6rld", "--priority", "4",
-                     "--reply-to", "REPLIES", "--correl-id", "c0ffee")
+    msg_id = cli.put(
+        "ORDERS.IN",
+        "--body",
+        "h\u00e9llo w\u00f6rld",
+        "--priority",
+        "4",
+        "--reply-to",
+        "REPLIES",
+        "--correl-id",
+        "c0ffee",
+    )
     assert len(msg_id) == 48
     [browsed] = cli.messages("browse", "ORDERS.IN")
     [again] = cli.messages("browse", "ORDERS.IN")  # a browse leaves it on the queue
@@ -175,25 +197,60 @@ def test_put_other_ccsid(cli: CLI) -> None:
 
 def test_put_rfh2_file(cli: CLI) -> None:
     path = rfh2_file()
-    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQHRF2", "--encoding", "273",
-            "--ccsid", "1208")
+    cli.put(
+        "ORDERS.IN",
+        "--file",
+        str(path),
+        "--format",
+        "MQHRF2",
+        "--encoding",
+        "273",
+        "--ccsid",
+        "1208",
+    )
     [got] = cli.messages("get", "ORDERS.IN")
     assert (got["md"]["Format"], got["md"]["Encoding"]) == ("MQHRF2", 273)
     [rfh2] = got["rfh2"]
-    assert {k: rfh2[k] for k in ("StrucId", "Version", "StrucLength", "Encoding",
-                                 "CodedCharSetId", "Format", "Flags", "NameValueCCSID")} == {
-        "StrucId": "RFH", "Version": 2, "StrucLength": 284, "Encoding": 273,
-        "CodedCharSetId": 1208, "Format": "MQSTR", "Flags": 0, "NameValueCCSID": 1208,
+    assert {
+        k: rfh2[k]
+        for k in (
+            "StrucId",
+            "Version",
+            "StrucLength",
+            "Encoding",
+            "CodedCharSetId",
+            "Format",
+            "Flags",
+            "NameValueCCSID",
+        )
+    } == {
+        "StrucId": "RFH",
+        "Version": 2,
+        "StrucLength": 284,
+        "Encoding": 273,
+        "CodedCharSetId": 1208,
+        "Format": "MQSTR",
+        "Flags": 0,
+        "NameValueCCSID": 1208,
     }
-    assert rfh2["folders"][1:] == ["<testFolder><testVar>testValue</testVar></testFolder>",
-                                   "<mcd><Msd>xmlnsc</Msd></mcd>"]
+    assert rfh2["folders"][1:] == [
+        "<testFolder><testVar>testValue</testVar></testFolder>",
+        "<mcd><Msd>xmlnsc</Msd></mcd>",
+    ]
     assert rfh2["folders"][0].startswith("<psc><Command>RegSub</Command>")
     assert got["body"] == RFH2_BODY
 
 
 def test_dead_letter_message(cli: CLI, tmp_path: Path) -> None:
-    dlh = MQDLH(Reason=C.MQRC_Q_FULL, DestQName="ORDERS.IN", DestQMgrName="QM1",
-                Encoding=546, CodedCharSetId=1208, Format="MQSTR", PutApplName="amqsput")
+    dlh = MQDLH(
+        Reason=C.MQRC_Q_FULL,
+        DestQName="ORDERS.IN",
+        DestQMgrName="QM1",
+        Encoding=546,
+        CodedCharSetId=1208,
+        Format="MQSTR",
+        PutApplName="amqsput",
+    )
     path = tmp_path / "dead.bin"
     path.write_bytes(dlh.pack(546) + b"undeliverable")
     cli.put("ORDERS.IN", "--file", str(path), "--format", "MQDEAD", "--ccsid", "1208")
@@ -201,13 +258,21 @@ def test_dead_letter_message(cli: CLI, tmp_path: Path) -> None:
     assert got["md"]["Format"] == "MQDEAD"
     assert got["dlh"]["StrucId"] == "DLH"
     assert (got["dlh"]["Reason"], got["dlh"]["DestQName"], got["dlh"]["Format"]) == (
-        C.MQRC_Q_FULL, "ORDERS.IN", "MQSTR")
+        C.MQRC_Q_FULL,
+        "ORDERS.IN",
+        "MQSTR",
+    )
     assert got["body"] == "undeliverable" and got["rfh2"] == []
 
 
 def test_dead_letter_header_before_an_rfh2_chain(cli: CLI, tmp_path: Path) -> None:
-    dlh = MQDLH(Reason=C.MQRC_NOT_AUTHORIZED, DestQName="ORDERS.IN", Encoding=273,
-                CodedCharSetId=1208, Format="MQHRF2")
+    dlh = MQDLH(
+        Reason=C.MQRC_NOT_AUTHORIZED,
+        DestQName="ORDERS.IN",
+        Encoding=273,
+        CodedCharSetId=1208,
+        Format="MQHRF2",
+    )
     path = tmp_path / "dead-jms.bin"
     path.write_bytes(dlh.pack(546) + rfh2_file().read_bytes())
     cli.put("ORDERS.IN", "--file", str(path), "--format", "MQDEAD", "--ccsid", "1208")
@@ -226,9 +291,22 @@ def test_malformed_header_is_reported_not_raised(cli: CLI, tmp_path: Path) -> No
 
 
 def test_report_names_and_other_md_options(cli: CLI) -> None:
-    cli.put("ORDERS.IN", "--body", "r", "--report", "MQRO_EXPIRATION_WITH_DATA",
-            "--report", "discard_msg", "--expiry", "600", "--persistent",
-            "--msg-type", "request", "--reply-to", "REPLIES")
+    cli.put(
+        "ORDERS.IN",
+        "--body",
+        "r",
+        "--report",
+        "MQRO_EXPIRATION_WITH_DATA",
+        "--report",
+        "discard_msg",
+        "--expiry",
+        "600",
+        "--persistent",
+        "--msg-type",
+        "request",
+        "--reply-to",
+        "REPLIES",
+    )
     [got] = cli.messages("get", "ORDERS.IN")
     md = got["md"]
     assert md["Report"] == C.MQRO_EXPIRATION_WITH_DATA | C.MQRO_DISCARD_MSG
@@ -249,11 +327,11 @@ def test_expiry_zero_fails_with_2013(cli: CLI) -> None:
 def test_count_all_and_empty_queues(cli: CLI) -> None:
     ids = cli.put("ORDERS.IN", "--body", "n", "--count", "5").split()
     assert len(set(ids)) == 5
-    assert [m["md"]["MsgId"] for m in cli.messages("browse", "ORDERS.IN", "--count", "2")] \
-        == ids[:2]
+    assert [m["md"]["MsgId"] for m in cli.messages("browse", "ORDERS.IN", "--count", "2")] == ids[
+        :2
+    ]
     assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN")] == ids[:1]
-    assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN", "--count", "2")] \
-        == ids[1:3]
+    assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN", "--count", "2")] == ids[1:3]
     assert [m["md"]["MsgId"] for m in cli.messages("get", "ORDERS.IN", "--all")] == ids[3:]
     # empty: nothing printed, status 0, for browse and get alike
     for command in ("browse", "get"):
@@ -263,7 +341,9 @@ def test_count_all_and_empty_queues(cli: CLI) -> None:
 
 
 def test_readable_output(cli: CLI) -> None:
-    msg_id = cli.put("ORDERS.IN", "--body", "plain text", "--report", "MQRO_COA", "--reply-to", "ORDERS.REPLY")
+    msg_id = cli.put(
+        "ORDERS.IN", "--body", "plain text", "--report", "MQRO_COA", "--reply-to", "ORDERS.REPLY"
+    )
     assert cli("browse", "ORDERS.IN") == 0
     assert "message 1 on ORDERS.IN" in cli.out and msg_id in cli.out
     assert "MQRO_COA" in cli.out and "plain text" in cli.out
@@ -324,9 +404,15 @@ def test_python_m_mqjms_in_a_subprocess(tmp_path: Path) -> None:
     env = {**os.environ, "MQJMS_URL": url}
 
     def mqjms(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "mqjms", *argv], input=stdin,
-                              capture_output=True, text=True, env=env, timeout=60,
-                              check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "mqjms", *argv],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
 
     defined = mqjms("mqsc", stdin="DEFINE QLOCAL(PROC.Q)\nDISPLAY QLOCAL(PROC.Q) CURDEPTH\n")
     assert defined.returncode == 0, defined.stderr

@@ -109,6 +109,8 @@ class _Open:
     destination: str
     sub: str | None = None  # the input subscription, made at the first get
     match_subs: dict[str, str] = field(default_factory=dict)  # selector -> subscription
+    overflow: list[str] = field(default_factory=list)  # extra subscriptions of a unit of work
+    overflow_selector: dict[str, str | None] = field(default_factory=dict)
     browse: _BrowseCursor | None = None
 
 
@@ -271,6 +273,8 @@ class StompConnection:
         for state in self._handles.values():
             state.sub = None
             state.match_subs.clear()
+            state.overflow.clear()
+            state.overflow_selector.clear()
             state.browse = None
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
@@ -302,7 +306,7 @@ class StompConnection:
 
     def _close(self, handle: Handle, *, restore: bool) -> None:
         state = self._state(handle)
-        subs = [s for s in (state.sub, *state.match_subs.values()) if s]
+        subs = [s for s in (state.sub, *state.match_subs.values(), *state.overflow) if s]
         in_uow = {got.sub for got in self._gets}
         try:
             for sub in subs:
@@ -378,8 +382,6 @@ class StompConnection:
     ) -> tuple[MQMD, bytes] | object | None:
         client = self._client
         sub = self._input_sub(state, selector)
-        if client.buffered(sub) == 0:
-            self._flush_acks(sub)
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         if remaining is None or remaining > _DISPATCH_GRACE:
             frame = client.take(sub, remaining)
@@ -429,19 +431,39 @@ class StompConnection:
         return client.take(sub, max(wait, _DISPATCH_GRACE) if available > 0 else wait)
 
     def _input_sub(self, state: _Open, selector: str | None) -> str:
+        """The subscription to get from. Its window is one message (prefetch 1), and a
+        message got under syncpoint holds it until MQCMIT/MQBACK (ActiveMQ lets a
+        transacted ACK extend a window only once), so a unit of work that gets a second
+        message from the same handle takes it through an extra subscription, closed when
+        the unit of work ends."""
         client = self._client
+        busy = {got.sub for got in self._gets}
         if selector is None:
             if state.sub is None:
                 state.sub = client.subscribe(state.destination, _INPUT_HEADERS, "client-individual")
                 self._window_opened = time.monotonic()
-            return state.sub
-        sub = state.match_subs.get(selector)
-        if sub is None:
-            headers = {**_INPUT_HEADERS, "selector": selector}
-            sub = client.subscribe(state.destination, headers, "client-individual")
-            state.match_subs[selector] = sub
-            self._window_opened = time.monotonic()
-        return sub
+            if state.sub not in busy:
+                return state.sub
+        else:
+            sub = state.match_subs.get(selector)
+            if sub is None:
+                headers = {**_INPUT_HEADERS, "selector": selector}
+                sub = client.subscribe(state.destination, headers, "client-individual")
+                state.match_subs[selector] = sub
+                self._window_opened = time.monotonic()
+            if sub not in busy:
+                return sub
+        for extra in state.overflow:
+            if extra not in busy and state.overflow_selector.get(extra) == selector:
+                return extra
+        headers = dict(_INPUT_HEADERS)
+        if selector is not None:
+            headers["selector"] = selector
+        extra = client.subscribe(state.destination, headers, "client-individual")
+        state.overflow.append(extra)
+        state.overflow_selector[extra] = selector
+        self._window_opened = time.monotonic()
+        return extra
 
     def _close_match_sub(self, state: _Open, selector: str) -> None:
         sub = state.match_subs.pop(selector, None)
@@ -822,6 +844,11 @@ class StompConnection:
             with contextlib.suppress(ConnectionLost, BrokerError):
                 self._unsubscribe(sub)
         for state in self._handles.values():
+            extras, state.overflow = state.overflow, []
+            state.overflow_selector.clear()
+            for extra in extras:
+                with contextlib.suppress(ConnectionLost, BrokerError):
+                    self._unsubscribe(extra)
             for selector in list(state.match_subs):
                 try:
                     self._close_match_sub(state, selector)
