@@ -185,7 +185,7 @@ class PoisonHandler:
             backout_count=md.BackoutCount,
             destination=destination or None,
             reason=MQError(C.MQCC_FAILED, reason).reason_name,
-            exception=failure.exception_type if failure else None,
+            exception_type=failure.exception_type if failure else None,
         )
         for hook in self.hooks:
             try:

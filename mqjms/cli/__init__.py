@@ -20,6 +20,7 @@ from .common import EXIT_USAGE, CLIError, logging_to_stderr
 
 # Subcommand modules, in the order ``mqjms --help`` lists them.
 COMMANDS: tuple[str, ...] = (
+    "demo",
     "mqsc",
     "put",
     "get",

@@ -1,0 +1,45 @@
+"""``mqjms demo``: the main job on the embedded default, with poison messages."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+import structlog
+
+from .common import CLIError, add_url, positive_int, url_of
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="send orders, some poison, through a listener service and show where they went",
+        description="Defines ORDERS.IN (BOTHRESH 3, BOQNAME ORDERS.BACKOUT), sends a stream "
+        "of orders of which some can never be processed, runs a listener service over them "
+        "with a live progress line, and ends with a summary checked against the queue depths.",
+    )
+    add_url(parser)
+    parser.add_argument("--orders", type=positive_int, default=1000, metavar="N")
+    parser.add_argument(
+        "--poison-every",
+        type=positive_int,
+        default=25,
+        metavar="K",
+        help="every K-th order is poison (default 25)",
+    )
+    parser.add_argument("--concurrency", type=positive_int, default=4, metavar="N")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mqjms.demo import run_demo
+
+    url = url_of(args)
+    if not args.verbose:  # the poison messages fail on purpose: show their story, not 120 warnings
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    if not url.startswith("embedded:"):
+        raise CLIError(f"the demo defines its queues on the embedded queue manager, not {url}")
+    summary = run_demo(
+        url, orders=args.orders, poison_every=args.poison_every, concurrency=args.concurrency
+    )
+    return 0 if summary.consistent else 1
