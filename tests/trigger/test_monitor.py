@@ -451,6 +451,31 @@ def test_stop_ends_running_programs(
     assert monitor.running() == {}
 
 
+def test_force_stop_kills_a_program_that_ignores_sigterm(
+    tqm: QueueManager,
+    app: QMConnection,
+    args_file: Path,
+    make_monitor: Callable[..., TriggerMonitor],
+) -> None:
+    code = (
+        "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "open(os.environ['RECORD_ARGS_FILE'], 'a').write('{}\\n'); time.sleep(60)"
+    )
+    tqm.alter_process(PROC, {"APPLICID": f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"})
+    define_triggered(tqm)
+    monitor = make_monitor(stop_timeout=60.0)
+    monitor.start()
+    put(app)
+    wait_for(lambda: recorded(args_file), what="the program to start")
+    monitor.request_stop()
+    time.sleep(0.5)
+    assert monitor.running()  # SIGTERM ignored: still running, the monitor waits for it
+    monitor.force_stop()
+    assert monitor.stop(timeout=20) == EXIT_STOPPED
+    [record] = monitor.history
+    assert record.status == -signal.SIGKILL
+
+
 def test_wait_ends_an_idle_monitor(
     tqm: QueueManager, make_monitor: Callable[..., TriggerMonitor]
 ) -> None:
