@@ -374,6 +374,22 @@ def test_item_12_note_2_ending_without_closing_backs_out_then_triggers(
     assert depth(tqm, APPQ) == 1
 
 
+def test_item_12_note_1_close_trigger_is_not_in_the_unit_of_work(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 1: "From step 12 ... the trigger message is not put as part of a unit of
+    # work": the closing server's open unit of work does not hold it back
+    define_triggered(tqm)
+    put(app, n=2)
+    monitor.take()
+    server, handle = serve(tqm, 1, syncpoint=True)
+    server.close(handle)  # type: ignore[arg-type]  # one message left besides its own
+    assert monitor.queues() == [APPQ]  # available while the server's unit of work is open
+    server.backout()
+    assert monitor.queues() == []
+    server.disconnect()
+
+
 ABEND_SERVER = textwrap.dedent(
     """
     import os, sys, time
@@ -732,6 +748,19 @@ def test_item_13_note_1_not_part_of_a_unit_of_work(tqm: QueueManager, app: QMCon
     assert got is not None
     assert got[0].Format.strip() == C.MQFMT_TRIGGER
     monitor_conn.disconnect()
+
+
+def test_condition_3_expired_messages_still_count(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 condition 3 with seed 000 note 2: expired messages not yet discarded "count
+    # toward the number of messages on the queue for all purposes, including depth
+    # triggering"
+    define_triggered(tqm, trigtype="DEPTH", TRIGDPTH=2)
+    app.put(APPQ, MQMD(Expiry=1), b"expires in 0.1 s")
+    time.sleep(0.3)
+    put(app)
+    assert monitor.queues() == [APPQ]
 
 
 # --------------------------------------------------------------------------- item 14
