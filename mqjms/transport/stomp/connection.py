@@ -31,6 +31,7 @@ How each MQI idea is carried (docs/stomp.md has the full story and where it diff
 from __future__ import annotations
 
 import contextlib
+import functools
 import getpass
 import itertools
 import json
@@ -39,8 +40,9 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import structlog
 import tenacity
@@ -73,6 +75,7 @@ _STATS_TIMEOUT = 5.0
 _RESTORE_TIMEOUT = 2.0
 _DISPATCH_GRACE = 0.5  # seconds an available message may take to be dispatched to us
 _BROWSE_WAIT = 10.0
+_IDLE_RELEASE = 0.1  # seconds after which an idle subscription gives back its message
 _CLOSE_GRACE = 0.2  # seconds a closing subscription waits for a message on its way
 _DISPATCH_SETTLE = 0.05  # seconds after we asked for a dispatch (subscribe, ack)
 _msg_counter = itertools.count(1)
@@ -113,6 +116,19 @@ class _Open:
     overflow_selector: dict[str, str | None] = field(default_factory=dict)
     browse: _BrowseCursor | None = None
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _locked(method: _F) -> _F:
+    """One MQI call at a time on a connection (its idle-release thread takes turns)."""
+
+    @functools.wraps(method)
+    def call(self: StompConnection, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return call  # type: ignore[return-value]
+
 
 class StompConnection:
     """An MQI connection (hconn) on a STOMP broker. Not thread-safe: one per thread."""
@@ -139,6 +155,9 @@ class StompConnection:
         self._stats_sub: str | None = None
         self._known_destinations: set[str] = set()
         self._window_opened = 0.0  # when the broker was last asked to dispatch to us
+        self._lock = threading.RLock()
+        self._sub_used: dict[str, float] = {}  # input subscription -> when a get last used it
+        self._reaper: threading.Thread | None = None
         self._client = self._new_client()
         log.debug("stomp.connected", url=params.safe_url, appl=self.appl_name)
 
@@ -278,6 +297,7 @@ class StompConnection:
             state.browse = None
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
+    @_locked
     def open(self, queue: str, options: int) -> Handle:
         self._check_open()
         validate_name(queue)
@@ -301,6 +321,7 @@ class StompConnection:
         self._handles[handle.hobj] = _Open(handle, self.destination(base.name))
         return handle
 
+    @_locked
     def close(self, handle: Handle) -> None:
         self._close(handle, restore=False)
 
@@ -321,6 +342,7 @@ class StompConnection:
         del self._handles[handle.hobj]
 
     # ------------------------------------------------------------------ MQGET
+    @_locked
     def get(
         self,
         handle: Handle,
@@ -375,6 +397,7 @@ class StompConnection:
             except BrokerError as exc:
                 raise failed(C.MQRC_UNEXPECTED_ERROR, f"broker error on get: {exc}") from None
             if found is not _AGAIN:
+                self._note_use(state)
                 return found  # type: ignore[return-value]
 
     def _get_once(
@@ -384,7 +407,7 @@ class StompConnection:
         sub = self._input_sub(state, selector)
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
         if remaining is None or remaining > _DISPATCH_GRACE:
-            frame = client.take(sub, remaining)
+            frame = self._take_long(state, sub, deadline)
         else:
             frame = self._take_soon(state, sub, remaining)
         if frame is None:
@@ -412,6 +435,74 @@ class StompConnection:
             self._close_match_sub(state, selector)
         return md, data
 
+    def _take_long(self, state: _Open, sub: str, deadline: float | None) -> Frame | None:
+        """Wait for a frame; meanwhile this connection's other idle handles give back
+        what they hold (the idle-release thread cannot while this call has the lock)."""
+        client = self._client
+        others = [other for other in self._handles.values() if other is not state]
+        if not others:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            return client.take(sub, remaining)
+        while True:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            step = _IDLE_RELEASE if remaining is None else min(_IDLE_RELEASE, remaining)
+            frame = client.take(sub, step)
+            if frame is not None or (remaining is not None and remaining <= step):
+                return frame
+            busy = {got.sub for got in self._gets} | set(self._deferred_unsubscribe)
+            now = time.monotonic()
+            for other in others:
+                if other.handle.hobj in self._handles:
+                    self._reap_state(other, busy, now)
+
+    def _note_use(self, state: _Open) -> None:
+        now = time.monotonic()
+        for sub in (state.sub, *state.match_subs.values()):
+            if sub is not None:
+                self._sub_used[sub] = now
+        if self._reaper is None and state.sub is not None:
+            self._reaper = threading.Thread(
+                target=self._reap, name="mqjms-stomp-idle", daemon=True
+            )
+            self._reaper.start()
+
+    def _reap(self) -> None:
+        """Give back what idle subscriptions hold. With prefetch 1 an open handle that is
+        not in MQGET would keep the next message from every other consumer; on MQ an idle
+        handle holds nothing. So a subscription unused for IDLE_RELEASE seconds outside a
+        unit of work is closed (the message it held goes back, its count untouched) and
+        made again by the next get."""
+        while not self._closed:
+            time.sleep(_IDLE_RELEASE / 2)
+            if not self._lock.acquire(blocking=False):
+                continue
+            try:
+                if self._closed or self._client.lost:
+                    continue
+                busy = {got.sub for got in self._gets} | set(self._deferred_unsubscribe)
+                now = time.monotonic()
+                for state in self._handles.values():
+                    self._reap_state(state, busy, now)
+            except (ConnectionLost, BrokerError, MQError) as exc:
+                log.debug("stomp.idle_release_failed", error=repr(exc))
+            finally:
+                self._lock.release()
+
+    def _reap_state(self, state: _Open, busy: set[str], now: float) -> None:
+        if (
+            state.sub is not None
+            and state.sub not in busy
+            and now - self._sub_used.get(state.sub, 0.0) >= _IDLE_RELEASE
+        ):
+            sub, state.sub = state.sub, None
+            self._sub_used.pop(sub, None)
+            self._unsubscribe(sub)
+        for selector, sub in list(state.match_subs.items()):
+            if sub not in busy and now - self._sub_used.get(sub, 0.0) >= _IDLE_RELEASE:
+                del state.match_subs[selector]
+                self._sub_used.pop(sub, None)
+                self._unsubscribe(sub)
+
     def _take_soon(self, state: _Open, sub: str, wait: float) -> Frame | None:
         """A frame for a short wait. A subscription cannot tell "the queue is empty" from
         "the broker has not dispatched to us yet", so: wait for a dispatch that may be on
@@ -427,8 +518,14 @@ class StompConnection:
             if frame is not None:
                 return frame
         stats = self._statistics_once(state.handle.resolved_name)
-        available = int(stats.get("size", 0)) - int(stats.get("inflightCount", 0))
-        return client.take(sub, max(wait, _DISPATCH_GRACE) if available > 0 else wait)
+        inflight = int(stats.get("inflightCount", 0))
+        available = int(stats.get("size", 0)) - inflight
+        if available > 0:
+            return client.take(sub, max(wait, _DISPATCH_GRACE))
+        if inflight > 0:
+            # held by consumers: an idle one gives its message back within IDLE_RELEASE
+            return client.take(sub, max(wait, _IDLE_RELEASE * 2 + _DISPATCH_SETTLE))
+        return client.take(sub, wait)
 
     def _input_sub(self, state: _Open, selector: str | None) -> str:
         """The subscription to get from. Its window is one message (prefetch 1), and a
@@ -541,6 +638,7 @@ class StompConnection:
             self._unsubscribe(cursor.sub, restore=False)
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
+    @_locked
     def put(
         self,
         target: str | Handle,
@@ -663,6 +761,7 @@ class StompConnection:
             md.PutDate, md.PutTime = put_date_time(now)
 
     # ------------------------------------------------------------------ MQINQ
+    @_locked
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
         self._check_open()
         if isinstance(queue, Handle):
@@ -706,6 +805,7 @@ class StompConnection:
             out[selector] = inquire_value(attr, definition.attrs.get(attr.name, attr.default))
         return out
 
+    @_locked
     def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
         self._check_open()
         attrs = {
@@ -764,6 +864,7 @@ class StompConnection:
         return _parse_statistics(frame.body)
 
     # ------------------------------------------------------------------ units of work
+    @_locked
     def commit(self) -> None:
         """MQCMIT: the transaction's ACKs and SENDs become permanent together."""
         self._check_open()
@@ -800,6 +901,7 @@ class StompConnection:
             raise failed(C.MQRC_BACKED_OUT, f"the broker refused the commit: {exc}") from None
         self._end_uow()
 
+    @_locked
     def backout(self) -> None:
         """MQBACK: puts vanish; every message got comes back with BackoutCount + 1."""
         self._check_open()
@@ -955,6 +1057,7 @@ class StompConnection:
         log.debug("stomp.restored_undelivered", messages=len(got), destination=destination)
 
     # ------------------------------------------------------------------ MQDISC
+    @_locked
     def disconnect(self) -> None:
         """MQDISC. An uncommitted unit of work is backed out (BackoutCount + 1)."""
         if self._closed:
@@ -1013,6 +1116,8 @@ def _was_redelivered(frame: Frame) -> bool:
 
 
 _AGAIN = object()
+
+
 _INPUT_HEADERS = {"activemq.prefetchSize": "1"}
 
 
