@@ -8,6 +8,7 @@ failure instead, because CI must run them (scripts/setup installs the package).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 
@@ -51,10 +52,8 @@ def stomp_conns(amq: StompBroker) -> Iterator[list[Connection]]:
     opened: list[Connection] = []
     yield opened
     for conn in opened:
-        try:
+        with contextlib.suppress(MQError):
             conn.disconnect()
-        except MQError:
-            pass
 
 
 @pytest.fixture

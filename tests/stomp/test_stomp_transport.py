@@ -220,7 +220,8 @@ def test_a_crashed_consumer_raises_the_count_and_a_crash_loop_keeps_raising_it(
     seen = []
     for _ in range(3):
         result = subprocess.run(
-            [sys.executable, "-c", child, amq.child_url()], capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", child, amq.child_url()],
+            capture_output=True, text=True, timeout=60,
         )
         assert result.returncode == -signal.SIGKILL, result.stderr
         seen.append(int(result.stdout.strip()))
