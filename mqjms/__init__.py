@@ -39,6 +39,7 @@ from mqjms.consumer import (
 )
 from mqjms.listeners import Listener, Worker
 from mqjms.mq.errors import MQError
+from mqjms.trigger import TriggerMonitor
 
 _logs.configure()
 
@@ -73,6 +74,7 @@ __all__ = [
     "Queue",
     "Session",
     "TextMessage",
+    "TriggerMonitor",
     "Worker",
     "__version__",
     "remaining_time_to_live",

@@ -209,8 +209,14 @@ def on_alter(
     """Item 13: trigger attributes changed, an application queue became get-enabled, or an
     initiation queue became put-enabled. One trigger message per queue (note 1)."""
     turned_on = bool(after.get("TRIGGER")) and not before.get("TRIGGER")
+    # TRIGDPTH matters only "if relevant": for a DEPTH trigger (item 13)
+    relevant = (
+        TRIGGER_ATTRS
+        if "DEPTH" in (before.get("TRIGTYPE"), after.get("TRIGTYPE"))
+        else ("TRIGTYPE", "TRIGMPRI")
+    )
     criteria_changed = bool(after.get("TRIGGER")) and any(
-        before.get(key) != after.get(key) for key in TRIGGER_ATTRS
+        before.get(key) != after.get(key) for key in relevant
     )
     if turned_on or criteria_changed:
         if _enough(db, name, after):

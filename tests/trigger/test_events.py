@@ -565,11 +565,6 @@ def test_item_13_trigger_criteria_changed_while_on(
     mon.disconnect()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: mqjms/qmgr/triggers.py on_alter() treats a TRIGDPTH change as an item-13 "
-    "event for FIRST and EVERY queues too; seed 003 says TriggerDepth only 'if relevant'",
-)
 def test_item_13_trigdpth_changed_on_a_first_queue_is_not_relevant(
     tqm: QueueManager, monitor: Monitor, app: QMConnection
 ) -> None:
