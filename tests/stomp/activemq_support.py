@@ -16,7 +16,9 @@ from __future__ import annotations
 import atexit
 import os
 import subprocess
+import tempfile
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -130,11 +132,43 @@ class StompBroker:
         self.config = register_profile(
             self.profile, StompConfig(strict=strict, prefix=self.prefix)
         )
+        # The same definitions in a file, for URLs handed to other processes.
+        self._strict = strict
+        self._file = Path(tempfile.gettempdir()) / f"mqjms-stomp-{self.id}.toml"
+        self._queues: dict[str, dict[str, object]] = {}
+        self._qmgr: dict[str, object] = {}
+        self._write_file()
 
     @property
     def url(self) -> str:
+        """Works in this process and in child processes (configuration in a file)."""
+        separator = "&" if "?" in self.base_url else "?"
+        return f"{self.base_url}{separator}config={self._file}&prefix={self.prefix}"
+
+    @property
+    def profile_url(self) -> str:
         separator = "&" if "?" in self.base_url else "?"
         return f"{self.base_url}{separator}profile={self.profile}"
+
+    def _write_file(self) -> None:
+        def value(v: object) -> str:
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            if isinstance(v, int):
+                return str(v)
+            return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+        lines = [f"strict = {value(self._strict)}", "[qmgr]"]
+        lines += [f"{k} = {value(v)}" for k, v in self._qmgr.items()]
+        for name, attrs in self._queues.items():
+            lines.append(f'[queues."{name}"]')
+            lines += [f"{k} = {value(v)}" for k, v in attrs.items()]
+        tmp = self._file.with_suffix(".tmp")
+        tmp.write_text("\n".join(lines) + "\n")
+        # every version gets a later mtime, so readers never keep a stale copy
+        self._stamp = max(time.time_ns(), getattr(self, "_stamp", 0) + 1_000_000)
+        os.utime(tmp, ns=(self._stamp, self._stamp))
+        os.replace(tmp, self._file)
 
     def child_url(self, **params: object) -> str:
         """A URL for another process (profiles live in this one): the same prefix, and
@@ -149,21 +183,30 @@ class StompBroker:
 
     def define_queue(self, name: str, **attrs: object) -> None:
         self.config.define_queue(name, "QLOCAL", **attrs)
+        self._queues[name] = {"type": "QLOCAL", **attrs}
+        self._write_file()
 
     def define_alias(self, name: str, target: str, **attrs: object) -> None:
         self.config.define_queue(name, "QALIAS", TARGET=target, **attrs)
+        self._queues[name] = {"type": "QALIAS", "TARGET": target, **attrs}
+        self._write_file()
 
     def alter_queue(self, name: str, **attrs: object) -> None:
         self.config.alter_queue(name, **attrs)
+        self._queues.setdefault(name, {"type": "QLOCAL"}).update(attrs)
+        self._write_file()
 
     def alter_qmgr(self, **attrs: object) -> None:
         self.config.alter_qmgr(**attrs)
+        self._qmgr.update(attrs)
+        self._write_file()
 
     def restart(self) -> None:
         restart_activemq()
 
     def close(self) -> None:
         unregister_profile(self.profile)
+        self._file.unlink(missing_ok=True)
 
 
 class RawStomp:

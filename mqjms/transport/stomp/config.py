@@ -209,7 +209,7 @@ def _normalize_qmgr(attrs: Mapping[str, object]) -> Attrs:
 # --------------------------------------------------------------------------- registry
 
 _profiles: dict[str, StompConfig] = {}
-_files: dict[Path, tuple[float, StompConfig]] = {}
+_files: dict[Path, tuple[tuple[int, int, int], StompConfig]] = {}
 _registry_lock = threading.Lock()
 
 
@@ -237,7 +237,8 @@ def load_file(path: str | Path) -> StompConfig:
     """The configuration in a TOML file, re-read when the file changes."""
     resolved = Path(path).expanduser().resolve()
     try:
-        mtime = resolved.stat().st_mtime
+        stat = resolved.stat()
+        mtime = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
     except OSError as exc:
         raise ValueError(f"STOMP configuration file {str(path)!r}: {exc.strerror}") from None
     with _registry_lock:

@@ -65,7 +65,7 @@ from mqjms.transport.base import Browse, Context, Handle
 
 from . import mapping
 from .client import BrokerError, ConnectionLost, ConnectRefused, Frame, StompClient
-from .config import QueueDefinition, StompParams
+from .config import QueueDefinition, StompConfig, StompParams
 
 log = structlog.get_logger("mqjms.transport.stomp")
 
@@ -135,14 +135,14 @@ class StompConnection:
 
     def __init__(self, params: StompParams, appl_name: str | None = None) -> None:
         self.params = params
-        self.config = params.config()
-        self.prefix = params.prefix if params.prefix is not None else self.config.prefix
+        config = params.config()
+        self.prefix = params.prefix if params.prefix is not None else config.prefix
         self.appl_name = (appl_name or _default_appl_name())[:28]
         try:
             self.user = getpass.getuser()[:12]
         except Exception:
             self.user = str(os.getuid())[:12]
-        self._strict = params.strict if params.strict is not None else self.config.strict
+        self._strict = params.strict if params.strict is not None else config.strict
         self._handles: dict[int, _Open] = {}
         self._hobjs = itertools.count(1)
         self._tx: str | None = None
@@ -162,6 +162,11 @@ class StompConnection:
         log.debug("stomp.connected", url=params.safe_url, appl=self.appl_name)
 
     # ------------------------------------------------------------------ basics
+    @property
+    def config(self) -> StompConfig:
+        """The configuration in force now (a file is re-read when it changes)."""
+        return self.params.config()
+
     @property
     def qmgr_name(self) -> str:
         return self.params.qmgr_name or self.config.qmgr_name
