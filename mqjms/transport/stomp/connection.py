@@ -454,11 +454,7 @@ class StompConnection:
             frame = client.take(sub, step)
             if frame is not None or (remaining is not None and remaining <= step):
                 return frame
-            busy = {got.sub for got in self._gets} | set(self._deferred_unsubscribe)
-            now = time.monotonic()
-            for other in others:
-                if other.handle.hobj in self._handles:
-                    self._reap_state(other, busy, now)
+            self._release_others(state)
 
     def _note_use(self, state: _Open) -> None:
         now = time.monotonic()
@@ -492,6 +488,20 @@ class StompConnection:
                 log.debug("stomp.idle_release_failed", error=repr(exc))
             finally:
                 self._lock.release()
+
+    def _release_others(self, state: _Open) -> bool:
+        """This connection's other handles are not in MQGET (this call is): what their
+        subscriptions hold outside the unit of work goes back now. True if any did."""
+        busy = {got.sub for got in self._gets} | set(self._deferred_unsubscribe)
+        released = False
+        for other in list(self._handles.values()):
+            if other is state:
+                continue
+            subs = [sub for sub in (other.sub, *other.match_subs.values()) if sub]
+            if any(sub not in busy and self._client.buffered(sub) for sub in subs):
+                self._reap_state(other, busy, float("inf"))
+                released = True
+        return released
 
     def _reap_state(self, state: _Open, busy: set[str], now: float) -> None:
         if (
@@ -528,6 +538,8 @@ class StompConnection:
         if available > 0:
             return client.take(sub, max(wait, _DISPATCH_GRACE))
         if inflight > 0:
+            if self._release_others(state):
+                return client.take(sub, max(wait, _DISPATCH_GRACE))
             # held by consumers: an idle one gives its message back within IDLE_RELEASE
             return client.take(sub, max(wait, _IDLE_RELEASE * 2 + _DISPATCH_SETTLE))
         return client.take(sub, wait)
