@@ -121,7 +121,7 @@ class StompBroker:
     #: SYSTEM.DEAD.LETTER.QUEUE).
     default_deadq = "ActiveMQ.DLQ"
     features = frozenset(
-        {"alias", "backout_count", "expiry", "priority", "persistence", "restart"}
+        {"alias", "backout_count", "expiry", "priority", "persistence"}
     )
 
     def __init__(self, base_url: str | None = None, *, strict: bool = True) -> None:

@@ -538,10 +538,17 @@ class StompConnection:
         if available > 0:
             return client.take(sub, max(wait, _DISPATCH_GRACE))
         if inflight > 0:
-            if self._release_others(state):
-                return client.take(sub, max(wait, _DISPATCH_GRACE))
-            # held by consumers: an idle one gives its message back within IDLE_RELEASE
-            return client.take(sub, max(wait, _IDLE_RELEASE * 2 + _DISPATCH_SETTLE))
+            # Held by consumers. Idle ones (ours now, others' within IDLE_RELEASE) give
+            # their message back, and it may land on another idle subscription first.
+            deadline = time.monotonic() + max(wait, _IDLE_RELEASE * 4 + _DISPATCH_GRACE)
+            while True:
+                self._release_others(state)
+                frame = client.take(sub, _IDLE_RELEASE)
+                if frame is not None or time.monotonic() >= deadline:
+                    return frame
+                stats = self._statistics_once(state.handle.resolved_name)
+                if int(stats.get("size", 0)) == 0:
+                    return client.take(sub, 0.0)
         return client.take(sub, wait)
 
     def _input_sub(self, state: _Open, selector: str | None) -> str:
@@ -611,6 +618,7 @@ class StompConnection:
         if browse is Browse.FIRST or cursor is None or cursor.selector != selector:
             self._end_browse(state)
             cursor = state.browse = _BrowseCursor(selector)
+        fresh = cursor.sub is None  # a snapshot taken during this call
         while True:
             try:
                 client = self._live()
@@ -634,9 +642,11 @@ class StompConnection:
                 self._unsubscribe(cursor.sub, restore=False)
                 cursor.sub = None
                 # a new snapshot shows messages that arrived since, skipping those seen
-                if deadline is not None and time.monotonic() >= deadline:
+                if fresh and deadline is not None and time.monotonic() >= deadline:
                     return None
-                time.sleep(0.05)
+                if fresh:
+                    time.sleep(0.05)
+                fresh = True
                 continue
             if frame is None:
                 return None
