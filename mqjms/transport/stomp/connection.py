@@ -907,9 +907,13 @@ class StompConnection:
         try:
             if self._client.lost:
                 raise ConnectionLost("lost before commit")
-            self._flush_acks()
-            if self._tx is not None:
-                self._client.commit(self._tx)
+            pending = [got for got in self._gets if not got.acked]
+            begin = self._tx is None
+            tx = self._tx or self._client.new_id("tx")
+            self._tx = tx
+            self._client.commit_acks(tx, [got.frame.ack_id for got in pending], begin=begin)
+            for got in pending:
+                got.acked = True
             self._tx = None
         except ConnectionLost:
             self._end_uow()
@@ -921,10 +925,10 @@ class StompConnection:
                 "(or, if the broker had committed it already, is complete)",
             ) from None
         except BrokerError as exc:
-            tx = self._tx
+            pending_tx = self._tx
             self._end_uow()
-            if tx is not None:
-                self._quietly_abort(tx)
+            if pending_tx is not None:
+                self._quietly_abort(pending_tx)
             raise failed(C.MQRC_BACKED_OUT, f"the broker refused the commit: {exc}") from None
         self._end_uow()
 
