@@ -72,6 +72,10 @@ def test_transacted_rollback_undoes_the_move_and_the_other_gets_together(env: An
     message = consumer.receive(timeout=1.0)
     assert message is not None and message.body == "good"
     assert message.delivery_count == 2
+    # On IBM MQ the poison message comes back first and is moved by the receive above; a
+    # STOMP broker re-sends both to the back of the queue, so "good" may come first: the
+    # next receive then meets the poison message and moves it in this unit of work.
+    assert consumer.receive(timeout=0.5) is None
     session.commit()
     assert env.depth(IN) == 0
     assert env.depth(BOQ) == 1

@@ -155,7 +155,8 @@ def test_inquire_alias_type_and_base_queue(conn: Connection, broker) -> None:
 
 def test_inquire_qmgr_deadq(conn: Connection, broker) -> None:
     got = conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME])
-    assert got == {C.MQCA_DEAD_LETTER_Q_NAME: "SYSTEM.DEAD.LETTER.QUEUE"}
+    # ActiveMQ's dead-letter queue is ActiveMQ.DLQ; the embedded one SYSTEM.DEAD.LETTER.QUEUE
+    assert got == {C.MQCA_DEAD_LETTER_Q_NAME: broker.default_deadq}
     broker.define_queue("CONF.DLQ")
     broker.alter_qmgr(DEADQ="CONF.DLQ")
     assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]) == {

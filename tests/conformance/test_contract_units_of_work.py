@@ -71,6 +71,9 @@ def test_get_under_syncpoint_then_commit_removes(connections, queue: str) -> Non
     assert depth(b, queue) == 0
 
 
+# On a STOMP broker a backout re-sends the message (that is how BackoutCount is carried),
+# so it returns to the back of the queue, not to its original position (docs/stomp.md).
+@pytest.mark.requires("backout_in_place")
 def test_backout_increments_backout_count_of_every_message_and_keeps_position(
     connections, queue: str
 ) -> None:
@@ -127,6 +130,7 @@ def test_one_unit_of_work_holds_gets_and_puts(connections, queue: str, broker) -
     conn.get(handle, syncpoint=True)
     conn.put("CONF.OUT", MQMD(), b"reply", syncpoint=True)
     conn.backout()
+    conn.close(handle)  # (valid on MQ too) a STOMP consumer gives back what it prefetched
     assert drain(observer, "CONF.OUT") == []
     assert [(md.BackoutCount, d) for md, d in drain(observer, queue)] == [(1, b"request")]
 
@@ -188,7 +192,9 @@ def test_persistence_as_queue_default(conn: Connection, broker) -> None:
     conn.put("CONF.NPSIST", MQMD(), b"n")
     conn.put("CONF.NPSIST", MQMD(Persistence=C.MQPER_PERSISTENT), b"explicit")
     assert [md.Persistence for md, _ in drain(conn, "CONF.PSIST")] == [C.MQPER_PERSISTENT]
-    assert [md.Persistence for md, _ in drain(conn, "CONF.NPSIST")] == [
+    # sorted: ActiveMQ keeps persistent and non-persistent messages in separate stores, so
+    # their relative arrival order is not kept; the persistence of each is what is checked
+    assert sorted(md.Persistence for md, _ in drain(conn, "CONF.NPSIST")) == [
         C.MQPER_NOT_PERSISTENT,
         C.MQPER_PERSISTENT,
     ]

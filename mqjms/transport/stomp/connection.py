@@ -62,6 +62,7 @@ from mqjms.qmgr.attributes import (
 from mqjms.qmgr.messages import put_date_time
 from mqjms.qmgr.queues import check_md_for_put
 from mqjms.transport.base import Browse, Context, Handle
+from mqjms.transport.checks import check_get, check_put
 
 from . import mapping
 from .client import BrokerError, ConnectionLost, ConnectRefused, Frame, StompClient
@@ -115,6 +116,7 @@ class _Open:
     overflow: list[str] = field(default_factory=list)  # extra subscriptions of a unit of work
     overflow_selector: dict[str, str | None] = field(default_factory=dict)
     browse: _BrowseCursor | None = None
+
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -359,19 +361,7 @@ class StompConnection:
         correl_id: bytes | None = None,
     ) -> tuple[MQMD, bytes] | None:
         state = self._state(handle)
-        if browse is not None:
-            if not handle.options & C.MQOO_BROWSE:
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_BROWSE, f"{handle.name!r} was not opened with MQOO_BROWSE"
-                )
-            if syncpoint:
-                raise failed(C.MQRC_OPTIONS_ERROR, "a browse cannot be under syncpoint")
-        elif not handle.options & C.MQOO_INPUT_MASK:
-            raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{handle.name!r} was not opened for input")
-        if wait is not None and wait < 0:
-            raise failed(
-                C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)"
-            )
+        check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
         named, base = self._resolve(handle.name)
         for queue in (named, base):
             if queue.attrs.get("GET", "ENABLED") != "ENABLED":
@@ -462,9 +452,7 @@ class StompConnection:
             if sub is not None:
                 self._sub_used[sub] = now
         if self._reaper is None and state.sub is not None:
-            self._reaper = threading.Thread(
-                target=self._reap, name="mqjms-stomp-idle", daemon=True
-            )
+            self._reaper = threading.Thread(target=self._reap, name="mqjms-stomp-idle", daemon=True)
             self._reaper.start()
 
     def _reap(self) -> None:
@@ -677,24 +665,9 @@ class StompConnection:
         new_msg_id: bool = True,
     ) -> MQMD:
         self._check_open()
-        if not isinstance(data, bytes | bytearray | memoryview):
-            raise TypeError(f"message data must be bytes, not {type(data).__name__}")
         if isinstance(target, Handle):
             self._state(target)
-            if not target.options & C.MQOO_OUTPUT:
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT"
-                )
-            if context is Context.PASS_ALL and not target.options & (
-                C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT
-            ):
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_PASS_ALL,
-                    f"{target.name!r} was not opened with MQOO_PASS_ALL_CONTEXT",
-                )
-            name = target.name
-        else:
-            name = target
+        name = check_put(target, data, context)
         data = bytes(data)
         named, base = self._resolve(name)
         check_md_for_put(md)
@@ -825,8 +798,9 @@ class StompConnection:
             if attr.readonly:
                 if stats is None:
                     stats = self._statistics(definition.name)
-                key = {"CURDEPTH": "size", "IPPROCS": "consumerCount",
-                       "OPPROCS": "producerCount"}[attr.name]
+                key = {"CURDEPTH": "size", "IPPROCS": "consumerCount", "OPPROCS": "producerCount"}[
+                    attr.name
+                ]
                 out[selector] = int(stats.get(key, 0))
                 continue
             out[selector] = inquire_value(attr, definition.attrs.get(attr.name, attr.default))
