@@ -19,6 +19,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Context, Handle
+from mqjms.transport.checks import check_get, check_put
 
 from . import messages, queues, store, triggers
 from .attributes import (
@@ -254,19 +255,7 @@ class QMConnection:
         correl_id: bytes | None = None,
     ) -> tuple[MQMD, bytes] | None:
         self._handle(handle)
-        if browse is not None:
-            if not handle.options & C.MQOO_BROWSE:
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_BROWSE, f"{handle.name!r} was not opened with MQOO_BROWSE"
-                )
-            if syncpoint:
-                raise failed(C.MQRC_OPTIONS_ERROR, "a browse cannot be under syncpoint")
-        elif not handle.options & C.MQOO_INPUT_MASK:
-            raise failed(C.MQRC_NOT_OPEN_FOR_INPUT, f"{handle.name!r} was not opened for input")
-        if wait is not None and wait < 0:
-            raise failed(
-                C.MQRC_WAIT_INTERVAL_ERROR, f"wait {wait} is negative (None waits forever)"
-            )
+        check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
         deadline = None if wait is None else time.monotonic() + wait
         serial = activity_serial()
         # read before the first attempt, so a put that lands just after it is not missed
@@ -417,24 +406,9 @@ class QMConnection:
         new_msg_id: bool = True,
     ) -> MQMD:
         self._check_open()
-        if not isinstance(data, bytes | bytearray | memoryview):
-            raise TypeError(f"message data must be bytes, not {type(data).__name__}")
         if isinstance(target, Handle):
             self._handle(target)
-            if not target.options & C.MQOO_OUTPUT:
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT"
-                )
-            if context is Context.PASS_ALL and not target.options & (
-                C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT
-            ):
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_PASS_ALL,
-                    f"{target.name!r} was not opened with MQOO_PASS_ALL_CONTEXT",
-                )
-            name = target.name
-        else:
-            name = target
+        name = check_put(target, data, context)
         # A put outside syncpoint is durable when the message is persistent, which for
         # "as queue default" depends on the queue: guess from the last put; retry if wrong.
         if syncpoint:
