@@ -33,7 +33,7 @@ from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, Pois
 from mqjms.consumer.message import Message, to_message
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection, Handle
+from mqjms.transport.base import Connection, Handle, commit_and_get
 
 from .eventloop import EventLoopThread
 from .failures import FailureMemory
@@ -87,6 +87,8 @@ class ListenerConsumer:
         self._errors = 0  # consecutive losses or errors before a get succeeded: backoff
         self._requeue_failures = 0  # consecutive poison requeues that no queue took
         self._message_errors = 0  # consecutive worker errors while handling messages
+        # A message whose listener returned: committed with the get of the next one.
+        self._done: MQMD | None = None
         # What a shutdown deadline may interrupt: only a running listener (or its retry
         # wait), never an MQI call. Guarded by _lock.
         self._lock = threading.Lock()
@@ -219,11 +221,41 @@ class ListenerConsumer:
         conn, handle = self._conn, self._handle
         assert conn is not None and handle is not None
         stopping, wait = self.rt.stopping, self.rt.get_wait
-        while not stopping.is_set():
-            got = conn.get(handle, wait=wait, syncpoint=True)
-            self._errors = 0
-            if got is not None:
-                self._process(conn, handle, got[0], got[1])
+        try:
+            while not stopping.is_set():
+                done, self._done = self._done, None
+                if done is not None:
+                    # MQCMIT for the last message and MQGET for the next in one step (one
+                    # database transaction on the embedded queue manager)
+                    committed = False
+
+                    def record(md: MQMD = done) -> None:
+                        nonlocal committed
+                        committed = True
+                        self._committed(md)
+
+                    try:
+                        got = commit_and_get(conn, handle, wait=wait, committed=record)
+                    except Exception as exc:
+                        if committed:  # the get after the commit failed: not this message's
+                            raise
+                        self._message_error(conn, done, exc)  # backs it out, or re-raises
+                        continue
+                else:
+                    got = conn.get(handle, wait=wait, syncpoint=True)
+                self._errors = 0
+                if got is not None:
+                    self._process(conn, handle, got[0], got[1])
+        finally:
+            done, self._done = self._done, None
+            if done is not None:  # stopping: the last message is committed, never backed out
+                conn.commit()
+                self._committed(done)
+
+    def _committed(self, md: MQMD) -> None:
+        self.rt.stats.add("committed")
+        self.rt.failures.forget(md.MsgId)
+        self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
 
     def _process(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
         try:
@@ -231,30 +263,44 @@ class ListenerConsumer:
         except Abandoned:
             raise
         except Exception as exc:
-            if is_connection_error(exc):
-                # The queue manager backs the unit of work out: the message comes back.
-                log.warning(
-                    "message.connection_lost", **self._ctx, msg_id=md.MsgId.hex(),
-                    backout_count=md.BackoutCount, reason=reason_of(exc),
-                )
-                raise
-            # Our failure, not the listener's: log it, and never lose the message.
-            log.error(
-                "worker.message_error", **self._ctx, msg_id=md.MsgId.hex(),
-                backout_count=md.BackoutCount, error=repr(exc), exc_info=exc,
-            )
-            conn.backout()
-            self.rt.stats.add("backed_out")
-            log.warning(
-                "message.backed_out", **self._ctx, msg_id=md.MsgId.hex(),
-                backout_count=md.BackoutCount, reason="worker error",
-                exception_type=_type_name(exc),
-            )
-            # The same message comes straight back: do not spin on an error that persists.
-            self._message_errors += 1
-            self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._message_errors))
+            self._message_error(conn, md, exc)
         else:
             self._message_errors = 0
+
+    def _message_error(self, conn: Connection, md: MQMD, exc: Exception) -> None:
+        """A failure of ours (not the listener's) while handling ``md``: back it out."""
+        if is_connection_error(exc):
+            # The queue manager backs the unit of work out: the message comes back.
+            log.warning(
+                "message.connection_lost",
+                **self._ctx,
+                msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount,
+                reason=reason_of(exc),
+            )
+            raise exc
+        # Our failure, not the listener's: log it, and never lose the message.
+        log.error(
+            "worker.message_error",
+            **self._ctx,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            error=repr(exc),
+            exc_info=exc,
+        )
+        conn.backout()
+        self.rt.stats.add("backed_out")
+        log.warning(
+            "message.backed_out",
+            **self._ctx,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            reason="worker error",
+            exception_type=_type_name(exc),
+        )
+        # The same message comes straight back: do not spin on an error that persists.
+        self._message_errors += 1
+        self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._message_errors))
 
     def _process_one(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
         rt, listener = self.rt, self.listener
@@ -270,20 +316,18 @@ class ListenerConsumer:
         self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
         error = self._deliver(message, md)
         if error is None:
-            conn.commit()
-            rt.stats.add("committed")
-            rt.failures.forget(md.MsgId)
-            self._log.debug(
-                "message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount
-            )
+            self._done = md  # committed by the next get, or when the consumer stops
             return
         failure = Failure.from_exception(error, listener.name, listener.queue)
         if listener.moves_on(error):
             # move_on: skip the remaining attempts; the listener holds no resources of
             # this unit of work, so the requeue is made in it, exactly as a poison one.
             log.warning(
-                "message.moving_on", **self._ctx, msg_id=md.MsgId.hex(),
-                backout_count=md.BackoutCount, exception_type=failure.exception_type,
+                "message.moving_on",
+                **self._ctx,
+                msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount,
+                exception_type=failure.exception_type,
                 reason=failure.message,
             )
             attrs = rt.poison.cache.get(conn, handle.resolved_name)
@@ -293,9 +337,13 @@ class ListenerConsumer:
         conn.backout()
         rt.stats.add("backed_out")
         log.warning(
-            "message.backed_out", **self._ctx, msg_id=md.MsgId.hex(),
-            backout_count=md.BackoutCount, exception_type=failure.exception_type,
-            reason=failure.message, exc_info=error,
+            "message.backed_out",
+            **self._ctx,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            exception_type=failure.exception_type,
+            reason=failure.message,
+            exc_info=error,
         )
 
     def _deliver(self, message: Message, md: MQMD) -> BaseException | None:
@@ -348,8 +396,13 @@ class ListenerConsumer:
             return 0.0
 
     def _requeue(
-        self, conn: Connection, handle: Handle, md: MQMD, data: bytes,
-        attrs: BackoutAttributes, failure: Failure | None,
+        self,
+        conn: Connection,
+        handle: Handle,
+        md: MQMD,
+        data: bytes,
+        attrs: BackoutAttributes,
+        failure: Failure | None,
     ) -> None:
         rt = self.rt
         event = rt.poison.requeue(conn, handle, md, data, attrs, failure=failure, syncpoint=True)
@@ -377,8 +430,13 @@ class ListenerConsumer:
             try:
                 hook(event)
             except Exception as exc:  # a hook must not undo a finished unit of work
-                log.error("poison.hook_failed", **self._ctx, hook=repr(hook), error=repr(exc),
-                          exc_info=exc)
+                log.error(
+                    "poison.hook_failed",
+                    **self._ctx,
+                    hook=repr(hook),
+                    error=repr(exc),
+                    exc_info=exc,
+                )
 
     # ------------------------------------------------------------------ shutdown deadline
     def abort(self) -> MQMD | None:

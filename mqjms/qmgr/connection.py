@@ -321,77 +321,88 @@ class QMConnection:
         correl_id: bytes | None,
         durable: bool,
     ) -> tuple[MQMD, bytes] | None:
-        now = time.time()
         with store.write(self._db, durable=durable) as db:
-            named = queues.require(db, handle.name)
-            base = (
-                queues.require(db, handle.resolved_name)
-                if named.name != handle.resolved_name
-                else named
-            )
-            for q in (named, base):
-                if not q.enabled("GET"):
-                    raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
-            priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
-            # A match get reads the few rows with that id; without statistics SQLite would
-            # walk the whole queue in delivery order instead, so the index is named.
-            index = ""
-            where = " WHERE queue = ? AND state = ?"
-            params: list[object] = [base.name, store.AVAILABLE]
-            if msg_id is not None:
-                index = " INDEXED BY messages_msg_id"
-                where += " AND msg_id = ?"
-                params.append(msg_id.ljust(24, b"\x00"))
-            if correl_id is not None:
-                padded = correl_id.ljust(24, b"\x00")
-                where += " AND correl_id = ?"
-                if padded != C.MQCI_NONE:  # the partial index holds only non-blank ids
-                    index = index or " INDEXED BY messages_correl_id"
-                    where += " AND correl_id != zeroblob(24)"
-                params.append(padded)
-            sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages{index}{where}"
-            cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
-            if cursor is not None:
-                # a row id is reused only by a message that arrived after the one under
-                # the cursor was removed: that message is after the cursor too
-                after = "(id > ? OR (id = ? AND msg_id != ?))"
-                after_params: list[object] = [cursor.id, cursor.id, cursor.msg_id]
-                if priority_order:
-                    sql += f" AND (priority < ? OR (priority = ? AND {after}))"
-                    params += [cursor.priority, cursor.priority, *after_params]
-                else:
-                    sql += f" AND {after}"
-                    params += after_params
-            sql += (
-                " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
-            )
-            while True:
-                row = db.execute(sql, params).fetchone()
-                if row is None:
-                    return None
-                msg = messages.from_row(row)
-                if not messages.is_expired(msg.expires, now):
-                    break
-                # seed 000: an expired message is never returned; the get that would have
-                # returned it discards it (outside any unit of work) and looks further.
-                queues.discard_expired(db, self.qm.name, self.qm.stamp, [msg], now)
-            if browse is not None:
-                self._cursors[handle.hobj] = _Cursor(
-                    msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
-                )
-            elif syncpoint:
-                db.execute(
-                    "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
-                    (store.GOT_IN_UOW, self.id, msg.id),
-                )
-                self._in_uow = True
-                self._uow_gets = True
-                self._uow_durable = self._uow_durable or msg.persistent
+            return self._claim(db, handle, syncpoint, browse, msg_id, correl_id, durable)
+
+    def _claim(
+        self,
+        db: sqlite3.Connection,
+        handle: Handle,
+        syncpoint: bool,
+        browse: Browse | None,
+        msg_id: bytes | None,
+        correl_id: bytes | None,
+        durable: bool,
+    ) -> tuple[MQMD, bytes] | None:
+        """The body of MQGET, inside the caller's write transaction."""
+        now = time.time()
+        named = queues.require(db, handle.name)
+        base = (
+            queues.require(db, handle.resolved_name)
+            if named.name != handle.resolved_name
+            else named
+        )
+        for q in (named, base):
+            if not q.enabled("GET"):
+                raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
+        priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
+        # A match get reads the few rows with that id; without statistics SQLite would
+        # walk the whole queue in delivery order instead, so the index is named.
+        index = ""
+        where = " WHERE queue = ? AND state = ?"
+        params: list[object] = [base.name, store.AVAILABLE]
+        if msg_id is not None:
+            index = " INDEXED BY messages_msg_id"
+            where += " AND msg_id = ?"
+            params.append(msg_id.ljust(24, b"\x00"))
+        if correl_id is not None:
+            padded = correl_id.ljust(24, b"\x00")
+            where += " AND correl_id = ?"
+            if padded != C.MQCI_NONE:  # the partial index holds only non-blank ids
+                index = index or " INDEXED BY messages_correl_id"
+                where += " AND correl_id != zeroblob(24)"
+            params.append(padded)
+        sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages{index}{where}"
+        cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
+        if cursor is not None:
+            # a row id is reused only by a message that arrived after the one under
+            # the cursor was removed: that message is after the cursor too
+            after = "(id > ? OR (id = ? AND msg_id != ?))"
+            after_params: list[object] = [cursor.id, cursor.id, cursor.msg_id]
+            if priority_order:
+                sql += f" AND (priority < ? OR (priority = ? AND {after}))"
+                params += [cursor.priority, cursor.priority, *after_params]
             else:
-                self._last_persistent[handle.hobj] = msg.persistent
-                if msg.persistent and not durable:
-                    raise _NeedsDurability
-                db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+                sql += f" AND {after}"
+                params += after_params
+        sql += " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+        while True:
+            row = db.execute(sql, params).fetchone()
+            if row is None:
+                return None
+            msg = messages.from_row(row)
+            if not messages.is_expired(msg.expires, now):
+                break
+            # seed 000: an expired message is never returned; the get that would have
+            # returned it discards it (outside any unit of work) and looks further.
+            queues.discard_expired(db, self.qm.name, self.qm.stamp, [msg], now)
+        if browse is not None:
+            self._cursors[handle.hobj] = _Cursor(
+                msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
+            )
+        elif syncpoint:
+            db.execute(
+                "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
+                (store.GOT_IN_UOW, self.id, msg.id),
+            )
+            self._in_uow = True
+            self._uow_gets = True
+            self._uow_durable = self._uow_durable or msg.persistent
+        else:
+            self._last_persistent[handle.hobj] = msg.persistent
+            if msg.persistent and not durable:
+                raise _NeedsDurability
+            db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
         return msg.descriptor(now), msg.data
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
@@ -545,19 +556,43 @@ class QMConnection:
             return
         # durable only when the unit of work touched persistent messages
         with store.write(self._db, durable=self._uow_durable) as db:
-            if self._uow_gets:
-                db.execute(
-                    "DELETE FROM messages WHERE uow = ? AND state = ?",
-                    (self.id, store.GOT_IN_UOW),
-                )
-            if self._uow_puts:
-                db.execute(
-                    "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
-                    " WHERE uow = ? AND state = ?",
-                    (store.AVAILABLE, self.id, store.PUT_IN_UOW),
-                )
+            self._commit_statements(db)
         self._end_uow()
         notify_activity()
+
+    def _commit_statements(self, db: sqlite3.Connection) -> None:
+        if self._uow_gets:
+            db.execute(
+                "DELETE FROM messages WHERE uow = ? AND state = ?",
+                (self.id, store.GOT_IN_UOW),
+            )
+        if self._uow_puts:
+            db.execute(
+                "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+                " WHERE uow = ? AND state = ?",
+                (store.AVAILABLE, self.id, store.PUT_IN_UOW),
+            )
+
+    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """MQCMIT, then MQGET under syncpoint without waiting: a consumer's step between
+        two messages, in one database transaction where the two calls take two. The
+        outcome is exactly that of the two calls in turn; None when no message is there."""
+        self._check_open()
+        self._handle(handle)
+        if not self._in_uow:
+            return self.get(handle, wait=0, syncpoint=True)
+        check_get(handle, wait=0, syncpoint=True, browse=None)
+        saved = (self._in_uow, self._uow_gets, self._uow_puts, self._uow_durable)
+        try:
+            with store.write(self._db, durable=self._uow_durable) as db:
+                self._commit_statements(db)
+                self._end_uow()
+                found = self._claim(db, handle, True, None, None, None, False)
+        except BaseException:
+            self._in_uow, self._uow_gets, self._uow_puts, self._uow_durable = saved
+            raise
+        notify_activity()
+        return found
 
     def _end_uow(self) -> None:
         self._in_uow = self._uow_gets = self._uow_puts = self._uow_durable = False

@@ -8,7 +8,7 @@ that lacks a feature natively emulates it and documents how.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
@@ -106,3 +106,30 @@ class Connection(Protocol):
     def disconnect(self) -> None:
         """MQDISC. An uncommitted unit of work is backed out."""
         ...
+
+
+def commit_and_get(
+    conn: Connection,
+    handle: Handle,
+    *,
+    wait: float | None,
+    committed: Callable[[], None] | None = None,
+) -> tuple[MQMD, bytes] | None:
+    """MQCMIT, then MQGET under syncpoint: a consumer loop's step between two messages.
+
+    ``committed`` is called once the commit is done, before any waiting. A transport may
+    commit and get a waiting message in one round trip (the embedded queue manager does
+    both in one database transaction: ``conn.commit_and_get(handle)``); the outcome is that
+    of the two calls in turn, which is what any other transport does here.
+    """
+    combined = getattr(conn, "commit_and_get", None)
+    got: tuple[MQMD, bytes] | None = None
+    if combined is not None:
+        got = combined(handle)
+    else:
+        conn.commit()
+    if committed is not None:
+        committed()
+    if got is None and (combined is None or wait != 0):
+        got = conn.get(handle, wait=wait, syncpoint=True)
+    return got
