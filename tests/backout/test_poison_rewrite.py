@@ -1,5 +1,5 @@
 """What happens to a message when it is moved to the backout queue (seed 002), and its
-remaining expiry on the backout and dead-letter queues (seed 000 note 7)."""
+remaining expiry on the backout and dead-letter queues (seed 000/001 note 7)."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_jms_message_keeps_its_rfh2_folders_and_properties(env: Any) -> None:
 def test_moved_message_keeps_the_remaining_expiry_and_it_keeps_decreasing(env: Any) -> None:
     # seed 002: "The Expiry field of the message is updated to reflect the remaining
     # expiry at the time the poison message was received by the JMS application";
-    # seed 000 note 7: a requeued copy preserves the remaining expiry and continues to
+    # seed 000/001 note 7: a requeued copy preserves the remaining expiry and continues to
     # decrement it.
     _setup(env)
     before_put = time.time()
@@ -185,7 +185,7 @@ def test_moved_message_keeps_the_remaining_expiry_and_it_keeps_decreasing(env: A
 
 @pytest.mark.requires("expiry")
 def test_dead_lettered_message_keeps_the_remaining_expiry(env: Any) -> None:
-    # seed 000 note 7: "the default action for putting messages to a dead-letter queue
+    # seed 000/001 note 7: "the default action for putting messages to a dead-letter queue
     # must be to preserve the remaining expiry time of the message, and to continue to
     # decrement it."
     env.define_queue(IN, BOTHRESH=BOTHRESH)  # BOQNAME blank: dead-lettered

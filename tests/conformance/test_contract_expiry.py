@@ -110,7 +110,7 @@ def test_consumer_gets_nothing_and_no_error_for_an_expired_message(
 # (and its counting in CURDEPTH until then) is the queue manager's, not a broker's.
 @pytest.mark.requires("lazy_expiry")
 def test_expired_messages_count_toward_depth_until_discarded(conn: Connection, queue: str) -> None:
-    # seed 000 note 2: expired messages count toward the number of messages on the queue
+    # seed 000/001 note 2: expired messages count toward the number of messages on the queue
     put(conn, queue, b"old1", Expiry=SHORT)
     put(conn, queue, b"old2", Expiry=SHORT)
     time.sleep(PAST_SHORT)
@@ -280,7 +280,7 @@ def test_no_report_without_expiration_report_options(
 def test_expiration_report_generated_at_discard_not_at_expiry(
     conn: Connection, queue: str, reply_queue: str
 ) -> None:
-    # seed 000 note 3: the report is generated when the message is discarded, not when it
+    # seed 000/001 note 3: the report is generated when the message is discarded, not when it
     # becomes eligible for discarding
     put(conn, queue, b"x", Expiry=SHORT, Report=C.MQRO_EXPIRATION, ReplyToQ=reply_queue)
     time.sleep(PAST_SHORT)
@@ -305,7 +305,7 @@ def test_undeliverable_report_does_not_fail_the_get(conn: Connection, queue: str
 def test_discard_and_report_are_not_part_of_the_unit_of_work(
     connections, queue: str, reply_queue: str
 ) -> None:
-    # seed 000 note 4: discarding an expired message, and generating an expiration report,
+    # seed 000/001 note 4: discarding an expired message, and generating an expiration report,
     # are never part of the application's unit of work, even when an MQGET under syncpoint
     # caused the discard
     conn, observer = connections(), connections()
@@ -329,7 +329,7 @@ def test_discard_and_report_are_not_part_of_the_unit_of_work(
 def test_discard_by_a_get_under_syncpoint_that_finds_nothing_stays_after_backout(
     conn: Connection, queue: str, reply_queue: str
 ) -> None:
-    # seed 000 note 4
+    # seed 000/001 note 4
     put(conn, queue, b"old", Expiry=SHORT, Report=C.MQRO_EXPIRATION, ReplyToQ=reply_queue)
     time.sleep(PAST_SHORT)
     handle = conn.open(queue, IN)
@@ -343,7 +343,7 @@ def test_discard_by_a_get_under_syncpoint_that_finds_nothing_stays_after_backout
 def test_nearly_expired_message_backed_out_may_expire_before_it_is_got_again(
     conn: Connection, queue: str, reply_queue: str
 ) -> None:
-    # seed 000 note 5: a nearly expired message got in a unit of work that is backed out
+    # seed 000/001 note 5: a nearly expired message got in a unit of work that is backed out
     # can become eligible for discarding before it is got again
     put(conn, queue, b"nearly", Expiry=3, Report=C.MQRO_EXPIRATION, ReplyToQ=reply_queue)
     handle = conn.open(queue, IN)
@@ -416,7 +416,7 @@ def test_remaining_expiry_of_a_syncpoint_put_counts_from_the_put(
 def test_invalid_expiry_fails_and_produces_no_report(
     conn: Connection, queue: str, reply_queue: str, expiry: int
 ) -> None:
-    # seed 000 note 1: Expiry 0 fails with MQRC_EXPIRY_ERROR and no report is generated
+    # seed 000/001 note 1: Expiry 0 fails with MQRC_EXPIRY_ERROR and no report is generated
     # (other values below -1 are not valid either: MQEI_UNLIMITED is the only negative one)
     with pytest.raises(MQError) as err:
         put(conn, queue, b"x", Expiry=expiry, Report=C.MQRO_EXPIRATION_WITH_FULL_DATA,
@@ -431,7 +431,7 @@ def test_invalid_expiry_fails_and_produces_no_report(
 def test_expiry_zero_under_syncpoint_fails_and_leaves_nothing(
     conn: Connection, queue: str
 ) -> None:
-    # seed 000 note 1
+    # seed 000/001 note 1
     with pytest.raises(MQError) as err:
         put_md = MQMD(Expiry=0)
         conn.put(queue, put_md, b"x", syncpoint=True)

@@ -1,4 +1,4 @@
-"""Request/reply copying the request's remaining expiry to the reply (seed 000 note 7)."""
+"""Request/reply copying the request's remaining expiry to the reply (seed 000/001 note 7)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _respond(env: Any) -> tuple[mqjms.Message, mqjms.Message]:
 
 @pytest.mark.requires("expiry")
 def test_reply_copies_the_remaining_expiry_of_the_request(env: Any) -> None:
-    # seed 000 note 7: "When a request message with an expiry time greater than zero is
+    # seed 000/001 note 7: "When a request message with an expiry time greater than zero is
     # retrieved, the application can ... copy the remaining expiry time from the request
     # message to the reply message."
     env.define_queue(REQUESTS)
@@ -55,7 +55,7 @@ def test_reply_copies_the_remaining_expiry_of_the_request(env: Any) -> None:
 
 
 def test_reply_to_a_request_without_expiry_does_not_expire(env: Any) -> None:
-    # seed 000 note 7: a request with unlimited expiry -> nothing to copy; the reply is
+    # seed 000/001 note 7: a request with unlimited expiry -> nothing to copy; the reply is
     # unlimited (MQEI_UNLIMITED), time to live 0 in JMS terms.
     env.define_queue(REQUESTS)
     env.define_queue(REPLIES)
@@ -69,7 +69,7 @@ def test_reply_to_a_request_without_expiry_does_not_expire(env: Any) -> None:
 
 @pytest.mark.requires("expiry")
 def test_reply_to_a_plain_mq_request_copies_the_mqmd_expiry(env: Any) -> None:
-    # seed 000 note 7 for a request put by a plain MQ application (no RFH2)
+    # seed 000/001 note 7 for a request put by a plain MQ application (no RFH2)
     env.define_queue(REQUESTS)
     env.define_queue(REPLIES)
     env.put_raw(

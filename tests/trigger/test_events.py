@@ -748,7 +748,7 @@ def test_item_13_note_1_not_part_of_a_unit_of_work(tqm: QueueManager, app: QMCon
 def test_condition_3_expired_messages_still_count(
     tqm: QueueManager, monitor: Monitor, app: QMConnection
 ) -> None:
-    # seed 003 condition 3 with seed 000 note 2: expired messages not yet discarded "count
+    # seed 003 condition 3 with seed 000/001 note 2: expired messages not yet discarded "count
     # toward the number of messages on the queue for all purposes, including depth
     # triggering"
     define_triggered(tqm, trigtype="DEPTH", TRIGDPTH=2)

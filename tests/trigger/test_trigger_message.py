@@ -1,5 +1,5 @@
 """The trigger message itself (issue 5): Format MQTRIG, an MQTM with the process
-definition's fields, non-persistent, Expiry MQEI_UNLIMITED (seed 000 note 8); the MQTMC2
+definition's fields, non-persistent, Expiry MQEI_UNLIMITED (seed 000/001 note 8); the MQTMC2
 a trigger monitor hands on; the trigger attributes under MQINQ; DEPTH switching TRIGGER
 off."""
 
@@ -22,7 +22,7 @@ def mqsc(qm: QueueManager, text: str) -> list[CommandResult]:
 
 
 def test_trigger_message_descriptor(tqm: QueueManager, monitor: Monitor, app: QMConnection) -> None:
-    # issue 5: Format MQTRIG, non-persistent, Expiry MQEI_UNLIMITED (seed 000 note 8:
+    # issue 5: Format MQTRIG, non-persistent, Expiry MQEI_UNLIMITED (seed 000/001 note 8:
     # "Trigger messages are always generated with MQEI_UNLIMITED")
     tqm.alter_queue(INITQ, {"DEFPSIST": "YES", "DEFPRTY": 4})
     define_triggered(tqm)
