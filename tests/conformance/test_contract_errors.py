@@ -119,7 +119,8 @@ def test_message_too_big_for_queue(conn: Connection, broker) -> None:
 
 
 def test_expiry_zero_is_an_expiry_error(conn: Connection, queue: str) -> None:
-    # seed 000/001 note 1: Expiry 0 fails with MQRC_EXPIRY_ERROR (the report part: test_contract_expiry)
+    # seed 000/001 note 1: Expiry 0 fails with MQRC_EXPIRY_ERROR
+    # (that no report is generated is tested in test_contract_expiry)
     with pytest.raises(MQError) as err:
         conn.put(queue, MQMD(Expiry=0), b"x")
     check(err, 2013, "MQRC_EXPIRY_ERROR")
