@@ -55,6 +55,7 @@ from .locks import FileLock, owner_is_dead
 
 if TYPE_CHECKING:
     from .connection import QMConnection
+    from .mqsc import CommandResult
 
 log = structlog.get_logger("mqjms.qmgr")
 
@@ -660,7 +661,7 @@ class QueueManager:
         row = db.execute("SELECT attrs FROM processes WHERE name = ?", (name,)).fetchone()
         return None if row is None else dict(json.loads(row[0]))
 
-    def mqsc(self, text: str) -> list[object]:
+    def mqsc(self, text: str) -> list[CommandResult]:
         """Run MQSC commands; see :mod:`mqjms.qmgr.mqsc`."""
         from .mqsc import run_script
 

@@ -14,8 +14,6 @@ import structlog
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 
-from . import store
-
 log = structlog.get_logger("mqjms.qmgr")
 
 WITH_DATA_LENGTH = 100  # MQRO_*_WITH_DATA reports carry the first 100 bytes
@@ -178,14 +176,3 @@ def expiration_report(msg: StoredMessage, now: float) -> tuple[MQMD, bytes] | No
         data = b""
         report.Format = C.MQFMT_NONE
     return report, data
-
-
-def stored_state_of_uow(db: sqlite3.Connection, uow: str) -> tuple[int, int]:
-    """(messages got, messages put) in a unit of work: for diagnostics."""
-    got = db.execute(
-        "SELECT COUNT(*) FROM messages WHERE uow = ? AND state = ?", (uow, store.GOT_IN_UOW)
-    ).fetchone()[0]
-    put = db.execute(
-        "SELECT COUNT(*) FROM messages WHERE uow = ? AND state = ?", (uow, store.PUT_IN_UOW)
-    ).fetchone()[0]
-    return int(got), int(put)
