@@ -6,11 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from mqjms.mq import ccsid as ccsids
 from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
 from .common import CLIError, add_url, hex_id, open_connection, positive_int, qmgr_ccsid
-from .render import codec_for_ccsid, report_options
+from .render import report_options
 
 MSG_TYPES = {"DATAGRAM": C.MQMT_DATAGRAM, "REQUEST": C.MQMT_REQUEST, "REPLY": C.MQMT_REPLY,
              "REPORT": C.MQMT_REPORT}
@@ -91,12 +93,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _data(args: argparse.Namespace, ccsid: int, encoding: int) -> bytes:
     if args.body is not None:
-        codec = codec_for_ccsid(ccsid, encoding)
-        if codec is None:
-            raise CLIError(f"--body cannot be encoded in CCSID {ccsid}: Python has no codec "
-                           "for it (use --file with the bytes instead)")
         try:
-            return str(args.body).encode(codec)
+            return ccsids.encode(str(args.body), ccsid, encoding)
+        except MQError as exc:  # MQRC_TARGET_CCSID_ERROR: a CCSID mqjms cannot convert to
+            raise MQError(exc.comp, exc.reason,
+                          f"--body cannot be put in CCSID {ccsid}: {exc.detail}; "
+                          "put the bytes with --file instead") from None
         except UnicodeEncodeError as exc:
             raise CLIError(f"--body has characters CCSID {ccsid} cannot hold: "
                            f"{exc.object[exc.start:exc.end]!r}") from None

@@ -7,7 +7,8 @@ JSON form::
 ``md`` and ``dlh`` use IBM's field names (byte fields as hex); each RFH2 of the chain is
 its fixed fields under IBM's names plus ``folders`` (the NameValueData strings). The
 headers are walked as the Format fields say (MQDEAD, MQHRF2, in any order). ``body`` is
-a string when the final Format is MQSTR and the bytes decode in its CCSID, otherwise
+a string when the final Format is MQSTR and the bytes decode in its CCSID (the table in
+:mod:`mqjms.mq.ccsid`, the one the JMS API uses), otherwise
 ``{"base64": "..."}``. When a header is malformed the object also has ``"error"`` and
 ``body`` holds every byte from that header on.
 """
@@ -15,53 +16,23 @@ a string when the final Format is MQSTR and the bytes decode in its CCSID, other
 from __future__ import annotations
 
 import base64
-import codecs
 from typing import Any
 
 from mqjms.mq import constants as C
+from mqjms.mq.ccsid import decode
 from mqjms.mq.dlh import parse_dlh
-from mqjms.mq.errors import MQFormatError, reason_name
+from mqjms.mq.errors import MQError, MQFormatError, reason_name
 from mqjms.mq.md import MQMD
 from mqjms.mq.rfh2 import is_rfh2, parse_chain
-
-# IBM CCSIDs whose Python codec name is not simply "cp<ccsid>".
-_CODECS = {
-    1208: "utf-8", 819: "latin-1", 367: "ascii", 912: "iso8859-2", 913: "iso8859-3",
-    914: "iso8859-4", 915: "iso8859-5", 1089: "iso8859-6", 813: "iso8859-7",
-    916: "iso8859-8", 920: "iso8859-9", 923: "iso8859-15", 5348: "cp1252",
-    1047: "cp1140", 954: "euc-jp", 943: "shift_jis", 932: "shift_jis", 1386: "gbk",
-    5488: "gb18030", 970: "euc-kr", 1363: "cp949",
-}
-_UTF16 = frozenset({1200, 13488, 17584})
-_UTF32 = frozenset({1232, 1233, 1234})
-
-
-def codec_for_ccsid(ccsid: int, encoding: int = C.MQENC_NATIVE) -> str | None:
-    """The Python codec for an IBM CCSID, or None when Python has none.
-
-    UTF-16/UTF-32 take their byte order from the Encoding, as MQ does.
-    """
-    little = (encoding & C.MQENC_INTEGER_MASK) == C.MQENC_INTEGER_REVERSED
-    if ccsid in _UTF16:
-        return "utf-16-le" if little else "utf-16-be"
-    if ccsid in _UTF32:
-        return "utf-32-le" if little else "utf-32-be"
-    name = _CODECS.get(ccsid, f"cp{ccsid}")
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
 
 
 def body_value(data: bytes, fmt: str, ccsid: int, encoding: int) -> str | dict[str, str]:
     """Text when the Format is MQSTR and the bytes decode, else ``{"base64": ...}``."""
     if fmt.rstrip() == C.MQFMT_STRING:
-        codec = codec_for_ccsid(ccsid, encoding)
-        if codec is not None:
-            try:
-                return data.decode(codec)
-            except UnicodeDecodeError:
-                pass
+        try:
+            return decode(data, ccsid, encoding)
+        except (MQError, UnicodeDecodeError):  # a CCSID mqjms cannot convert, or bad bytes
+            pass
     return {"base64": base64.b64encode(data).decode("ascii")}
 
 

@@ -20,8 +20,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import structlog
 
+from mqjms.mq import ccsid, jms, rfh2
 from mqjms.mq import constants as C
-from mqjms.mq import jms, rfh2
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
@@ -35,26 +35,6 @@ DEFAULT_PRIORITY = 4
 DEFAULT_TIME_TO_LIVE = 0  # milliseconds; 0 = never expires
 TARGET_JMS = 0  # targetClient: write an RFH2
 TARGET_MQ = 1  # targetClient: plain MQ application, no RFH2
-
-_SIMPLE_CODECS = {
-    0: "utf-8",
-    1208: "utf-8",
-    819: "latin-1",
-    1252: "cp1252",
-    367: "ascii",
-    437: "cp437",
-    850: "cp850",
-    37: "cp037",
-    500: "cp500",
-    1047: "cp1047",
-}
-
-
-def codec_for(ccsid: int, encoding: int = C.MQENC_NATIVE) -> str:
-    """The Python codec for an MQ CCSID (UTF-16 byte order follows the integer encoding)."""
-    if ccsid in (1200, 13488, 17584):
-        return "utf-16-le" if encoding & C.MQENC_INTEGER_MASK == 2 else "utf-16-be"
-    return _SIMPLE_CODECS.get(ccsid, f"cp{ccsid}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,13 +226,26 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
     return message
 
 
-_FOLDER_NAME = re.compile(r"\s*<([A-Za-z_][\w.-]*)")
+# A folder's root element name when the folder starts with it (after XML whitespace);
+# one that starts otherwise (an XML declaration, a comment, a BOM) is parsed to find it.
+_FOLDER_START = re.compile(r"[ \t\r\n]*<([^ \t\r\n/>?!][^ \t\r\n/>]*)")
+
+
+def _is_folder(text: str, name: str) -> bool:
+    """Whether the folder's root element is ``name``, reading only its start if it can."""
+    start = _FOLDER_START.match(text)
+    if start is not None:
+        return start[1] == name
+    try:
+        return rfh2.folder_name(text) == name
+    except ValueError:  # malformed: reported when the folders are mapped, as when eager
+        return False
 
 
 def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
     folders = chain.folders
-    mcd = next((f for f in folders if (m := _FOLDER_NAME.match(f)) and m[1] == "mcd"), None)
+    mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
     headers, _ = jms.parse_jms_folders([mcd]) if mcd else (None, {})
     msd = headers.msd if headers and headers.msd else None
     body = chain.body
@@ -276,29 +269,45 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     return message
 
 
-def _decode(raw: bytes, ccsid: int, encoding: int) -> str:
-    codec = codec_for(ccsid, encoding)
+def _decode(raw: bytes, body_ccsid: int, encoding: int) -> str:
+    """The text of a body; CCSID 0 (MQCCSI_Q_MGR, unresolved by the transport) is UTF-8.
+
+    An unsupported CCSID raises MQError MQRC_SOURCE_CCSID_ERROR, bytes that are not
+    valid in it MQRC_JMS_FORMAT_ERROR; either way ``to_message`` delivers the raw bytes.
+    """
+    body_ccsid = body_ccsid or C.CCSID_UTF8
     try:
-        return raw.decode(codec)
-    except (UnicodeDecodeError, LookupError) as exc:
+        return ccsid.decode(raw, body_ccsid, encoding)
+    except UnicodeDecodeError as exc:
         raise MQError(
             C.MQCC_FAILED,
             C.MQRC_JMS_FORMAT_ERROR,
-            f"text body is not valid in CCSID {ccsid} ({codec}): {exc}",
+            f"text body is not valid in CCSID {body_ccsid} "
+            f"({ccsid.codec_name(body_ccsid, encoding)}): {exc}",
         ) from None
 
 
 def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: float) -> None:
+    """Set every JMS header field: RFH2 values win, the MQMD fills the rest.
+
+    Every field is assigned, present or not, because a lazily decoded message has no
+    defaults from ``__init__`` to fall back on (a header it lacks must read as None or 0,
+    exactly as on an eagerly decoded one).
+    """
     message.jms_message_id = "ID:" + md.MsgId.hex()
     if h and h.correlation_id is not None:
         message.jms_correlation_id = h.correlation_id
     elif md.CorrelId != C.MQCI_NONE:
         message.jms_correlation_id = "ID:" + md.CorrelId.hex()
+    else:
+        message.jms_correlation_id = None
     message.jms_timestamp = h.timestamp if h and h.timestamp is not None else _put_millis(md)
     if h and h.expiration is not None:
         message.jms_expiration = h.expiration
     elif md.Expiry > 0:
         message.jms_expiration = int(now * 1000) + md.Expiry * 100
+    else:
+        message.jms_expiration = 0
     if h and h.priority is not None:
         message.jms_priority = h.priority
     else:
@@ -314,6 +323,8 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
         message.jms_reply_to = h.reply_to
     elif md.ReplyToQ.strip():
         message.jms_reply_to = f"queue://{md.ReplyToQMgr.strip()}/{md.ReplyToQ.strip()}"
+    else:
+        message.jms_reply_to = None
     message.jms_destination = h.destination if h else None
     message.jms_type = h.type if h else None
 

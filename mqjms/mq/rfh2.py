@@ -11,7 +11,6 @@ byte-identical even when the sender padded with NULs or extra blanks.
 
 from __future__ import annotations
 
-import functools
 import struct
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import NamedTuple, NoReturn
 from xml.parsers import expat
 
 from mqjms.mq import constants as C
+from mqjms.mq.bounded_cache import BoundedCache
 from mqjms.mq.errors import MQFormatError
 from mqjms.mq.structure import byte_order
 
@@ -50,17 +50,41 @@ def _reject_doctype(*_args: object) -> NoReturn:
     raise _Rejected("a folder must not contain a DOCTYPE or entity declarations")
 
 
-@functools.lru_cache(maxsize=4096)
+# The parsed-folder cache, bounded by an estimate of the memory it holds (the folder
+# text plus its Element tree): 300 distinct 1 MB usr folders must not stay in a worker.
+FOLDER_CACHE_BYTES = 4 * 1024 * 1024
+FOLDER_CACHE_ENTRY_BYTES = 64 * 1024  # a folder estimated larger is parsed, never kept
+FOLDER_CACHE_ENTRIES = 4096
+_ELEMENT_BYTES = 512  # measured: an Element with its tag, attributes and text, ~200-500 bytes
+
+folder_cache: BoundedCache[str, ET.Element] = BoundedCache(
+    FOLDER_CACHE_BYTES, FOLDER_CACHE_ENTRY_BYTES, FOLDER_CACHE_ENTRIES
+)
+
+
+def folder_footprint(text: str, element: ET.Element) -> int:
+    """Estimated bytes a cached folder holds: its text, the tree's copy, the Elements."""
+    return 2 * len(text) + _ELEMENT_BYTES * sum(1 for _ in element.iter())
+
+
 def parse_folder(text: str) -> ET.Element:
     """Parse one folder into an Element; ValueError if it is not one well-formed element.
 
-    Cached: a folder is validated when its header is read and parsed again when its
-    values are mapped, and many messages share folder texts. Callers must not modify
-    the Element returned.
-
-    expat is used without namespace processing, because IBM writes ``xsi:nil`` without
-    declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded.
+    Cached (in ``folder_cache``, bounded by bytes): a folder is validated when its
+    header is read and parsed again when its values are mapped, and many messages share
+    folder texts. Callers must not modify the Element returned.
     """
+    element = folder_cache.get(text)
+    if element is None:
+        element = _parse_folder(text)
+        if 2 * len(text) <= FOLDER_CACHE_ENTRY_BYTES:  # else too large: skip the estimate
+            folder_cache.put(text, element, folder_footprint(text, element))
+    return element
+
+
+def _parse_folder(text: str) -> ET.Element:
+    """expat without namespace processing, because IBM writes ``xsi:nil`` without
+    declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded."""
     parser = expat.ParserCreate()
     builder = ET.TreeBuilder()
 
