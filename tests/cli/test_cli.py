@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import structlog
 
+import mqjms
 from mqjms.cli import main
 from mqjms.mq import constants as C
 from mqjms.mq.dlh import MQDLH
@@ -193,6 +194,34 @@ def test_put_other_ccsid(cli: CLI) -> None:
     assert got["md"]["CodedCharSetId"] == 819 and got["body"] == "caf\u00e9"
     assert cli("put", "ORDERS.IN", "--body", "\u20ac", "--ccsid", "819") == 2
     assert "CCSID 819" in cli.err
+
+
+@pytest.mark.parametrize(
+    ("ccsid", "text", "data"),
+    [(37, "HELLO [x]", "c8c5d3d3d640baa7bb"), (1047, "[x]^", "ada7bd5f"), (1148, "\u20ac", "9f")],
+)
+def test_put_and_browse_ebcdic_ccsids(
+    cli: CLI, tmp_path: Path, ccsid: int, text: str, data: str
+) -> None:
+    # Hardening issue item 16: put --ccsid 37 failed ("no codec") and browse showed a
+    # CCSID 37 body as base64; 1047 was taken for cp1140. One table serves the CLI and API.
+    cli.put("ORDERS.IN", "--body", text, "--ccsid", str(ccsid))
+    [got] = cli.messages("browse", "ORDERS.IN")
+    assert got["md"]["CodedCharSetId"] == ccsid and got["body"] == text
+    with mqjms.ConnectionFactory(cli.url).connect() as conn:
+        received = conn.session().consumer("ORDERS.IN").receive(timeout=1.0)
+    assert isinstance(received, mqjms.TextMessage) and received.body == text
+    path = tmp_path / "ebcdic.bin"
+    path.write_bytes(bytes.fromhex(data))  # IBM's bytes for the text in that CCSID
+    cli.put("ORDERS.IN", "--file", str(path), "--format", "MQSTR", "--ccsid", str(ccsid))
+    [got] = cli.messages("get", "ORDERS.IN")
+    assert got["body"] == text
+
+
+def test_put_unsupported_ccsid_names_it_with_the_reason(cli: CLI) -> None:
+    assert cli("put", "ORDERS.IN", "--body", "x", "--ccsid", "4242") == 2
+    assert "MQRC_TARGET_CCSID_ERROR (2115)" in cli.err and "CCSID 4242" in cli.err
+    assert "Traceback" not in cli.err
 
 
 def test_put_rfh2_file(cli: CLI) -> None:
