@@ -19,12 +19,17 @@ from __future__ import annotations
 import codecs
 from collections.abc import Mapping
 from functools import cache
+from typing import TYPE_CHECKING
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 
-_PC_CODE_PAGES = (437, 720, 737, 775, 850, 852, 855, 856, 857, 858, 860, 861, 862, 863, 864)
-_PC_CODE_PAGES += (865, 866, 869, 874, 1006, 1125)
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
+# PC (DOS) code pages: IBM's CCSID N is Python's cpN (compared byte for byte with iconv)
+_PC_CODE_PAGES = "437 720 737 775 850 852 855 856 857 858 860 861 862 863 864 865 866 869 874"
+_PC_CODE_PAGES += " 1006 1125"
 
 # CCSID -> Python codec name, where Python's codec is IBM's code page.
 _PYTHON_CODECS: Mapping[int, str] = {
@@ -54,7 +59,7 @@ _PYTHON_CODECS: Mapping[int, str] = {
     **{ccsid: f"cp{ccsid}" for ccsid in range(1250, 1259)},
     **{5346 + n: f"cp{1250 + n}" for n in range(9)},
     # PC (DOS) code pages
-    **{ccsid: f"cp{ccsid}" for ccsid in _PC_CODE_PAGES},
+    **{int(number): f"cp{number}" for number in _PC_CODE_PAGES.split()},
     # EBCDIC code pages Python ships
     37: "cp037",
     273: "cp273",
@@ -136,7 +141,7 @@ def _table_codec(ccsid: int) -> codecs.CodecInfo:
     def encode(text: str, errors: str = "strict") -> tuple[bytes, int]:
         return codecs.charmap_encode(text, errors, encoding)
 
-    def decode(data: bytes, errors: str = "strict") -> tuple[str, int]:
+    def decode(data: ReadableBuffer, errors: str = "strict") -> tuple[str, int]:
         return codecs.charmap_decode(data, errors, decoding)
 
     return codecs.CodecInfo(encode, decode, name=f"ibm{ccsid}")

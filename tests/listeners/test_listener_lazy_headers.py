@@ -13,9 +13,7 @@ from listener_helpers import BOQ, DLQ, IN, named, wait_for
 import mqjms
 
 
-def test_listener_reading_absent_headers_commits_every_plain_message(
-    mq, make_worker, seen, events
-):
+def test_listener_reading_absent_headers_commits_every_plain_message(mq, make_worker, seen, events):
     app = make_worker()
 
     @app.listener(IN)
