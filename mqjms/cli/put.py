@@ -14,8 +14,12 @@ from mqjms.mq.md import MQMD
 from .common import CLIError, add_url, hex_id, open_connection, positive_int, qmgr_ccsid
 from .render import report_options
 
-MSG_TYPES = {"DATAGRAM": C.MQMT_DATAGRAM, "REQUEST": C.MQMT_REQUEST, "REPLY": C.MQMT_REPLY,
-             "REPORT": C.MQMT_REPORT}
+MSG_TYPES = {
+    "DATAGRAM": C.MQMT_DATAGRAM,
+    "REQUEST": C.MQMT_REQUEST,
+    "REPLY": C.MQMT_REPLY,
+    "REPORT": C.MQMT_REPORT,
+}
 
 
 def report_option(value: str) -> int:
@@ -49,45 +53,101 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "put",
         help="put a message on a queue and print its MsgId",
         description="Put a message on QUEUE and print its MsgId in hex. --body TEXT is put "
-                    "as Format MQSTR in CCSID 1208 (UTF-8); --file F puts the file's bytes "
-                    "exactly as they are (Format MQNONE unless --format says otherwise, e.g. "
-                    "--format MQHRF2 --encoding 273 for a file that starts with an RFH2).",
+        "as Format MQSTR in CCSID 1208 (UTF-8); --file F puts the file's bytes "
+        "exactly as they are (Format MQNONE unless --format says otherwise, e.g. "
+        "--format MQHRF2 --encoding 273 for a file that starts with an RFH2).",
     )
     add_url(parser)
     parser.add_argument("queue", metavar="QUEUE")
     body = parser.add_mutually_exclusive_group(required=True)
     body.add_argument("--body", metavar="TEXT", help="the message text")
     body.add_argument("--file", metavar="F", help="a file whose bytes are the message (- = stdin)")
-    parser.add_argument("--expiry", type=int, default=C.MQEI_UNLIMITED, metavar="TENTHS",
-                        help="Expiry in tenths of a second (default -1: unlimited)")
-    parser.add_argument("--priority", type=int, default=C.MQPRI_PRIORITY_AS_Q_DEF, metavar="N",
-                        help="Priority 0-9 (default: the queue's DEFPRTY)")
+    parser.add_argument(
+        "--expiry",
+        type=int,
+        default=C.MQEI_UNLIMITED,
+        metavar="TENTHS",
+        help="Expiry in tenths of a second (default -1: unlimited)",
+    )
+    parser.add_argument(
+        "--priority",
+        type=int,
+        default=C.MQPRI_PRIORITY_AS_Q_DEF,
+        metavar="N",
+        help="Priority 0-9 (default: the queue's DEFPRTY)",
+    )
     persistence = parser.add_mutually_exclusive_group()
-    persistence.add_argument("--persistent", dest="persistence", action="store_const",
-                             const=C.MQPER_PERSISTENT, help="MQPER_PERSISTENT")
-    persistence.add_argument("--non-persistent", dest="persistence", action="store_const",
-                             const=C.MQPER_NOT_PERSISTENT, help="MQPER_NOT_PERSISTENT")
+    persistence.add_argument(
+        "--persistent",
+        dest="persistence",
+        action="store_const",
+        const=C.MQPER_PERSISTENT,
+        help="MQPER_PERSISTENT",
+    )
+    persistence.add_argument(
+        "--non-persistent",
+        dest="persistence",
+        action="store_const",
+        const=C.MQPER_NOT_PERSISTENT,
+        help="MQPER_NOT_PERSISTENT",
+    )
     parser.set_defaults(persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
-    parser.add_argument("--report", type=report_option, action="append", default=[],
-                        metavar="NAME",
-                        help="a report option by IBM's name, e.g. MQRO_EXPIRATION_WITH_DATA "
-                             "or MQRO_DISCARD_MSG (repeatable; combined)")
+    parser.add_argument(
+        "--report",
+        type=report_option,
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a report option by IBM's name, e.g. MQRO_EXPIRATION_WITH_DATA "
+        "or MQRO_DISCARD_MSG (repeatable; combined)",
+    )
     parser.add_argument("--reply-to", metavar="Q", default="", help="ReplyToQ")
     parser.add_argument("--reply-to-qmgr", metavar="QM", default="", help="ReplyToQMgr")
-    parser.add_argument("--msg-type", choices=sorted(MSG_TYPES), default="DATAGRAM",
-                        type=str.upper, help="MsgType (default DATAGRAM)")
-    parser.add_argument("--msg-id", type=hex_id("--msg-id"), metavar="HEX",
-                        help="MsgId (default: the queue manager makes a unique one)")
-    parser.add_argument("--correl-id", type=hex_id("--correl-id"), metavar="HEX",
-                        default=C.MQCI_NONE, help="CorrelId, up to 24 bytes in hex")
-    parser.add_argument("--format", type=format_name, metavar="NAME",
-                        help="Format: MQSTR, MQHRF2, MQDEAD, ... or MQFMT_* names")
-    parser.add_argument("--encoding", type=int, metavar="N",
-                        help=f"Encoding (default {C.MQENC_NATIVE}; 273 is big-endian)")
-    parser.add_argument("--ccsid", type=int, metavar="N",
-                        help="CodedCharSetId (default 1208; --body text is encoded in it)")
-    parser.add_argument("--count", type=positive_int, default=1, metavar="N",
-                        help="put N copies, each with its own MsgId, in one unit of work")
+    parser.add_argument(
+        "--msg-type",
+        choices=sorted(MSG_TYPES),
+        default="DATAGRAM",
+        type=str.upper,
+        help="MsgType (default DATAGRAM)",
+    )
+    parser.add_argument(
+        "--msg-id",
+        type=hex_id("--msg-id"),
+        metavar="HEX",
+        help="MsgId (default: the queue manager makes a unique one)",
+    )
+    parser.add_argument(
+        "--correl-id",
+        type=hex_id("--correl-id"),
+        metavar="HEX",
+        default=C.MQCI_NONE,
+        help="CorrelId, up to 24 bytes in hex",
+    )
+    parser.add_argument(
+        "--format",
+        type=format_name,
+        metavar="NAME",
+        help="Format: MQSTR, MQHRF2, MQDEAD, ... or MQFMT_* names",
+    )
+    parser.add_argument(
+        "--encoding",
+        type=int,
+        metavar="N",
+        help=f"Encoding (default {C.MQENC_NATIVE}; 273 is big-endian)",
+    )
+    parser.add_argument(
+        "--ccsid",
+        type=int,
+        metavar="N",
+        help="CodedCharSetId (default 1208; --body text is encoded in it)",
+    )
+    parser.add_argument(
+        "--count",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="put N copies, each with its own MsgId, in one unit of work",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -96,12 +156,17 @@ def _data(args: argparse.Namespace, ccsid: int, encoding: int) -> bytes:
         try:
             return ccsids.encode(str(args.body), ccsid, encoding)
         except MQError as exc:  # MQRC_TARGET_CCSID_ERROR: a CCSID mqjms cannot convert to
-            raise MQError(exc.comp, exc.reason,
-                          f"--body cannot be put in CCSID {ccsid}: {exc.detail}; "
-                          "put the bytes with --file instead") from None
+            raise MQError(
+                exc.comp,
+                exc.reason,
+                f"--body cannot be put in CCSID {ccsid}: {exc.detail}; "
+                "put the bytes with --file instead",
+            ) from None
         except UnicodeEncodeError as exc:
-            raise CLIError(f"--body has characters CCSID {ccsid} cannot hold: "
-                           f"{exc.object[exc.start:exc.end]!r}") from None
+            raise CLIError(
+                f"--body has characters CCSID {ccsid} cannot hold: "
+                f"{exc.object[exc.start : exc.end]!r}"
+            ) from None
     if args.file == "-":
         return sys.stdin.buffer.read()
     path = Path(args.file)
@@ -116,18 +181,31 @@ def run(args: argparse.Namespace) -> int:
     for option in args.report:
         report |= option
     encoding = C.MQENC_NATIVE if args.encoding is None else int(args.encoding)
-    fmt = args.format if args.format is not None else (
-        C.MQFMT_STRING if args.body is not None else C.MQFMT_NONE)
+    fmt = (
+        args.format
+        if args.format is not None
+        else (C.MQFMT_STRING if args.body is not None else C.MQFMT_NONE)
+    )
     conn = open_connection(args)
     try:
-        ccsid = int(args.ccsid) if args.ccsid is not None else (
-            1208 if args.body is not None else qmgr_ccsid(conn))
+        ccsid = (
+            int(args.ccsid)
+            if args.ccsid is not None
+            else (1208 if args.body is not None else qmgr_ccsid(conn))
+        )
         data = _data(args, ccsid, encoding)
         md = MQMD(
-            Report=report, MsgType=MSG_TYPES[args.msg_type], Expiry=args.expiry,
-            Encoding=encoding, CodedCharSetId=ccsid, Format=fmt, Priority=args.priority,
-            Persistence=args.persistence, CorrelId=args.correl_id,
-            ReplyToQ=args.reply_to, ReplyToQMgr=args.reply_to_qmgr,
+            Report=report,
+            MsgType=MSG_TYPES[args.msg_type],
+            Expiry=args.expiry,
+            Encoding=encoding,
+            CodedCharSetId=ccsid,
+            Format=fmt,
+            Priority=args.priority,
+            Persistence=args.persistence,
+            CorrelId=args.correl_id,
+            ReplyToQ=args.reply_to,
+            ReplyToQMgr=args.reply_to_qmgr,
         )
         if args.msg_id is not None:
             md.MsgId = args.msg_id

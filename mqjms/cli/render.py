@@ -54,7 +54,11 @@ def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208) -> dict[str, Any
                 chain = parse_chain(rest, encoding, ccsid, fmt)
                 out["rfh2"].extend(header.to_dict() for header in chain.headers)
                 encoding, ccsid, fmt, rest = (
-                    chain.Encoding, chain.CodedCharSetId, chain.Format, chain.body)
+                    chain.Encoding,
+                    chain.CodedCharSetId,
+                    chain.Format,
+                    chain.body,
+                )
             else:
                 break
     except MQFormatError as exc:
@@ -66,15 +70,24 @@ def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208) -> dict[str, Any
 
 
 _REPORT_GROUPS = ("EXCEPTION", "EXPIRATION", "COA", "COD")
-_REPORT_BITS = ("PAN", "NAN", "ACTIVITY", "PASS_MSG_ID", "PASS_CORREL_ID", "DISCARD_MSG",
-                "PASS_DISCARD_AND_EXPIRY")
+_REPORT_BITS = (
+    "PAN",
+    "NAN",
+    "ACTIVITY",
+    "PASS_MSG_ID",
+    "PASS_CORREL_ID",
+    "DISCARD_MSG",
+    "PASS_DISCARD_AND_EXPIRY",
+)
 
 
 def report_options() -> dict[str, int]:
     """IBM's MQRO_* names (masks excluded) and their values."""
-    return {name: value for name, value in vars(C).items()
-            if name.startswith("MQRO_") and not name.endswith("_MASK")
-            and isinstance(value, int)}
+    return {
+        name: value
+        for name, value in vars(C).items()
+        if name.startswith("MQRO_") and not name.endswith("_MASK") and isinstance(value, int)
+    }
 
 
 def report_names(report: int) -> list[str]:
@@ -110,25 +123,49 @@ def message_text(obj: dict[str, Any], number: int, queue: str) -> list[str]:
     out.append(_line("MsgId", md["MsgId"]))
     if md["CorrelId"] != "00" * 24:
         out.append(_line("CorrelId", md["CorrelId"]))
-    out.append(_line("Format", f"{md['Format'] or '(none)'}  Encoding {md['Encoding']}  "
-                              f"CodedCharSetId {md['CodedCharSetId']}"))
-    out.append(_line("Priority", f"{md['Priority']}  Persistence {md['Persistence']}  "
-                                 f"Expiry {md['Expiry']}  BackoutCount {md['BackoutCount']}"))
+    out.append(
+        _line(
+            "Format",
+            f"{md['Format'] or '(none)'}  Encoding {md['Encoding']}  "
+            f"CodedCharSetId {md['CodedCharSetId']}",
+        )
+    )
+    out.append(
+        _line(
+            "Priority",
+            f"{md['Priority']}  Persistence {md['Persistence']}  "
+            f"Expiry {md['Expiry']}  BackoutCount {md['BackoutCount']}",
+        )
+    )
     out.append(_line("MsgType", f"{md['MsgType']}  Feedback {md['Feedback']}"))
     if md["Report"]:
         out.append(_line("Report", " ".join(report_names(md["Report"]))))
     if md["ReplyToQ"]:
         out.append(_line("ReplyToQ", f"{md['ReplyToQ']}  ReplyToQMgr {md['ReplyToQMgr']}"))
-    out.append(_line("Put", f"{md['PutDate']} {md['PutTime']} by {md['PutApplName']!r} "
-                            f"({md['UserIdentifier']})"))
+    out.append(
+        _line(
+            "Put",
+            f"{md['PutDate']} {md['PutTime']} by {md['PutApplName']!r} ({md['UserIdentifier']})",
+        )
+    )
     dlh = obj["dlh"]
     if dlh is not None:
-        out.append(_line("DLH", f"Reason {dlh['Reason']} ({reason_name(dlh['Reason'])})  "
-                                f"DestQName {dlh['DestQName']}  "
-                                f"DestQMgrName {dlh['DestQMgrName']}"))
+        out.append(
+            _line(
+                "DLH",
+                f"Reason {dlh['Reason']} ({reason_name(dlh['Reason'])})  "
+                f"DestQName {dlh['DestQName']}  "
+                f"DestQMgrName {dlh['DestQMgrName']}",
+            )
+        )
     for index, header in enumerate(obj["rfh2"], 1):
-        out.append(_line(f"RFH2 {index}", f"Format {header['Format']}  Encoding "
-                         f"{header['Encoding']}  CodedCharSetId {header['CodedCharSetId']}"))
+        out.append(
+            _line(
+                f"RFH2 {index}",
+                f"Format {header['Format']}  Encoding "
+                f"{header['Encoding']}  CodedCharSetId {header['CodedCharSetId']}",
+            )
+        )
         out.extend(_line("", folder) for folder in header["folders"])
     if "error" in obj:
         out.append(_line("error", obj["error"]))
@@ -138,6 +175,7 @@ def message_text(obj: dict[str, Any], number: int, queue: str) -> list[str]:
         out.extend("    " + line for line in (body.splitlines() or [""]))
     else:
         raw = base64.b64decode(body["base64"])
-        out.append(_line("body", f"{len(raw)} bytes: {raw[:64].hex()}"
-                                 f"{'...' if len(raw) > 64 else ''}"))
+        out.append(
+            _line("body", f"{len(raw)} bytes: {raw[:64].hex()}{'...' if len(raw) > 64 else ''}")
+        )
     return out
