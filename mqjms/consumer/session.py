@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from mqjms import transport
 from mqjms.backout import Outcome, PoisonEvent
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
@@ -34,7 +33,7 @@ class Session:
         self.factory = factory
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
-        self.mq = transport.connect(factory.url, factory.appl_name)
+        self.mq = factory.connect_transport()
         self.poison = factory.poison
         self._closed = False
         self._children: list[MessageConsumer | MessageProducer] = []

@@ -23,7 +23,7 @@ import concurrent.futures
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -51,7 +51,7 @@ OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
 class Runtime:
     """What every consumer of one running worker shares."""
 
-    url: str
+    url: str = field(repr=False)  # may carry a password
     appl_name: str | None
     connector: Connector
     poison: PoisonHandler

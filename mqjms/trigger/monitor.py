@@ -53,7 +53,7 @@ from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.mq.tm import MQTM, parse_tm
 from mqjms.transport.base import Connection, Handle
-from mqjms.transport.url import ENV_VAR, resolve_url
+from mqjms.transport.url import ENV_VAR, redact, resolve_url
 
 from .children import Child, ChildRecord
 from .command import SUPPORTED_APPL_TYPES, CommandError, command_line
@@ -138,13 +138,13 @@ class TriggerMonitor:
             raise ValueError(f"wait {wait} is negative")
         if poll_interval <= 0:
             raise ValueError(f"poll_interval {poll_interval} must be positive")
-        self.url = resolve_url(url)
+        self._url = resolve_url(url)
         self.initq = initq
         self.wait = wait
         self.poll_interval = poll_interval
         self.stop_timeout = stop_timeout
         self.env = dict(os.environ if env is None else env)
-        self.env[ENV_VAR] = self.url
+        self.env[ENV_VAR] = self._url  # the real URL: started programs connect with it
         self.cwd = cwd
         self.python = python
         self.connector: Connector = connector or transport.connect
@@ -161,6 +161,11 @@ class TriggerMonitor:
         self._thread: threading.Thread | None = None
         self._status: int | None = None
         self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        """The transport URL, its password masked (for logs and display)."""
+        return redact(self._url)
 
     def __repr__(self) -> str:
         return f"TriggerMonitor({self.url!r}, {self.initq!r})"
@@ -234,7 +239,7 @@ class TriggerMonitor:
         """Serve the initiation queue until stopped; returns runmqtrm's exit status."""
         self._status = None
         try:
-            conn = self.connector(self.url, self.appl_name)
+            conn = self.connector(self._url, self.appl_name)
         except Exception as exc:  # MQError, a bad URL, a missing client library...
             return self._not_run(exc)
         try:
