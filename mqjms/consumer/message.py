@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
-log = structlog.get_logger("mqjms.consumer")
+log = get_logger("mqjms.consumer")
 
 PropertyValue = str | int | float | bool | bytes | None
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import structlog
-
 from mqjms.backout import Outcome, PoisonEvent
+from mqjms.logs import get_logger
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
 from .errors import IllegalStateException
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
     from .factory import ConnectionFactory
     from .producer import MessageProducer
 
-log = structlog.get_logger("mqjms.consumer")
+log = get_logger("mqjms.consumer")
 
 
 class Session:

@@ -26,11 +26,11 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
 import tenacity
 
 from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
 from mqjms.consumer.message import Message, to_message
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Handle, commit_and_get
@@ -41,7 +41,7 @@ from .listener import Listener, PoisonCallback
 from .reconnect import WaitStrategy, is_connection_error, reason_of, wait_seconds
 from .stats import WorkerStats
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 
 Connector = Callable[[str, str | None], Connection]
 OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import structlog
+from mqjms.logs import get_logger
 
 from .worker import Worker
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 
 EXIT_USAGE = 2  # the spec could not be loaded
 

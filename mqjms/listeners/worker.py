@@ -39,11 +39,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import structlog
-
 from mqjms import transport
 from mqjms.backout import PoisonHandler
 from mqjms.consumer.message import Queue
+from mqjms.logs import get_logger
 from mqjms.transport.url import redact, resolve_url
 
 from . import signals
@@ -54,7 +53,7 @@ from .listener import Listener, PoisonCallback, RetryWait
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .stats import WorkerStats
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 
 F = TypeVar("F", bound=Callable[..., Any])
 Hook = Callable[[], None]

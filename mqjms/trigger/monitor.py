@@ -45,9 +45,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 
-import structlog
-
 from mqjms import transport
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -59,7 +58,7 @@ from .children import Child, ChildRecord
 from .command import SUPPORTED_APPL_TYPES, CommandError, command_line
 from .undeliverable import reject
 
-log = structlog.get_logger("mqjms.trigger")
+log = get_logger("mqjms.trigger")
 
 DEFAULT_INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
 OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
