@@ -70,6 +70,11 @@ class Queue:
         ``queue://QM1/ORDERS.REPLY``."""
         if isinstance(destination, Queue):
             return destination
+        if not isinstance(destination, str):
+            raise TypeError(
+                "a queue is a name (str) or an mqjms.Queue, not "
+                f"{type(destination).__name__} {destination!r}"
+            )
         if destination.startswith("queue://"):
             parts = urlsplit(destination)
             name = parts.path.lstrip("/")

@@ -32,6 +32,7 @@ from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, Pois
 from mqjms.consumer.message import Message, to_message
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Handle, commit_and_get
 
@@ -120,7 +121,8 @@ class ListenerConsumer:
             pass
         except BaseException as exc:
             self.error = exc
-            log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=exc)
+            trace = None if isinstance(exc, MQError) else exc  # an MQError's text says it all
+            log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=trace)
             self.rt.on_fatal(self, exc)
         finally:
             self.ready.set()

@@ -43,6 +43,7 @@ from mqjms import transport
 from mqjms.backout import PoisonHandler
 from mqjms.consumer.message import Queue
 from mqjms.logs import get_logger
+from mqjms.mq.errors import MQError
 from mqjms.transport.url import redact, resolve_url
 
 from . import signals
@@ -287,7 +288,8 @@ class Worker:
             try:
                 self.start()
             except Exception as exc:
-                log.error("worker.start_failed", error=str(exc), exc_info=exc)
+                trace = None if isinstance(exc, MQError | ValueError) else exc
+                log.error("worker.start_failed", error=str(exc), exc_info=trace)
                 return 1
             try:
                 while not self._stopping.wait(1.0):

@@ -88,6 +88,9 @@ class QMConnection:
         # A connection dropped without disconnect() lets go of its lock when collected, so
         # its unit of work is backed out like a dead process's.
         self._finalizer = weakref.finalize(self, _abandon, self._alive, self._db)
+        # Not at exit: the embedded transport's close_all() disconnects (backs out) open
+        # connections then, which it could not do on a database already closed by this.
+        self._finalizer.atexit = False
         with store.write(self._db) as db:
             db.execute(
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
