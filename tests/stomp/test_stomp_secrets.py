@@ -21,6 +21,7 @@ import mqjms
 from mqjms.mq import MQError
 from mqjms.transport import connect
 from mqjms.transport.url import redact
+from mqjms.trigger.command import describe
 from mqjms.trigger.monitor import EXIT_NOT_RUN
 
 REPO = Path(__file__).resolve().parents[2]
@@ -94,6 +95,13 @@ def test_trigger_monitor_not_run_logs_the_url_without_its_password() -> None:
     [event] = [e for e in events if e["event"] == "trigger.monitor_not_run"]
     assert event["url"] == "stomp://bob:***@127.0.0.1:1?reconnect=0"
     assert PASSWORD not in repr(events)
+
+
+def test_the_command_a_trigger_monitor_logs_hides_a_url_password_in_envrdata() -> None:
+    # hardening item 2: ENVRDATA('--url stomp://bob:pw@host') is logged in trigger.started
+    argv = ["mqjms", "run", "svc:app", "TMC " + " " * 728, "--url", with_password("stomp://h")]
+    shown = describe(argv)
+    assert PASSWORD not in shown and "stomp://bob:***@h" in shown and "<MQTMC2 732>" in shown
 
 
 SERVICE = textwrap.dedent(
