@@ -8,9 +8,13 @@ The public API is re-exported here::
     with cf.connect() as conn, conn.session(transacted=True) as session:
         msg = session.consumer("ORDERS.IN").receive(timeout=5.0)
         session.commit()
+
+Importing mqjms configures no logging: its events below WARNING stay quiet until the
+application configures structlog, sets ``MQJMS_LOG_LEVEL`` or calls
+``mqjms.logs.configure()`` (see :mod:`mqjms.logs`).
 """
 
-from mqjms import logs as _logs
+from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
 from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler
 from mqjms.consumer import (
     AUTO_ACKNOWLEDGE,
@@ -40,8 +44,6 @@ from mqjms.consumer import (
 from mqjms.listeners import Listener, Worker
 from mqjms.mq.errors import MQError
 from mqjms.trigger import TriggerMonitor
-
-_logs.configure()
 
 __version__ = "0.1.0"
 

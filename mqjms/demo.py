@@ -21,6 +21,7 @@ from typing import TextIO
 from mqjms.consumer import ConnectionFactory, Message
 from mqjms.listeners import Worker
 from mqjms.transport.embedded import queue_manager
+from mqjms.transport.url import redact
 
 INPUT = "ORDERS.IN"
 BACKOUT = "ORDERS.BACKOUT"
@@ -119,7 +120,7 @@ def run_demo(
     dlq_before = qm.queue_depth(deadq)
 
     out.write(
-        f"mqjms demo on {url}: {orders} orders, 1 in {poison_every} poison, "
+        f"mqjms demo on {redact(url)}: {orders} orders, 1 in {poison_every} poison, "
         f"{concurrency} consumers\n"
     )
     factory = ConnectionFactory(url)
@@ -182,7 +183,7 @@ class _Progress:
 
 
 def _print_summary(out: TextIO, s: Summary, deadq: str, url: str) -> None:
-    flag = "" if url == "embedded:///" else f" --url {url}"
+    flag = "" if url == "embedded:///" else f" --url {redact(url)}"
     check = "matches the queue depths" if s.consistent else "DOES NOT match the queue depths"
     out.write(
         f"\nSummary ({check}):\n"

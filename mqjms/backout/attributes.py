@@ -12,12 +12,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.transport.base import Connection
 
-log = structlog.get_logger("mqjms.backout")
+log = get_logger("mqjms.backout")
 
 
 @dataclass(frozen=True, slots=True)

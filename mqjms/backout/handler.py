@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -27,7 +26,7 @@ from . import rewrite
 from .attributes import AttributeCache, BackoutAttributes
 from .failure import Failure
 
-log = structlog.get_logger("mqjms.backout")
+log = get_logger("mqjms.backout")
 
 
 class Outcome(Enum):

@@ -13,8 +13,7 @@ Encoding, CodedCharSetId and Format in the DLH and MQDEAD in the MQMD.
 
 from __future__ import annotations
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 from mqjms.mq.dlh import MQDLH
@@ -22,7 +21,7 @@ from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.qmgr.messages import put_date_time
 
-log = structlog.get_logger("mqjms.backout")
+log = get_logger("mqjms.backout")
 
 RFH2_ENCODING = C.MQENC_NORMAL  # 273, as IBM MQ classes for JMS write it
 RFH2_CCSID = C.CCSID_UTF8  # 1208

@@ -97,6 +97,7 @@ def logging_to_stderr(verbosity: int) -> Iterator[None]:
     so that log lines never mix with output such as JSON; the previous setup is restored."""
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (
         logging.DEBUG)
+    was_configured = structlog.is_configured()
     previous = structlog.get_config()
     structlog.configure(
         processors=[
@@ -111,4 +112,7 @@ def logging_to_stderr(verbosity: int) -> Iterator[None]:
     try:
         yield
     finally:
-        structlog.configure(**previous)
+        if was_configured:
+            structlog.configure(**previous)
+        else:  # back to nobody's configuration: mqjms's library default applies again
+            structlog.reset_defaults()

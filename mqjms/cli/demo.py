@@ -7,6 +7,8 @@ import logging
 
 import structlog
 
+from mqjms.transport.url import redact
+
 from .common import CLIError, add_url, positive_int, url_of
 
 
@@ -38,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.verbose:  # the poison messages fail on purpose: show their story, not 120 warnings
         structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     if not url.startswith("embedded:"):
-        raise CLIError(f"the demo defines its queues on the embedded queue manager, not {url}")
+        raise CLIError(
+            f"the demo defines its queues on the embedded queue manager, not {redact(url)}"
+        )
     summary = run_demo(
         url, orders=args.orders, poison_every=args.poison_every, concurrency=args.concurrency
     )

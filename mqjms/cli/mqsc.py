@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mqjms.qmgr.mqsc import CommandResult, run_script, summary
-from mqjms.transport.url import scheme_of
+from mqjms.transport.url import redact, scheme_of
 
 from .common import CLIError, add_url, url_of
 
@@ -36,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     url = url_of(args)
     if scheme_of(url) != "embedded":
-        raise CLIError(f"mqsc administers the embedded queue manager; {url!r} is not an "
+        raise CLIError(f"mqsc administers the embedded queue manager; {redact(url)!r} is not an "
                        "embedded: URL")
     from mqjms.transport.embedded import queue_manager
 

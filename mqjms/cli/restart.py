@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from mqjms.transport.embedded import queue_manager
+from mqjms.transport.url import redact
 
 from .common import CLIError, add_url, url_of
 
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     url = url_of(args)
     if not url.startswith("embedded:"):
-        raise CLIError(f"restart is for the embedded queue manager, not {url}")
+        raise CLIError(f"restart is for the embedded queue manager, not {redact(url)}")
     qm = queue_manager(url)
     qm.restart()
     print(f"Queue manager {qm.name} restarted.")

@@ -12,15 +12,14 @@ from __future__ import annotations
 import argparse
 import math
 
-import structlog
-
 from mqjms.listeners import AppLoadError, load_app
+from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.mq.tm import MQTMC2_LENGTH_2, MQTMC_STRUC_ID, parse_tmc2
 
 from .common import EXIT_USAGE, add_url, logging_to_stderr
 
-log = structlog.get_logger("mqjms.cli")
+log = get_logger("mqjms.cli")
 
 
 def positive_seconds(value: str) -> float:

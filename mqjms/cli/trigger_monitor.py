@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import signal
 
-import structlog
-
 from mqjms.listeners import signals
+from mqjms.logs import get_logger
 from mqjms.trigger.monitor import DEFAULT_INITQ, TriggerMonitor
 
 from .common import add_url, logging_to_stderr, non_negative_float, url_of
 
-log = structlog.get_logger("mqjms.cli")
+log = get_logger("mqjms.cli")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,8 +6,7 @@ import contextlib
 import time
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 
@@ -17,7 +16,7 @@ from .message import Message, Queue, TextMessage, to_message
 if TYPE_CHECKING:
     from .session import Session
 
-log = structlog.get_logger("mqjms.consumer")
+log = get_logger("mqjms.consumer")
 T = TypeVar("T")
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 
+from mqjms import transport
 from mqjms.backout import PoisonHandler
-from mqjms.transport.url import resolve_url
+from mqjms.transport.url import redact, resolve_url
 
 from .acknowledge import ACK_MODES, AUTO_ACKNOWLEDGE
 from .errors import IllegalStateException
@@ -16,7 +17,9 @@ class ConnectionFactory:
     """Connections to one transport URL (``embedded:``, ``stomp:``, ``mq:``).
 
     The factory owns the poison handler, so every consumer it makes shares one cache of
-    BOTHRESH/BOQNAME per underlying queue, as seed 002 describes.
+    BOTHRESH/BOQNAME per underlying queue, as seed 002 describes. The URL may carry a
+    password: :attr:`url` and ``repr()`` show it masked; only :meth:`connect_transport`
+    uses the real one.
     """
 
     def __init__(
@@ -26,12 +29,21 @@ class ConnectionFactory:
         appl_name: str | None = None,
         poison: PoisonHandler | None = None,
     ) -> None:
-        self.url = resolve_url(url)
+        self._url = resolve_url(url)
         self.appl_name = appl_name
         self.poison = poison or PoisonHandler()
 
+    @property
+    def url(self) -> str:
+        """The transport URL with its password masked (see :func:`~mqjms.transport.url.redact`)."""
+        return redact(self._url)
+
     def connect(self) -> Connection:
         return Connection(self)
+
+    def connect_transport(self) -> transport.Connection:
+        """MQCONN to the factory's URL: one hconn for a session's unit of work."""
+        return transport.connect(self._url, self.appl_name)
 
     def __repr__(self) -> str:
         return f"ConnectionFactory({self.url!r})"

@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import ccsid, jms, rfh2
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
-log = structlog.get_logger("mqjms.consumer")
+log = get_logger("mqjms.consumer")
 
 PropertyValue = str | int | float | bool | bytes | None
 
@@ -51,6 +50,11 @@ class Queue:
         ``queue://QM1/ORDERS.REPLY``."""
         if isinstance(destination, Queue):
             return destination
+        if not isinstance(destination, str):
+            raise TypeError(
+                "a queue is a name (str) or an mqjms.Queue, not "
+                f"{type(destination).__name__} {destination!r}"
+            )
         if destination.startswith("queue://"):
             parts = urlsplit(destination)
             name = parts.path.lstrip("/")

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import structlog
-
-from mqjms import transport
 from mqjms.backout import Outcome, PoisonEvent
+from mqjms.logs import get_logger
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
 from .errors import IllegalStateException
@@ -18,7 +16,7 @@ if TYPE_CHECKING:
     from .factory import ConnectionFactory
     from .producer import MessageProducer
 
-log = structlog.get_logger("mqjms.consumer")
+log = get_logger("mqjms.consumer")
 
 
 class Session:
@@ -34,7 +32,7 @@ class Session:
         self.factory = factory
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
-        self.mq = transport.connect(factory.url, factory.appl_name)
+        self.mq = factory.connect_transport()
         self.poison = factory.poison
         self._closed = False
         self._children: list[MessageConsumer | MessageProducer] = []

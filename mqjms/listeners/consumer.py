@@ -23,15 +23,16 @@ import concurrent.futures
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
 import tenacity
 
 from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
 from mqjms.consumer.message import Message, to_message
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Handle, commit_and_get
 
@@ -41,7 +42,7 @@ from .listener import Listener, PoisonCallback
 from .reconnect import WaitStrategy, is_connection_error, reason_of, wait_seconds
 from .stats import WorkerStats
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 
 Connector = Callable[[str, str | None], Connection]
 OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
@@ -51,7 +52,7 @@ OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
 class Runtime:
     """What every consumer of one running worker shares."""
 
-    url: str
+    url: str = field(repr=False)  # may carry a password
     appl_name: str | None
     connector: Connector
     poison: PoisonHandler
@@ -120,7 +121,8 @@ class ListenerConsumer:
             pass
         except BaseException as exc:
             self.error = exc
-            log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=exc)
+            trace = None if isinstance(exc, MQError) else exc  # an MQError's text says it all
+            log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=trace)
             self.rt.on_fatal(self, exc)
         finally:
             self.ready.set()

@@ -13,9 +13,9 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-import structlog
+from mqjms.logs import get_logger
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 T = TypeVar("T")
 
 

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import structlog
+from mqjms.logs import get_logger
 
 from .worker import Worker
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 
 EXIT_USAGE = 2  # the spec could not be loaded
 
@@ -65,8 +65,10 @@ def _load_module(target: str, spec: str) -> ModuleType:
         sys.modules[name] = module
         try:
             found.loader.exec_module(module)
-        except BaseException:
+        except BaseException as exc:
             sys.modules.pop(name, None)
+            if isinstance(exc, Exception):
+                raise _import_failed(spec, str(path), exc) from exc
             raise
         return module
     cwd = os.getcwd()
@@ -77,7 +79,16 @@ def _load_module(target: str, spec: str) -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name and target.startswith(exc.name):
             raise AppLoadError(f"{spec!r}: no module named {exc.name!r}") from None
-        raise
+        raise _import_failed(spec, target, exc) from exc
+    except Exception as exc:
+        raise _import_failed(spec, target, exc) from exc
+
+
+def _import_failed(spec: str, target: str, exc: Exception) -> AppLoadError:
+    """The module raised while being imported (e.g. ``@app.listener(123)``, a TypeError):
+    one line naming it; the traceback is logged at DEBUG (``mqjms -vv run``)."""
+    log.debug("worker.load_traceback", spec=spec, exc_info=exc)
+    return AppLoadError(f"{spec!r}: importing {target} failed: {type(exc).__name__}: {exc}")
 
 
 def run(spec: str, url: str | None = None) -> int:

@@ -39,12 +39,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import structlog
-
 from mqjms import transport
 from mqjms.backout import PoisonHandler
 from mqjms.consumer.message import Queue
-from mqjms.transport.url import resolve_url
+from mqjms.logs import get_logger
+from mqjms.mq.errors import MQError
+from mqjms.transport.url import redact, resolve_url
 
 from . import signals
 from .consumer import Connector, ListenerConsumer, Runtime
@@ -54,7 +54,7 @@ from .listener import Listener, PoisonCallback, RetryWait
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .stats import WorkerStats
 
-log = structlog.get_logger("mqjms.listeners")
+log = get_logger("mqjms.listeners")
 
 F = TypeVar("F", bound=Callable[..., Any])
 Hook = Callable[[], None]
@@ -80,7 +80,7 @@ class Worker:
     ) -> None:
         if shutdown_timeout < 0:
             raise ValueError(f"shutdown_timeout {shutdown_timeout} is negative")
-        self.url = url  # resolved at start: None means MQJMS_URL, else embedded:///
+        self._url = url  # resolved at start: None means MQJMS_URL, else embedded:///
         self.appl_name = appl_name
         self.shutdown_timeout = shutdown_timeout
         self.poison_hooks: list[PoisonCallback] = list(poison_hooks)
@@ -102,6 +102,16 @@ class Worker:
         self._lifecycle = threading.Lock()  # one start or stop at a time
         self._running = False
         self._fatal: BaseException | None = None
+
+    @property
+    def url(self) -> str | None:
+        """The transport URL (None: ``MQJMS_URL`` at start), its password masked. Assign
+        the real URL; only the consumers' connections use it."""
+        return None if self._url is None else redact(self._url)
+
+    @url.setter
+    def url(self, url: str | None) -> None:
+        self._url = url
 
     def __repr__(self) -> str:
         queues = ", ".join(sorted({lst.queue for lst in self.listeners}))
@@ -174,7 +184,7 @@ class Worker:
             self._stopping.clear()
             self._force.clear()
             self._fatal = None
-            url = resolve_url(self.url)
+            url = resolve_url(self._url)
             for hook in self._on_start:
                 hook()
             if any(lst.is_async for lst in self.listeners):
@@ -202,7 +212,7 @@ class Worker:
             self.stop()
             raise fatal
         log.info(
-            "worker.started", url=url, consumers=len(self._consumers),
+            "worker.started", url=redact(url), consumers=len(self._consumers),
             listeners={lst.name: lst.queue for lst in self.listeners},
         )
 
@@ -278,7 +288,8 @@ class Worker:
             try:
                 self.start()
             except Exception as exc:
-                log.error("worker.start_failed", error=str(exc), exc_info=exc)
+                trace = None if isinstance(exc, MQError | ValueError) else exc
+                log.error("worker.start_failed", error=str(exc), exc_info=trace)
                 return 1
             try:
                 while not self._stopping.wait(1.0):

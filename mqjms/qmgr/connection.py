@@ -13,8 +13,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
@@ -42,7 +41,7 @@ from .manager import (
     wait_for_activity,
 )
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
 _OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
@@ -89,6 +88,9 @@ class QMConnection:
         # A connection dropped without disconnect() lets go of its lock when collected, so
         # its unit of work is backed out like a dead process's.
         self._finalizer = weakref.finalize(self, _abandon, self._alive, self._db)
+        # Not at exit: the embedded transport's close_all() disconnects (backs out) open
+        # connections then, which it could not do on a database already closed by this.
+        self._finalizer.atexit = False
         with store.write(self._db) as db:
             db.execute(
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",

@@ -29,8 +29,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
     from .connection import QMConnection
     from .mqsc import CommandResult
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 RECOVERY_INTERVAL = 1.0  # seconds: the bound on noticing a dead connection's unit of work
 DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (

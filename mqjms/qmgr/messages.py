@@ -9,12 +9,11 @@ import threading
 import time
 from dataclasses import dataclass
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 WITH_DATA_LENGTH = 100  # MQRO_*_WITH_DATA reports carry the first 100 bytes
 

@@ -12,8 +12,7 @@ import os
 import sqlite3
 from dataclasses import dataclass
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
@@ -21,7 +20,7 @@ from mqjms.mq.md import MQMD
 from . import messages, store
 from .attributes import ALIAS, LOCAL, MODEL, validate_name
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 MAX_EXPIRY = 999_999_999
 # Report options whose reports go to the ReplyToQ (MQRO_PASS_*, DISCARD and the like do not).

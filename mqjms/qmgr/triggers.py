@@ -16,8 +16,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -26,7 +25,7 @@ from mqjms.mq.tm import MQTM
 from . import store
 from .attributes import LOCAL, appl_type_value
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 TRIGGER_ATTRS = ("TRIGTYPE", "TRIGMPRI", "TRIGDPTH")
 

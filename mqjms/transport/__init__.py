@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .base import Browse, Connection, Context, Handle
-from .url import DEFAULT_URL, ENV_VAR, resolve_url, scheme_of
+from .url import DEFAULT_URL, ENV_VAR, redact, resolve_url, scheme_of
 
 
 def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
@@ -20,10 +20,12 @@ def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
         return stomp.connect(url, appl_name)
     if scheme == "mq":
         raise ValueError(
-            f"{url!r}: the IBM MQ transport (pymqi/ibmmq) is not part of this release yet; "
+            f"{redact(url)!r}: the IBM MQ transport (pymqi/ibmmq) is not part of this release yet; "
             "use embedded: or stomp:"
         )
-    raise ValueError(f"unknown transport {scheme!r} in {url!r}: use embedded:, stomp: or mq:")
+    raise ValueError(
+        f"unknown transport {scheme!r} in {redact(url)!r}: use embedded:, stomp: or mq:"
+    )
 
 
 __all__ = [
@@ -34,5 +36,6 @@ __all__ = [
     "Context",
     "Handle",
     "connect",
+    "redact",
     "resolve_url",
 ]

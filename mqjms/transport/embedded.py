@@ -1,21 +1,30 @@
 """The embedded transport: connections onto :class:`mqjms.qmgr.QueueManager` in this process.
 
 The queue manager's own connection already speaks the transport contract, so this module
-only maps URLs to one shared QueueManager per directory and process.
+only maps URLs to one shared QueueManager per directory and process, and turns a
+directory that cannot hold a queue manager into an MQError that says what to do.
 """
 
 from __future__ import annotations
 
 import atexit
+import errno
 import threading
 from pathlib import Path
 
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
 from mqjms.qmgr import QMConnection, QueueManager
 
-from .url import embedded_path
+from .url import embedded_path, redact
+
+log = get_logger("mqjms.transport.embedded")
 
 _managers: dict[Path, QueueManager] = {}
 _lock = threading.Lock()
+
+_NOT_PERMITTED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 
 
 def queue_manager(url: str) -> QueueManager:
@@ -25,9 +34,37 @@ def queue_manager(url: str) -> QueueManager:
     with _lock:
         qm = _managers.get(key)
         if qm is None or qm._closed:
-            qm = QueueManager(key, name)
+            try:
+                qm = QueueManager(key, name)
+            except OSError as exc:
+                raise unusable_directory(url, key, exc) from None
             _managers[key] = qm
         return qm
+
+
+def unusable_directory(url: str, path: Path, exc: OSError) -> MQError:
+    """Why ``path`` cannot hold a queue manager, as MQCONN's reason code and a way out."""
+    where = redact(url)
+    if isinstance(exc, FileExistsError | NotADirectoryError) or (
+        path.exists() and not path.is_dir()
+    ):
+        file = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), path)
+        return failed(
+            C.MQRC_Q_MGR_NAME_ERROR,
+            f"{where}: {file} is a file, not a directory; name a directory for the embedded "
+            "queue manager (it is created when missing), e.g. embedded:///var/lib/mqjms/QM1",
+        )
+    if isinstance(exc, PermissionError) or exc.errno in _NOT_PERMITTED:
+        return failed(
+            C.MQRC_NOT_AUTHORIZED,
+            f"{where}: cannot create or write {exc.filename or path} ({exc.strerror}); "
+            "choose a directory this user may write for the embedded queue manager, or "
+            "give it write permission",
+        )
+    return failed(
+        C.MQRC_RESOURCE_PROBLEM,
+        f"{where}: cannot use {exc.filename or path} ({exc.strerror or exc})",
+    )
 
 
 def connect(url: str, appl_name: str | None = None) -> QMConnection:
@@ -35,12 +72,16 @@ def connect(url: str, appl_name: str | None = None) -> QMConnection:
 
 
 def close_all() -> None:
-    """Close every queue manager this process opened (tests use it to simulate a restart)."""
+    """Close every queue manager this process opened (tests use it to simulate a restart;
+    at exit it backs out what connections left uncommitted)."""
     with _lock:
         managers = list(_managers.values())
         _managers.clear()
     for qm in managers:
-        qm.close()
+        try:
+            qm.close()
+        except Exception as exc:  # one queue manager must not keep the others open
+            log.warning("qmgr.close_failed", path=str(qm.path), error=repr(exc))
 
 
 atexit.register(close_all)

@@ -1,28 +1,68 @@
 """Transport URLs: ``embedded:///dir``, ``stomp://user@host:61613``, ``mq://QM@host(port)/CHL``.
 
 The URL a command or service uses comes from ``--url``, else ``MQJMS_URL``, else the
-embedded queue manager in ``./.mqjms`` (``embedded:///``).
+embedded queue manager in ``./.mqjms`` (``embedded:///``). A URL may carry a password, so
+every URL that mqjms logs, shows or puts in an error goes through :func:`redact` first.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote_plus, urlsplit
 
 DEFAULT_URL = "embedded:///"
 ENV_VAR = "MQJMS_URL"
+MASK = "***"
+
+# A query parameter whose name contains one of these carries a secret (password=,
+# passcode=, pwd=, secret=, token=, apikey=, ...): its value is masked.
+_SECRET_PARAM_WORDS = ("pass", "pwd", "secret", "token", "credential", "apikey", "api_key")
 
 
 def resolve_url(url: str | None = None) -> str:
     return url or os.environ.get(ENV_VAR) or DEFAULT_URL
 
 
+def redact(url: str) -> str:
+    """``url`` with its secrets masked, for logs, errors and reprs: the password of the
+    user information (``stomp://user:***@host:61613``) and the value of every query
+    parameter that names a secret (``?passcode=***``). Anything else stays as written.
+
+    The user information is read as :func:`urllib.parse.urlsplit` reads it (all before
+    the last ``@`` of the authority; the password after its first ``:``), and is masked
+    the same way in a URL that lacks ``//`` or has no scheme at all, so a URL that fails
+    to parse does not leak its password in the error that says so.
+    """
+    head, sep, rest = url.partition("://")
+    if not sep:
+        head, rest = "", url
+    rest, qmark, query = rest.partition("?")
+    query, hash_, fragment = query.partition("#")
+    if not qmark:
+        rest, hash_, fragment = rest.partition("#")
+    userinfo, at, location = rest.rpartition("@")
+    if at and ":" in userinfo:
+        user = userinfo.partition(":")[0]
+        rest = f"{user}:{MASK}@{location}"
+    if query:
+        query = "&".join(_redact_param(param) for param in query.split("&"))
+    return f"{head}{sep}{rest}{qmark}{query}{hash_}{fragment}"
+
+
+def _redact_param(param: str) -> str:
+    name, equals, _value = param.partition("=")
+    key = unquote_plus(name).lower()
+    if equals and any(word in key for word in _SECRET_PARAM_WORDS):
+        return f"{name}={MASK}"
+    return param
+
+
 def scheme_of(url: str) -> str:
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if not scheme:
         raise ValueError(
-            f"transport URL {url!r} has no scheme: use embedded:///DIR, stomp://HOST:PORT "
+            f"transport URL {redact(url)!r} has no scheme: use embedded:///DIR, stomp://HOST:PORT "
             "or mq://QMGR@HOST(PORT)/CHANNEL"
         )
     return scheme
@@ -36,7 +76,7 @@ def embedded_path(url: str) -> tuple[Path, str | None]:
     """
     parts = urlsplit(url)
     if parts.scheme.lower() != "embedded":
-        raise ValueError(f"{url!r} is not an embedded: URL")
+        raise ValueError(f"{redact(url)!r} is not an embedded: URL")
     raw = parts.netloc + parts.path if parts.netloc not in ("", "localhost") else parts.path
     if raw in ("", "/"):
         path = Path(".mqjms")

@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
+from mqjms.logs import get_logger
 
 from .command import describe
 
-log = structlog.get_logger("mqjms.trigger")
+log = get_logger("mqjms.trigger")
 
 TAIL_LINES = 20  # output lines kept for the exit event of a failed program
 

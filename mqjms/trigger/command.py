@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from mqjms.mq import constants as C
 from mqjms.mq.tm import MQTM, MQTMC2
+from mqjms.transport.url import redact
 
 #: Application types this trigger monitor can start. Like runmqtrm it supports the
 #: platform's default application type (MQAT_DEFAULT is MQAT_UNIX on UNIX and Linux).
@@ -89,6 +90,14 @@ def _words(text: str, attr: str) -> list[str]:
 
 
 def describe(argv: Sequence[str]) -> str:
-    """The command for a log line, with the 732-character MQTMC2 shortened."""
-    shown = [f"<MQTMC2 {len(a)}>" if a.startswith("TMC ") and len(a) == 732 else a for a in argv]
+    """The command for a log line, with the 732-character MQTMC2 shortened and any URL's
+    password masked (EnvData such as ``--url stomp://user:pw@host``)."""
+    shown = [
+        f"<MQTMC2 {len(a)}>"
+        if a.startswith("TMC ") and len(a) == 732
+        else redact(a)
+        if "://" in a
+        else a
+        for a in argv
+    ]
     return shlex.join(shown)

@@ -19,13 +19,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-import structlog
-
 from mqjms.listeners import Worker
+from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Connection, Context, Handle
 
-log = structlog.get_logger("mqjms.trigger")
+log = get_logger("mqjms.trigger")
 
 Connector = Callable[[str, str | None], Connection]
 

@@ -45,21 +45,20 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 
-import structlog
-
 from mqjms import transport
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.mq.tm import MQTM, parse_tm
 from mqjms.transport.base import Connection, Handle
-from mqjms.transport.url import ENV_VAR, resolve_url
+from mqjms.transport.url import ENV_VAR, redact, resolve_url
 
 from .children import Child, ChildRecord
 from .command import SUPPORTED_APPL_TYPES, CommandError, command_line
 from .undeliverable import reject
 
-log = structlog.get_logger("mqjms.trigger")
+log = get_logger("mqjms.trigger")
 
 DEFAULT_INITQ = "SYSTEM.DEFAULT.INITIATION.QUEUE"
 OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
@@ -138,13 +137,13 @@ class TriggerMonitor:
             raise ValueError(f"wait {wait} is negative")
         if poll_interval <= 0:
             raise ValueError(f"poll_interval {poll_interval} must be positive")
-        self.url = resolve_url(url)
+        self._url = resolve_url(url)
         self.initq = initq
         self.wait = wait
         self.poll_interval = poll_interval
         self.stop_timeout = stop_timeout
         self.env = dict(os.environ if env is None else env)
-        self.env[ENV_VAR] = self.url
+        self.env[ENV_VAR] = self._url  # the real URL: started programs connect with it
         self.cwd = cwd
         self.python = python
         self.connector: Connector = connector or transport.connect
@@ -161,6 +160,11 @@ class TriggerMonitor:
         self._thread: threading.Thread | None = None
         self._status: int | None = None
         self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        """The transport URL, its password masked (for logs and display)."""
+        return redact(self._url)
 
     def __repr__(self) -> str:
         return f"TriggerMonitor({self.url!r}, {self.initq!r})"
@@ -234,7 +238,7 @@ class TriggerMonitor:
         """Serve the initiation queue until stopped; returns runmqtrm's exit status."""
         self._status = None
         try:
-            conn = self.connector(self.url, self.appl_name)
+            conn = self.connector(self._url, self.appl_name)
         except Exception as exc:  # MQError, a bad URL, a missing client library...
             return self._not_run(exc)
         try:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import structlog
-
 from mqjms.backout.rewrite import for_dead_letter_queue
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Context
 
-log = structlog.get_logger("mqjms.trigger")
+log = get_logger("mqjms.trigger")
 
 WITH_DATA_LENGTH = 100  # MQRO_EXCEPTION_WITH_DATA: the first 100 bytes
 APPL_NAME = "mqjms trigger-monitor"

@@ -20,11 +20,12 @@ from typing import Any
 import stomp  # type: ignore[import-untyped]
 import stomp.exception  # type: ignore[import-untyped]
 import stomp.utils  # type: ignore[import-untyped]
-import structlog
+
+from mqjms.logs import get_logger
 
 from .config import StompParams
 
-log = structlog.get_logger("mqjms.transport.stomp")
+log = get_logger("mqjms.transport.stomp")
 
 
 class ConnectionLost(Exception):

@@ -53,6 +53,7 @@ from mqjms.qmgr.attributes import (
     normalize_queue_attrs,
     validate_name,
 )
+from mqjms.transport.url import redact as _redact
 
 DEFAULT_DEAD_LETTER_QUEUE = "ActiveMQ.DLQ"
 DEFAULT_QMGR_NAME = "ActiveMQ"
@@ -395,11 +396,3 @@ def parse_url(url: str) -> StompParams:
         queue_defaults=queue_defaults,
         qmgr_overrides=qmgr,
     )
-
-
-def _redact(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return parts._replace(netloc=netloc).geturl()

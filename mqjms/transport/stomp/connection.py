@@ -44,9 +44,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import structlog
 import tenacity
 
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
@@ -68,7 +68,7 @@ from . import mapping
 from .client import BrokerError, ConnectionLost, ConnectRefused, Frame, StompClient
 from .config import QueueDefinition, StompConfig, StompParams
 
-log = structlog.get_logger("mqjms.transport.stomp")
+log = get_logger("mqjms.transport.stomp")
 
 _OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
 _STATS_PREFIX = "/queue/ActiveMQ.Statistics.Destination."
