@@ -15,8 +15,9 @@ from .session import Session
 class ConnectionFactory:
     """Connections to one transport URL (``embedded:``, ``stomp:``, ``mq:``).
 
-    The factory owns the poison handler, so every consumer it makes shares one cache of
-    BOTHRESH/BOQNAME per underlying queue, as seed 002 describes.
+    The factory owns the poison handler. BOTHRESH/BOQNAME are cached per underlying queue
+    as seed 002 describes, for the life of one :class:`Connection`: its sessions share the
+    values, and a new connection inquires afresh (so an ALTER QLOCAL is seen by it).
     """
 
     def __init__(
@@ -55,7 +56,7 @@ class Connection:
                 f"ack_mode {ack_mode} is not AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) "
                 "or DUPS_OK_ACKNOWLEDGE (3)"
             )
-        session = Session(self.factory, transacted=transacted, ack_mode=ack_mode)
+        session = Session(self.factory, transacted=transacted, ack_mode=ack_mode, connection=self)
         with self._lock:
             self._sessions.append(session)
         return session
@@ -66,6 +67,7 @@ class Connection:
             sessions, self._sessions = self._sessions, []
         for session in sessions:
             session.close()
+        self.factory.poison.cache.forget(self)  # cached BOTHRESH/BOQNAME end with it
 
     def __enter__(self) -> Connection:
         return self
