@@ -100,6 +100,9 @@ class QMConnection:
         self._uow_gets = self._uow_puts = self._uow_durable = False
         self._last_persistent: dict[int, bool] = {}
         self._defpsist: dict[str, bool] = {}
+        #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
+        #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
+        self.last_warning: MQError | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ basics
@@ -417,6 +420,7 @@ class QMConnection:
         new_msg_id: bool = True,
     ) -> MQMD:
         self._check_open()
+        self.last_warning = None
         if isinstance(target, Handle):
             self._handle(target)
         name = check_put(target, data, context)
@@ -440,6 +444,15 @@ class QMConnection:
             self._uow_durable = self._uow_durable or result.Persistence == C.MQPER_PERSISTENT
         else:
             notify_activity()
+        self.last_warning = queues.priority_warning(result)
+        if self.last_warning is not None:
+            log.info(
+                "put.warning",
+                queue=name,
+                msg_id=result.MsgId.hex(),
+                reason=self.last_warning.reason_name,
+                detail=self.last_warning.detail,
+            )
         return result
 
     def _put_attempt(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Browse, Connection, Context, Handle
+from .base import Browse, Connection, Context, Handle, put_warning
 from .url import DEFAULT_URL, ENV_VAR, resolve_url, scheme_of
 
 
@@ -34,5 +34,6 @@ __all__ = [
     "Context",
     "Handle",
     "connect",
+    "put_warning",
     "resolve_url",
 ]
