@@ -21,7 +21,7 @@ from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Context, Handle
 from mqjms.transport.checks import check_get, check_put
 
-from . import messages, queues, store, triggers
+from . import messages, queues, store, triggers, xmitq
 from .attributes import (
     ALIAS,
     LOCAL,
@@ -406,7 +406,8 @@ class QMConnection:
             if msg.persistent and not durable:
                 raise _NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
-        return msg.descriptor(now), msg.data
+        md = msg.descriptor(now)
+        return md, xmitq.on_get(md, msg.data, msg.md_bytes, now)  # seed 000 note 9
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
     def put(

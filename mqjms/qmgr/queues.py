@@ -18,7 +18,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 
-from . import messages, store
+from . import messages, store, xmitq
 from .attributes import ALIAS, LOCAL, MODEL, validate_name
 
 log = structlog.get_logger("mqjms.qmgr")
@@ -226,6 +226,7 @@ def put_message(
             C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue"
         )
     check_md_for_put(md)
+    xmitq.check_put(md, data, base.name, base.attrs.get("USAGE"))
     put_checks(named, base, data, int(qmgr_attr(db, "MAXMSGL")))
     resolve_defaults(md, named)
     if md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
@@ -242,7 +243,7 @@ def put_message(
         triggers.on_put(
             db, triggers.Context(qmgr_name, stamp, now), base.name, base.attrs, priority, uow
         )
-    messages.insert(
+    row_id = messages.insert(
         db,
         base.name,
         md,
@@ -253,6 +254,7 @@ def put_message(
         release_on_backout=release_on_backout,
         priority=priority,
     )
+    xmitq.record_arrival(db, row_id, md, now)
     base.depth += 1
     return md
 
