@@ -161,6 +161,10 @@ class Broker(abc.ABC):
     def alter_qmgr(self, **attrs: object) -> None:
         """ALTER QMGR (e.g. ``DEADQ="MY.DLQ"``)."""
 
+    def delete_queue(self, name: str) -> None:
+        """DELETE QLOCAL(name) PURGE: afterwards opening or putting to it gives 2085."""
+        raise NotImplementedError(f"the {self.name} Broker helper cannot delete queues")
+
     @abc.abstractmethod
     def restart(self) -> None:
         """Stop the queue manager / broker and start it again (every connection ends)."""
@@ -208,6 +212,9 @@ class EmbeddedBroker(Broker):
 
     def alter_qmgr(self, **attrs: object) -> None:
         self.qm.alter_qmgr(attrs)
+
+    def delete_queue(self, name: str) -> None:
+        self.qm.delete_queue(name, purge=True)
 
     def restart(self) -> None:
         embedded.close_all()

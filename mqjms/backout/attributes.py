@@ -5,11 +5,20 @@ BackoutCount > 0, on the *underlying* local queue (an alias's target), opening i
 inquire only, and cache them. The cache is keyed by the queue a handle resolved to, so
 consumers on two aliases of one local queue share an entry. MQOPEN tells us that queue
 (ResolvedQName), so finding it costs no inquiry.
+
+How long a value lives: at most as long as a connection. Entries belong to a *scope*: the
+JMS Connection for sessions (its sessions share them; a new connection of the same
+factory inquires afresh) and the listener thread's MQ connection for a Worker (a
+reconnect is a new connection, so it inquires afresh). The handler re-inquires once when a
+put to the cached BOQNAME fails with 2085 or 2052 (see :meth:`AttributeCache.refresh`),
+so a long-running process never keeps routing to a backout queue that was deleted. The
+queue manager's DEADQ is not cached at all: it is inquired each time it is needed.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
 
 from mqjms.logs import get_logger
@@ -29,24 +38,36 @@ class BackoutAttributes:
 
 
 class AttributeCache:
-    """Thread-safe cache of BackoutAttributes per underlying queue, plus the DLQ name.
+    """Thread-safe cache of BackoutAttributes per scope and underlying queue.
 
-    Shared by every consumer of one connection factory or worker. :meth:`clear` drops it
-    after a reconnect, since the queue manager's definitions may have changed.
+    One instance serves a connection factory or a worker; each scope (by default the MQ
+    connection that asks) has entries of its own, dropped with the scope. :meth:`clear`
+    drops every scope's entries.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._queues: dict[str, BackoutAttributes] = {}
-        self._dead_letter_queue: str | None = None
+        self._scopes: weakref.WeakKeyDictionary[object, dict[str, BackoutAttributes]] = (
+            weakref.WeakKeyDictionary()
+        )
         self.inquiries = 0  # how many queue inquiries were made: for tests and metrics
 
-    def get(self, conn: Connection, queue: str) -> BackoutAttributes:
-        """The attributes of ``queue`` (an underlying local queue), inquired on first use."""
+    def get(self, conn: Connection, queue: str, *, scope: object = None) -> BackoutAttributes:
+        """The attributes of ``queue`` (an underlying local queue), inquired on first use
+        in ``scope`` (default: ``conn``)."""
+        key = conn if scope is None else scope
         with self._lock:
-            found = self._queues.get(queue)
+            found = self._scopes.get(key, {}).get(queue)
         if found is not None:
             return found
+        return self._inquire(conn, queue, key, reason="first_use")
+
+    def refresh(self, conn: Connection, queue: str, *, scope: object = None) -> BackoutAttributes:
+        """Inquire ``queue`` again and replace the cached entry (a put to the cached
+        BOQNAME failed: the definitions may have changed)."""
+        return self._inquire(conn, queue, conn if scope is None else scope, reason="refresh")
+
+    def _inquire(self, conn: Connection, queue: str, key: object, reason: str) -> BackoutAttributes:
         handle = conn.open(queue, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
         try:
             values = conn.inquire(handle, [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME])
@@ -58,27 +79,26 @@ class AttributeCache:
             backout_queue=str(values[C.MQCA_BACKOUT_REQ_Q_NAME]).strip(),
         )
         with self._lock:
-            self._queues.setdefault(queue, found)
+            entries = self._scopes.setdefault(key, {})
+            if reason == "refresh":
+                entries[queue] = found
+            else:
+                found = entries.setdefault(queue, found)
             self.inquiries += 1
         log.info(
             "backout.attributes_inquired",
             queue=queue,
             bothresh=found.threshold,
             boqname=found.backout_queue,
+            reason=reason,
         )
         return found
 
-    def dead_letter_queue(self, conn: Connection) -> str:
-        """The queue manager's DEADQ ("" when none is set)."""
+    def forget(self, scope: object) -> None:
+        """Drop the entries of one scope (e.g. a JMS connection that closed)."""
         with self._lock:
-            if self._dead_letter_queue is not None:
-                return self._dead_letter_queue
-        name = str(conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME])[C.MQCA_DEAD_LETTER_Q_NAME])
-        with self._lock:
-            self._dead_letter_queue = name.strip()
-            return self._dead_letter_queue
+            self._scopes.pop(scope, None)
 
     def clear(self) -> None:
         with self._lock:
-            self._queues.clear()
-            self._dead_letter_queue = None
+            self._scopes.clear()

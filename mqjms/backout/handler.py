@@ -7,6 +7,10 @@ decide: MQRO_DISCARD_MSG discards it; otherwise it goes to the dead-letter queue
 MQDLH. When that put fails too, the caller's delivery style decides (see
 :class:`Outcome`). The handler only puts, always inside the caller's unit of work; the
 caller commits or backs out, which is where synchronous and asynchronous delivery differ.
+
+BOTHRESH and BOQNAME come from the cache (see :mod:`.attributes` for how long an entry
+lives); a put to a cached BOQNAME that fails with 2085 or 2052 re-inquires once and puts to
+the BOQNAME found, before falling back. DEADQ is inquired each time it is needed.
 """
 
 from __future__ import annotations
@@ -27,6 +31,10 @@ from .attributes import AttributeCache, BackoutAttributes
 from .failure import Failure
 
 log = get_logger("mqjms.backout")
+
+# A put to the cached BOQNAME failing with these re-inquires BOQNAME once (the queue may
+# have been deleted and BOQNAME altered since the attributes were cached).
+STALE_BACKOUT_QUEUE = frozenset({C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_Q_DELETED})
 
 
 class Outcome(Enum):
@@ -66,16 +74,17 @@ class PoisonHandler:
         self.hooks = list(hooks)
 
     def poison_attributes(
-        self, conn: Connection, handle: Handle, md: MQMD
+        self, conn: Connection, handle: Handle, md: MQMD, *, scope: object = None
     ) -> BackoutAttributes | None:
         """The queue's attributes when ``md`` is poison, else None (deliver it).
 
         Nothing is inquired while BackoutCount is 0 (seed 002: the attributes are queried
-        the first time a message with BackoutCount > 0 is seen).
+        the first time a message with BackoutCount > 0 is seen). ``scope`` is what the
+        cached values belong to (default: ``conn``; see :class:`AttributeCache`).
         """
         if md.BackoutCount <= 0:
             return None
-        attrs = self.cache.get(conn, handle.resolved_name)
+        attrs = self.cache.get(conn, handle.resolved_name, scope=scope)
         if attrs.threshold <= 0:  # seed 002: BOTHRESH 0 disables poison handling
             return None
         return attrs if md.BackoutCount >= attrs.threshold else None
@@ -90,38 +99,14 @@ class PoisonHandler:
         *,
         failure: Failure | None = None,
         syncpoint: bool = True,
+        scope: object = None,
     ) -> PoisonEvent:
         """Move a poison message to BOQNAME, else dead-letter or discard it by its report
         options. Puts are made under ``syncpoint`` (the caller's unit of work)."""
         queue = handle.resolved_name
-        reason = C.MQRC_BACKOUT_THRESHOLD_REACHED
-        if attrs.backout_queue:
-            moved_md, moved_data = rewrite.for_backout_queue(
-                md, data, failure.properties() if failure else None
-            )
-            try:
-                conn.put(
-                    attrs.backout_queue,
-                    moved_md,
-                    moved_data,
-                    syncpoint=syncpoint,
-                    context=Context.PASS_ALL,
-                    new_msg_id=False,
-                )
-                return self._done(
-                    Outcome.MOVED, queue, attrs.backout_queue, reason, md, data, failure
-                )
-            except MQError as exc:
-                reason = exc.reason
-                log.warning(
-                    "poison.backout_queue_failed",
-                    queue=queue,
-                    msg_id=md.MsgId.hex(),
-                    backout_count=md.BackoutCount,
-                    backout_queue=attrs.backout_queue,
-                    reason=exc.reason_name,
-                    detail=exc.detail,
-                )
+        moved_to, reason = self._move(conn, queue, md, data, attrs, failure, syncpoint, scope)
+        if moved_to:
+            return self._done(Outcome.MOVED, queue, moved_to, reason, md, data, failure)
         if md.Report & C.MQRO_DISCARD_MSG:
             return self._done(Outcome.DISCARDED, queue, "", reason, md, data, failure)
         dlq = self._dead_letter_queue(conn)
@@ -158,12 +143,72 @@ class PoisonHandler:
                 )
         return self._done(Outcome.REQUEUE_FAILED, queue, "", reason, md, data, failure)
 
-    def _dead_letter_queue(self, conn: Connection) -> str:
+    def _move(
+        self,
+        conn: Connection,
+        queue: str,
+        md: MQMD,
+        data: bytes,
+        attrs: BackoutAttributes,
+        failure: Failure | None,
+        syncpoint: bool,
+        scope: object,
+    ) -> tuple[str, int]:
+        """Put the message to BOQNAME: (the queue it went to, or "" when none took it;
+        the reason for the DLH). A 2085/2052 from the cached BOQNAME re-inquires once."""
+        reason = C.MQRC_BACKOUT_THRESHOLD_REACHED
+        backout_queue = attrs.backout_queue
+        if not backout_queue:
+            return "", reason
+        moved_md, moved_data = rewrite.for_backout_queue(
+            md, data, failure.properties() if failure else None
+        )
+        refreshed = False
+        while backout_queue:
+            try:
+                conn.put(
+                    backout_queue,
+                    moved_md,
+                    moved_data,
+                    syncpoint=syncpoint,
+                    context=Context.PASS_ALL,
+                    new_msg_id=False,
+                )
+                return backout_queue, C.MQRC_BACKOUT_THRESHOLD_REACHED
+            except MQError as exc:
+                reason = exc.reason
+                log.warning(
+                    "poison.backout_queue_failed",
+                    queue=queue,
+                    msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount,
+                    backout_queue=backout_queue,
+                    reason=exc.reason_name,
+                    detail=exc.detail,
+                )
+                if refreshed or exc.reason not in STALE_BACKOUT_QUEUE:
+                    return "", reason
+            refreshed = True  # the queue may have been deleted since it was cached
+            backout_queue = self._refreshed_backout_queue(conn, queue, scope)
+        return "", reason
+
+    def _refreshed_backout_queue(self, conn: Connection, queue: str, scope: object) -> str:
         try:
-            return self.cache.dead_letter_queue(conn)
+            return self.cache.refresh(conn, queue, scope=scope).backout_queue
+        except MQError as exc:
+            log.warning("poison.attributes_refresh_failed", queue=queue, reason=exc.reason_name)
+            return ""
+
+    @staticmethod
+    def _dead_letter_queue(conn: Connection) -> str:
+        """The queue manager's DEADQ now ("" when none is set): never cached, so an
+        ALTER QMGR DEADQ takes effect for the next poison message."""
+        try:
+            name = conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME])[C.MQCA_DEAD_LETTER_Q_NAME]
         except MQError as exc:
             log.warning("poison.dead_letter_queue_unknown", reason=exc.reason_name)
             return ""
+        return str(name).strip()
 
     def _done(
         self,

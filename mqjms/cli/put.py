@@ -10,6 +10,7 @@ from mqjms.mq import ccsid as ccsids
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
+from mqjms.transport import put_warning
 
 from .common import CLIError, add_url, hex_id, open_connection, positive_int, qmgr_ccsid
 from .render import report_options
@@ -74,7 +75,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=C.MQPRI_PRIORITY_AS_Q_DEF,
         metavar="N",
-        help="Priority 0-9 (default: the queue's DEFPRTY)",
+        help="Priority 0-9 (default: the queue's DEFPRTY); above 9 the message "
+        "is queued at 9, keeps N in its MQMD and a 2049 warning is printed",
     )
     persistence = parser.add_mutually_exclusive_group()
     persistence.add_argument(
@@ -212,13 +214,20 @@ def run(args: argparse.Namespace) -> int:
         handle = conn.open(args.queue, C.MQOO_OUTPUT)
         many = args.count > 1
         ids: list[str] = []
+        warnings: dict[int, MQError] = {}
         for _ in range(args.count):
             put = conn.put(handle, md, data, syncpoint=many, new_msg_id=args.msg_id is None)
             ids.append(put.MsgId.hex())
+            warning = put_warning(conn)
+            if warning is not None:
+                warnings.setdefault(warning.reason, warning)
         if many:
             conn.commit()
         conn.close(handle)
     finally:
         conn.disconnect()
     print("\n".join(ids))
+    for warning in warnings.values():  # MQCC_WARNING: the message was put all the same
+        print(f"mqjms: warning: {warning.reason_name} ({warning.reason}): {warning.detail}",
+              file=sys.stderr)
     return 0

@@ -74,9 +74,10 @@ class MessageConsumer:
                 return None
             md, data = got
             try:
-                attrs = session.poison.poison_attributes(mq, handle, md)
+                scope = session.poison_scope
+                attrs = session.poison.poison_attributes(mq, handle, md, scope=scope)
                 if attrs is not None:
-                    event = session.poison.requeue(mq, handle, md, data, attrs)
+                    event = session.poison.requeue(mq, handle, md, data, attrs, scope=scope)
                     session.after_poison(event)
                     continue
                 message = to_message(md, data, self.queue.name)
@@ -97,6 +98,7 @@ class MessageConsumer:
                     mq.commit()
             elif not session.transacted:
                 message._acknowledge = session.acknowledge
+                session.delivered()
             return message
 
     def close(self) -> None:

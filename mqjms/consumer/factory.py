@@ -16,8 +16,9 @@ from .session import Session
 class ConnectionFactory:
     """Connections to one transport URL (``embedded:``, ``stomp:``, ``mq:``).
 
-    The factory owns the poison handler, so every consumer it makes shares one cache of
-    BOTHRESH/BOQNAME per underlying queue, as seed 002 describes. The URL may carry a
+    The factory owns the poison handler. BOTHRESH/BOQNAME are cached per underlying queue
+    as seed 002 describes, for the life of one :class:`Connection`: its sessions share the
+    values, and a new connection inquires afresh (so an ALTER QLOCAL is seen by it). The URL may carry a
     password: :attr:`url` and ``repr()`` show it masked; only :meth:`connect_transport`
     uses the real one.
     """
@@ -67,7 +68,7 @@ class Connection:
                 f"ack_mode {ack_mode} is not AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) "
                 "or DUPS_OK_ACKNOWLEDGE (3)"
             )
-        session = Session(self.factory, transacted=transacted, ack_mode=ack_mode)
+        session = Session(self.factory, transacted=transacted, ack_mode=ack_mode, connection=self)
         with self._lock:
             self._sessions.append(session)
         return session
@@ -78,6 +79,7 @@ class Connection:
             sessions, self._sessions = self._sessions, []
         for session in sessions:
             session.close()
+        self.factory.poison.cache.forget(self)  # cached BOTHRESH/BOQNAME end with it
 
     def __enter__(self) -> Connection:
         return self

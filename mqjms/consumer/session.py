@@ -13,7 +13,7 @@ from .message import Queue
 
 if TYPE_CHECKING:
     from .consumer import MessageConsumer
-    from .factory import ConnectionFactory
+    from .factory import Connection, ConnectionFactory
     from .producer import MessageProducer
 
 log = get_logger("mqjms.consumer")
@@ -28,12 +28,23 @@ class Session:
     :meth:`recover`. A rollback or recover raises BackoutCount of each message by one.
     """
 
-    def __init__(self, factory: ConnectionFactory, *, transacted: bool, ack_mode: int) -> None:
+    def __init__(
+        self,
+        factory: ConnectionFactory,
+        *,
+        transacted: bool,
+        ack_mode: int,
+        connection: Connection | None = None,
+    ) -> None:
         self.factory = factory
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
         self.mq = factory.connect_transport()
         self.poison = factory.poison
+        # What cached BOTHRESH/BOQNAME belong to: the JMS connection (else this session's).
+        self.poison_scope: object = connection if connection is not None else self.mq
+        # CLIENT_ACKNOWLEDGE: messages delivered since the last acknowledge or recover.
+        self._unacknowledged = 0
         self._closed = False
         self._children: list[MessageConsumer | MessageProducer] = []
 
@@ -77,23 +88,39 @@ class Session:
         if self.transacted:
             raise IllegalStateException("recover() is for non-transacted sessions; use rollback()")
         self.mq.backout()
+        self._unacknowledged = 0
 
     def acknowledge(self) -> None:
         """CLIENT_ACKNOWLEDGE: acknowledge every message received so far."""
         self._check()
         if self.ack_mode == CLIENT_ACKNOWLEDGE:
             self.mq.commit()
+            self._unacknowledged = 0
+
+    def delivered(self) -> None:
+        """A message was handed to the application (counted until it is acknowledged)."""
+        if self.ack_mode == CLIENT_ACKNOWLEDGE:
+            self._unacknowledged += 1
 
     def after_poison(self, event: PoisonEvent) -> None:
         """Finish a poison requeue as seed 002 says for synchronous receivers.
 
-        The requeue was made in the unit of work active at the get. A transacted (or
-        client-acknowledge) session keeps it there: its commit completes the move, or
-        discards the message when no queue took it; its rollback returns the message to
-        the input queue. A non-transacted auto-acknowledge session completes it now,
-        which discards the message when no queue took it.
+        The requeue was made in the unit of work active at the get. A transacted session
+        keeps it there: its commit completes the move, or discards the message when no
+        queue took it; its rollback returns the message to the input queue.
+
+        A non-transacted session completes it now (seed 002: "If the receiving
+        application has created a non-transacted JMS context or session, the message is
+        discarded"): AUTO and DUPS_OK always; CLIENT_ACKNOWLEDGE when the session holds no
+        other unacknowledged message, since the application never received this one and
+        could otherwise bring it back to the input queue by closing or recovering. With
+        unacknowledged messages the requeue stays with them, in their unit of work: the
+        next acknowledge completes it, a recover or close returns the message to the
+        input queue (with BackoutCount + 1) to be requeued again.
         """
-        if self.auto_acknowledges:
+        if self.auto_acknowledges or (
+            self.ack_mode == CLIENT_ACKNOWLEDGE and self._unacknowledged == 0
+        ):
             self.mq.commit()
         elif event.outcome is Outcome.REQUEUE_FAILED:
             log.warning(

@@ -13,12 +13,14 @@ from mqjms.mq.jms import (
 from mqjms.mq.md import MQMD
 from mqjms.mq.rfh2 import RFH2, RFH2Chain, build_chain, parse_chain
 from mqjms.mq.tm import MQTM, MQTMC2, parse_tm, parse_tmc2
+from mqjms.mq.xqh import MQXQH, parse_xqh
 
 __all__ = [
     "MQDLH",
     "MQMD",
     "MQTM",
     "MQTMC2",
+    "MQXQH",
     "RFH2",
     "C",
     "JmsHeaders",
@@ -34,5 +36,6 @@ __all__ = [
     "parse_jms_folders",
     "parse_tm",
     "parse_tmc2",
+    "parse_xqh",
     "reason_name",
 ]

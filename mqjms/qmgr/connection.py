@@ -20,7 +20,7 @@ from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Context, Handle
 from mqjms.transport.checks import check_get, check_put
 
-from . import messages, queues, store, triggers
+from . import messages, queues, store, triggers, xmitq
 from .attributes import (
     ALIAS,
     LOCAL,
@@ -102,6 +102,9 @@ class QMConnection:
         self._uow_gets = self._uow_puts = self._uow_durable = False
         self._last_persistent: dict[int, bool] = {}
         self._defpsist: dict[str, bool] = {}
+        #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
+        #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
+        self.last_warning: MQError | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ basics
@@ -405,7 +408,8 @@ class QMConnection:
             if msg.persistent and not durable:
                 raise _NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
-        return msg.descriptor(now), msg.data
+        md = msg.descriptor(now)
+        return md, xmitq.on_get(md, msg.data, msg.md_bytes, now)  # seed 000 note 9
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
     def put(
@@ -419,6 +423,7 @@ class QMConnection:
         new_msg_id: bool = True,
     ) -> MQMD:
         self._check_open()
+        self.last_warning = None
         if isinstance(target, Handle):
             self._handle(target)
         name = check_put(target, data, context)
@@ -442,6 +447,15 @@ class QMConnection:
             self._uow_durable = self._uow_durable or result.Persistence == C.MQPER_PERSISTENT
         else:
             notify_activity()
+        self.last_warning = queues.priority_warning(result)
+        if self.last_warning is not None:
+            log.info(
+                "put.warning",
+                queue=name,
+                msg_id=result.MsgId.hex(),
+                reason=self.last_warning.reason_name,
+                detail=self.last_warning.detail,
+            )
         return result
 
     def _put_attempt(

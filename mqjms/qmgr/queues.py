@@ -17,12 +17,13 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 
-from . import messages, store
+from . import messages, store, xmitq
 from .attributes import ALIAS, LOCAL, MODEL, validate_name
 
 log = get_logger("mqjms.qmgr")
 
 MAX_EXPIRY = 999_999_999
+MAX_PRIORITY = 9  # the queue manager's MaxPriority (MQIA_MAX_PRIORITY)
 # Report options whose reports go to the ReplyToQ (MQRO_PASS_*, DISCARD and the like do not).
 REPORTS_NEEDING_REPLY_Q = (
     C.MQRO_EXCEPTION_MASK
@@ -108,7 +109,10 @@ def check_md_for_put(md: MQMD) -> None:
             f"Expiry {md.Expiry} is not valid: give tenths of a second > 0 or MQEI_UNLIMITED (-1)",
         )
     if md.Priority < C.MQPRI_PRIORITY_AS_Q_DEF:
-        raise failed(C.MQRC_PRIORITY_ERROR, f"Priority {md.Priority} is not valid (0-9 or -1)")
+        raise failed(
+            C.MQRC_PRIORITY_ERROR,
+            f"Priority {md.Priority} is not valid: give 0-9 or -1 (MQPRI_PRIORITY_AS_Q_DEF)",
+        )
     if md.Persistence not in (
         C.MQPER_NOT_PERSISTENT,
         C.MQPER_PERSISTENT,
@@ -157,15 +161,44 @@ def put_checks(named: QueueRow, base: QueueRow, data: bytes, qmgr_maxmsgl: int) 
 
 
 def resolve_defaults(md: MQMD, named: QueueRow) -> None:
-    """Priority and persistence 'as queue default' take the named queue's DEFPRTY/DEFPSIST."""
+    """Priority and persistence 'as queue default' take the named queue's DEFPRTY/DEFPSIST.
+
+    Any other Priority stays in the MQMD as the putter gave it, even above MaxPriority:
+    see :func:`queue_priority` for where the message is placed.
+    """
     if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
         md.Priority = int(named.attrs["DEFPRTY"])
-    elif md.Priority > 9:
-        md.Priority = 9
     if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
         md.Persistence = (
             C.MQPER_PERSISTENT if named.attrs["DEFPSIST"] == "YES" else C.MQPER_NOT_PERSISTENT
         )
+
+
+def queue_priority(md: MQMD, base: QueueRow) -> int:
+    """The priority the queue gives the message, for ordering and trigger conditions.
+
+    On a FIFO queue that is the queue's DEFPRTY (seed 003 item 14: "The priority of the
+    message is ignored and the default priority of the queue is assigned to the
+    message"); above MaxPriority it is MaxPriority (MQRC_PRIORITY_EXCEEDS_MAXIMUM: "placed
+    on the queue at the queue manager's maximum priority"). The MQMD's Priority is left as
+    the putter set it either way ("The Priority field in the message descriptor retains
+    the value specified by the application that put the message").
+    """
+    if base.attrs.get("MSGDLVSQ") == "FIFO":
+        return int(base.attrs.get("DEFPRTY", 0))
+    return min(md.Priority, MAX_PRIORITY)
+
+
+def priority_warning(md: MQMD) -> MQError | None:
+    """MQCC_WARNING 2049 when a put's Priority is above MaxPriority (the put succeeds)."""
+    if md.Priority <= MAX_PRIORITY:
+        return None
+    return MQError(
+        C.MQCC_WARNING,
+        C.MQRC_PRIORITY_EXCEEDS_MAXIMUM,
+        f"Priority {md.Priority} is above MaxPriority {MAX_PRIORITY}: the message was put at "
+        f"priority {MAX_PRIORITY} and keeps Priority {md.Priority} in its MQMD",
+    )
 
 
 def put_message(
@@ -184,15 +217,15 @@ def put_message(
 ) -> MQMD:
     """Checks, resolves and stores one message; returns the MQMD as stored.
 
-    On a FIFO queue the message gets the queue's default priority (seed 003 item 14:
-    "the priority of the message is ignored and the default priority of the queue is
-    assigned to the message").
+    The MQMD keeps the putter's Priority; where the message is placed, and what trigger
+    conditions compare with TRIGMPRI, is :func:`queue_priority`.
     """
     if named.qtype == MODEL:
         raise failed(
             C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue"
         )
     check_md_for_put(md)
+    xmitq.check_put(md, data, base.name, base.attrs.get("USAGE"))
     put_checks(named, base, data, int(qmgr_attr(db, "MAXMSGL")))
     resolve_defaults(md, named)
     if md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
@@ -202,16 +235,14 @@ def put_message(
     md.BackoutCount = 0
     if new_msg_id or md.MsgId == C.MQMI_NONE:
         md.MsgId = messages.make_msg_id(qmgr_name)
-    if base.attrs.get("MSGDLVSQ") == "FIFO":
-        md.Priority = int(base.attrs.get("DEFPRTY", 0))
-    priority = md.Priority
+    priority = queue_priority(md, base)
     if base.attrs.get("TRIGGER"):
         from . import triggers
 
         triggers.on_put(
             db, triggers.Context(qmgr_name, stamp, now), base.name, base.attrs, priority, uow
         )
-    messages.insert(
+    row_id = messages.insert(
         db,
         base.name,
         md,
@@ -222,6 +253,7 @@ def put_message(
         release_on_backout=release_on_backout,
         priority=priority,
     )
+    xmitq.record_arrival(db, row_id, md, now)
     base.depth += 1
     return md
 

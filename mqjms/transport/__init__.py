@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Browse, Connection, Context, Handle
+from .base import Browse, Connection, Context, Handle, put_warning
 from .url import DEFAULT_URL, ENV_VAR, redact, resolve_url, scheme_of
 
 
@@ -36,6 +36,7 @@ __all__ = [
     "Context",
     "Handle",
     "connect",
+    "put_warning",
     "redact",
     "resolve_url",
 ]

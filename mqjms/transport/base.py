@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
 
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
 
@@ -84,7 +85,11 @@ class Connection(Protocol):
         context: Context = Context.DEFAULT,
         new_msg_id: bool = True,
     ) -> MQMD:
-        """MQPUT (to a handle) or MQPUT1 (to a name). Returns the MQMD as put."""
+        """MQPUT (to a handle) or MQPUT1 (to a name). Returns the MQMD as put.
+
+        A put that completes with MQCC_WARNING has put the message, so it returns
+        normally; the warning is then :func:`put_warning` of the connection.
+        """
         ...
 
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
@@ -106,6 +111,19 @@ class Connection(Protocol):
     def disconnect(self) -> None:
         """MQDISC. An uncommitted unit of work is backed out."""
         ...
+
+
+def put_warning(conn: Connection) -> MQError | None:
+    """The MQCC_WARNING the connection's last MQPUT/MQPUT1 completed with, or None.
+
+    The MQI returns CompCode MQCC_WARNING with a reason when a put succeeded with a
+    remark, e.g. 2049 MQRC_PRIORITY_EXCEEDS_MAXIMUM (Priority above 9: the message is
+    queued at priority 9 and its MQMD keeps the Priority given). Raising would suggest the
+    message was not put, so a transport that can warn keeps the warning of its last put in
+    ``last_warning`` (None after MQCC_OK) instead; a transport without it never warns.
+    """
+    warning = getattr(conn, "last_warning", None)
+    return warning if isinstance(warning, MQError) else None
 
 
 def commit_and_get(

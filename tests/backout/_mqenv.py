@@ -65,6 +65,10 @@ class MQEnv:
     def alter_qmgr(self, **attrs: object) -> None:
         self.broker.alter_qmgr(**attrs)
 
+    def delete_queue(self, name: str) -> None:
+        """DELETE QLOCAL(name) PURGE (the admin connection must not hold it open)."""
+        self.broker.delete_queue(name)
+
     @property
     def admin(self) -> Connection:
         """One raw connection used for looking (depth, browse, qmgr name)."""

@@ -61,7 +61,7 @@ def test_inquired_once_per_queue_after_the_first_backed_out_message(env: Any, sp
         session.rollback()
     assert spy.backout_inquiries() == [IN]
     assert factory.poison.cache.inquiries == 1
-    # a second consumer (another session of the same factory) uses the cached values
+    # a second consumer (another session of the same connection) uses the cached values
     other = connection.session(transacted=True)
     assert len(_drain(other.consumer(IN))) == 3
     other.rollback()
@@ -165,7 +165,7 @@ def test_cached_values_are_used_after_the_queue_is_altered(env: Any, spy: Any) -
     assert message is not None and message.delivery_count == 3
     session.rollback()
     assert spy.backout_inquiries() == [IN]
-    # a new factory has a new cache: it inquires and sees the new values
+    # a new factory (hence a new connection) inquires and sees the new values
     fresh = env.factory()
     fresh_session = env.connect(fresh).session(transacted=True)
     assert fresh_session.consumer(IN).receive_no_wait() is None

@@ -256,3 +256,17 @@ def test_boqname_may_name_an_alias_queue(env: Any) -> None:
     md, data = env.browse_one(BOQ)
     assert md.Format == C.MQFMT_RF_HEADER_2
     assert parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).body == BODY
+
+
+@pytest.mark.requires("fifo")
+def test_message_from_a_fifo_queue_keeps_its_priority_when_moved(env: Any) -> None:
+    # seed 002 lists every MQMD field the move changes; Priority is not among them. On a
+    # MSGDLVSQ(FIFO) queue the message is ordered at DEFPRTY (seed 003 item 14), but its
+    # MQMD keeps the Priority it was put with, so the moved message keeps it too.
+    env.define_queue(IN, BOTHRESH=BOTHRESH, BOQNAME=BOQ, MSGDLVSQ="FIFO", DEFPRTY=2)
+    env.define_queue(BOQ)
+    original = _put_plain(env, Priority=7)
+    assert original.Priority == 7
+    _move_with_jms(env)
+    md, _ = env.browse_one(BOQ)
+    assert md.Priority == 7

@@ -79,13 +79,15 @@ def test_fifo_browse_ignores_priority(conn: Connection, broker) -> None:
 
 
 @pytest.mark.requires("fifo")
-def test_fifo_queue_assigns_the_default_priority(conn: Connection, broker) -> None:
+def test_fifo_queue_keeps_the_putters_priority_in_the_mqmd(conn: Connection, broker) -> None:
     # seed 003 item 14: "The priority of the message is ignored and the default priority
-    # of the queue is assigned to the message."
+    # of the queue is assigned to the message" -- for ordering and trigger conditions; the
+    # MQMD keeps the Priority the putter gave (IBM's MQMD Priority), so JMSPriority and a
+    # moved poison message keep it too.
     broker.define_queue("CONF.FIFO", MSGDLVSQ="FIFO", DEFPRTY=4)
     put_priorities(conn, "CONF.FIFO", [9, 0])
     got = drain(conn, "CONF.FIFO")
-    assert [md.Priority for md, _ in got] == [4, 4]
+    assert [md.Priority for md, _ in got] == [9, 0]
 
 
 @pytest.mark.requires("fifo", "priority")

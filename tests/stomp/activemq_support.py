@@ -201,6 +201,12 @@ class StompBroker:
         self._qmgr.update(attrs)
         self._write_file()
 
+    def delete_queue(self, name: str) -> None:
+        """Forget the definition: the helper is strict, so the queue then gives 2085."""
+        self.config.delete_queue(name)
+        self._queues.pop(name, None)
+        self._write_file()
+
     def restart(self) -> None:
         restart_activemq()
 
