@@ -18,9 +18,9 @@ class ConnectionFactory:
 
     The factory owns the poison handler. BOTHRESH/BOQNAME are cached per underlying queue
     as seed 002 describes, for the life of one :class:`Connection`: its sessions share the
-    values, and a new connection inquires afresh (so an ALTER QLOCAL is seen by it). The URL may carry a
-    password: :attr:`url` and ``repr()`` show it masked; only :meth:`connect_transport`
-    uses the real one.
+    values, and a new connection inquires afresh (so an ALTER QLOCAL is seen by it).
+    The URL may carry a password: :attr:`url` and ``repr()`` show it masked; only
+    :meth:`connect_transport` uses the real one.
     """
 
     def __init__(
