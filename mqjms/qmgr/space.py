@@ -1,0 +1,137 @@
+"""Room to drain a full disk: gets and commits keep working when puts no longer can.
+
+SQLite writes every change to the write-ahead log first, and frees log space only by a
+checkpoint, which copies the log into ``qmgr.db`` and may need to grow it: on a full disk
+even a get, which frees space, cannot be written. So the queue manager keeps a *reserve*,
+``space.reserve``, a file of allocated blocks as large as the log plus a margin (topped up
+by every put). Puts never use it: a put that finds the disk full, or the reserve not
+restorable, fails with MQRC_Q_SPACE_NOT_AVAILABLE (2056). Anything else that meets a full
+disk (a get, a commit, a backout, an open) first checkpoints and empties the log, then,
+if that is not enough, gives up the reserve, and tries again. Once space is free again
+the next put restores the reserve.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import structlog
+
+from mqjms.mq import constants as C
+
+from .failures import StorageError
+from .files import DATABASE, Access
+
+log = structlog.get_logger("mqjms.qmgr")
+
+T = TypeVar("T")
+
+RESERVE_MARGIN = 256 * 1024  # bytes kept beyond the log's size: room for a few gets
+RESERVE_LIMIT = 64 * 1024 * 1024  # the reserve never grows beyond this
+_CHUNK = 64 * 1024
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+class SpaceReserve:
+    """The reserve file of one queue manager directory."""
+
+    def __init__(self, directory: Path, access: Access) -> None:
+        self.path = directory / "space.reserve"
+        self.wal = directory / f"{DATABASE}-wal"
+        self.access = access
+
+    def wanted(self) -> int:
+        """The reserve's target size: the log's, plus the margin, in 64 KiB steps."""
+        try:
+            log_size = self.wal.stat().st_size
+        except FileNotFoundError:
+            log_size = 0
+        size = min(log_size + RESERVE_MARGIN, RESERVE_LIMIT)
+        return -(-size // _CHUNK) * _CHUNK
+
+    def top_up(self) -> bool:
+        """Grow the reserve to its target; False when the disk has no room for it."""
+        wanted = self.wanted()
+        try:
+            if self.path.stat().st_size >= wanted:
+                return True
+        except FileNotFoundError:
+            pass
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, self.access.file_mode)
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                return False
+            raise
+        try:
+            os.posix_fallocate(fd, 0, wanted)
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                return False
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+            # a file system without fallocate: the reserve is best effort there
+        finally:
+            os.close(fd)
+        return True
+
+    def release(self) -> bool:
+        """Give the reserve's blocks back to the file system; False when there was none."""
+        try:
+            size = self.path.stat().st_size
+            self.path.unlink()
+        except FileNotFoundError:
+            return False
+        log.warning("storage.reserve_released", file=str(self.path), bytes=size)
+        return size > 0
+
+    def check_for_put(self) -> None:
+        """Refuse a put while the reserve cannot be kept: the space is for draining."""
+        try:
+            ok = self.top_up()
+        except OSError as exc:
+            ok = False
+            log.warning("storage.reserve_failed", file=str(self.path), error=str(exc))
+        if not ok:
+            raise StorageError(
+                C.MQRC_Q_SPACE_NOT_AVAILABLE,
+                f"no space to store the message: the file system holding {self.path.parent} "
+                f"is full (the {self.wanted()} bytes kept free for gets and commits are not "
+                "available)",
+                "SQLITE_FULL",
+            )
+
+
+def checkpoint(db: sqlite3.Connection) -> bool:
+    """Copy the log into the database and empty it; True when it was emptied."""
+    try:
+        busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.Error as exc:
+        log.warning("storage.checkpoint_failed", error=str(exc))
+        return False
+    return not busy
+
+
+def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Callable[[], T]) -> T:
+    """Run ``attempt`` (one whole write transaction); when the disk is full, make room
+    (checkpoint, then give up the reserve) and run it again."""
+    steps: list[Callable[[], object]] = [lambda: checkpoint(db)]
+    if reserve is not None:
+        steps.append(lambda: reserve.release() and checkpoint(db))
+    for step in steps:
+        try:
+            return attempt()
+        except StorageError as exc:
+            if not exc.disk_full:
+                raise
+            log.warning("storage.full", file=str(getattr(db, "file", "")), detail=exc.detail)
+            step()
+    return attempt()
+
+
+__all__ = ["SpaceReserve", "checkpoint", "with_room"]
