@@ -69,6 +69,8 @@ class SpaceReserve:
                 return False
             raise
         try:
+            if os.fstat(fd).st_uid == os.geteuid():
+                os.fchmod(fd, self.access.file_mode)  # whatever the umask
             os.posix_fallocate(fd, 0, wanted)
         except OSError as exc:
             if exc.errno in _NO_SPACE:

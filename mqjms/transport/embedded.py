@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import threading
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from mqjms.qmgr import QMConnection, QueueManager
 
@@ -18,6 +19,20 @@ _managers: dict[Path, QueueManager] = {}
 _lock = threading.Lock()
 
 
+def group_access(url: str) -> bool | None:
+    """``?group=true|false``: share the queue manager's files with the directory's group
+    (as IBM MQ's mqm group), or not; None (absent) keeps what the queue manager has."""
+    values = parse_qs(urlsplit(url).query).get("group")
+    if not values:
+        return None
+    value = values[-1].strip().lower()
+    if value in ("true", "yes", "1", "on"):
+        return True
+    if value in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"group={values[-1]!r} in an embedded: URL must be true or false")
+
+
 def queue_manager(url: str) -> QueueManager:
     """The process's QueueManager for an ``embedded:`` URL, opened on first use."""
     path, name = embedded_path(url)
@@ -25,7 +40,7 @@ def queue_manager(url: str) -> QueueManager:
     with _lock:
         qm = _managers.get(key)
         if qm is None or qm._closed:
-            qm = QueueManager(key, name)
+            qm = QueueManager(key, name, group_access=group_access(url))
             _managers[key] = qm
         return qm
 
