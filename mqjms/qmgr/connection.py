@@ -399,12 +399,14 @@ class QMConnection:
         read-only copy), unless it must discard an expired message."""
         try:
             with store.read(self._db) as db:
-                return self._claim(db, handle, False, browse, msg_id, correl_id, False)
+                return self._claim(
+                    db, handle, False, browse, msg_id, correl_id, False, writing=False
+                )
         except _NeedsWrite:
 
             def attempt() -> tuple[MQMD, bytes] | None:
                 with store.write(self._db, durable=False) as db:
-                    return self._claim(db, handle, False, browse, msg_id, correl_id, False, True)
+                    return self._claim(db, handle, False, browse, msg_id, correl_id, False)
 
             return self._with_room(attempt)
 
@@ -490,7 +492,7 @@ class QMConnection:
         name = check_put(target, data, context)
         self._refuse_if_read_only("no message can be put")
         if self.qm.reserve is not None:
-            self.qm.reserve.check_for_put()  # the space kept for draining is not for puts
+            self.qm.reserve.check_for_put(self._db)  # the space kept for draining is not for puts
         # A put outside syncpoint is durable when the message is persistent, which for
         # "as queue default" depends on the queue: guess from the last put; retry if wrong.
         if syncpoint:
@@ -710,4 +712,5 @@ class QMConnection:
             self._finalizer.detach()
             self._db.close()
             self._alive.release()
-            self.qm.connection_lock_path(self.id).unlink(missing_ok=True)
+            if not self.qm.read_only:
+                self.qm.connection_lock_path(self.id).unlink(missing_ok=True)

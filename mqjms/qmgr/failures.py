@@ -87,7 +87,7 @@ def translate(exc: sqlite3.Error, file: Path, *, putting: bool = False) -> Stora
     if cause == "SQLITE_READONLY":
         return StorageError(
             C.MQRC_RESOURCE_PROBLEM,
-            f"{file} is read-only ({said}): messages can be browsed but not put or got",
+            f"{file} is read-only ({said}): the queue manager can be browsed, not changed",
             cause,
         )
     if cause in ("SQLITE_BUSY", "SQLITE_LOCKED"):

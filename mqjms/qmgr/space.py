@@ -82,6 +82,13 @@ class SpaceReserve:
             os.close(fd)
         return True
 
+    def _top_up_logged(self) -> bool:
+        try:
+            return self.top_up()
+        except OSError as exc:
+            log.warning("storage.reserve_failed", file=str(self.path), error=str(exc))
+            return False
+
     def release(self) -> bool:
         """Give the reserve's blocks back to the file system; False when there was none."""
         try:
@@ -92,14 +99,10 @@ class SpaceReserve:
         log.warning("storage.reserve_released", file=str(self.path), bytes=size)
         return size > 0
 
-    def check_for_put(self) -> None:
-        """Refuse a put while the reserve cannot be kept: the space is for draining."""
-        try:
-            ok = self.top_up()
-        except OSError as exc:
-            ok = False
-            log.warning("storage.reserve_failed", file=str(self.path), error=str(exc))
-        if not ok:
+    def check_for_put(self, db: sqlite3.Connection) -> None:
+        """Refuse a put while the reserve cannot be kept: the space is for draining. On a
+        tight disk the log is emptied first, which shrinks the reserve it needs."""
+        if not self._top_up_logged() and not (checkpoint(db) and self._top_up_logged()):
             raise StorageError(
                 C.MQRC_Q_SPACE_NOT_AVAILABLE,
                 f"no space to store the message: the file system holding {self.path.parent} "
@@ -114,7 +117,7 @@ def checkpoint(db: sqlite3.Connection) -> bool:
     try:
         busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except sqlite3.Error as exc:
-        log.warning("storage.checkpoint_failed", error=str(exc))
+        log.info("storage.checkpoint_failed", error=str(exc))
         return False
     return not busy
 
