@@ -3,7 +3,9 @@
 An existing queue manager (its ``qmgr.ini`` marker says one was created here) is never
 re-created: a missing or zero-length ``qmgr.db``, a file that is not a SQLite database,
 or one without the queue manager's tables stops the start with MQRC_Q_MGR_NOT_AVAILABLE
-(2059) naming the file, instead of an empty queue manager silently taking its place.
+(2059) naming the file, instead of an empty queue manager silently taking its place. A
+queue manager start (after a reboot, or ``mqjms restart``) also reads every page, so
+damage inside the file stops it too; damage met later is MQRC_OBJECT_DAMAGED (2101).
 """
 
 from __future__ import annotations
@@ -61,6 +63,18 @@ def check_opened(path: Path, db: sqlite3.Connection, marker: Marker | None) -> N
             path,
             f"{store_file(db)} belongs to queue manager {row[0]}, but qmgr.ini says "
             f"{marker.name} was created here: put back this queue manager's qmgr.db",
+        )
+
+
+def check_pages(path: Path, db: sqlite3.Connection) -> None:
+    """Read every page of the database (``PRAGMA quick_check``): damage stops a start."""
+    try:
+        problem = str(db.execute("PRAGMA quick_check(1)").fetchone()[0])
+    except sqlite3.Error as exc:
+        raise damaged(path, exc, store_file(db)) from exc
+    if problem != "ok":
+        raise cannot_start(
+            path, f"{store_file(db)} is damaged ({problem}): {RESTORE_ADVICE}", "SQLITE_CORRUPT"
         )
 
 

@@ -279,7 +279,9 @@ class QueueManager:
             log.info("qmgr.created", qmgr=qmname, path=str(self.path))
 
     def _start(self) -> None:
-        """Queue manager start: nobody else has the directory open."""
+        """Queue manager start: nobody else has the directory open. A damaged database
+        stops it (a check that reads every page, as MQ replays its log at start)."""
+        integrity.check_pages(self.path, self._db)
         with store.write(self._db) as db:
             dropped = db.execute("DELETE FROM messages WHERE persistent = 0").rowcount
             db.execute("DELETE FROM messages WHERE state = ?", (store.PUT_IN_UOW,))
@@ -360,10 +362,15 @@ class QueueManager:
                 return
             self._closed = True
         self._stop_scanner.set()
-        for conn in list(self._connections):
-            conn.disconnect()
-        self._active.release()
-        self._db.close()
+        try:
+            for conn in list(self._connections):
+                try:
+                    conn.disconnect()
+                except MQError as exc:  # e.g. a damaged database: still let go of the rest
+                    log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
+        finally:
+            self._active.release()
+            self._db.close()
 
     def __enter__(self) -> QueueManager:
         return self
