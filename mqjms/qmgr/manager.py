@@ -160,12 +160,17 @@ class QueueManager:
             self._db = self._open_read_only(marker)
         else:
             self._db = self._open_read_write(name, group_access)
-        self.name = str(self._meta("qmgr_name"))
-        self.stamp = int(self._meta("created_stamp") or 0)
-        if self.read_only:
-            return
-        self.recover_abandoned(force=True)
-        self._keep_reserve()
+        try:
+            self.name = str(self._meta("qmgr_name"))
+            self.stamp = int(self._meta("created_stamp") or 0)
+            if self.read_only:
+                return
+            self.recover_abandoned(force=True)
+            self._keep_reserve()
+        except BaseException:
+            self.name = getattr(self, "name", "")
+            self.close()  # let go of the lock and the database: this object is never used
+            raise
         self._scanner = threading.Thread(
             target=self._scan_loop, name=f"mqjms-expiry-{self.name}", daemon=True
         )

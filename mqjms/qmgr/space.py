@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -33,6 +34,7 @@ T = TypeVar("T")
 
 RESERVE_MARGIN = 256 * 1024  # bytes kept beyond the log's size: room for a few gets
 RESERVE_LIMIT = 64 * 1024 * 1024  # the reserve never grows beyond this
+TRUST_INTERVAL = 0.05  # seconds a reserve found whole is not checked again by puts
 _CHUNK = 64 * 1024
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
@@ -42,13 +44,16 @@ class SpaceReserve:
 
     def __init__(self, directory: Path, access: Access) -> None:
         self.path = directory / "space.reserve"
-        self.wal = directory / f"{DATABASE}-wal"
         self.access = access
+        # plain strings: a put checks both files, and os.stat on a str is the cheapest way
+        self._reserve_file = str(self.path)
+        self._log_file = str(directory / f"{DATABASE}-wal")
+        self._trusted_until = 0.0
 
     def wanted(self) -> int:
         """The reserve's target size: the log's, plus the margin, in 64 KiB steps."""
         try:
-            log_size = self.wal.stat().st_size
+            log_size = os.stat(self._log_file).st_size
         except FileNotFoundError:
             log_size = 0
         size = min(log_size + RESERVE_MARGIN, RESERVE_LIMIT)
@@ -58,7 +63,7 @@ class SpaceReserve:
         """Grow the reserve to its target; False when the disk has no room for it."""
         wanted = self.wanted()
         try:
-            if self.path.stat().st_size >= wanted:
+            if os.stat(self._reserve_file).st_size >= wanted:
                 return True
         except FileNotFoundError:
             pass
@@ -96,13 +101,24 @@ class SpaceReserve:
             self.path.unlink()
         except FileNotFoundError:
             return False
+        self._trusted_until = 0.0
         log.warning("storage.reserve_released", file=str(self.path), bytes=size)
         return size > 0
 
     def check_for_put(self, db: sqlite3.Connection) -> None:
         """Refuse a put while the reserve cannot be kept: the space is for draining. On a
-        tight disk the log is emptied first, which shrinks the reserve it needs."""
-        if not self._top_up_logged() and not (checkpoint(db) and self._top_up_logged()):
+        tight disk the log is emptied first, which shrinks the reserve it needs.
+
+        A reserve found whole is trusted for ``TRUST_INTERVAL``: the log grows less in that
+        time than the margin, and puts do not pay two ``stat`` calls each.
+        """
+        now = time.monotonic()
+        if now < self._trusted_until:
+            return
+        if self._top_up_logged() or (checkpoint(db) and self._top_up_logged()):
+            self._trusted_until = now + TRUST_INTERVAL
+        else:
+            self._trusted_until = 0.0
             raise StorageError(
                 C.MQRC_Q_SPACE_NOT_AVAILABLE,
                 f"no space to store the message: the file system holding {self.path.parent} "
