@@ -104,17 +104,23 @@ def create_database_file(path: Path, access: Access) -> None:
 
 
 def read_marker(path: Path) -> Marker | None:
-    """The marker of the queue manager in ``path``, or None when none was ever created."""
+    """The marker of the queue manager in ``path``, or None when none was ever created
+    (a marker that cannot be read still says that one was: its name is then blank)."""
     file = path / MARKER
     parser = configparser.ConfigParser(interpolation=None)
     try:
         text = file.read_text()
     except FileNotFoundError:
         return None
-    parser.read_string(text, source=str(file))
+    unknown = Marker(name="", created="", group_access=False)  # created, but by whom?
+    try:
+        parser.read_string(text, source=str(file))
+    except configparser.Error as exc:
+        log.warning("qmgr.marker_unreadable", file=str(file), error=str(exc).splitlines()[0])
+        return unknown
     section = parser["QueueManager"] if parser.has_section("QueueManager") else None
     if section is None or not section.get("Name"):
-        return Marker(name="", created="", group_access=False)
+        return unknown
     return Marker(
         name=section.get("Name", ""),
         created=section.get("Created", ""),

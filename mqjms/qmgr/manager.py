@@ -12,6 +12,11 @@ Abandoned units of work. A connection that ends without committing is backed out
 its process died (even by SIGKILL) the next user of the directory notices within
 ``RECOVERY_INTERVAL`` seconds: every connect, and every get that finds nothing, looks for
 connections whose lock file nobody holds any more and backs out their work.
+
+Storage. The directory and its files are private to their owner (``files``), a start
+refuses a missing, emptied or damaged database (``integrity``), a full disk stops puts
+but not consumers (``space``), a read-only directory opens for browsing only, and every
+SQLite failure reaches callers as an MQError (``failures``).
 """
 
 from __future__ import annotations
@@ -195,7 +200,8 @@ class QueueManager:
             if not store.has_schema(db):
                 store.create_schema(db)
             self._ensure_created(name)
-            if marker is None or (group_access is not None and group_access != marker.group_access):
+            regroup = marker is not None and group_access not in (None, marker.group_access)
+            if marker is None or not marker.name or regroup:
                 created = marker.created if marker else ""
                 qmname = str(self._meta("qmgr_name"))
                 marker = files.Marker(qmname, created, self.access.group)

@@ -1,9 +1,12 @@
 """The queue manager's SQLite database: schema, pragmas and write transactions.
 
 One directory holds one queue manager in ``qmgr.db`` (WAL mode, so readers never block
-the writer and several processes can share it). Every MQI operation is one short SQLite
-write transaction; a unit of work is *logical* (rows marked with the connection's id),
-so no SQLite transaction is ever held while an application runs.
+the writer and several processes can share it). Every MQI operation that changes
+something is one short SQLite write transaction, and a browse one read transaction (so
+it needs no write lock, and works on a full disk or a read-only copy); a unit of work is
+*logical* (rows marked with the connection's id), so no SQLite transaction is ever held
+while an application runs. No ``sqlite3`` exception leaves this module's transactions:
+each becomes a :class:`~mqjms.qmgr.failures.StorageError`.
 """
 
 from __future__ import annotations

@@ -140,3 +140,15 @@ def test_a_directory_made_before_the_marker_gets_one(qmgr_dir: Path) -> None:
     with QueueManager(qmgr_dir) as qm:
         assert qm.queue_depth("KEPT.Q") == 3
     assert "Name=OLD.QM" in (qmgr_dir / "qmgr.ini").read_text()
+
+
+def test_an_unreadable_marker_still_guards_the_database(qmgr_dir: Path) -> None:
+    # hardening item 11: a damaged qmgr.ini still says a queue manager was created here
+    make_queue_manager(qmgr_dir, name="GUARDED.QM")
+    (qmgr_dir / "qmgr.ini").write_bytes(b"\x00garbage [[[")
+    with QueueManager(qmgr_dir) as qm:  # the database is fine: the marker is rewritten
+        assert qm.queue_depth("KEPT.Q") == 3
+    assert "Name=GUARDED.QM" in (qmgr_dir / "qmgr.ini").read_text()
+    (qmgr_dir / "qmgr.ini").write_bytes(b"\x00garbage [[[")
+    remove_database(qmgr_dir)
+    assert "qmgr.db is missing" in refused(qmgr_dir).detail
