@@ -111,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
                 load(conn, queue, depth, args.payload)
             report.metric("config.python", "python", sys.version.split()[0])
             report.metric(
-                "config.depths", "depths", [small, large],
+                "config.depths",
+                "depths",
+                [small, large],
                 note=f"priorities {sorted(set(PRIORITIES))}, {args.payload}-byte bodies, "
                 f"{args.rounds} alternating rounds",
             )
@@ -132,17 +134,33 @@ def main(argv: list[str] | None = None) -> int:
             report.section("time to browse the whole queue (median of the rounds)")
             for name, depth in (("shallow", small), ("deep", large)):
                 median = statistics.median(seconds[name])
-                report.metric(f"{name}.seconds", f"{depth:,} messages", round(median, 3), "s",
-                              note=f"{median / depth * 1e6:.1f} us per browse step")
-            report.metric("ratio", "ratio deep / shallow", round(value, 2),
-                          note=f"{args.factor} when each step costs O(log depth); "
-                          f"{args.factor ** 2} when it walks from the head")
-            report.metric("ratio_spread", "spread over the rounds",
-                          [round(min(per_round), 2), round(max(per_round), 2)])
+                report.metric(
+                    f"{name}.seconds",
+                    f"{depth:,} messages",
+                    round(median, 3),
+                    "s",
+                    note=f"{median / depth * 1e6:.1f} us per browse step",
+                )
+            report.metric(
+                "ratio",
+                "ratio deep / shallow",
+                round(value, 2),
+                note=f"{args.factor} when each step costs O(log depth); "
+                f"{args.factor**2} when it walks from the head",
+            )
+            report.metric(
+                "ratio_spread",
+                "spread over the rounds",
+                [round(min(per_round), 2), round(max(per_round), 2)],
+            )
             passed = value < 1.5 * args.factor
             report.data_only("target", 1.5 * args.factor)
-            report.metric("verdict", "verdict", "PASS" if passed else "FAIL",
-                          note=f"ratio below {1.5 * args.factor:g}")
+            report.metric(
+                "verdict",
+                "verdict",
+                "PASS" if passed else "FAIL",
+                note=f"ratio below {1.5 * args.factor:g}",
+            )
             conn.disconnect()
         report.metric("time.total_s", "total time", round(wall(), 2), "s")
     finally:
