@@ -10,8 +10,9 @@ import sys
 import time
 import uuid
 import weakref
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -32,6 +33,8 @@ from .attributes import (
     inquire_value,
     validate_name,
 )
+from .delivery import Cursor, next_message
+from .failures import StorageError, translating
 from .locks import FileLock
 from .manager import (
     QueueManager,
@@ -40,8 +43,11 @@ from .manager import (
     notify_activity,
     wait_for_activity,
 )
+from .space import with_room
 
 log = get_logger("mqjms.qmgr")
+
+T = TypeVar("T")
 
 POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
 _OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
@@ -57,13 +63,9 @@ class _NeedsDurability(Exception):
     """A non-durable attempt met a persistent message: redo the call durably."""
 
 
-@dataclass(slots=True)
-class _Cursor:
-    """Where a browse is: the last message it returned (its row may be gone since)."""
-
-    priority: int
-    id: int
-    msg_id: bytes
+class _NeedsWrite(Exception):
+    """A browse in a read transaction met an expired message: redo it in a write one, which
+    discards the message (seed 000)."""
 
 
 def _default_appl_name() -> str:
@@ -71,8 +73,13 @@ def _default_appl_name() -> str:
     return (name or "python")[-28:]
 
 
+@translating
 class QMConnection:
-    """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn."""
+    """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn.
+
+    On a read-only queue manager (a read-only file system or copy) a connection is not
+    registered and can browse, inquire and display, but not get or put.
+    """
 
     def __init__(self, qm: QueueManager, appl_name: str | None = None) -> None:
         self.qm = qm
@@ -82,8 +89,11 @@ class QMConnection:
             self.user = getpass.getuser()[:12]
         except Exception:
             self.user = str(os.getuid())[:12]
-        self._alive = FileLock(qm.connection_lock_path(self.id))
-        self._alive.acquire(exclusive=True)
+        self._alive = FileLock(
+            qm.connection_lock_path(self.id), qm.access.file_mode, what="a connection's lock"
+        )
+        if not qm.read_only:
+            self._alive.acquire(exclusive=True)
         self._db = qm.open_db()
         # A connection dropped without disconnect() lets go of its lock when collected, so
         # its unit of work is backed out like a dead process's.
@@ -91,26 +101,44 @@ class QMConnection:
         # Not at exit: the embedded transport's close_all() disconnects (backs out) open
         # connections then, which it could not do on a database already closed by this.
         self._finalizer.atexit = False
-        with store.write(self._db) as db:
-            db.execute(
-                "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
-                (self.id, os.getpid(), self.appl_name, time.time()),
-            )
+        if not qm.read_only:
+            with_room(self._db, qm.reserve, self._register)
         self._handles: dict[int, Handle] = {}
-        self._cursors: dict[int, _Cursor | None] = {}
+        self._cursors: dict[int, Cursor | None] = {}
         self._in_uow = False
         self._uow_gets = self._uow_puts = self._uow_durable = False
         self._last_persistent: dict[int, bool] = {}
+        self._hardened: dict[int, bool] = {}  # the last syncpoint get of the handle: HARDENBO?
         self._defpsist: dict[str, bool] = {}
+        self._local_hobj = 0
         #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
         #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
         self.last_warning: MQError | None = None
         self._closed = False
 
+    def _register(self) -> None:
+        with store.write(self._db) as db:
+            db.execute(
+                "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
+                (self.id, os.getpid(), self.appl_name, time.time()),
+            )
+
     # ------------------------------------------------------------------ basics
     @property
     def qmgr_name(self) -> str:
         return self.qm.name
+
+    @property
+    def db_file(self) -> Path:
+        return self.qm.db_file
+
+    def _refuse_if_read_only(self, what: str) -> None:
+        if self.qm.read_only:
+            raise StorageError(
+                C.MQRC_RESOURCE_PROBLEM,
+                f"{self.qm.db_file} is read-only: this queue manager can be browsed, but {what}",
+                "SQLITE_READONLY",
+            )
 
     @property
     def in_unit_of_work(self) -> bool:
@@ -143,13 +171,35 @@ class QMConnection:
                 f"open options {options:#x} ask for nothing: give MQOO_INPUT_*, MQOO_BROWSE, "
                 "MQOO_OUTPUT or MQOO_INQUIRE",
             )
+        if self.qm.read_only:
+            return self._open_read_only(queue, options)
         try:
-            return self._open(queue, options, dynamic_name)
+            return self._with_room(lambda: self._open(queue, options, dynamic_name))
         except MQError as exc:
             # an exclusive user may be a process that died: back its work out, then retry
             if exc.reason != C.MQRC_OBJECT_IN_USE or not self.qm.recover_abandoned(force=True):
                 raise
-            return self._open(queue, options, dynamic_name)
+            return self._with_room(lambda: self._open(queue, options, dynamic_name))
+
+    def _with_room(self, attempt: Callable[[], T]) -> T:
+        """Run a write; on a full disk make room and run it again (see space.py)."""
+        return with_room(self._db, self.qm.reserve, attempt)
+
+    def _open_read_only(self, queue: str, options: int) -> Handle:
+        """MQOPEN on a read-only queue manager: for browse and inquire only, not recorded."""
+        if options & (C.MQOO_INPUT_MASK | C.MQOO_OUTPUT | C.MQOO_SET):
+            self._refuse_if_read_only("not opened for input, output or set")
+        with store.read(self._db) as db:
+            named, base = queues.resolve(db, queue)
+            if named.qtype == MODEL:
+                self._refuse_if_read_only("no dynamic queue can be created")
+        self._local_hobj -= 1  # no handles row: numbered apart from the database's
+        handle = Handle(
+            name=named.name, resolved_name=base.name, options=options, hobj=self._local_hobj
+        )
+        self._handles[handle.hobj] = handle
+        self._cursors[handle.hobj] = None
+        return handle
 
     def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
         with store.write(self._db, durable=False) as db:
@@ -237,6 +287,12 @@ class QMConnection:
     def close(self, handle: Handle) -> None:
         """MQCLOSE. A temporary dynamic queue is deleted with its messages."""
         self._handle(handle)
+        if not self.qm.read_only:
+            self._with_room(lambda: self._close(handle))
+        del self._handles[handle.hobj]
+        self._cursors.pop(handle.hobj, None)
+
+    def _close(self, handle: Handle) -> None:
         with store.write(self._db, durable=False) as db:
             db.execute("DELETE FROM handles WHERE hobj = ?", (handle.hobj,))
             row = queues.load(db, handle.resolved_name)
@@ -245,8 +301,6 @@ class QMConnection:
                 db.execute("DELETE FROM queues WHERE name = ?", (row.name,))
             elif handle.options & C.MQOO_INPUT_MASK:
                 triggers.on_close(db, self._trigger_context(), handle.resolved_name)
-        del self._handles[handle.hobj]
-        self._cursors.pop(handle.hobj, None)
 
     # ------------------------------------------------------------------ MQGET
     def get(
@@ -305,15 +359,27 @@ class QMConnection:
         msg_id: bytes | None,
         correl_id: bytes | None,
     ) -> tuple[MQMD, bytes] | None:
-        # A get without syncpoint removes the message for good: durable when it is
-        # persistent. Guess from the last message of this handle; retry if wrong.
-        durable = browse is None and not syncpoint and self._last_persistent.get(handle.hobj, True)
         try:
-            return self._get_attempt(handle, syncpoint, browse, msg_id, correl_id, durable)
-        except _NeedsDurability:
-            return self._get_attempt(handle, syncpoint, browse, msg_id, correl_id, True)
-        except sqlite3.ProgrammingError:  # the connection was closed by another thread
-            if self._closed or self.qm._closed:
+            if browse is not None:
+                return self._browse_once(handle, browse, msg_id, correl_id)
+            self._refuse_if_read_only("no message can be removed from it")
+            # A get without syncpoint removes the message for good: durable when it is
+            # persistent. Under syncpoint, the get's in-flight mark is durable when the
+            # queue hardens BackoutCount (HARDENBO). Guess from the last get of this
+            # handle; retry if wrong.
+            if syncpoint:
+                durable = self._hardened.get(handle.hobj, False)
+            else:
+                durable = self._last_persistent.get(handle.hobj, True)
+            try:
+                return self._get_attempt(handle, syncpoint, msg_id, correl_id, durable)
+            except _NeedsDurability:
+                return self._get_attempt(handle, syncpoint, msg_id, correl_id, True)
+        except (sqlite3.ProgrammingError, StorageError) as exc:
+            closed = isinstance(exc, sqlite3.ProgrammingError) or isinstance(
+                exc.__cause__, sqlite3.ProgrammingError
+            )
+            if closed and (self._closed or self.qm._closed):  # closed by another thread
                 raise self._ended_error() from None
             raise
 
@@ -321,13 +387,33 @@ class QMConnection:
         self,
         handle: Handle,
         syncpoint: bool,
-        browse: Browse | None,
         msg_id: bytes | None,
         correl_id: bytes | None,
         durable: bool,
     ) -> tuple[MQMD, bytes] | None:
-        with store.write(self._db, durable=durable) as db:
-            return self._claim(db, handle, syncpoint, browse, msg_id, correl_id, durable)
+        def attempt() -> tuple[MQMD, bytes] | None:
+            with store.write(self._db, durable=durable) as db:
+                return self._claim(db, handle, syncpoint, None, msg_id, correl_id, durable)
+
+        return self._with_room(attempt)
+
+    def _browse_once(
+        self, handle: Handle, browse: Browse, msg_id: bytes | None, correl_id: bytes | None
+    ) -> tuple[MQMD, bytes] | None:
+        """A browse reads without the write lock (so it works on a full disk and on a
+        read-only copy), unless it must discard an expired message."""
+        try:
+            with store.read(self._db) as db:
+                return self._claim(
+                    db, handle, False, browse, msg_id, correl_id, False, writing=False
+                )
+        except _NeedsWrite:
+
+            def attempt() -> tuple[MQMD, bytes] | None:
+                with store.write(self._db, durable=False) as db:
+                    return self._claim(db, handle, False, browse, msg_id, correl_id, False)
+
+            return self._with_room(attempt)
 
     def _claim(
         self,
@@ -338,8 +424,10 @@ class QMConnection:
         msg_id: bytes | None,
         correl_id: bytes | None,
         durable: bool,
+        writing: bool = True,
     ) -> tuple[MQMD, bytes] | None:
-        """The body of MQGET, inside the caller's write transaction."""
+        """The body of MQGET, inside the caller's transaction (a read one only for a browse:
+        ``writing=False``)."""
         now = time.time()
         named = queues.require(db, handle.name)
         base = (
@@ -351,38 +439,9 @@ class QMConnection:
             if not q.enabled("GET"):
                 raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
         priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
-        # A match get reads the few rows with that id; without statistics SQLite would
-        # walk the whole queue in delivery order instead, so the index is named.
-        index = ""
-        where = " WHERE queue = ? AND state = ?"
-        params: list[object] = [base.name, store.AVAILABLE]
-        if msg_id is not None:
-            index = " INDEXED BY messages_msg_id"
-            where += " AND msg_id = ?"
-            params.append(msg_id.ljust(24, b"\x00"))
-        if correl_id is not None:
-            padded = correl_id.ljust(24, b"\x00")
-            where += " AND correl_id = ?"
-            if padded != C.MQCI_NONE:  # the partial index holds only non-blank ids
-                index = index or " INDEXED BY messages_correl_id"
-                where += " AND correl_id != zeroblob(24)"
-            params.append(padded)
-        sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages{index}{where}"
-        cursor = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
-        if cursor is not None:
-            # a row id is reused only by a message that arrived after the one under
-            # the cursor was removed: that message is after the cursor too
-            after = "(id > ? OR (id = ? AND msg_id != ?))"
-            after_params: list[object] = [cursor.id, cursor.id, cursor.msg_id]
-            if priority_order:
-                sql += f" AND (priority < ? OR (priority = ? AND {after}))"
-                params += [cursor.priority, cursor.priority, *after_params]
-            else:
-                sql += f" AND {after}"
-                params += after_params
-        sql += " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+        after = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
         while True:
-            row = db.execute(sql, params).fetchone()
+            row = next_message(db, base.name, priority_order, after, msg_id, correl_id)
             if row is None:
                 return None
             msg = messages.from_row(row)
@@ -390,12 +449,23 @@ class QMConnection:
                 break
             # seed 000: an expired message is never returned; the get that would have
             # returned it discards it (outside any unit of work) and looks further.
-            queues.discard_expired(db, self.qm.name, self.qm.stamp, [msg], now)
+            if writing:
+                queues.discard_expired(db, self.qm.name, self.qm.stamp, [msg], now)
+            elif not self.qm.read_only:
+                raise _NeedsWrite
+            else:  # a read-only copy cannot discard it: step over it
+                after = Cursor(msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId)
         if browse is not None:
-            self._cursors[handle.hobj] = _Cursor(
+            self._cursors[handle.hobj] = Cursor(
                 msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
             )
         elif syncpoint:
+            # HARDENBO: the in-flight mark, which a restart turns into BackoutCount + 1,
+            # is on disk before the get returns, so a power cut cannot undo the count
+            hardened = msg.persistent and bool(base.attrs.get("HARDENBO", False))
+            self._hardened[handle.hobj] = hardened
+            if hardened and not durable:
+                raise _NeedsDurability
             db.execute(
                 "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
                 (store.GOT_IN_UOW, self.id, msg.id),
@@ -427,6 +497,9 @@ class QMConnection:
         if isinstance(target, Handle):
             self._handle(target)
         name = check_put(target, data, context)
+        self._refuse_if_read_only("no message can be put")
+        if self.qm.reserve is not None:
+            self.qm.reserve.check_for_put(self._db)  # the space kept for draining is not for puts
         # A put outside syncpoint is durable when the message is persistent, which for
         # "as queue default" depends on the queue: guess from the last put; retry if wrong.
         if syncpoint:
@@ -471,7 +544,7 @@ class QMConnection:
         now = time.time()
         out = md.copy()
         self._set_context(out, context, now)
-        with store.write(self._db, durable=durable) as db:
+        with store.write(self._db, durable=durable, putting=True) as db:
             named, base = queues.resolve(db, name)
             result = queues.put_message(
                 db,
@@ -570,9 +643,13 @@ class QMConnection:
         self._check_open()
         if not self._in_uow:
             return
+
         # durable only when the unit of work touched persistent messages
-        with store.write(self._db, durable=self._uow_durable) as db:
-            self._commit_statements(db)
+        def attempt() -> None:
+            with store.write(self._db, durable=self._uow_durable) as db:
+                self._commit_statements(db)
+
+        self._with_room(attempt)
         self._end_uow()
         notify_activity()
 
@@ -599,14 +676,23 @@ class QMConnection:
             return self.get(handle, wait=0, syncpoint=True)
         check_get(handle, wait=0, syncpoint=True, browse=None)
         saved = (self._in_uow, self._uow_gets, self._uow_puts, self._uow_durable)
+
+        def attempt(durable: bool) -> tuple[MQMD, bytes] | None:
+            try:
+                with store.write(self._db, durable=durable) as db:
+                    self._commit_statements(db)
+                    self._end_uow()
+                    return self._claim(db, handle, True, None, None, None, durable)
+            except BaseException:
+                self._in_uow, self._uow_gets, self._uow_puts, self._uow_durable = saved
+                raise
+
+        # one fsync covers the commit and a HARDENBO get's in-flight mark alike
+        durable = self._uow_durable or self._hardened.get(handle.hobj, False)
         try:
-            with store.write(self._db, durable=self._uow_durable) as db:
-                self._commit_statements(db)
-                self._end_uow()
-                found = self._claim(db, handle, True, None, None, None, False)
-        except BaseException:
-            self._in_uow, self._uow_gets, self._uow_puts, self._uow_durable = saved
-            raise
+            found = self._with_room(lambda: attempt(durable))
+        except _NeedsDurability:
+            found = self._with_room(lambda: attempt(True))
         notify_activity()
         return found
 
@@ -618,9 +704,13 @@ class QMConnection:
         self._check_open()
         if not self._in_uow:
             return
-        # BackoutCount of persistent messages is hardened (HARDENBO is always in effect)
-        with store.write(self._db, durable=self._uow_durable) as db:
-            backout_uow(db, self.id)
+
+        # the raised BackoutCount of persistent messages is durable, whatever HARDENBO says
+        def attempt() -> None:
+            with store.write(self._db, durable=self._uow_durable) as db:
+                backout_uow(db, self.id)
+
+        self._with_room(attempt)
         self._end_uow()
         notify_activity()
 
@@ -638,4 +728,5 @@ class QMConnection:
             self._finalizer.detach()
             self._db.close()
             self._alive.release()
-            self.qm.connection_lock_path(self.id).unlink(missing_ok=True)
+            if not self.qm.read_only:
+                self.qm.connection_lock_path(self.id).unlink(missing_ok=True)

@@ -12,6 +12,11 @@ Abandoned units of work. A connection that ends without committing is backed out
 its process died (even by SIGKILL) the next user of the directory notices within
 ``RECOVERY_INTERVAL`` seconds: every connect, and every get that finds nothing, looks for
 connections whose lock file nobody holds any more and backs out their work.
+
+Storage. The directory and its files are private to their owner (``files``), a start
+refuses a missing, emptied or damaged database (``integrity``), a full disk stops puts
+but not consumers (``space``), a read-only directory opens for browsing only, and every
+SQLite failure reaches callers as an MQError (``failures``).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 
-from . import queues, store, triggers
+from . import files, integrity, queues, store, triggers
 from .attributes import (
     ALIAS,
     LOCAL,
@@ -50,7 +55,9 @@ from .attributes import (
     normalize_queue_attrs,
     validate_name,
 )
+from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
+from .space import SpaceReserve, with_room
 
 if TYPE_CHECKING:
     from .connection import QMConnection
@@ -113,43 +120,146 @@ def boot_id() -> str:
         return "unknown"
 
 
+def _writable(path: Path, db_file: Path) -> bool:
+    """False on a read-only file system, or for a user who may only read the directory."""
+    if not os.access(path, os.W_OK):
+        return False
+    return not db_file.exists() or os.access(db_file, os.W_OK)
+
+
 def default_qmgr_name(path: Path) -> str:
     base = re.sub(r"[^A-Za-z0-9._]", "", path.resolve().name.lstrip(".")).upper()
     return (base or "QM1")[:48]
 
 
+@translating
 class QueueManager:
     """An embedded queue manager on a directory; thread-safe; one per directory per process
     is enough, but more are harmless."""
 
-    def __init__(self, path: str | os.PathLike[str], name: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        name: str | None = None,
+        *,
+        group_access: bool | None = None,
+    ) -> None:
         self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        (self.path / "conn").mkdir(exist_ok=True)
+        self.db_file = self.path / files.DATABASE
         self._lock = threading.RLock()
-        self._active = FileLock(self.path / "active.lock")
-        self._db = store.connect_db(self.path / "qmgr.db")
         self._closed = False
         self._last_recovery = 0.0
         self._connections: weakref.WeakSet[QMConnection] = weakref.WeakSet()
-        startup = FileLock(self.path / "startup.lock")
-        startup.acquire(exclusive=True)
+        self._stop_scanner = threading.Event()
+        marker = files.read_marker(self.path) if self.path.is_dir() else None
+        # group access is chosen at creation (or changed by its owner) and kept in qmgr.ini
+        group = group_access if group_access is not None else bool(marker and marker.group_access)
+        self.access = files.Access(group=group)
+        self.read_only = self.path.is_dir() and not _writable(self.path, self.db_file)
+        self.reserve = None if self.read_only else SpaceReserve(self.path, self.access)
+        self._active = FileLock(
+            self.path / "active.lock", self.access.file_mode, what="the queue manager's lock"
+        )
+        if self.read_only:
+            self._db = self._open_read_only(marker)
+        else:
+            self._db = self._open_read_write(name, group_access)
         try:
-            store.create_schema(self._db)
-            self._ensure_created(name)
-            if self._meta("boot_id") != boot_id():
-                self._start()
-            self._active.acquire(exclusive=False)
-        finally:
-            startup.release()
-        self.name = str(self._meta("qmgr_name"))
-        self.stamp = int(self._meta("created_stamp") or 0)
-        self.recover_abandoned(force=True)
+            self.name = str(self._meta("qmgr_name"))
+            self.stamp = int(self._meta("created_stamp") or 0)
+            if self.read_only:
+                return
+            self.recover_abandoned(force=True)
+            self._keep_reserve()
+        except BaseException:
+            self.name = getattr(self, "name", "")
+            self.close()  # let go of the lock and the database: this object is never used
+            raise
         self._scanner = threading.Thread(
             target=self._scan_loop, name=f"mqjms-expiry-{self.name}", daemon=True
         )
-        self._stop_scanner = threading.Event()
         self._scanner.start()
+
+    def _open_read_write(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:
+        """Open (creating it if no queue manager was ever created here) and start if due."""
+        files.make_directory(self.path, self.access)
+        files.secure(self.path, self.access)
+        startup = FileLock(
+            self.path / "startup.lock", self.access.file_mode, what="the queue manager's start-up"
+        )
+        startup.acquire(exclusive=True)
+        db: sqlite3.Connection | None = None
+        try:
+            marker = files.read_marker(self.path)  # again: another process may have created it
+            integrity.check_before_open(self.path, self.db_file, marker)
+            if marker is None:
+                files.create_database_file(self.db_file, self.access)
+            db = self._db = store.connect_db(self.db_file, create=marker is None)
+            integrity.check_opened(self.path, db, marker)
+            if not store.has_schema(db):
+                store.create_schema(db)
+            self._ensure_created(name)
+            regroup = marker is not None and group_access not in (None, marker.group_access)
+            if marker is None or not marker.name or regroup:
+                created = marker.created if marker else ""
+                qmname = str(self._meta("qmgr_name"))
+                marker = files.Marker(qmname, created, self.access.group)
+                files.write_marker(self.path, marker, self.access)
+            if self._meta("boot_id") != boot_id():
+                self._start()
+            self._active.acquire(exclusive=False)
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            raise integrity.damaged(self.path, exc, self.db_file) from exc
+        except StorageError as exc:
+            if db is not None:
+                db.close()
+            if exc.reason in (C.MQRC_OBJECT_DAMAGED, C.MQRC_RESOURCE_PROBLEM):
+                raise integrity.cannot_start(self.path, exc.detail, exc.cause) from exc
+            raise
+        except BaseException:
+            if db is not None:
+                db.close()
+            raise
+        finally:
+            startup.release()
+        return db
+
+    def _open_read_only(self, marker: files.Marker | None) -> sqlite3.Connection:
+        """A read-only file system or copy: browse and display, nothing that writes."""
+        integrity.check_before_open(self.path, self.db_file, marker)
+        if not self.db_file.exists():
+            raise integrity.cannot_start(
+                self.path, "the directory is read-only and holds no queue manager"
+            )
+        try:
+            db = store.connect_db(self.db_file, read_only=True, create=False)
+        except sqlite3.Error as exc:
+            raise integrity.damaged(self.path, exc, self.db_file) from exc
+        try:
+            integrity.check_opened(self.path, db, marker)
+            if not store.has_schema(db):
+                raise integrity.cannot_start(self.path, f"{self.db_file} holds no queue manager")
+        except BaseException:
+            db.close()
+            raise
+        log.warning(
+            "qmgr.opened_read_only",
+            path=str(self.path),
+            note="browse and display only; units of work in flight are shown as they were",
+        )
+        return db
+
+    def _keep_reserve(self) -> None:
+        """Top up the space reserve (space.py); a full disk is reported, not fatal."""
+        if self.reserve is None:
+            return
+        try:
+            if not self.reserve.top_up():
+                log.warning("storage.reserve_unavailable", file=str(self.reserve.path))
+        except OSError as exc:
+            log.warning("storage.reserve_failed", file=str(self.reserve.path), error=str(exc))
 
     # ------------------------------------------------------------------ lifecycle
     def _meta(self, key: str) -> str | None:
@@ -179,7 +289,9 @@ class QueueManager:
             log.info("qmgr.created", qmgr=qmname, path=str(self.path))
 
     def _start(self) -> None:
-        """Queue manager start: nobody else has the directory open."""
+        """Queue manager start: nobody else has the directory open. A damaged database
+        stops it (a check that reads every page, as MQ replays its log at start)."""
+        integrity.check_pages(self.path, self._db)
         with store.write(self._db) as db:
             dropped = db.execute("DELETE FROM messages WHERE persistent = 0").rowcount
             db.execute("DELETE FROM messages WHERE state = ?", (store.PUT_IN_UOW,))
@@ -219,9 +331,17 @@ class QueueManager:
         are dropped and leftover units of work backed out. Refused with MQRC_OBJECT_IN_USE
         while another process has the queue manager open; this object's connections are
         ended first."""
+        if self.read_only:
+            raise StorageError(
+                C.MQRC_RESOURCE_PROBLEM,
+                f"{self.db_file} is read-only: the queue manager cannot restart",
+                "SQLITE_READONLY",
+            )
         for conn in list(self._connections):
             conn.disconnect()
-        startup = FileLock(self.path / "startup.lock")
+        startup = FileLock(
+            self.path / "startup.lock", self.access.file_mode, what="the queue manager's start-up"
+        )
         startup.acquire(exclusive=True)
         try:
             self._active.release()
@@ -229,7 +349,8 @@ class QueueManager:
                 self._active.acquire(exclusive=False)
                 raise failed(
                     C.MQRC_OBJECT_IN_USE,
-                    f"queue manager {self.name} is in use by another process; stop it first",
+                    f"queue manager {self.name} is in use by another process "
+                    f"({self._other_users()}); stop it first",
                 )
             try:
                 self._start()
@@ -238,6 +359,12 @@ class QueueManager:
         finally:
             startup.release()
 
+    def _other_users(self) -> str:
+        """The other processes with connections, as the connections table names them."""
+        rows = self._db.execute("SELECT DISTINCT pid, appl FROM connections").fetchall()
+        others = [f"pid {pid} ({appl})" for pid, appl in rows if pid != os.getpid()]
+        return ", ".join(others[:5]) or "a process without connections"
+
     def close(self) -> None:
         """Close every connection of this object (backing out their work) and let go."""
         with self._lock:
@@ -245,10 +372,15 @@ class QueueManager:
                 return
             self._closed = True
         self._stop_scanner.set()
-        for conn in list(self._connections):
-            conn.disconnect()
-        self._active.release()
-        self._db.close()
+        try:
+            for conn in list(self._connections):
+                try:
+                    conn.disconnect()
+                except MQError as exc:  # e.g. a damaged database: still let go of the rest
+                    log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
+        finally:
+            self._active.release()
+            self._db.close()
 
     def __enter__(self) -> QueueManager:
         return self
@@ -274,7 +406,7 @@ class QueueManager:
         return self.path / "conn" / f"{conn_id}.lock"
 
     def open_db(self) -> sqlite3.Connection:
-        return store.connect_db(self.path / "qmgr.db")
+        return store.connect_db(self.db_file, read_only=self.read_only, create=False)
 
     # ------------------------------------------------------------------ recovery
     def recover_abandoned(self, force: bool = False) -> int:
@@ -284,7 +416,7 @@ class QueueManager:
             return 0
         self._last_recovery = now
         with self._lock:
-            if self._closed:
+            if self._closed or self.read_only:
                 return 0
             ids = [r[0] for r in self._db.execute("SELECT id FROM connections").fetchall()]
             dead = [cid for cid in ids if owner_is_dead(self.connection_lock_path(cid))]
@@ -294,6 +426,11 @@ class QueueManager:
 
     def end_connection(self, db: sqlite3.Connection, conn_id: str, reason: str) -> None:
         """Back out a connection's unit of work and drop its handles and temporary queues."""
+        if self.read_only:
+            return
+        with_room(db, self.reserve, lambda: self._end_connection(db, conn_id, reason))
+
+    def _end_connection(self, db: sqlite3.Connection, conn_id: str, reason: str) -> None:
         with store.write(db) as tx:
             if not tx.execute("SELECT 1 FROM connections WHERE id = ?", (conn_id,)).fetchone():
                 return
@@ -335,11 +472,23 @@ class QueueManager:
     # ------------------------------------------------------------------ expiry scan
     def _scan_loop(self) -> None:
         db: sqlite3.Connection | None = None
+        failing = False
         try:
             while not self._stop_scanner.wait(1.0):
                 if db is None:
                     db = self.open_db()
-                self._maybe_scan(db)
+                try:
+                    self._maybe_scan(db)
+                    failing = False
+                except MQError as exc:  # e.g. a full disk: the next interval tries again
+                    if not failing:
+                        log.warning(
+                            "expiry.scan_failed",
+                            qmgr=self.name,
+                            reason=exc.reason_name,
+                            detail=exc.detail,
+                        )
+                    failing = True
         except Exception as exc:  # the scanner must never take the process down
             log.error("expiry.scan_failed", qmgr=self.name, error=repr(exc))
         finally:

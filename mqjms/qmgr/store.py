@@ -1,17 +1,23 @@
 """The queue manager's SQLite database: schema, pragmas and write transactions.
 
 One directory holds one queue manager in ``qmgr.db`` (WAL mode, so readers never block
-the writer and several processes can share it). Every MQI operation is one short SQLite
-write transaction; a unit of work is *logical* (rows marked with the connection's id),
-so no SQLite transaction is ever held while an application runs.
+the writer and several processes can share it). Every MQI operation that changes
+something is one short SQLite write transaction, and a browse one read transaction (so
+it needs no write lock, and works on a full disk or a read-only copy); a unit of work is
+*logical* (rows marked with the connection's id), so no SQLite transaction is ever held
+while an application runs. No ``sqlite3`` exception leaves this module's transactions:
+each becomes a :class:`~mqjms.qmgr.failures.StorageError`.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from urllib.request import pathname2url
+
+from . import failures
 
 SCHEMA_VERSION = 1
 
@@ -95,46 +101,139 @@ END;
 
 
 class Database(sqlite3.Connection):
-    """A connection that remembers its ``synchronous`` setting, so it is set only on change."""
+    """A connection that remembers its ``synchronous`` setting, so it is set only on change,
+    and its file, so that errors can name it."""
 
     synchronous: str = ""
+    file: Path = Path("qmgr.db")
+    read_only: bool = False
 
 
-def connect_db(path: Path) -> sqlite3.Connection:
-    """Open the database with the settings every mqjms process must share."""
+def _uri(path: Path, **params: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{pathname2url(str(path.resolve()))}?{query}"
+
+
+def connect_db(path: Path, *, read_only: bool = False, create: bool = True) -> Database:
+    """Open the database with the settings every mqjms process must share.
+
+    ``create=False`` never makes a new file (an existing queue manager's database must
+    not be re-created empty). ``read_only`` opens a database on a read-only file system
+    or a copy without write permission: readers need the ``-shm`` file, or, when the log
+    is empty, none at all (``immutable``). SQLite errors are raised untranslated.
+    """
+    try:
+        return _connect(path, read_only=read_only, create=create)
+    except sqlite3.OperationalError as exc:
+        wal = path.with_name(path.name + "-wal")
+        log_empty = not wal.exists() or wal.stat().st_size == 0
+        if not read_only or failures.primary_error(exc) != "SQLITE_CANTOPEN" or not log_empty:
+            raise
     db = sqlite3.connect(
-        path, timeout=30.0, isolation_level=None, check_same_thread=False, factory=Database
+        _uri(path, mode="ro", immutable="1"),
+        uri=True,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=Database,
     )
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=FULL")
-    db.synchronous = "FULL"
-    db.execute("PRAGMA foreign_keys=OFF")
-    db.execute("PRAGMA busy_timeout=30000")
+    db.file, db.read_only = path, True
+    db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
     return db
+
+
+def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
+    mode = "ro" if read_only else ("rwc" if create else "rw")
+    db = sqlite3.connect(
+        _uri(path, mode=mode),
+        uri=True,
+        timeout=30.0,
+        isolation_level=None,
+        check_same_thread=False,
+        factory=Database,
+    )
+    db.file, db.read_only = path, read_only
+    try:
+        if read_only:
+            db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
+        else:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.synchronous = "FULL"
+        db.execute("PRAGMA foreign_keys=OFF")
+        db.execute("PRAGMA busy_timeout=30000")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def has_schema(db: sqlite3.Connection) -> bool:
+    """True when the database holds a queue manager (its ``meta`` table names one)."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return False
+    return db.execute("SELECT 1 FROM meta WHERE key = 'qmgr_name'").fetchone() is not None
 
 
 def create_schema(db: sqlite3.Connection) -> None:
     db.executescript(SCHEMA)
 
 
+def _file(db: sqlite3.Connection) -> Path:
+    return getattr(db, "file", Path("qmgr.db"))
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    """Roll back what is left: SQLite may already have rolled the transaction back (a full
+    disk at commit does), and a failed rollback must not hide the error that caused it."""
+    if db.in_transaction:
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+
+
 @contextmanager
-def write(db: sqlite3.Connection, durable: bool = True) -> Iterator[sqlite3.Connection]:
+def write(
+    db: sqlite3.Connection, durable: bool = True, *, putting: bool = False
+) -> Iterator[sqlite3.Connection]:
     """One write transaction (BEGIN IMMEDIATE), committed on success, rolled back on error.
 
     ``durable=False`` skips the fsync at commit: for changes whose loss on power failure
     is harmless (non-persistent messages, a get's lock that a later durable commit
-    covers). WAL keeps the database consistent either way.
+    covers). WAL keeps the database consistent either way. Every SQLite failure leaves
+    as a :class:`~mqjms.qmgr.failures.StorageError` naming the file; ``putting`` makes a
+    full disk MQRC_Q_SPACE_NOT_AVAILABLE.
     """
-    mode = "FULL" if durable else "NORMAL"
-    if getattr(db, "synchronous", None) != mode:
-        # set before BEGIN: the setting has no effect on a transaction already open
-        db.execute(f"PRAGMA synchronous={mode}")
-        if isinstance(db, Database):
-            db.synchronous = mode
-    db.execute("BEGIN IMMEDIATE")
+    try:
+        mode = "FULL" if durable else "NORMAL"
+        if getattr(db, "synchronous", None) != mode:
+            # set before BEGIN: the setting has no effect on a transaction already open
+            db.execute(f"PRAGMA synchronous={mode}")
+            if isinstance(db, Database):
+                db.synchronous = mode
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise failures.translate(exc, _file(db), putting=putting) from exc
     try:
         yield db
+        db.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback(db)
+        raise failures.translate(exc, _file(db), putting=putting) from exc
     except BaseException:
-        db.execute("ROLLBACK")
+        _rollback(db)
         raise
-    db.execute("COMMIT")
+
+
+@contextmanager
+def read(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One read transaction: a consistent snapshot that takes no write lock, so it works
+    on a full disk and on a read-only copy."""
+    try:
+        db.execute("BEGIN")
+        yield db
+        db.execute("COMMIT")
+    except sqlite3.Error as exc:
+        _rollback(db)
+        raise failures.translate(exc, _file(db)) from exc
+    except BaseException:
+        _rollback(db)
+        raise

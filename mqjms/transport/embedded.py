@@ -11,6 +11,7 @@ import atexit
 import errno
 import threading
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -27,6 +28,20 @@ _lock = threading.Lock()
 _NOT_PERMITTED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
 
 
+def group_access(url: str) -> bool | None:
+    """``?group=true|false``: share the queue manager's files with the directory's group
+    (as IBM MQ's mqm group), or not; None (absent) keeps what the queue manager has."""
+    values = parse_qs(urlsplit(url).query).get("group")
+    if not values:
+        return None
+    value = values[-1].strip().lower()
+    if value in ("true", "yes", "1", "on"):
+        return True
+    if value in ("false", "no", "0", "off"):
+        return False
+    raise ValueError(f"group={values[-1]!r} in an embedded: URL must be true or false")
+
+
 def queue_manager(url: str) -> QueueManager:
     """The process's QueueManager for an ``embedded:`` URL, opened on first use."""
     path, name = embedded_path(url)
@@ -35,7 +50,7 @@ def queue_manager(url: str) -> QueueManager:
         qm = _managers.get(key)
         if qm is None or qm._closed:
             try:
-                qm = QueueManager(key, name)
+                qm = QueueManager(key, name, group_access=group_access(url))
             except OSError as exc:
                 raise unusable_directory(url, key, exc) from None
             _managers[key] = qm

@@ -1,0 +1,112 @@
+"""Finding the next message in delivery order: what MQGET and browse read.
+
+A queue delivers by priority, then arrival (``MSGDLVSQ(PRIORITY)``), or by arrival only
+(``MSGDLVSQ(FIFO)``); the indexes ``messages_priority`` and ``messages_fifo`` hold those
+orders. A browse cursor is the *key* of the last message it returned, and the next one is
+found by seeking the index just past that key (keyset pagination), so each browse step
+costs O(log depth) however deep the queue, instead of walking the index from its head.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from mqjms.mq import constants as C
+
+from . import messages, store
+
+_FROM = f"SELECT {messages.SELECT_COLUMNS} FROM messages"
+_PRIORITY = " INDEXED BY messages_priority"
+_FIFO = " INDEXED BY messages_fifo"
+_AVAILABLE = " WHERE queue = ? AND state = ?"
+# a row id is reused only by a message that arrived after the one under the cursor was
+# removed: that message is after the cursor too, so ids equal to the cursor's count unless
+# the MsgId is the cursor's own
+_NOT_THE_CURSOR = " AND NOT (id = ? AND msg_id = ?)"
+
+
+@dataclass(slots=True)
+class Cursor:
+    """Where a browse is: the key of the last message it returned (its row may be gone)."""
+
+    priority: int
+    id: int
+    msg_id: bytes
+
+
+Row = tuple[object, ...]
+
+
+def next_message(
+    db: sqlite3.Connection,
+    queue: str,
+    priority_order: bool,
+    after: Cursor | None,
+    msg_id: bytes | None = None,
+    correl_id: bytes | None = None,
+) -> Row | None:
+    """The first available message of ``queue`` after ``after`` (from the head when None),
+    matching ``msg_id``/``correl_id`` when given."""
+    if msg_id is not None or correl_id is not None:
+        return _next_matching(db, queue, priority_order, after, msg_id, correl_id)
+    head: list[object] = [queue, store.AVAILABLE]
+    if after is None:
+        order = " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+        return db.execute(_FROM + _AVAILABLE + order, head).fetchone()  # type: ignore[no-any-return]
+    not_cursor = [after.id, after.msg_id]
+    if not priority_order:
+        sql = _FROM + _FIFO + _AVAILABLE + " AND id >= ?" + _NOT_THE_CURSOR + " ORDER BY id LIMIT 1"
+        return db.execute(sql, [*head, after.id, *not_cursor]).fetchone()  # type: ignore[no-any-return]
+    # the rest of the cursor's priority, then the highest priority below it: two seeks
+    same = (
+        _FROM
+        + _PRIORITY
+        + _AVAILABLE
+        + " AND priority = ? AND id >= ?"
+        + _NOT_THE_CURSOR
+        + " ORDER BY priority DESC, id LIMIT 1"
+    )
+    row: Row | None = db.execute(same, [*head, after.priority, after.id, *not_cursor]).fetchone()
+    if row is not None:
+        return row
+    lower = _FROM + _PRIORITY + _AVAILABLE + " AND priority < ? ORDER BY priority DESC, id LIMIT 1"
+    return db.execute(lower, [*head, after.priority]).fetchone()  # type: ignore[no-any-return]
+
+
+def _next_matching(
+    db: sqlite3.Connection,
+    queue: str,
+    priority_order: bool,
+    after: Cursor | None,
+    msg_id: bytes | None,
+    correl_id: bytes | None,
+) -> Row | None:
+    """A match get reads the few rows with that id; without statistics SQLite would walk
+    the whole queue in delivery order instead, so the id's index is named."""
+    index = ""
+    where = _AVAILABLE
+    params: list[object] = [queue, store.AVAILABLE]
+    if msg_id is not None:
+        index = " INDEXED BY messages_msg_id"
+        where += " AND msg_id = ?"
+        params.append(msg_id.ljust(24, b"\x00"))
+    if correl_id is not None:
+        padded = correl_id.ljust(24, b"\x00")
+        where += " AND correl_id = ?"
+        if padded != C.MQCI_NONE:  # the partial index holds only non-blank ids
+            index = index or " INDEXED BY messages_correl_id"
+            where += " AND correl_id != zeroblob(24)"
+        params.append(padded)
+    sql = _FROM + index + where
+    if after is not None:
+        later = "(id > ? OR (id = ? AND msg_id != ?))"
+        later_params: list[object] = [after.id, after.id, after.msg_id]
+        if priority_order:
+            sql += f" AND (priority < ? OR (priority = ? AND {later}))"
+            params += [after.priority, after.priority, *later_params]
+        else:
+            sql += f" AND {later}"
+            params += later_params
+    sql += " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+    return db.execute(sql, params).fetchone()  # type: ignore[no-any-return]

@@ -1,0 +1,158 @@
+"""Room to drain a full disk: gets and commits keep working when puts no longer can.
+
+SQLite writes every change to the write-ahead log first, and frees log space only by a
+checkpoint, which copies the log into ``qmgr.db`` and may need to grow it: on a full disk
+even a get, which frees space, cannot be written. So the queue manager keeps a *reserve*,
+``space.reserve``, a file of allocated blocks as large as the log plus a margin (topped up
+by every put). Puts never use it: a put that finds the disk full, or the reserve not
+restorable, fails with MQRC_Q_SPACE_NOT_AVAILABLE (2056). Anything else that meets a full
+disk (a get, a commit, a backout, an open) first checkpoints and empties the log, then,
+if that is not enough, gives up the reserve, and tries again. Once space is free again
+the next put restores the reserve.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+import structlog
+
+from mqjms.mq import constants as C
+
+from .failures import StorageError
+from .files import DATABASE, Access
+
+log = structlog.get_logger("mqjms.qmgr")
+
+T = TypeVar("T")
+
+RESERVE_MARGIN = 256 * 1024  # bytes kept beyond the log's size: room for a few gets
+RESERVE_LIMIT = 64 * 1024 * 1024  # the reserve never grows beyond this
+TRUST_INTERVAL = 0.05  # seconds a reserve found whole is not checked again by puts
+_CHUNK = 64 * 1024
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+class SpaceReserve:
+    """The reserve file of one queue manager directory."""
+
+    def __init__(self, directory: Path, access: Access) -> None:
+        self.path = directory / "space.reserve"
+        self.access = access
+        # plain strings: a put checks both files, and os.stat on a str is the cheapest way
+        self._reserve_file = str(self.path)
+        self._log_file = str(directory / f"{DATABASE}-wal")
+        self._trusted_until = 0.0
+
+    def wanted(self) -> int:
+        """The reserve's target size: the log's, plus the margin, in 64 KiB steps."""
+        try:
+            log_size = os.stat(self._log_file).st_size
+        except FileNotFoundError:
+            log_size = 0
+        size = min(log_size + RESERVE_MARGIN, RESERVE_LIMIT)
+        return -(-size // _CHUNK) * _CHUNK
+
+    def top_up(self) -> bool:
+        """Grow the reserve to its target; False when the disk has no room for it."""
+        wanted = self.wanted()
+        try:
+            if os.stat(self._reserve_file).st_size >= wanted:
+                return True
+        except FileNotFoundError:
+            pass
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, self.access.file_mode)
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                return False
+            raise
+        try:
+            if os.fstat(fd).st_uid == os.geteuid():
+                os.fchmod(fd, self.access.file_mode)  # whatever the umask
+            os.posix_fallocate(fd, 0, wanted)
+        except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                return False
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+            # a file system without fallocate: the reserve is best effort there
+        finally:
+            os.close(fd)
+        return True
+
+    def _top_up_logged(self) -> bool:
+        try:
+            return self.top_up()
+        except OSError as exc:
+            log.warning("storage.reserve_failed", file=str(self.path), error=str(exc))
+            return False
+
+    def release(self) -> bool:
+        """Give the reserve's blocks back to the file system; False when there was none."""
+        try:
+            size = self.path.stat().st_size
+            self.path.unlink()
+        except FileNotFoundError:
+            return False
+        self._trusted_until = 0.0
+        log.warning("storage.reserve_released", file=str(self.path), bytes=size)
+        return size > 0
+
+    def check_for_put(self, db: sqlite3.Connection) -> None:
+        """Refuse a put while the reserve cannot be kept: the space is for draining. On a
+        tight disk the log is emptied first, which shrinks the reserve it needs.
+
+        A reserve found whole is trusted for ``TRUST_INTERVAL``: the log grows less in that
+        time than the margin, and puts do not pay two ``stat`` calls each.
+        """
+        now = time.monotonic()
+        if now < self._trusted_until:
+            return
+        if self._top_up_logged() or (checkpoint(db) and self._top_up_logged()):
+            self._trusted_until = now + TRUST_INTERVAL
+        else:
+            self._trusted_until = 0.0
+            raise StorageError(
+                C.MQRC_Q_SPACE_NOT_AVAILABLE,
+                f"no space to store the message: the file system holding {self.path.parent} "
+                f"is full (the {self.wanted()} bytes kept free for gets and commits are not "
+                "available)",
+                "SQLITE_FULL",
+            )
+
+
+def checkpoint(db: sqlite3.Connection) -> bool:
+    """Copy the log into the database and empty it; True when it was emptied."""
+    try:
+        busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except sqlite3.Error as exc:
+        log.info("storage.checkpoint_failed", error=str(exc))
+        return False
+    return not busy
+
+
+def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Callable[[], T]) -> T:
+    """Run ``attempt`` (one whole write transaction); when the disk is full, make room
+    (checkpoint, then give up the reserve) and run it again."""
+    steps: list[Callable[[], object]] = [lambda: checkpoint(db)]
+    if reserve is not None:
+        steps.append(lambda: reserve.release() and checkpoint(db))
+    for step in steps:
+        try:
+            return attempt()
+        except StorageError as exc:
+            if not exc.disk_full:
+                raise
+            log.warning("storage.full", file=str(getattr(db, "file", "")), detail=exc.detail)
+            step()
+    return attempt()
+
+
+__all__ = ["SpaceReserve", "checkpoint", "with_room"]

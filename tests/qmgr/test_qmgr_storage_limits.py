@@ -1,0 +1,201 @@
+"""A full disk and a read-only copy (hardening issue item 10), on real file systems: a
+small tmpfs filled to the last block, and a read-only bind mount. Both need ``mount``
+(root); without it the tests are skipped and say why.
+
+On a full disk puts fail with MQRC_Q_SPACE_NOT_AVAILABLE (2056) and everything else that
+must write fails with MQRC_RESOURCE_PROBLEM (2102), while browse and get of committed
+messages keep working (the queue manager gives up its space reserve to let consumers
+drain the queue). A read-only copy can be browsed and displayed; gets and puts fail with
+2102 naming the file. No ``sqlite3`` exception ever reaches the caller.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mqjms.mq import MQMD, C, MQError
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.transport import Browse, embedded
+
+BODY = b"x" * 4000
+
+
+def run_mount(*args: str) -> None:
+    result = subprocess.run(["mount", *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip(f"mount is not permitted here: {result.stderr.strip()}")
+
+
+def unmount(path: Path) -> None:
+    embedded.close_all()
+    subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MiB tmpfs: a file system that really fills up."""
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    run_mount("-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(mount_point))
+    try:
+        yield mount_point
+    finally:
+        unmount(mount_point)
+
+
+def fill_disk(path: Path) -> Path:
+    """Take every block left on the file system of ``path``."""
+    filler = path / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    try:
+        while True:
+            os.write(fd, b"\0" * 512)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler
+
+
+def browse_all(conn: QMConnection, queue: str) -> list[bytes]:
+    handle = conn.open(queue, C.MQOO_BROWSE)
+    bodies: list[bytes] = []
+    option = Browse.FIRST
+    while (got := conn.get(handle, browse=option)) is not None:
+        bodies.append(got[1])
+        option = Browse.NEXT
+    conn.close(handle)
+    return bodies
+
+
+def test_a_full_disk_fails_puts_with_2056_and_still_drains(small_disk: Path) -> None:
+    # hardening item 10: disk full gave a raw sqlite3.OperationalError from put, and even
+    # browse and get failed
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", "FULL.Q", {"MAXDEPTH": 1_000_000, "DEFPSIST": "YES"})
+    conn = qm.connect()
+    bodies = []
+    with pytest.raises(MQError) as raised:
+        for i in range(100_000):
+            body = b"%06d" % i + BODY
+            conn.put("FULL.Q", MQMD(), body)
+            bodies.append(body)
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    assert str(small_disk / "qm") in raised.value.detail
+    assert len(bodies) > 10
+    filler = fill_disk(small_disk)
+    assert os.statvfs(small_disk).f_bavail == 0  # really full now
+
+    with pytest.raises(MQError) as raised:  # a put under syncpoint too
+        conn.put("FULL.Q", MQMD(), BODY, syncpoint=True)
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+
+    assert browse_all(conn, "FULL.Q") == bodies
+    handle = conn.open("FULL.Q", C.MQOO_INPUT_SHARED)
+    got = conn.get(handle, syncpoint=True)
+    assert got is not None and got[1] == bodies[0]
+    conn.backout()  # a backout writes too
+    drained = []
+    while (got := conn.get(handle, syncpoint=True)) is not None:
+        drained.append(got[1])
+        conn.commit()
+        if (got := conn.get(handle)) is not None:  # and a get without syncpoint
+            drained.append(got[1])
+    assert drained == bodies
+    assert qm.queue_depth("FULL.Q") == 0
+
+    filler.unlink()  # space again: puts work again
+    conn.put("FULL.Q", MQMD(), BODY)
+    assert qm.queue_depth("FULL.Q") == 1
+    conn.disconnect()
+    qm.close()
+
+
+def test_administration_on_a_full_disk_is_an_mqerror(small_disk: Path) -> None:
+    # hardening item 10: no sqlite3 exception ever reaches a caller
+    qm = QueueManager(small_disk / "qm")
+    fill_disk(small_disk)
+    reasons = set()
+    for i in range(50):  # a definition may fit into a page not yet full: go on until it fails
+        try:
+            qm.define_queue("QLOCAL", f"Q.WITH.A.RATHER.LONG.NAME.{i:03d}", {"DESCR": "d" * 64})
+        except MQError as exc:
+            reasons.add(exc.reason)
+            assert str(small_disk / "qm" / "qmgr.db") in exc.detail
+            assert "full" in exc.detail
+            break
+    assert reasons == {C.MQRC_RESOURCE_PROBLEM}
+    qm.close()
+
+
+@pytest.fixture
+def read_only_copy(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """(a writable directory, the same directory mounted read-only)."""
+    writable = tmp_path / "copy"
+    mount_point = tmp_path / "read-only"
+    mount_point.mkdir()
+    yield writable, mount_point
+    unmount(mount_point)
+
+
+def make_read_only(writable: Path, mount_point: Path) -> None:
+    run_mount("--bind", str(writable), str(mount_point))
+    run_mount("-o", "remount,ro,bind", str(mount_point))
+
+
+@pytest.mark.parametrize("copied", ["while-open", "after-close"])
+def test_a_read_only_copy_can_be_browsed_but_not_changed(
+    copied: str, qmgr_dir: Path, read_only_copy: tuple[Path, Path]
+) -> None:
+    # hardening item 10: browse of committed messages works on a read-only copy; gets and
+    # puts, which must write, fail with 2102 naming the file
+    qm = QueueManager(qmgr_dir)
+    qm.define_queue("QLOCAL", "RO.Q", {"DEFPSIST": "YES"})
+    conn = qm.connect()
+    for body in (b"one", b"two", b"three"):
+        conn.put("RO.Q", MQMD(), body)
+    conn.put("RO.Q", MQMD(), b"uncommitted", syncpoint=True)
+    conn.put("RO.Q", MQMD(Expiry=1), b"expires at once")
+    time.sleep(0.2)  # seed 000: an expired message is never returned, even by a copy
+    writable, mount_point = read_only_copy
+    if copied == "after-close":
+        conn.backout()
+        qm.close()
+    shutil.copytree(qmgr_dir, writable)  # while open: with its -wal and -shm files
+    make_read_only(writable, mount_point)
+
+    copy = QueueManager(mount_point)
+    assert copy.read_only
+    reader = copy.connect()
+    assert browse_all(reader, "RO.Q") == [b"one", b"two", b"three"]
+    assert copy.display_queues("RO.Q", attrs=["CURDEPTH"])[0]["CURDEPTH"] >= 4
+    failures = [
+        lambda: reader.open("RO.Q", C.MQOO_INPUT_SHARED),
+        lambda: reader.put("RO.Q", MQMD(), b"four"),
+        lambda: copy.define_queue("QLOCAL", "NEW.Q"),
+        copy.restart,
+    ]
+    for attempt in failures:
+        with pytest.raises(MQError) as raised:
+            attempt()
+        assert raised.value.reason == C.MQRC_RESOURCE_PROBLEM
+        assert str(mount_point / "qmgr.db") in raised.value.detail
+        assert "read-only" in raised.value.detail
+    reader.disconnect()
+    copy.close()
+    if copied == "while-open":
+        conn.disconnect()
+        qm.close()
