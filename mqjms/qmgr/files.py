@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import structlog
+from mqjms.logs import get_logger
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 MARKER = "qmgr.ini"
 DATABASE = "qmgr.db"

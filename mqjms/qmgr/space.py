@@ -21,14 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-import structlog
-
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 
 from .failures import StorageError
 from .files import DATABASE, Access
 
-log = structlog.get_logger("mqjms.qmgr")
+log = get_logger("mqjms.qmgr")
 
 T = TypeVar("T")
 
