@@ -4,7 +4,7 @@
 The names and numeric values of IBM MQ's constants are public facts (IBM MQ
 documentation, the cmqc.h/cmqxc.h/cmqcfc.h/cmqzc.h headers). This script reads them
 from the ibmmq 2.x and pymqi 1.12 source distributions (located as the tests locate
-them: $MQJMS_VENDOR or ~/.cache/mqjms/vendor, see tests/mqi/vendor.py) and writes them
+them: $MQJMS_VENDOR or ~/.cache/mqjms/vendor, see tests/mqi/mqi_vendor.py) and writes them
 into data modules grouped by family, sorted by value, in our own layout:
 
 - the ibmmq 2.x (MQ 9.4) set and placement, with Linux x86-64 values, is the base;
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "mqjms" / "mqi" / "constants"
 sys.path.insert(0, str(REPO / "tests" / "mqi"))
 
-import vendor  # noqa: E402
+import mqi_vendor as vendor  # noqa: E402
 
 HEADER = '''"""{doc}
 

@@ -4,10 +4,10 @@ Nothing of theirs is in this repository. Their source distributions (and, for th
 examples and tests pymqi does not ship, checkouts of their GitHub repositories) are
 looked for under ``$MQJMS_VENDOR`` or ``~/.cache/mqjms/vendor``::
 
-    pymqi-1.12.13/code/pymqi/__init__.py          pip download --no-binary :all: --no-deps pymqi==1.12.13
-    ibmmq-2.1.2/code/ibmmq/__init__.py            the sdist from PyPI's simple API, sha256-checked
-    github/dsuch/pymqi/code/{examples,tests}      github.com/dsuch/pymqi
-    github/ibm-messaging/mq-mqi-python/code/...   github.com/ibm-messaging/mq-mqi-python
+    pymqi-1.12.13/code/pymqi/...                 pip download --no-binary :all: pymqi==1.12.13
+    ibmmq-2.1.2/code/ibmmq/...                   the sdist from PyPI's simple API, sha256-checked
+    github/dsuch/pymqi/code/{examples,tests}     github.com/dsuch/pymqi
+    github/ibm-messaging/mq-mqi-python/code/...  github.com/ibm-messaging/mq-mqi-python
 
 Tests that need them skip, saying what is missing, when they are absent.
 
