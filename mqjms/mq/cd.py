@@ -258,7 +258,7 @@ class MQCD(ControlBlock):
 
     def to_dict(self) -> dict[str, object]:
         """As MQStructure.to_dict, with any password masked."""
-        out = super().to_dict()
+        out = ControlBlock.to_dict(self)  # (a slots dataclass: no zero-argument super())
         for name in ("Password", "RemotePassword"):
             if out.get(name):
                 out[name] = "***"

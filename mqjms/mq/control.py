@@ -125,7 +125,8 @@ class ControlBlock(MQStructure):
 
     Subclasses set ``LAYOUTS`` (from :func:`layouts`) and ``SPECS`` (the last layout's
     specs). Character fields are ``str`` without their padding, as in every structure
-    here; packing pads them with blanks.
+    here (packing pads them with blanks), except one-character flags such as
+    MQGMO.GroupStatus, where a blank is a value (MQGS_NOT_IN_GROUP).
     """
 
     LAYOUTS: ClassVar[tuple[VersionLayout, ...]]
@@ -216,6 +217,8 @@ class ControlBlock(MQStructure):
         for spec in layout.specs:
             if spec.kind == LONGS:
                 values[spec.name] = tuple(next(raw) for _ in range(spec.length // 4))
+            elif spec.kind == CHAR and spec.length == 1:  # a flag character: " " means something
+                values[spec.name] = next(raw).decode("latin-1")
             elif spec.kind == CHAR:
                 values[spec.name] = next(raw).rstrip(b" \x00").decode("latin-1")
             else:
