@@ -247,10 +247,11 @@ def write_pymqi_facts(pymqi: ModuleType, ibmmq: ModuleType, base: Mapping[str, d
     differs: dict[str, dict[str, object]] = {}
     for module_name in ("CMQC", "CMQXC", "CMQCFC"):
         theirs = constants(getattr(pymqi, module_name))
+        ours = dict(base[module_name])
+        if module_name == "CMQC":  # the names pymqi's CMQC takes from CMQXC, too
+            ours.update((n, base["CMQXC"][n]) for n in moved)
         differs[module_name] = {
-            n: theirs[n]
-            for n in sorted(theirs)
-            if n in base[module_name] and theirs[n] != base[module_name][n]
+            n: theirs[n] for n in sorted(theirs) if n in ours and theirs[n] != ours[n]
         }
     ours_dicts = {**ibmmq.CMQSTRC.MQRC_DICT, **ibmmq.CMQSTRC.MQRCCF_DICT}
     theirs_names = pymqi_error_names(((pymqi.CMQC, "MQRC_"), (pymqi.CMQCFC, "MQRCCF_")))
