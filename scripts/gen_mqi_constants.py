@@ -163,8 +163,8 @@ def is_structure(name: str) -> bool:
 def write_cmqc(table: Mapping[str, object]) -> None:
     parts = split(
         table,
-        ("structures", is_structure),
         ("reasons", lambda n: family(n) == "MQRC"),
+        ("structures", is_structure),
         ("selectors", lambda n: family(n) in CMQC_SELECTOR_FAMILIES),
         ("options", lambda n: family(n) in OPTION_FAMILIES),
         ("values", lambda n: True),

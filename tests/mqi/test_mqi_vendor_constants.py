@@ -30,8 +30,8 @@ def library(flavour: str) -> ModuleType:
 def program_sources(flavour: str) -> list[Path]:
     if flavour == "pymqi":
         roots = [vendor.pymqi_github_code()]
-    else:
-        roots = [vendor.ibmmq_github_code()]
+    else:  # the GitHub checkout, and the sdist's newer examples and tests
+        roots = [vendor.ibmmq_github_code(), vendor.ibmmq_package_dir().parent]
     files: list[Path] = []
     for root in roots:
         for folder in ("examples", "tests"):
