@@ -139,6 +139,10 @@ class RFH2Base(MQOpts):
         rest = bytes(buff[MQRFH_STRUC_LENGTH_FIXED_2:length])
         while rest:
             (size,) = struct.unpack(order + "l", rest[0:4].ljust(4, b"\x00"))
+            if size < 0:
+                raise self.ERROR(
+                    f"RFH2 - a folder length is negative ({size}). Check numeric encoding."
+                )
             data, rest = rest[4 : 4 + size], rest[4 + size :]
             if self.TRUNCATE_AT_NUL:
                 data = data.split(b"\x00", 1)[0]

@@ -7,9 +7,12 @@ the offsets are those of the C structures on 64-bit Linux, where a pointer or MQ
 
 from __future__ import annotations
 
+import contextlib
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mqjms.mq import constants as C
 from mqjms.mq.bo import MQBO
@@ -232,3 +235,22 @@ def test_pcf_lengths_are_checked() -> None:
     with pytest.raises(MQFormatError) as caught:
         parse_pcf(MQCFH(ParameterCount=1).pack())
     assert caught.value.reason == C.MQRCCF_CFH_PARM_COUNT_ERROR
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=2100), version=st.integers(-1, 14))
+def test_any_bytes_unpack_or_raise_mqformaterror(data: bytes, version: int) -> None:
+    for cls in STRUCTURES:
+        block = bytearray(cls().pack()) + data
+        offset = cls.layout().offset_of("Version")
+        block[offset : offset + 4] = version.to_bytes(4, "little", signed=True)
+        for candidate in (bytes(block), data):
+            with contextlib.suppress(MQFormatError):
+                assert cls.unpack(candidate).pack()
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=400))
+def test_any_bytes_parse_as_pcf_or_raise_mqformaterror(data: bytes) -> None:
+    with contextlib.suppress(MQFormatError):
+        parse_pcf(MQCFH(ParameterCount=3).pack() + data)

@@ -7,10 +7,13 @@ What pymqi's and ibmmq's own test_rfh2.py check, written for us: the folder fiel
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mqjms.mq.rfh2 import parse_chain
 from mqjms.mqi import ibmmq_flavour, pymqi_flavour
@@ -155,3 +158,21 @@ def test_to_and_from_mqjms_rfh2(mq: ModuleType, single: bytes) -> None:
     assert header.Format == "MQSTR" and header.CodedCharSetId == 1208
     back = mq.RFH2.from_header(chain.headers[0], 273)
     assert back.pack() == single[0:284] and back.get() == rfh2.get()
+
+
+@pytest.mark.parametrize("mq", FLAVOURS)
+def test_a_negative_folder_length_is_a_clear_error(mq: ModuleType, single: bytes) -> None:
+    broken = single[:36] + (-4).to_bytes(4, "big", signed=True) + single[40:]
+    with pytest.raises(mq.PYIFError, match=r"folder length is negative \(-4\)"):
+        mq.RFH2().unpack(broken)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tail=st.binary(max_size=80), big=st.booleans())
+def test_any_bytes_unpack_or_raise_pyiferror(tail: bytes, big: bool) -> None:
+    order = "big" if big else "little"
+    head = b"RFH " + (2).to_bytes(4, order) + (36 + len(tail)).to_bytes(4, order)
+    data = head + bytes(24) + tail
+    for mq in (pymqi_flavour, ibmmq_flavour):
+        with contextlib.suppress(mq.PYIFError):  # and nothing else, and it ends
+            mq.RFH2().unpack(data)
