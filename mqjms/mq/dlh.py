@@ -58,16 +58,21 @@ class MQDLH(MQStructure):
         return C.MQRC_DLH_ERROR
 
 
-def parse_dlh(data: bytes | memoryview, encoding: int,
-              offset: int = 0) -> tuple[MQDLH, bytes]:
+def parse_dlh(data: bytes | memoryview, encoding: int, offset: int = 0) -> tuple[MQDLH, bytes]:
     """The MQDLH at ``offset`` (in the preceding header's ``encoding``) and the bytes after it."""
     try:
         byte_order(encoding)
     except ValueError as exc:
-        raise MQFormatError("MQDLH", "Encoding", offset, f"the preceding header's {exc}",
-                            C.MQRC_DLH_ERROR) from None
+        raise MQFormatError(
+            "MQDLH", "Encoding", offset, f"the preceding header's {exc}", C.MQRC_DLH_ERROR
+        ) from None
     dlh = MQDLH.unpack(data, encoding, offset)
     if dlh.Version != MQDLH_VERSION_1:
-        raise MQFormatError("MQDLH", "Version", offset + 4,
-                            f"expected {MQDLH_VERSION_1}, found {dlh.Version}", C.MQRC_DLH_ERROR)
+        raise MQFormatError(
+            "MQDLH",
+            "Version",
+            offset + 4,
+            f"expected {MQDLH_VERSION_1}, found {dlh.Version}",
+            C.MQRC_DLH_ERROR,
+        )
     return dlh, bytes(data[offset + MQDLH_LENGTH_1 :])

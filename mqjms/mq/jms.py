@@ -71,16 +71,22 @@ class JmsHeaders:
 
 _MCD = (("msd", "Msd"), ("type", "Type"))
 _JMS_STR = {"Dst": "destination", "Rto": "reply_to", "Cid": "correlation_id", "Gid": "group_id"}
-_JMS_INT = {"Tms": ("timestamp", _I8), "Exp": ("expiration", _I8), "Pri": ("priority", _I4),
-            "Dlv": ("delivery_mode", _I4), "Seq": ("group_seq", _I4)}
+_JMS_INT = {
+    "Tms": ("timestamp", _I8),
+    "Exp": ("expiration", _I8),
+    "Pri": ("priority", _I4),
+    "Dlv": ("delivery_mode", _I4),
+    "Seq": ("group_seq", _I4),
+}
 _JMS_ORDER = ("Dst", "Rto", "Tms", "Exp", "Cid", "Pri", "Dlv", "Gid", "Seq")
 _NULL_BODY = '<msgbody xsi:nil="true"></msgbody>'  # IBM writes double quotes here
 
 
 # --- writing --------------------------------------------------------------------------
 
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;",
-                          "\r": "&#xD;"})  # a raw CR would come back as LF
+_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\r": "&#xD;"}
+)  # a raw CR would come back as LF
 _NOT_XML_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
@@ -89,8 +95,10 @@ def escape(text: str, what: str = "value") -> str:
     """XML-escape element text the way the JMS client does; ValueError for non-XML chars."""
     bad = _NOT_XML_CHAR.search(text)
     if bad:
-        raise ValueError(f"{what}: character U+{ord(bad.group()):04X} at index {bad.start()} "
-                         "cannot be carried in an RFH2 folder (not an XML character)")
+        raise ValueError(
+            f"{what}: character U+{ord(bad.group()):04X} at index {bad.start()} "
+            "cannot be carried in an RFH2 folder (not an XML character)"
+        )
     text = text.translate(_ESCAPES)
     return _ASTRAL.sub(lambda m: f"&#x{ord(m.group()):X};", text)
 
@@ -108,11 +116,15 @@ def check_property_name(name: str) -> None:
     if not isinstance(name, str) or not name:
         raise ValueError(f"usr property name {name!r}: must be a non-empty string")
     if name.startswith("JMS"):
-        raise ValueError(f"usr property name {name!r}: names starting with 'JMS' are reserved "
-                         "for JMS header fields and JMSX/JMS_IBM properties")
+        raise ValueError(
+            f"usr property name {name!r}: names starting with 'JMS' are reserved "
+            "for JMS header fields and JMSX/JMS_IBM properties"
+        )
     if name.upper() in SELECTOR_KEYWORDS:
-        raise ValueError(f"usr property name {name!r}: a message selector keyword "
-                         f"({', '.join(sorted(SELECTOR_KEYWORDS))}) in any case is not allowed")
+        raise ValueError(
+            f"usr property name {name!r}: a message selector keyword "
+            f"({', '.join(sorted(SELECTOR_KEYWORDS))}) in any case is not allowed"
+        )
     if "." in name or ":" in name:
         raise ValueError(f"usr property name {name!r}: must not contain '.' or ':'")
     if not _is_xml_name(name):
@@ -151,13 +163,18 @@ def property_element(name: str, value: UserPropertyValue) -> str:
         return f"<{name} dt='r8'>{_float_text(value)}</{name}>"
     if isinstance(value, bytes | bytearray):
         return f"<{name} dt='bin.hex'>{bytes(value).hex().upper()}</{name}>"
-    raise TypeError(f"usr property {name!r}: {type(value).__name__} is not a JMS property "
-                    "type (str, bool, int, float, bytes or None)")
+    raise TypeError(
+        f"usr property {name!r}: {type(value).__name__} is not a JMS property "
+        "type (str, bool, int, float, bytes or None)"
+    )
 
 
 def build_mcd(headers: JmsHeaders) -> str | None:
-    parts = [f"<{tag}>{escape(v, f'mcd.{tag}')}</{tag}>"
-             for attr, tag in _MCD if (v := getattr(headers, attr)) is not None]
+    parts = [
+        f"<{tag}>{escape(v, f'mcd.{tag}')}</{tag}>"
+        for attr, tag in _MCD
+        if (v := getattr(headers, attr)) is not None
+    ]
     if headers.null_body:
         parts.append(_NULL_BODY)
     return f"<mcd>{''.join(parts)}</mcd>" if parts else None

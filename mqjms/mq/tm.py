@@ -62,12 +62,18 @@ def parse_tm(data: bytes | memoryview, encoding: int, offset: int = 0) -> MQTM:
     try:
         byte_order(encoding)
     except ValueError as exc:
-        raise MQFormatError("MQTM", "Encoding", offset, f"the preceding header's {exc}",
-                            C.MQRC_TM_ERROR) from None
+        raise MQFormatError(
+            "MQTM", "Encoding", offset, f"the preceding header's {exc}", C.MQRC_TM_ERROR
+        ) from None
     tm = MQTM.unpack(data, encoding, offset)
     if tm.Version != MQTM_VERSION_1:
-        raise MQFormatError("MQTM", "Version", offset + 4,
-                            f"expected {MQTM_VERSION_1}, found {tm.Version}", C.MQRC_TM_ERROR)
+        raise MQFormatError(
+            "MQTM",
+            "Version",
+            offset + 4,
+            f"expected {MQTM_VERSION_1}, found {tm.Version}",
+            C.MQRC_TM_ERROR,
+        )
     return tm
 
 
@@ -127,6 +133,11 @@ def parse_tmc2(data: bytes | memoryview, offset: int = 0) -> MQTMC2:
     """The MQTMC2 at ``offset``, with its StrucId and Version checked."""
     tmc = MQTMC2.unpack(data, C.MQENC_NATIVE, offset)
     if tmc.Version != MQTMC_VERSION_2:
-        raise MQFormatError("MQTMC2", "Version", offset + 4,
-                            f"expected {MQTMC_VERSION_2!r}, found {tmc.Version!r}", MQRC_TMC_ERROR)
+        raise MQFormatError(
+            "MQTMC2",
+            "Version",
+            offset + 4,
+            f"expected {MQTMC_VERSION_2!r}, found {tmc.Version!r}",
+            MQRC_TMC_ERROR,
+        )
     return tmc

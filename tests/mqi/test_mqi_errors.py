@@ -1,0 +1,77 @@
+"""MQMIError and PYIFError in both flavours: texts, attributes, and the link to MQError."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from mqjms.mq.errors import MQError
+from mqjms.mqi import errors, ibmmq_flavour, pymqi_flavour
+from mqjms.mqi.constants import CMQC
+
+
+def test_pymqi_texts() -> None:
+    error = pymqi_flavour.MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_NO_MSG_AVAILABLE)
+    assert str(error) == "MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE"
+    assert error.errorAsString() == "FAILED: MQRC_NO_MSG_AVAILABLE"
+    assert (error.comp, error.reason) == (2, 2033)
+    warning = pymqi_flavour.MQMIError(1, 2079)
+    assert warning.errorAsString() == "WARNING: MQRC_TRUNCATED_MSG_ACCEPTED"
+    assert pymqi_flavour.MQMIError(0, 0).errorAsString() == "OK"
+    assert pymqi_flavour.MQMIError(2, 9999).errorAsString() == "FAILED: Error code 9999 not defined"
+    assert str(pymqi_flavour.PYIFError("not open")) == "PYMQI Error: not open"
+
+
+def test_ibmmq_texts() -> None:
+    error = ibmmq_flavour.MQMIError(2, 2033)
+    assert str(error) == "MQI Error. Comp 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE"
+    assert error.error_as_string() == error.errorAsString() == "FAILED: MQRC_NO_MSG_AVAILABLE"
+    assert str(ibmmq_flavour.PYIFError("not open")) == "PYIBMMQ Error: not open"
+
+
+def test_a_reason_with_two_names_reads_as_each_library_reads_it() -> None:
+    # 2120 is MQRC_CONVERTED_MSG_TOO_BIG and MQRC_TRUNCATED; pymqi shows the later one
+    assert ibmmq_flavour.MQMIError(2, 2120).errorAsString() == "FAILED: MQRC_CONVERTED_MSG_TOO_BIG"
+    assert pymqi_flavour.MQMIError(2, 2120).errorAsString() == "FAILED: MQRC_TRUNCATED"
+    assert pymqi_flavour.MQMIError(2, 3029).errorAsString() == "FAILED: MQRCCF_MODE_VALUE_ERROR"
+
+
+def test_keyword_arguments_become_attributes() -> None:
+    error = ibmmq_flavour.MQMIError(1, 2079, original_length=4097, message=b"x")
+    assert error.original_length == 4097 and error.get("message") == b"x"
+    with pytest.raises(AttributeError):
+        error.get("nothing")
+
+
+def test_each_flavour_has_its_own_hierarchy() -> None:
+    for flavour in (pymqi_flavour, ibmmq_flavour):
+        assert issubclass(flavour.MQMIError, flavour.Error)
+        assert issubclass(flavour.PYIFError, flavour.Error)
+        assert issubclass(flavour.Error, errors.Error)
+        assert flavour.MQMIError.__name__ == "MQMIError"
+    assert not issubclass(pymqi_flavour.MQMIError, ibmmq_flavour.Error)
+    with pytest.raises(pymqi_flavour.Error):
+        raise pymqi_flavour.MQMIError(2, 2033)
+
+
+def test_errors_pickle() -> None:
+    error = pymqi_flavour.MQMIError(2, 2080, original_length=10)
+    back = pickle.loads(pickle.dumps(error))
+    assert type(back) is pymqi_flavour.MQMIError and str(back) == str(error)
+
+
+def test_a_transport_mqerror_becomes_the_flavours_mqmierror() -> None:
+    failure = MQError(2, 2085, "queue 'NOPE' is not defined")
+    error = ibmmq_flavour.MQMIError.from_mq_error(failure)
+    assert (error.comp, error.reason) == (2, 2085)
+    assert str(error) == "MQI Error. Comp 2, Reason 2085: FAILED: MQRC_UNKNOWN_OBJECT_NAME"
+    assert error.detail == "queue 'NOPE' is not defined"
+    back = error.to_mq_error()
+    assert (back.comp, back.reason, back.detail) == (2, 2085, failure.detail)
+    with (
+        pytest.raises(pymqi_flavour.MQMIError) as caught,
+        errors.translated(pymqi_flavour.MQMIError),
+    ):
+        raise failure
+    assert caught.value.reason == 2085 and caught.value.__cause__ is failure
