@@ -12,6 +12,9 @@ Per message (seed 002, "Processing poison messages for asynchronous applications
    listener's ``retry_wait``, back out (BackoutCount + 1, redelivered by the queue
    manager); a ``move_on`` exception requeues it as poison at once instead.
 
+A message with BackoutCount > 0 is processed alone, apart from the queue's other
+consumers (see :mod:`.isolation`), so that a crash counts only against it.
+
 A lost connection is dropped and made again with backoff (see :mod:`.reconnect`); the
 cached BOTHRESH/BOQNAME are dropped with it. Nothing else ends the thread except the
 worker stopping: an unexpected error is logged and the message backed out.
@@ -23,7 +26,7 @@ import concurrent.futures
 import inspect
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -37,6 +40,7 @@ from mqjms.transport.base import Connection, Handle, commit_and_get
 
 from .eventloop import EventLoopThread
 from .failures import FailureMemory
+from .isolation import SuspectGate, SuspectGates
 from .listener import Listener, PoisonCallback
 from .reconnect import WaitStrategy, is_connection_error, reason_of, wait_seconds
 from .stats import WorkerStats
@@ -63,6 +67,7 @@ class Runtime:
     reconnect_wait: WaitStrategy
     get_wait: float
     on_fatal: Callable[[ListenerConsumer, BaseException], None]
+    suspects: SuspectGates = field(default_factory=SuspectGates)
 
 
 class Abandoned(Exception):
@@ -221,8 +226,17 @@ class ListenerConsumer:
         conn, handle = self._conn, self._handle
         assert conn is not None and handle is not None
         stopping, wait = self.rt.stopping, self.rt.get_wait
+        gate = self.rt.suspects.gate(handle.resolved_name)
+        concurrent = False
         try:
             while not stopping.is_set():
+                if gate.serial or not concurrent:  # suspects about: get in turns
+                    self._commit_done(conn)
+                    gate.leave(self)
+                    concurrent = gate.enter(self)
+                    if not concurrent:
+                        self._take_turn(conn, handle, gate)
+                    continue
                 done, self._done = self._done, None
                 if done is not None:
                     # MQCMIT for the last message and MQGET for the next in one step (one
@@ -244,13 +258,46 @@ class ListenerConsumer:
                 else:
                     got = conn.get(handle, wait=wait, syncpoint=True)
                 self._errors = 0
-                if got is not None:
+                if got is None:
+                    continue
+                if got[0].BackoutCount > 0:  # a suspect: processed alone
+                    concurrent = False
+                    with gate.alone(self):
+                        self._process(conn, handle, got[0], got[1])
+                        self._commit_done(conn)
+                else:
                     self._process(conn, handle, got[0], got[1])
         finally:
-            done, self._done = self._done, None
-            if done is not None:  # stopping: the last message is committed, never backed out
-                conn.commit()
-                self._committed(done)
+            try:
+                self._commit_done(conn)  # stopping: the last message is committed, not backed out
+            finally:
+                gate.leave(self)
+
+    def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> None:
+        """The queue is serial: get and process one message in this consumer's turn (none
+        when the queue turns concurrent or the worker stops while it waits)."""
+        with gate.turn(self, self.rt.stopping) as mine:
+            if not mine:
+                return
+            got = conn.get(handle, wait=self.rt.get_wait, syncpoint=True)
+            self._errors = 0
+            if got is not None:
+                if got[0].BackoutCount == 0:
+                    gate.cleared()
+                self._process(conn, handle, got[0], got[1])
+                self._commit_done(conn)
+
+    def _commit_done(self, conn: Connection) -> None:
+        """MQCMIT for the message whose listener returned, if one waits for it."""
+        done, self._done = self._done, None
+        if done is None:
+            return
+        try:
+            conn.commit()
+        except Exception as exc:
+            self._message_error(conn, done, exc)  # backs it out, or re-raises
+            return
+        self._committed(done)
 
     def _committed(self, md: MQMD) -> None:
         self.rt.stats.add("committed")
