@@ -42,7 +42,13 @@ from .eventloop import EventLoopThread
 from .failures import FailureMemory
 from .isolation import SuspectGate, SuspectGates
 from .listener import Listener, PoisonCallback
-from .reconnect import WaitStrategy, is_connection_error, reason_of, wait_seconds
+from .reconnect import (
+    WaitStrategy,
+    is_connection_error,
+    is_retried_at_connect,
+    reason_of,
+    wait_seconds,
+)
 from .stats import WorkerStats
 
 log = structlog.get_logger("mqjms.listeners")
@@ -157,13 +163,14 @@ class ListenerConsumer:
     def _connect(self, first: bool) -> bool:
         """Connect and open the queue, retrying with backoff; False when stopped meanwhile.
 
-        The first connection retries only a lost connection (a missing queue is a
-        configuration error, raised at once); a reconnection retries anything.
+        The first connection retries only a lost connection or refused credentials (a
+        missing queue is a configuration error, raised at once); a reconnection retries
+        anything. Each failed attempt is one log line: no traceback.
         """
         stopping = self.rt.stopping
 
         def retry_on(exc: BaseException) -> bool:
-            return not first or is_connection_error(exc)
+            return not first or is_retried_at_connect(exc)
 
         def before_sleep(state: tenacity.RetryCallState) -> None:
             self.ready.set()
@@ -174,6 +181,7 @@ class ListenerConsumer:
                 attempt=state.attempt_number,
                 wait=round(state.next_action.sleep if state.next_action else 0.0, 3),
                 reason=reason_of(exc) if exc else None,
+                error=str(exc) if exc else None,
             )
 
         def sleep(seconds: float) -> None:
