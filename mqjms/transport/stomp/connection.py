@@ -352,6 +352,8 @@ class StompConnection:
             self._catch_back(state.destination)
         except ConnectionLost:
             pass  # the subscriptions went with the connection
+        except BrokerError as exc:
+            log.warning("stomp.close_failed", queue=handle.name, error=str(exc))
         del self._handles[handle.hobj]
 
     # ------------------------------------------------------------------ MQGET
