@@ -12,6 +12,9 @@ Per message (seed 002, "Processing poison messages for asynchronous applications
    listener's ``retry_wait``, back out (BackoutCount + 1, redelivered by the queue
    manager); a ``move_on`` exception requeues it as poison at once instead.
 
+A message with BackoutCount > 0 is processed alone, apart from the queue's other
+consumers (see :mod:`.isolation`), so that a crash counts only against it.
+
 A lost connection is dropped and made again with backoff (see :mod:`.reconnect`); the
 cached BOTHRESH/BOQNAME are dropped with it. Nothing else ends the thread except the
 worker stopping: an unexpected error is logged and the message backed out.
@@ -38,8 +41,15 @@ from mqjms.transport.base import Connection, Handle, commit_and_get
 
 from .eventloop import EventLoopThread
 from .failures import FailureMemory
+from .isolation import SuspectGate, SuspectGates
 from .listener import Listener, PoisonCallback
-from .reconnect import WaitStrategy, is_connection_error, reason_of, wait_seconds
+from .reconnect import (
+    WaitStrategy,
+    is_connection_error,
+    is_retried_at_connect,
+    reason_of,
+    wait_seconds,
+)
 from .stats import WorkerStats
 
 log = get_logger("mqjms.listeners")
@@ -64,6 +74,7 @@ class Runtime:
     reconnect_wait: WaitStrategy
     get_wait: float
     on_fatal: Callable[[ListenerConsumer, BaseException], None]
+    suspects: SuspectGates = field(default_factory=SuspectGates)
 
 
 class Abandoned(Exception):
@@ -154,13 +165,14 @@ class ListenerConsumer:
     def _connect(self, first: bool) -> bool:
         """Connect and open the queue, retrying with backoff; False when stopped meanwhile.
 
-        The first connection retries only a lost connection (a missing queue is a
-        configuration error, raised at once); a reconnection retries anything.
+        The first connection retries only a lost connection or refused credentials (a
+        missing queue is a configuration error, raised at once); a reconnection retries
+        anything. Each failed attempt is one log line: no traceback.
         """
         stopping = self.rt.stopping
 
         def retry_on(exc: BaseException) -> bool:
-            return not first or is_connection_error(exc)
+            return not first or is_retried_at_connect(exc)
 
         def before_sleep(state: tenacity.RetryCallState) -> None:
             self.ready.set()
@@ -171,6 +183,7 @@ class ListenerConsumer:
                 attempt=state.attempt_number,
                 wait=round(state.next_action.sleep if state.next_action else 0.0, 3),
                 reason=reason_of(exc) if exc else None,
+                error=str(exc) if exc else None,
             )
 
         def sleep(seconds: float) -> None:
@@ -223,8 +236,17 @@ class ListenerConsumer:
         conn, handle = self._conn, self._handle
         assert conn is not None and handle is not None
         stopping, wait = self.rt.stopping, self.rt.get_wait
+        gate = self.rt.suspects.gate(handle.resolved_name)
+        concurrent = False
         try:
             while not stopping.is_set():
+                if gate.serial or not concurrent:  # suspects about: get in turns
+                    self._commit_done(conn)
+                    gate.leave(self)
+                    concurrent = gate.enter(self)
+                    if not concurrent:
+                        self._take_turn(conn, handle, gate)
+                    continue
                 done, self._done = self._done, None
                 if done is not None:
                     # MQCMIT for the last message and MQGET for the next in one step (one
@@ -246,13 +268,46 @@ class ListenerConsumer:
                 else:
                     got = conn.get(handle, wait=wait, syncpoint=True)
                 self._errors = 0
-                if got is not None:
+                if got is None:
+                    continue
+                if got[0].BackoutCount > 0:  # a suspect: processed alone
+                    concurrent = False
+                    with gate.alone(self):
+                        self._process(conn, handle, got[0], got[1])
+                        self._commit_done(conn)
+                else:
                     self._process(conn, handle, got[0], got[1])
         finally:
-            done, self._done = self._done, None
-            if done is not None:  # stopping: the last message is committed, never backed out
-                conn.commit()
-                self._committed(done)
+            try:
+                self._commit_done(conn)  # stopping: the last message is committed, not backed out
+            finally:
+                gate.leave(self)
+
+    def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> None:
+        """The queue is serial: get and process one message in this consumer's turn (none
+        when the queue turns concurrent or the worker stops while it waits)."""
+        with gate.turn(self, self.rt.stopping) as mine:
+            if not mine:
+                return
+            got = conn.get(handle, wait=self.rt.get_wait, syncpoint=True)
+            self._errors = 0
+            if got is not None:
+                if got[0].BackoutCount == 0:
+                    gate.cleared()
+                self._process(conn, handle, got[0], got[1])
+                self._commit_done(conn)
+
+    def _commit_done(self, conn: Connection) -> None:
+        """MQCMIT for the message whose listener returned, if one waits for it."""
+        done, self._done = self._done, None
+        if done is None:
+            return
+        try:
+            conn.commit()
+        except Exception as exc:
+            self._message_error(conn, done, exc)  # backs it out, or re-raises
+            return
+        self._committed(done)
 
     def _committed(self, md: MQMD) -> None:
         self.rt.stats.add("committed")

@@ -29,6 +29,10 @@ CONNECTION_REASONS = frozenset(
     }
 )
 
+#: Reasons a (first) connection is retried for as well: a broker that refuses the
+#: credentials now may accept them later (a secret being rotated). Each attempt is logged.
+RETRIED_AT_CONNECT = frozenset({C.MQRC_NOT_AUTHORIZED})  # 2035
+
 WaitStrategy = Callable[[tenacity.RetryCallState], float]
 
 #: The default wait between attempts: 0.2 s doubling to 30 s, plus up to 0.2 s of jitter.
@@ -42,6 +46,13 @@ def is_connection_error(exc: BaseException) -> bool:
     if isinstance(exc, MQError):
         return exc.reason in CONNECTION_REASONS
     return isinstance(exc, OSError)
+
+
+def is_retried_at_connect(exc: BaseException) -> bool:
+    """True when connecting again may succeed: a lost connection, or refused credentials."""
+    return is_connection_error(exc) or (
+        isinstance(exc, MQError) and exc.reason in RETRIED_AT_CONNECT
+    )
 
 
 def reason_of(exc: BaseException) -> str:

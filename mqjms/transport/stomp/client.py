@@ -13,7 +13,7 @@ import ssl
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,9 +23,11 @@ import stomp.utils  # type: ignore[import-untyped]
 
 from mqjms.logs import get_logger
 
+from . import logbridge
 from .config import StompParams
 
 log = get_logger("mqjms.transport.stomp")
+logbridge.install()
 
 
 class ConnectionLost(Exception):
@@ -45,6 +47,10 @@ class ConnectRefused(Exception):
     """The broker refused the CONNECT (for example: bad credentials)."""
 
 
+class ConnectTimeout(ConnectionLost):
+    """Nothing answered the CONNECT within the connect deadline."""
+
+
 @dataclass(slots=True)
 class Frame:
     """A received MESSAGE: its headers and body (bytes, never decoded)."""
@@ -62,9 +68,27 @@ class Frame:
         return self.headers.get("ack") or self.headers.get("message-id", "")
 
 
+#: A message to put in place of a held one: (its ack id, destination, headers, body).
+Replacement = tuple[str, str, Mapping[str, str], bytes]
+
+
+def _send_headers(
+    headers: Mapping[str, str], body: bytes, transaction: str | None
+) -> dict[str, str]:
+    out = dict(headers)
+    if "content-type" not in out or b"\x00" in body:
+        out["content-length"] = str(len(body))
+    if transaction is not None:
+        out["transaction"] = transaction
+    return out
+
+
 class _Listener(stomp.ConnectionListener):  # type: ignore[misc]
     def __init__(self, client: StompClient) -> None:
         self.client = client
+
+    def on_connected(self, frame: Any) -> None:
+        self.client._on_connected()
 
     def on_message(self, frame: Any) -> None:
         self.client._on_message(frame)
@@ -94,6 +118,7 @@ class StompClient:
         self._ids = itertools.count(1)
         self._lost = False
         self._closing = False
+        self._connected = False  # CONNECTED received: from then on, losses are news
         self.server = ""
         conn = stomp.Connection12(
             [(params.host, params.port)],
@@ -102,7 +127,7 @@ class StompClient:
             auto_decode=False,
             auto_content_length=False,
             vhost=params.vhost,
-            timeout=max(params.receipt_timeout, 1.0),
+            timeout=params.connect_timeout,  # TCP connect and TLS handshake
         )
         if params.ssl:
             conn.set_ssl(
@@ -114,23 +139,51 @@ class StompClient:
             )
         conn.set_listener("mqjms", _Listener(self))
         self._conn = conn
-        try:
-            conn.connect(params.user, params.password, wait=True)
-        except stomp.exception.ConnectFailedException:
-            error = self.errors[-1] if self.errors else None
-            self._stop_quietly()
-            if error is not None:
-                raise ConnectRefused(error.message) from None
-            raise ConnectionLost(f"cannot connect to {params.safe_url}") from None
-        except OSError as exc:
-            self._stop_quietly()
-            raise ConnectionLost(f"cannot connect to {params.safe_url}: {exc}") from None
+        self._connect()
         sock = getattr(conn.transport, "socket", None)
         if sock is not None:
             # stomp.py leaves Nagle on: each unit of work would stall ~40 ms (reference §j).
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
+    def _connect(self) -> None:
+        """CONNECT and wait for CONNECTED until the connect deadline. stomp.py's own wait
+        has none: a port that accepts TCP and never answers would hang us for ever."""
+        params = self.params
+        deadline = time.monotonic() + params.connect_timeout
+        try:
+            self._conn.connect(params.user, params.password, wait=False)
+        except stomp.exception.ConnectFailedException:
+            self._stop_quietly()
+            raise ConnectionLost(f"cannot connect to {params.safe_url}") from None
+        except OSError as exc:
+            self._stop_quietly()
+            raise ConnectionLost(f"cannot connect to {params.safe_url}: {exc}") from None
+        with self._cond:
+            while not (self._connected or self._lost or self.errors):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                self._cond.wait(remaining)
+            connected, lost = self._connected, self._lost
+            error = self.errors[-1] if self.errors else None
+        if connected:
+            return
+        self._stop_quietly()
+        if error is not None:
+            raise ConnectRefused(error.message)
+        if lost:
+            raise ConnectionLost(f"{params.safe_url} closed the connection before CONNECTED")
+        raise ConnectTimeout(
+            f"{params.safe_url} accepted the connection but did not answer CONNECT in "
+            f"{params.connect_timeout:g} s (connect_timeout): is it a STOMP broker?"
+        )
+
     # ------------------------------------------------------------------ callbacks
+    def _on_connected(self) -> None:
+        with self._cond:
+            self._connected = True
+            self._cond.notify_all()
+
     def _on_message(self, frame: Any) -> None:
         body = frame.body if isinstance(frame.body, bytes) else (frame.body or "").encode()
         received = Frame(dict(frame.headers), body)
@@ -158,13 +211,14 @@ class StompClient:
                 self._receipt_errors[receipt] = error
                 self._receipts.add(receipt)
             self._cond.notify_all()
-        log.warning("stomp.broker_error", url=self.params.safe_url, message=error.message)
+        if self._connected:  # a refused CONNECT is raised as MQRC_NOT_AUTHORIZED instead
+            log.warning("stomp.broker_error", url=self.params.safe_url, message=error.message)
 
     def _on_lost(self) -> None:
         with self._cond:
             self._lost = True
             self._cond.notify_all()
-        if not self._closing:
+        if self._connected and not self._closing:
             log.warning("stomp.connection_lost", url=self.params.safe_url)
 
     # ------------------------------------------------------------------ state
@@ -209,6 +263,45 @@ class StompClient:
             self._destinations.pop(sub, None)
         return list(left)
 
+    def release(self, sub: str, replacements: Sequence[Replacement]) -> list[Frame]:
+        """UNSUBSCRIBE ``sub`` after replacing messages it holds, atomically: BEGIN, for
+        each ACK it and SEND its replacement in the transaction, UNSUBSCRIBE, COMMIT, in
+        one write (the transaction outlives the subscription). Returns the frames that
+        arrived for ``sub`` and were not replaced: the broker took those back."""
+        if not replacements:
+            return self.unsubscribe(sub)
+        tx, unsubscribed, committed = self.new_id("tx"), self.new_id("r"), self.new_id("r")
+        frames: list[tuple[str, dict[str, str], bytes]] = [("BEGIN", {"transaction": tx}, b"")]
+        for ack_id, destination, headers, body in replacements:
+            frames.append(("ACK", {"id": ack_id, "transaction": tx}, b""))
+            out = _send_headers(headers, body, tx)
+            out["destination"] = destination
+            frames.append(("SEND", out, body))
+        frames.append(("UNSUBSCRIBE", {"id": sub, "receipt": unsubscribed}, b""))
+        frames.append(("COMMIT", {"transaction": tx, "receipt": committed}, b""))
+        try:
+            self._write(frames)
+            self.wait_receipt(unsubscribed)
+            self.wait_receipt(committed)
+        finally:
+            with self._cond:
+                left = list(self._frames.pop(sub, ()))
+                self._destinations.pop(sub, None)
+                late = [f for f in self.stray if f.headers.get("subscription") == sub]
+                for frame in late:
+                    self.stray.remove(frame)
+        return left + late
+
+    def held(self, sub: str) -> list[Frame]:
+        """Take every frame that has arrived for ``sub`` and was not taken yet."""
+        with self._cond:
+            queue = self._frames.get(sub)
+            if not queue:
+                return []
+            out = list(queue)
+            queue.clear()
+            return out
+
     def send(
         self,
         destination: str,
@@ -218,11 +311,7 @@ class StompClient:
         transaction: str | None = None,
         receipt: bool = False,
     ) -> None:
-        out = dict(headers)
-        if "content-type" not in out or b"\x00" in body:
-            out["content-length"] = str(len(body))
-        if transaction is not None:
-            out["transaction"] = transaction
+        out = _send_headers(headers, body, transaction)
         rid = None
         if receipt:
             rid = self.new_id("r")
@@ -262,19 +351,23 @@ class StompClient:
             frames.append(("BEGIN", {"transaction": transaction}))
         frames += [("ACK", {"id": ack, "transaction": transaction}) for ack in acks]
         frames.append(("COMMIT", {"transaction": transaction, "receipt": rid}))
+        self._write([(cmd, headers, b"") for cmd, headers in frames])
+        self.wait_receipt(rid)
+
+    def _write(self, frames: Sequence[tuple[str, dict[str, str], bytes]]) -> None:
+        """Send several frames in one write to the socket."""
         transport = self._conn.transport
         if getattr(transport, "blocking", True) is False:  # TLS: stomp.py's io thread writes
-            for cmd, headers in frames:
-                self._call(self._conn.send_frame, cmd, headers)
-        else:
-            for _, headers in frames:
-                self._conn._escape_headers(headers)  # STOMP 1.2: ':' in an ack id is \c
-            packed = b"".join(
-                stomp.utils.pack(stomp.utils.convert_frame(stomp.utils.Frame(cmd, headers)))
-                for cmd, headers in frames
-            )
-            self._call(transport.send, packed)
-        self.wait_receipt(rid)
+            for cmd, headers, body in frames:
+                self._call(self._conn.send_frame, cmd, headers, body)
+            return
+        for _, headers, _ in frames:
+            self._conn._escape_headers(headers)  # STOMP 1.2: ':' in an ack id is \c
+        packed = b"".join(
+            stomp.utils.pack(stomp.utils.convert_frame(stomp.utils.Frame(cmd, headers, body)))
+            for cmd, headers, body in frames
+        )
+        self._call(transport.send, packed)
 
     def wait_receipt(self, receipt: str, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (timeout or self.params.receipt_timeout)

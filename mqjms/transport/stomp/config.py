@@ -259,11 +259,31 @@ def load_file(path: str | Path) -> StompConfig:
 
 # --------------------------------------------------------------------------- URLs
 
-_QUEUE_PARAMS = {"bothresh": "BOTHRESH", "boqname": "BOQNAME", "defpsist": "DEFPSIST",
-                 "defprty": "DEFPRTY"}
+_QUEUE_PARAMS = {
+    "bothresh": "BOTHRESH",
+    "boqname": "BOQNAME",
+    "defpsist": "DEFPSIST",
+    "defprty": "DEFPRTY",
+}
 _QMGR_PARAMS = {"deadq": "DEADQ"}
-_OTHER_PARAMS = {"config", "profile", "qmgr", "prefix", "strict", "ca", "cert", "key",
-                 "verify", "reconnect", "receipt_timeout", "heartbeat", "vhost", "user"}
+DEFAULT_CONNECT_TIMEOUT = 10.0  # seconds for TCP, TLS and CONNECTED together
+_OTHER_PARAMS = {
+    "config",
+    "profile",
+    "qmgr",
+    "prefix",
+    "strict",
+    "ca",
+    "cert",
+    "key",
+    "verify",
+    "reconnect",
+    "receipt_timeout",
+    "connect_timeout",
+    "heartbeat",
+    "vhost",
+    "user",
+}
 
 
 @dataclass(slots=True)
@@ -282,6 +302,7 @@ class StompParams:
     verify: bool
     reconnect_seconds: float
     receipt_timeout: float
+    connect_timeout: float
     heartbeat_ms: int
     config_file: str | None
     profile: str | None
@@ -371,9 +392,15 @@ def parse_url(url: str) -> StompParams:
     try:
         reconnect = float(query.get("reconnect", "10"))
         receipt_timeout = float(query.get("receipt_timeout", "30"))
+        connect_timeout = float(query.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
         heartbeat = int(query.get("heartbeat", "0"))
     except ValueError as exc:
         raise ValueError(f"STOMP URL {_redact(url)!r}: {exc}") from None
+    if not 0 < connect_timeout < float("inf"):
+        raise ValueError(
+            f"STOMP URL {_redact(url)!r}: connect_timeout={query['connect_timeout']!r} "
+            "must be a number of seconds above 0"
+        )
     return StompParams(
         host=host,
         port=port,
@@ -387,6 +414,7 @@ def parse_url(url: str) -> StompParams:
         verify=_flag(query["verify"], "verify") if "verify" in query else True,
         reconnect_seconds=reconnect,
         receipt_timeout=receipt_timeout,
+        connect_timeout=connect_timeout,
         heartbeat_ms=heartbeat,
         config_file=query.get("config"),
         profile=query.get("profile"),

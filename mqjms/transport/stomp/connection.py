@@ -18,8 +18,10 @@ How each MQI idea is carried (docs/stomp.md has the full story and where it diff
   to anyone under syncpoint, made durable the same way (ACK + copy with the new count in
   one transaction), so a crash loop ends at BOTHRESH exactly as on MQ.
 * **Messages dispatched but never handed to the application** (the one prefetched message
-  a subscription may hold when it is closed) would come back marked redelivered; on a
-  clean close they are restored with their count unchanged (see :meth:`_restore`).
+  a subscription may hold when it ends) would come back marked redelivered and count as
+  a backout in whichever process got them next; at MQCLOSE and MQDISC they are replaced
+  by copies with their count unchanged, and those an open handle gave back meanwhile are
+  requeued the same way if still there (see :mod:`.release`).
 * **MQINQ** answers from :class:`~.config.StompConfig`; CURDEPTH asks the statistics plugin.
 * **Lost connection**: the next call reconnects with tenacity backoff (``?reconnect=``
   seconds, default 10); the unit of work in flight is gone (the broker rolled it back),
@@ -39,7 +41,6 @@ import os
 import sys
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -64,7 +65,7 @@ from mqjms.qmgr.queues import check_md_for_put
 from mqjms.transport.base import Browse, Context, Handle
 from mqjms.transport.checks import check_get, check_put
 
-from . import mapping
+from . import mapping, release
 from .client import BrokerError, ConnectionLost, ConnectRefused, Frame, StompClient
 from .config import QueueDefinition, StompConfig, StompParams
 
@@ -73,7 +74,6 @@ log = get_logger("mqjms.transport.stomp")
 _OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
 _STATS_PREFIX = "/queue/ActiveMQ.Statistics.Destination."
 _STATS_TIMEOUT = 5.0
-_RESTORE_TIMEOUT = 2.0
 _DISPATCH_GRACE = 0.5  # seconds an available message may take to be dispatched to us
 _BROWSE_WAIT = 10.0
 _IDLE_RELEASE = 0.1  # seconds after which an idle subscription gives back its message
@@ -154,6 +154,9 @@ class StompConnection:
         self._broken = False  # the unit of work was lost with the connection
         self._closed = False
         self._deferred_unsubscribe: list[str] = []
+        # message-id -> destination: messages an idle or extra subscription gave back in
+        # place (marked redelivered), caught back at MQCLOSE/MQDISC (see .release)
+        self._returned: dict[str, str] = {}
         self._stats_sub: str | None = None
         self._known_destinations: set[str] = set()
         self._window_opened = 0.0  # when the broker was last asked to dispatch to us
@@ -330,9 +333,11 @@ class StompConnection:
 
     @_locked
     def close(self, handle: Handle) -> None:
-        self._close(handle, restore=False)
+        """MQCLOSE. A message the handle's subscription holds unseen stays on the queue
+        with its BackoutCount unchanged (see :mod:`.release`)."""
+        self._close(handle)
 
-    def _close(self, handle: Handle, *, restore: bool) -> None:
+    def _close(self, handle: Handle) -> None:
         state = self._state(handle)
         subs = [s for s in (state.sub, *state.match_subs.values(), *state.overflow) if s]
         in_uow = {got.sub for got in self._gets}
@@ -342,10 +347,13 @@ class StompConnection:
                     # its messages are acknowledged at MQCMIT/MQBACK: keep it until then
                     self._deferred_unsubscribe.append(sub)
                 else:
-                    self._unsubscribe(sub, restore=restore)
+                    self._unsubscribe(sub, final=True)
             self._end_browse(state)
+            self._catch_back(state.destination)
         except ConnectionLost:
             pass  # the subscriptions went with the connection
+        except BrokerError as exc:
+            log.warning("stomp.close_failed", queue=handle.name, error=str(exc))
         del self._handles[handle.hobj]
 
     # ------------------------------------------------------------------ MQGET
@@ -414,8 +422,10 @@ class StompConnection:
             self._window_opened = time.monotonic()
             log.info("message.expired_discarded", queue=state.handle.resolved_name)
             return _AGAIN
+        if self._returned:
+            self._returned.pop(frame.message_id, None)
         md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
-        if _was_redelivered(frame):
+        if release.was_redelivered(frame):
             md.BackoutCount += 1
             if syncpoint:
                 # make the raised count durable before anyone processes it (crash loops)
@@ -627,7 +637,7 @@ class StompConnection:
                 continue
             if frame is not None and frame.headers.get("browser") == "end":
                 cursor.ended = True
-                self._unsubscribe(cursor.sub, restore=False)
+                self._unsubscribe(cursor.sub, browser=True)
                 cursor.sub = None
                 # a new snapshot shows messages that arrived since, skipping those seen
                 if fresh and deadline is not None and time.monotonic() >= deadline:
@@ -639,18 +649,25 @@ class StompConnection:
             if frame is None:
                 return None
             now = time.time()
-            if frame.message_id in cursor.seen or mapping.is_expired(frame.headers, now):
+            # One MsgId is shown once: a message being requeued (a backout, a give-back)
+            # exists twice on the broker for an instant, the original and its copy.
+            msg_id = frame.headers.get(mapping.H_MSG_ID) or (
+                mapping.native_msg_id(frame.message_id).hex()
+            )
+            if msg_id in cursor.seen or mapping.is_expired(frame.headers, now):
                 continue
-            cursor.seen.add(frame.message_id)
+            cursor.seen.add(msg_id)
             md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
-            if frame.headers.get("redelivered") == "true" and _returned_peek(frame.message_id):
+            if frame.headers.get("redelivered") == "true" and release.returned_peek(
+                frame.message_id
+            ):
                 md.BackoutCount += 1
             return md, data
 
     def _end_browse(self, state: _Open) -> None:
         cursor, state.browse = state.browse, None
         if cursor is not None and cursor.sub is not None:
-            self._unsubscribe(cursor.sub, restore=False)
+            self._unsubscribe(cursor.sub, browser=True)
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
     @_locked
@@ -984,7 +1001,7 @@ class StompConnection:
         client.begin(tx)
         try:
             for frame, count in items:
-                headers, body = _copy(frame, count, self.prefix)
+                headers, body = release.copy_of(frame, count, self.prefix)
                 client.ack(frame.ack_id, transaction=tx)
                 client.send(frame.headers.get("destination", ""), headers, body, transaction=tx)
             client.commit(tx)
@@ -993,22 +1010,41 @@ class StompConnection:
             raise
         self._window_opened = time.monotonic()
 
-    def _unsubscribe(self, sub: str, *, restore: bool = False) -> None:
-        """UNSUBSCRIBE. Messages dispatched to it that no get returned go back to the
-        queue marked redelivered although nobody saw them: they are remembered (in this
-        process) so that their count is not raised, and with ``restore`` (at disconnect,
-        when this process may be ending) requeued at once with the count they had."""
+    def _unsubscribe(self, sub: str, *, browser: bool = False, final: bool = False) -> None:
+        """UNSUBSCRIBE. A message dispatched to an input subscription that no get returned
+        comes back marked redelivered although nobody saw it. ``final`` (MQCLOSE, MQDISC):
+        it is given back with its BackoutCount unchanged (:func:`.release.give_back`; it
+        moves to the back of the queue). Otherwise (an idle handle, a unit of work's extra
+        subscription: the handle stays open) it goes back in its place, remembered, and is
+        caught back at MQCLOSE/MQDISC if it is still there (:meth:`_catch_back`)."""
         client = self._client
         if client.buffered(sub) == 0 and not client.lost:
             # With prefetch 1 a subscription holding one message gets nothing more; one
             # holding none may have a message on its way, which UNSUBSCRIBE would return
             # marked redelivered before we ever saw it. Let it arrive first.
             self._settle(sub)
-        left = client.unsubscribe(sub)
-        if left:
-            _note_returned(left)
-            if restore:
-                self._restore(left)
+        if browser:
+            client.unsubscribe(sub)
+        elif final:
+            if release.give_back(client, sub, self.prefix):
+                self._window_opened = time.monotonic()
+        else:
+            left = client.unsubscribe(sub)
+            release.note_returned(left)
+            for frame in left:
+                self._returned[frame.message_id] = frame.headers.get("destination", "")
+
+    def _catch_back(self, destination: str | None) -> None:
+        """Requeue, with the count they had, the messages this connection gave back in
+        place (for ``destination``, or all) that are still on their queue unseen."""
+        by_destination: dict[str, list[str]] = {}
+        for message_id, where in list(self._returned.items()):
+            if destination is None or where == destination:
+                del self._returned[message_id]
+                by_destination.setdefault(where, []).append(message_id)
+        for where, ids in by_destination.items():
+            if release.catch_back(self._client, where, ids, self.prefix):
+                self._window_opened = time.monotonic()
 
     def _settle(self, sub: str) -> None:
         client = self._client
@@ -1025,42 +1061,6 @@ class StompConnection:
         if int(stats.get("size", 0)) > 0:
             client.peek(sub, _CLOSE_GRACE)
 
-    def _restore(self, frames: Sequence[Frame]) -> None:
-        """Frames the broker dispatched that were never handed to the application went
-        back to the queue when their subscription ended, marked redelivered. Get them
-        again by message-id and requeue them with the count they had, so that closing a
-        consumer never counts as a backout."""
-        client = self._client
-        by_id = {f.message_id: f for f in frames if f.message_id}
-        if not by_id:
-            return
-        destination = frames[0].headers.get("destination", "")
-        ids = ", ".join("'" + i.replace("'", "''") + "'" for i in by_id)
-        headers = {
-            "selector": f"JMSMessageID IN ({ids})",
-            "activemq.prefetchSize": str(len(by_id)),
-        }
-        sub = client.subscribe(destination, headers, "client-individual")
-        got: list[tuple[Frame, int]] = []
-        deadline = time.monotonic() + _RESTORE_TIMEOUT
-        try:
-            while len(got) < len(by_id):
-                frame = client.take(sub, max(0.0, deadline - time.monotonic()))
-                if frame is None:
-                    break  # another consumer has it: it counts one delivery there
-                original = by_id.get(frame.message_id)
-                if original is None:
-                    continue
-                _returned_pop(frame.message_id)
-                count = mapping.from_frame(original.headers, b"", prefix=self.prefix)[0]
-                extra = 1 if original.headers.get("redelivered") == "true" else 0
-                got.append((frame, count.BackoutCount + extra))
-            if got:
-                self._requeue_copies(got)
-        finally:
-            client.unsubscribe(sub)
-        log.debug("stomp.restored_undelivered", messages=len(got), destination=destination)
-
     # ------------------------------------------------------------------ MQDISC
     @_locked
     def disconnect(self) -> None:
@@ -1076,48 +1076,13 @@ class StompConnection:
                     log.warning("stomp.disconnect_backout_failed", reason=exc.reason_name)
             for state in list(self._handles.values()):
                 with contextlib.suppress(MQError, ConnectionLost, BrokerError):
-                    self._close(state.handle, restore=True)
+                    self._close(state.handle)
+            with contextlib.suppress(MQError, ConnectionLost, BrokerError):
+                self._catch_back(None)  # left by units of work after their handle closed
         finally:
             self._closed = True
             self._handles.clear()
             self._client.disconnect()
-
-
-# message-id -> whether it had been redelivered before: messages this process returned
-# to their queue unseen (dispatched to a subscription that was then closed).
-_returned: OrderedDict[str, bool] = OrderedDict()
-_returned_lock = threading.Lock()
-_RETURNED_MAX = 100_000
-
-
-def _note_returned(frames: Sequence[Frame]) -> None:
-    with _returned_lock:
-        for frame in frames:
-            if frame.message_id and frame.message_id not in _returned:
-                # returned again before anyone got it: what it was at first still holds
-                _returned[frame.message_id] = frame.headers.get("redelivered") == "true"
-        while len(_returned) > _RETURNED_MAX:
-            _returned.popitem(last=False)
-
-
-def _returned_pop(message_id: str) -> bool | None:
-    with _returned_lock:
-        return _returned.pop(message_id, None)
-
-
-def _returned_peek(message_id: str) -> bool:
-    """For a browse: True unless the message was returned unseen (then: as it was)."""
-    with _returned_lock:
-        return _returned.get(message_id, True)
-
-
-def _was_redelivered(frame: Frame) -> bool:
-    """Whether the broker redelivers this message after a failure (count + 1), telling
-    apart the ones this process returned unseen."""
-    if frame.headers.get("redelivered") != "true":
-        return False
-    before = _returned_pop(frame.message_id)
-    return True if before is None else before
 
 
 _AGAIN = object()
@@ -1136,20 +1101,6 @@ def _selector(msg_id: bytes | None, correl_id: bytes | None) -> str | None:
         text = mapping.correl_text(correl_id.ljust(24, b"\x00")[:24]).replace("'", "''")
         parts.append(f"JMSCorrelationID = '{text}'")
     return " AND ".join(parts) or None
-
-
-def _copy(frame: Frame, count: int, prefix: str) -> tuple[dict[str, str], bytes]:
-    """A frame's message as a new SEND with BackoutCount ``count``: every MQMD field,
-    MsgId and the absolute expiry kept."""
-    md, data = mapping.from_frame(frame.headers, frame.body, prefix=prefix)
-    md.BackoutCount = count
-    headers, body = mapping.to_frame(md, data, prefix=prefix)
-    expires = frame.headers.get("expires", "0")
-    if expires not in ("", "0"):
-        headers["expires"] = expires
-    else:
-        headers.pop("expires", None)
-    return headers, body
 
 
 def _parse_statistics(body: bytes) -> dict[str, int]:

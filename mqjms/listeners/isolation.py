@@ -1,0 +1,125 @@
+"""Suspects run alone: a crash then counts only against the message that caused it.
+
+A message that kills the process takes every message in flight beside it through the
+same backout (the queue manager backs out each unit of work the dead process left, as
+IBM MQ does), so with concurrency > 1 its good neighbours would reach BOTHRESH with it
+and land on the backout queue. A message with BackoutCount > 0 is a *suspect*: it may
+be the one. The rule, per queue (its underlying local queue) and per worker:
+
+* A suspect is processed alone: its consumer waits until no other consumer of the queue
+  holds a message (those in flight finish and commit or back out first; none gets a new
+  one meanwhile), then processes it and ends its unit of work before anyone else gets.
+* While a queue is *serial* its consumers get in turns: one at a time gets a message and
+  keeps the turn until that message's unit of work has ended. A worker starts with its
+  queues serial, since after a crash the suspects are what it will get first; a queue
+  turns serial again when a consumer gets a suspect, and concurrent once a turn gets a
+  message with BackoutCount 0 while no suspect waits.
+
+The one exposure left: consumers that got suspects at the same moment, concurrently,
+hold them while waiting for their turn, so a crash of the first counts against the
+others too. After a restart this cannot happen (the worker starts serial). The rule is
+per process: other worker processes on the same queue are not held back.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_POLL = 0.1  # seconds between looks at a stop request while waiting for a turn
+
+
+class SuspectGate:
+    """One queue's turns. Cheap when concurrent: consumers read :attr:`serial` and,
+    once, :meth:`enter`; the lock is taken only around suspects and turns."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        #: Gets are taken in turns (suspects about). Read without the lock.
+        self.serial = True
+        self._concurrent: set[object] = set()  # consumers getting concurrently
+        self._holder: object | None = None  # the consumer whose turn it is
+        self._suspects_waiting = 0
+
+    def enter(self, consumer: object) -> bool:
+        """Get concurrently from now on; False when the queue is serial (take turns)."""
+        with self._cond:
+            if self.serial:
+                return False
+            self._concurrent.add(consumer)
+            return True
+
+    def leave(self, consumer: object) -> None:
+        """``consumer`` holds no message now and gets concurrently no more."""
+        with self._cond:
+            if consumer in self._concurrent:
+                self._concurrent.discard(consumer)
+                self._cond.notify_all()
+
+    @contextmanager
+    def alone(self, consumer: object) -> Iterator[None]:
+        """Process the suspect ``consumer`` holds once no other consumer holds a message;
+        the queue turns serial so that none gets one meanwhile."""
+        with self._cond:
+            self._concurrent.discard(consumer)
+            self.serial = True
+            self._suspects_waiting += 1
+            try:
+                while self._holder is not None or self._concurrent:
+                    self._cond.wait()
+            finally:
+                self._suspects_waiting -= 1
+            self._holder = consumer
+        try:
+            yield
+        finally:
+            self._release()
+
+    @contextmanager
+    def turn(self, consumer: object, stopping: threading.Event) -> Iterator[bool]:
+        """Wait for a turn to get (True), or yield False when the queue turned concurrent
+        or the worker is stopping meanwhile."""
+        with self._cond:
+            self._concurrent.discard(consumer)
+            while self.serial and not stopping.is_set() and not self._free():
+                self._cond.wait(_POLL)
+            mine = self.serial and not stopping.is_set() and self._free()
+            if mine:
+                self._holder = consumer
+        try:
+            yield mine
+        finally:
+            if mine:
+                self._release()
+
+    def cleared(self) -> None:
+        """A turn got a message with BackoutCount 0: no suspect is ahead of it."""
+        with self._cond:
+            if not self._suspects_waiting:
+                self.serial = False
+                self._cond.notify_all()
+
+    def _free(self) -> bool:
+        """Nobody holds a message and no suspect waits: a turn may start."""
+        return self._holder is None and not self._concurrent and not self._suspects_waiting
+
+    def _release(self) -> None:
+        with self._cond:
+            self._holder = None
+            self._cond.notify_all()
+
+
+class SuspectGates:
+    """The gates of one running worker, by underlying queue name."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gates: dict[str, SuspectGate] = {}
+
+    def gate(self, queue: str) -> SuspectGate:
+        with self._lock:
+            found = self._gates.get(queue)
+            if found is None:
+                found = self._gates[queue] = SuspectGate()
+            return found
