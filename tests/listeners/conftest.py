@@ -50,6 +50,7 @@ def make_worker(mq: MQ) -> Iterator[Callable[..., mqjms.Worker]]:
 @pytest.fixture
 def events() -> Iterator[list[dict[str, Any]]]:
     """Every structlog event (DEBUG and up) logged during the test, from any thread."""
+    was_configured = structlog.is_configured()
     old = structlog.get_config()
     capture = LogCapture()
     structlog.configure(
@@ -60,7 +61,12 @@ def events() -> Iterator[list[dict[str, Any]]]:
     try:
         yield capture.entries
     finally:
-        structlog.configure(**old)
+        # Back to exactly what it was: an unconfigured structlog stays unconfigured, so
+        # later tests see mqjms's library defaults (quiet below WARNING), not stdout.
+        if was_configured:
+            structlog.configure(**old)
+        else:
+            structlog.reset_defaults()
 
 
 @pytest.fixture
