@@ -28,9 +28,9 @@ from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "mqjms" / "mqi" / "constants"
-sys.path.insert(0, str(REPO / "tests" / "mqi"))
+sys.path.insert(0, str(REPO))  # tests/ is a package of the checkout
 
-import mqi_vendor as vendor  # noqa: E402
+from tests.mqi import mqi_vendor as vendor  # noqa: E402
 
 HEADER = '''"""{doc}
 

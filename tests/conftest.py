@@ -17,14 +17,17 @@ the end of the session and reported as an error.
 from __future__ import annotations
 
 import abc
+import logging
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import structlog
+from structlog.testing import LogCapture
 
 from mqjms.qmgr import QueueManager
 from mqjms.transport import embedded
@@ -91,6 +94,28 @@ def _close_embedded_managers() -> Iterator[None]:
     locks released), so no test sees another's state."""
     yield
     embedded.close_all()
+
+
+@pytest.fixture
+def events() -> Iterator[list[dict[str, Any]]]:
+    """Every structlog event (DEBUG and up) logged during the test, from any thread."""
+    was_configured = structlog.is_configured()
+    old = structlog.get_config()
+    capture = LogCapture()
+    structlog.configure(
+        processors=[capture],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+        cache_logger_on_first_use=False,
+    )
+    try:
+        yield capture.entries
+    finally:
+        # Back to exactly what it was: an unconfigured structlog stays unconfigured, so
+        # later tests see mqjms's library defaults (quiet below WARNING), not stdout.
+        if was_configured:
+            structlog.configure(**old)
+        else:
+            structlog.reset_defaults()
 
 
 # --------------------------------------------------------------------------- embedded fixtures
@@ -230,13 +255,10 @@ def _embedded_broker(tmp_path: Path) -> Broker:
 
 def _stomp_broker(tmp_path: Path) -> Broker:
     """ActiveMQ over STOMP (tests/stomp/activemq_support.py), started once per session."""
-    stomp_dir = str(REPO / "tests" / "stomp")
-    if stomp_dir not in sys.path:
-        sys.path.insert(0, stomp_dir)
-    from activemq_support import BrokerUnavailable, StompBroker
+    from tests.stomp.activemq_support import BrokerUnavailable, StompBroker
 
     try:
-        return StompBroker()  # type: ignore[no-any-return]
+        return StompBroker()  # type: ignore[return-value]
     except BrokerUnavailable as exc:
         if os.environ.get("CI"):
             pytest.fail(f"ActiveMQ is needed in CI and could not be started: {exc}")

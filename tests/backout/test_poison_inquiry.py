@@ -1,6 +1,6 @@
 """When and how BOTHRESH and BOQNAME are inquired (seed 002).
 
-A :class:`SpyConnection` (tests/backout/_mqenv.py) wraps every transport connection the
+A :class:`SpyConnection` (tests/support/mqenv.py) wraps every transport connection the
 JMS layer makes and records the MQOPEN options and MQINQ calls, so these tests see the
 calls themselves, not only the AttributeCache's counter.
 """

@@ -17,7 +17,7 @@ from mqjms.mq import MQError
 from mqjms.transport import Connection, connect
 
 if TYPE_CHECKING:
-    from conftest import Broker  # tests/conftest.py
+    from tests.conftest import Broker
 
 Connect = Callable[..., Connection]
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 import structlog
-from listener_helpers import BOQ, FAST, IN, MQ, Recorder
 from structlog.testing import LogCapture
 
 import mqjms
 from mqjms.qmgr import QueueManager
+from tests.listeners.helpers import BOQ, FAST, IN, MQ, Recorder
 
 
 @pytest.fixture

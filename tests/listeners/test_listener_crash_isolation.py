@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 import pytest
-from listener_helpers import IN, wait_for
 
 import mqjms
 from mqjms.mq import C
+from tests.listeners.helpers import IN, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 QUEUE, BACKOUT, BOTHRESH, CONCURRENCY = "ISOLATE.IN", "ISOLATE.BACKOUT", 2, 4

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from listener_helpers import wait_for
 
 from mqjms.mq import MQMD, C
+from tests.listeners.helpers import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 QUEUE, BACKOUT, BOTHRESH = "CRASH.IN", "CRASH.BACKOUT", 3

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from listener_helpers import BOQ, DLQ, IN, named, wait_for
-
 import mqjms
 from mqjms.backout import Outcome, PoisonEvent
 from mqjms.mq import C, jms, parse_dlh, rfh2
+from tests.listeners.helpers import BOQ, DLQ, IN, named, wait_for
 
 
 def test_return_commits_and_logs_delivered_and_committed(mq, make_worker, seen, events):

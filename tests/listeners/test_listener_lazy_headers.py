@@ -8,9 +8,8 @@ on a header it lacked instead of returning None (or 0 for JMSExpiration).
 
 from __future__ import annotations
 
-from listener_helpers import BOQ, DLQ, IN, named, wait_for
-
 import mqjms
+from tests.listeners.helpers import BOQ, DLQ, IN, named, wait_for
 
 
 def test_listener_reading_absent_headers_commits_every_plain_message(mq, make_worker, seen, events):

@@ -8,11 +8,11 @@ import threading
 
 import pytest
 import tenacity
-from listener_helpers import BOQ, DLQ, IN, named, wait_for
 
 import mqjms
 from mqjms.backout import Outcome, PoisonEvent
 from mqjms.mq import C, MQError
+from tests.listeners.helpers import BOQ, DLQ, IN, named, wait_for
 
 
 class Unprocessable(Exception):

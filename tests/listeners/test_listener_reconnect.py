@@ -6,11 +6,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from listener_helpers import BOQ, IN, named, wait_for
-
 import mqjms
 from mqjms.mq import C, MQError
 from mqjms.transport import connect, embedded
+from tests.listeners.helpers import BOQ, IN, named, wait_for
 
 
 class Faults:

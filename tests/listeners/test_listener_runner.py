@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from listener_helpers import IN, wait_for
 
 import mqjms
 from mqjms.listeners import AppLoadError, load_app, run
+from tests.listeners.helpers import IN, wait_for
 
 SERVICE = '''
 import mqjms

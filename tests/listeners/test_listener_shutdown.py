@@ -7,9 +7,8 @@ import asyncio
 import threading
 import time
 
-from listener_helpers import IN, named, wait_for
-
 import mqjms
+from tests.listeners.helpers import IN, named, wait_for
 
 
 def test_stop_lets_an_in_flight_message_finish_and_commits_it(mq, make_worker, events):

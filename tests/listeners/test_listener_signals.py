@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from listener_helpers import IN, wait_for
+
+from tests.listeners.helpers import IN, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,11 +13,11 @@ import re
 from pathlib import Path
 from types import ModuleType
 
-import mqi_vendor as vendor
 import pytest
 
 from mqjms.mqi.constants import CMQSTRC
 from mqjms.mqi.constants.flavours import constants
+from tests.mqi import mqi_vendor as vendor
 
 REFERENCE = re.compile(r"\b(CMQC|CMQXC|CMQCFC|CMQZC|CMQSTRC)\.([A-Z][A-Za-z0-9_]*)")
 MODULES = ("CMQC", "CMQXC", "CMQCFC", "CMQZC")

@@ -12,10 +12,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import mqi_vendor as vendor
 import pytest
 
 from mqjms.mqi import ibmmq_flavour, pymqi_flavour
+from tests.mqi import mqi_vendor as vendor
 
 TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "rfh2"
 if not TESTDATA.is_dir():  # the repository sits beside shared/ in the workspace

@@ -13,7 +13,6 @@ import itertools
 from types import ModuleType
 from typing import Any
 
-import mqi_vendor as vendor
 import pytest
 
 from mqjms.mq.bo import MQBO
@@ -31,6 +30,7 @@ from mqjms.mq.sco import MQSCO
 from mqjms.mq.structure import BYTE, CHAR, INT
 from mqjms.mq.sts import MQSTS
 from mqjms.mq.sub import MQSD, MQSRO
+from tests.mqi import mqi_vendor as vendor
 
 # (our class, the library's class name): which libraries have which structure
 PYMQI_STRUCTURES = [

@@ -1,4 +1,5 @@
-"""A separate OS process for the multi-process tests: ``python qmgr_child.py MODE URL QUEUE ...``.
+"""A separate OS process for the multi-process tests:
+``python -m tests.qmgr.qmgr_child MODE URL QUEUE ...`` (the repository on ``PYTHONPATH``).
 
 Protocol: log lines go to stderr; stdout carries only the lines this script prints
 (``READY``, ``HELD <body>``, ``DONE <n>``), so the parent can wait for them.
@@ -105,17 +106,19 @@ def main(argv: list[str]) -> int:
 
 
 class Child:
-    """A running ``qmgr_child.py`` process, seen from the test: send lines, wait for lines,
+    """A running ``qmgr_child`` process, seen from the test: send lines, wait for lines,
     kill it. Its stderr (logs) goes to ``log_path``."""
 
     def __init__(self, log_path: Path, *args: str) -> None:
         self.log_path = log_path
         self._log: IO[bytes] = open(log_path, "wb")  # noqa: SIM115 - closed in wait()/kill()
+        # ``tests`` is a package of the checkout, not of the installed mqjms: the child
+        # finds it (and this checkout's mqjms) through PYTHONPATH.
         repo = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), *args],
+            [sys.executable, "-m", "tests.qmgr.qmgr_child", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,

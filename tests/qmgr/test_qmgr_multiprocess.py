@@ -2,7 +2,7 @@
 exactly-once delivery to two competing processes, recovery of a SIGKILLed process's unit
 of work within ``RECOVERY_INTERVAL``, and persistence across a restart of every process.
 
-The other processes run ``qmgr_child.py`` (in this folder) with ``subprocess``.
+The other processes run ``python -m tests.qmgr.qmgr_child`` (in this folder) with ``subprocess``.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from qmgr_child import Child
 
 from mqjms.mq import MQMD, C, MQError
 from mqjms.qmgr import RECOVERY_INTERVAL
 from mqjms.transport import Browse, connect, embedded
+from tests.qmgr.qmgr_child import Child
 
 SpawnChild = Callable[..., Child]
 

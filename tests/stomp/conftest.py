@@ -13,10 +13,10 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from activemq_support import BrokerUnavailable, StompBroker, ensure_activemq
 
 from mqjms.mq import MQError
 from mqjms.transport import Connection, connect
+from tests.stomp.activemq_support import BrokerUnavailable, StompBroker, ensure_activemq
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -12,11 +12,11 @@ import threading
 import time
 
 import pytest
-from activemq_support import StompBroker, kill_activemq, start_activemq
 
 import mqjms
 from mqjms.mq import MQMD, C, parse_chain
 from mqjms.transport import connect
+from tests.stomp.activemq_support import StompBroker, kill_activemq, start_activemq
 
 TOTAL = 5000
 

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from activemq_support import StompBroker
 
 from mqjms.transport.stomp import connection as stomp_connection
+from tests.stomp.activemq_support import StompBroker
 
 REPO = Path(__file__).resolve().parents[2]
 

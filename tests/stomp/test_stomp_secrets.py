@@ -14,7 +14,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from activemq_support import StompBroker
 from structlog.testing import capture_logs
 
 import mqjms
@@ -23,6 +22,7 @@ from mqjms.transport import connect
 from mqjms.transport.url import redact
 from mqjms.trigger.command import describe
 from mqjms.trigger.monitor import EXIT_NOT_RUN
+from tests.stomp.activemq_support import StompBroker
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "Pw-9c1e7-h2"

@@ -16,16 +16,15 @@ import time
 from pathlib import Path
 
 import pytest
-from activemq_support import RawStomp, StompBroker
 
 import mqjms
 from mqjms.backout import rewrite
 from mqjms.mq import MQMD, C, MQError, parse_dlh
 from mqjms.transport import Browse, Context, connect
 from mqjms.transport.stomp import StompConfig, parse_url, register_profile, unregister_profile
+from tests.stomp.activemq_support import RawStomp, StompBroker
 
 IN = C.MQOO_INPUT_SHARED
-REPO = Path(__file__).resolve().parents[2]
 
 
 def ident(text: str) -> bytes:
@@ -205,9 +204,8 @@ def test_a_crashed_consumer_raises_the_count_and_a_crash_loop_keeps_raising_it(
     conn = sconnect()
     conn.put("CRASH.Q", MQMD(), b"kills its consumer")
     child = textwrap.dedent(
-        f"""
+        """
         import os, signal, sys
-        sys.path.insert(0, {str(REPO / 'tests' / 'stomp')!r})
         from mqjms.transport import connect
         from mqjms.mq import C
         conn = connect(sys.argv[1])

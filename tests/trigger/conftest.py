@@ -3,16 +3,12 @@ process definition, a stand-in trigger monitor, and an application connection.""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-import structlog
-from structlog.testing import LogCapture
-from trigger_helpers import APPLICID, INITQ, PROC, Monitor
 
 from mqjms.qmgr import QMConnection, QueueManager
+from tests.trigger.trigger_helpers import APPLICID, INITQ, PROC, Monitor
 
 
 @pytest.fixture
@@ -45,25 +41,3 @@ def app(tqm: QueueManager) -> Iterator[QMConnection]:
     conn = tqm.connect("test-app")
     yield conn
     conn.disconnect()
-
-
-@pytest.fixture
-def events() -> Iterator[list[dict[str, Any]]]:
-    """Every structlog event (DEBUG and up) logged during the test, from any thread."""
-    was_configured = structlog.is_configured()
-    old = structlog.get_config()
-    capture = LogCapture()
-    structlog.configure(
-        processors=[capture],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
-        cache_logger_on_first_use=False,
-    )
-    try:
-        yield capture.entries
-    finally:
-        # Back to exactly what it was: an unconfigured structlog stays unconfigured, so
-        # later tests see mqjms's library defaults (quiet below WARNING), not stdout.
-        if was_configured:
-            structlog.configure(**old)
-        else:
-            structlog.reset_defaults()

@@ -4,10 +4,10 @@ each checked on the embedded queue manager (issue 5)."""
 from __future__ import annotations
 
 import pytest
-from trigger_helpers import APPQ, INITQ, Monitor, define_triggered, depth, put
 
 from mqjms.mq import MQMD, C
 from mqjms.qmgr import QMConnection, QueueManager
+from tests.trigger.trigger_helpers import APPQ, INITQ, Monitor, define_triggered, depth, put
 
 # --------------------------------------------------------------------------- condition 1
 

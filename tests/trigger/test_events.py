@@ -12,7 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from trigger_helpers import (
+
+from mqjms.mq import MQMD, C
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.transport import embedded
+from tests.trigger.trigger_helpers import (
     APPQ,
     INITQ,
     PROC,
@@ -22,10 +26,6 @@ from trigger_helpers import (
     depth,
     put,
 )
-
-from mqjms.mq import MQMD, C
-from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.transport import embedded
 
 IN = C.MQOO_INPUT_SHARED
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trigger_helpers import APPQ, INITQ, PROC, define_triggered, depth, put
 
 from mqjms.cli import main
 from mqjms.mq import MQDLH, MQMD, MQTM, C, parse_dlh, parse_tmc2
@@ -29,6 +28,7 @@ from mqjms.trigger import (
     TriggerMonitor,
     command_line,
 )
+from tests.trigger.trigger_helpers import APPQ, INITQ, PROC, define_triggered, depth, put
 
 HERE = Path(__file__).resolve().parent
 RECORD_ARGS = HERE / "record_args.py"

@@ -8,13 +8,13 @@ import time
 from pathlib import Path
 
 import pytest
-from trigger_helpers import put
 
 import mqjms
 from mqjms.cli import main
 from mqjms.mq import MQTM, C
 from mqjms.qmgr import QMConnection, QueueManager
 from mqjms.trigger import stop_when_idle, tmc2_argument
+from tests.trigger.trigger_helpers import put
 
 HERE = Path(__file__).resolve().parent
 APP_SPEC = f"{HERE / 'triggered_app.py'}:app"

@@ -8,11 +8,21 @@ from __future__ import annotations
 import struct
 
 import pytest
-from trigger_helpers import APPLICID, APPQ, INITQ, PROC, Monitor, attr, define_triggered, depth, put
 
 from mqjms.mq import MQMD, MQTM, MQTMC2, C, parse_tmc2
 from mqjms.qmgr import QMConnection, QueueManager
 from mqjms.qmgr.mqsc import CommandResult
+from tests.trigger.trigger_helpers import (
+    APPLICID,
+    APPQ,
+    INITQ,
+    PROC,
+    Monitor,
+    attr,
+    define_triggered,
+    depth,
+    put,
+)
 
 
 def mqsc(qm: QueueManager, text: str) -> list[CommandResult]:

@@ -1,7 +1,7 @@
 """The test environment shared by tests/backout and tests/consumer.
 
 :class:`MQEnv` wraps the transport-parametrised ``Broker`` helper of tests/conftest.py
-(embedded today, STOMP later) with what these tests need: the transport URL, queue
+(embedded and STOMP) with what these tests need: the transport URL, queue
 definitions with MQSC attributes, queue depths, and raw MQI-style access through
 ``mqjms.transport.connect(url)`` (to put a message exactly as a plain MQ application
 would, or to look at the exact bytes a JMS producer or the poison handler wrote).
@@ -13,8 +13,6 @@ transport's internals, so the same tests run on every transport.
 records what was opened (with which MQOO_* options), inquired and closed: the tests that
 check *when* and *how* BOTHRESH/BOQNAME are inquired (seed 002) install it by
 monkeypatching ``mqjms.transport.connect``.
-
-Both conftests load this file by path (tests/ has no packages), under one module name.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -31,6 +29,9 @@ import mqjms
 import mqjms.transport
 from mqjms.mq import MQMD, C, MQError
 from mqjms.transport import Browse, Connection, Handle, connect
+
+if TYPE_CHECKING:
+    from tests.conftest import Broker
 
 IN = C.MQOO_INPUT_SHARED
 BROWSE = C.MQOO_BROWSE
@@ -40,7 +41,7 @@ INQ = C.MQOO_INQUIRE
 class MQEnv:
     """url + define/alter + depth + raw connections, over a ``Broker`` helper."""
 
-    def __init__(self, broker: Any) -> None:
+    def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self._raw: list[Connection] = []
         self._admin: Connection | None = None
@@ -259,7 +260,7 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
     return predicate()
 
 
-def env_fixture(broker: Any) -> Iterator[MQEnv]:
+def env_fixture(broker: Broker) -> Iterator[MQEnv]:
     env = MQEnv(broker)
     try:
         yield env
