@@ -35,6 +35,11 @@ from mqjms.transport.url import ENV_VAR
 
 REPO = Path(__file__).resolve().parent.parent
 
+# mqjms.testing's fixtures: pytest loads the plugin through its entry point when mqjms is
+# installed; a checkout run from PYTHONPATH has no entry point, so it is named here too
+# (under the same name, so the two never clash).
+pytest_plugins = ["mqjms.testing.plugin"]
+
 # --------------------------------------------------------------------------- session guard
 
 _STRAY_CANDIDATES = tuple(
@@ -57,6 +62,11 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line(
         "markers", "stomp: runs on a real STOMP broker (ActiveMQ) started by the test setup"
+    )
+    config.addinivalue_line(
+        "markers",
+        "embedded_only(reason): the test needs the embedded queue manager itself (it "
+        "restarts it, counts its SQLite transactions...): its transport is embedded alone",
     )
     _preexisting.update(p for p in _STRAY_CANDIDATES if p.exists())
     # Anything that falls back to the default URL (including child processes, which
@@ -271,6 +281,22 @@ TRANSPORT_PARAMS = [
     pytest.param("embedded", marks=pytest.mark.embedded, id="embedded"),
     pytest.param("stomp", marks=pytest.mark.stomp, id="stomp"),
 ]
+EMBEDDED_ONLY = [param for param in TRANSPORT_PARAMS if param.id == "embedded"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``embedded_only(reason)``: parametrise the test's transport with embedded alone
+    (a parametrize mark of the test's own, which takes precedence over the fixture's)."""
+    marker = metafunc.definition.get_closest_marker("embedded_only")
+    if marker is None:
+        return
+    if not marker.args or not str(marker.args[0]).strip():
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: embedded_only needs a reason")
+    if "transport" in metafunc.fixturenames:
+        metafunc.definition.add_marker(
+            pytest.mark.parametrize("transport", EMBEDDED_ONLY, indirect=True)
+        )
 
 
 @pytest.fixture(params=TRANSPORT_PARAMS)

@@ -1,6 +1,7 @@
 """Asynchronous listeners and the Worker service that runs them (seed 002, asynchronous
 applications): ``app = Worker(url)``, ``@app.listener(queue)``, ``app.run()``."""
 
+from .activity import ConsumerActivity, Held
 from .failures import FailureMemory
 from .listener import Listener
 from .runner import AppLoadError, load_app, run
@@ -9,7 +10,9 @@ from .worker import Worker
 
 __all__ = [
     "AppLoadError",
+    "ConsumerActivity",
     "FailureMemory",
+    "Held",
     "Listener",
     "Worker",
     "WorkerStats",

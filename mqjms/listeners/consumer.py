@@ -39,6 +39,7 @@ from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Handle, commit_and_get
 
+from .activity import ActivityTracker
 from .eventloop import EventLoopThread
 from .failures import FailureMemory
 from .isolation import SuspectGate, SuspectGates
@@ -90,6 +91,7 @@ class ListenerConsumer:
         self.rt = runtime
         self.name = f"mqjms-{listener.queue}-{index}"
         self.ready = threading.Event()  # set once the first connection attempt has finished
+        self.activity = ActivityTracker(self.name, listener.name, listener.queue)
         self.error: BaseException | None = None  # what ended the thread, when not a stop
         self._ctx: dict[str, Any] = {"queue": listener.queue, "listener": listener.name}
         self._log: Any = log  # bound to the context when the thread starts (see _run)
@@ -268,6 +270,7 @@ class ListenerConsumer:
                 else:
                     got = conn.get(handle, wait=wait, syncpoint=True)
                 self._errors = 0
+                self.activity.got(got[0] if got else None)
                 if got is None:
                     continue
                 if got[0].BackoutCount > 0:  # a suspect: processed alone
@@ -291,6 +294,7 @@ class ListenerConsumer:
                 return
             got = conn.get(handle, wait=self.rt.get_wait, syncpoint=True)
             self._errors = 0
+            self.activity.got(got[0] if got else None)
             if got is not None:
                 if got[0].BackoutCount == 0:
                     gate.cleared()

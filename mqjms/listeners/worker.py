@@ -47,6 +47,7 @@ from mqjms.mq.errors import MQError
 from mqjms.transport.url import redact, resolve_url
 
 from . import signals
+from .activity import ConsumerActivity
 from .consumer import Connector, ListenerConsumer, Runtime
 from .eventloop import EventLoopThread
 from .failures import FailureMemory
@@ -171,6 +172,10 @@ class Worker:
     def stopping(self) -> bool:
         """True once a stop was asked for (signal, request_stop, stop, a fatal error)."""
         return self._stopping.is_set()
+
+    def activity(self) -> list[ConsumerActivity]:
+        """What each consumer of the running worker holds now (see :mod:`.activity`)."""
+        return [consumer.activity.snapshot() for consumer in self._consumers]
 
     def start(self) -> None:
         """Start every listener's consumers and return once each has made its first

@@ -64,8 +64,8 @@ def test_only_the_message_that_kills_the_worker_reaches_the_backout_queue(
     # process may get there: neighbours in flight at a crash are backed out too (+1), but
     # after the restart each message with BackoutCount > 0 runs alone, so the next crash
     # counts against the poison message only.
-    mq.define(QUEUE, BOTHRESH=BOTHRESH, BOQNAME=BACKOUT)
-    mq.define(BACKOUT)
+    mq.define_queue(QUEUE, BOTHRESH=BOTHRESH, BOQNAME=BACKOUT)
+    mq.define_queue(BACKOUT)
     bodies = [f"m{i:02d}" for i in range(12)]
     bodies.insert(1, "poison")
     mq.send(QUEUE, *bodies)
@@ -107,7 +107,7 @@ def test_only_the_message_that_kills_the_worker_reaches_the_backout_queue(
             assert deaths <= BOTHRESH, "the poison message was delivered after BOTHRESH"
 
     assert deaths == BOTHRESH  # BackoutCount 0, 1: at 2 it is poison and never delivered
-    moved = mq.browse(BACKOUT)  # moved in the unit of work of the get: complete now
+    moved = mq.browse_raw(BACKOUT)  # moved in the unit of work of the get: complete now
     assert [b"poison" in data for _, data in moved] == [True], "neighbours were moved too"
     assert moved[0][0].BackoutCount == 0 and moved[0][0].Format == C.MQFMT_RF_HEADER_2
     processed = record.read_text().split()[0::2]

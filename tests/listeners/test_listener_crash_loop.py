@@ -51,8 +51,8 @@ RUN = "import sys; from mqjms.listeners.runner import run; sys.exit(run(sys.argv
 
 @pytest.mark.slow
 def test_a_message_that_kills_the_worker_ends_on_the_backout_queue(mq, tmp_path: Path) -> None:
-    mq.define(QUEUE, BOTHRESH=BOTHRESH, BOQNAME=BACKOUT)
-    mq.define(BACKOUT)
+    mq.define_queue(QUEUE, BOTHRESH=BOTHRESH, BOQNAME=BACKOUT)
+    mq.define_queue(BACKOUT)
     bodies = [f"m{i}" for i in range(10)]
     bodies.insert(3, "poison")
     mq.send(QUEUE, *bodies)  # persistent, so they would survive a queue manager restart too
@@ -86,7 +86,7 @@ def test_a_message_that_kills_the_worker_ends_on_the_backout_queue(mq, tmp_path:
     # Each death backed the message out once (BackoutCount 0, 1, 2); at 3 it is poison.
     assert deaths == BOTHRESH
     wait_for(lambda: mq.depth(BACKOUT) == 1)
-    [(md, data)] = mq.browse(BACKOUT)
+    [(md, data)] = mq.browse_raw(BACKOUT)
     assert isinstance(md, MQMD) and md.BackoutCount == 0 and md.Format == C.MQFMT_RF_HEADER_2
     assert b"poison" in data
     lines = record.read_text().split()

@@ -1,5 +1,8 @@
 """What happens to one message under a listener: commit, rollback, and seed 002's rules
-for asynchronous applications (poison requeued outside the unit of work of delivery)."""
+for asynchronous applications (poison requeued outside the unit of work of delivery).
+
+Each test runs on every transport; ``mq.run_until_idle(app)`` runs the worker until every
+message is dealt with and says what happened to them."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import datetime as dt
 import mqjms
 from mqjms.backout import Outcome, PoisonEvent
 from mqjms.mq import C, jms, parse_dlh, rfh2
-from tests.listeners.helpers import BOQ, DLQ, IN, named, wait_for
+from tests.listeners.helpers import BOQ, IN, named, wait_for
 
 
 def test_return_commits_and_logs_delivered_and_committed(mq, make_worker, seen, events):
@@ -19,8 +22,8 @@ def test_return_commits_and_logs_delivered_and_committed(mq, make_worker, seen, 
         seen.add((msg.body, msg.delivery_count, type(msg).__name__))
 
     sent = mq.send(IN, "a", "b", "c")
-    with app:
-        wait_for(lambda: app.stats.committed == 3, what="3 commits")
+    summary = mq.run_until_idle(app)
+    assert summary.committed == 3 and summary.backed_out == 0 and not summary.poison
     assert seen.items == [("a", 1, "TextMessage"), ("b", 1, "TextMessage"), ("c", 1, "TextMessage")]
     assert mq.depth(IN) == 0
     committed = named(events, "message.committed")
@@ -40,8 +43,8 @@ def test_raise_rolls_back_with_backout_count_plus_one_and_redelivers(mq, make_wo
             raise RuntimeError(f"attempt {msg.delivery_count}")
 
     mq.send(IN, "order")
-    with app:
-        wait_for(lambda: app.stats.committed == 1)
+    summary = mq.run_until_idle(app)
+    assert (summary.committed, summary.backed_out, summary.delivered) == (1, 2, 3)
     # BOTHRESH is 3: BackoutCount 0, 1, 2 are below it, so each is delivered (seed 002).
     assert seen.items == [(0, 1, False), (1, 2, True), (2, 3, True)]
     backed = named(events, "message.backed_out")
@@ -64,17 +67,16 @@ def test_threshold_reached_moves_to_boqname_with_the_failure_and_rewritten_md(
         seen.add(msg.md.BackoutCount)
         raise ValueError("bad order 42")
 
-    put = mq.put_raw(
+    put = mq.put(
         IN, "café".encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819, Encoding=546,
         Expiry=6000, Persistence=C.MQPER_PERSISTENT,
     )
-    with app:
-        wait_for(lambda: mq.depth(BOQ) == 1, what="the message on the backout queue")
-        wait_for(lambda: poison)
+    summary = mq.run_until_idle(app)
+    assert summary.destinations() == {BOQ: 1} and summary.poison[0].md.MsgId == put.MsgId
     # seed 002 async: BackoutCount 3 >= BOTHRESH 3 is poison, requeued without delivery.
     assert seen.items == [0, 1, 2]
     assert mq.depth(IN) == 0
-    [(md, data)] = mq.browse(BOQ)
+    [(md, data)] = mq.browse_raw(BOQ)
     assert md.MsgId == put.MsgId
     # seed 002: no RFH2 -> one is added; MQMD Format MQHRF2, CCSID 1208, Encoding 273
     assert md.Format == C.MQFMT_RF_HEADER_2
@@ -107,11 +109,10 @@ def test_jms_message_keeps_its_rfh2_and_properties_on_the_backout_queue(mq, make
         raise KeyError("orderId")
 
     mq.send(IN, "payload", properties={"orderId": 7}, time_to_live=600_000)
-    with app:
-        wait_for(lambda: mq.depth(BOQ) == 1)
-    [(md, data)] = mq.browse(BOQ)
-    moved = mqjms.consumer.from_mq(md, data)
-    assert isinstance(moved, mqjms.TextMessage) and moved.body == "payload"
+    assert mq.run_until_idle(app).moved == 1
+    [moved] = mq.browse(BOQ)
+    md = moved.md
+    assert md is not None and isinstance(moved, mqjms.TextMessage) and moved.body == "payload"
     assert moved.properties["orderId"] == 7
     assert moved.properties["mqjms_failure_exception"] == "builtins.KeyError"
     assert md.BackoutCount == 0 and 0 < md.Expiry <= 6000
@@ -120,7 +121,7 @@ def test_jms_message_keeps_its_rfh2_and_properties_on_the_backout_queue(mq, make
 def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen):
     # seed 002: "If the BOTHRESH attribute is left at its default value of 0, then poison
     # message handling is disabled ... any poison messages are put back to the input queue."
-    mq.define("APP.NOTHRESH", BOTHRESH=0, BOQNAME=BOQ)
+    mq.define_queue("APP.NOTHRESH", BOTHRESH=0, BOQNAME=BOQ)
     app = make_worker()
 
     @app.listener("APP.NOTHRESH")
@@ -130,15 +131,15 @@ def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen):
             raise RuntimeError("not yet")
 
     mq.send("APP.NOTHRESH", "x")
-    with app:
-        wait_for(lambda: app.stats.committed == 1)
+    assert mq.run_until_idle(app).committed == 1
     assert seen.items == list(range(9))
     assert mq.depth(BOQ) == 0 and mq.depth("APP.NOTHRESH") == 0
 
 
 def test_blank_boqname_dead_letters_with_an_mqdlh(mq, make_worker):
     # seed 002: BOTHRESH > 0 and BOQNAME not set, no MQRO_DISCARD_MSG -> dead-letter queue
-    mq.define("APP.NOBOQ", BOTHRESH=2)
+    mq.define_queue("APP.NOBOQ", BOTHRESH=2)
+    dlq = mq.dead_letter_queue
     app = make_worker()
     poison: list[PoisonEvent] = []
     app.poison_hooks.append(poison.append)
@@ -147,24 +148,23 @@ def test_blank_boqname_dead_letters_with_an_mqdlh(mq, make_worker):
     def handle(msg: mqjms.Message) -> None:
         raise RuntimeError("always")
 
-    put = mq.put_raw("APP.NOBOQ", b"raw", Format=C.MQFMT_STRING, Persistence=1)
-    with app:
-        wait_for(lambda: mq.depth(DLQ) == 1)
-        wait_for(lambda: poison)
-    [(md, data)] = mq.browse(DLQ)
+    put = mq.put("APP.NOBOQ", b"raw", Format=C.MQFMT_STRING, Persistence=1)
+    summary = mq.run_until_idle(app)
+    assert summary.destinations() == {dlq: 1} and summary.poison == tuple(poison)
+    [(md, data)] = mq.browse_raw(dlq)
     assert md.Format == C.MQFMT_DEAD_LETTER_HEADER and md.MsgId == put.MsgId
     dlh, body = parse_dlh(data, md.Encoding)
     assert dlh.Reason == C.MQRC_BACKOUT_THRESHOLD_REACHED == 2362
-    assert dlh.DestQName == "APP.NOBOQ" and dlh.DestQMgrName == mq.qm.name
+    assert dlh.DestQName == "APP.NOBOQ" and dlh.DestQMgrName == mq.qmgr_name
     assert dlh.Format == C.MQFMT_STRING and body == b"raw"
-    assert poison[0].outcome is Outcome.DEAD_LETTERED and poison[0].destination == DLQ
+    assert poison[0].outcome is Outcome.DEAD_LETTERED and poison[0].destination == dlq
     assert app.stats.dead_lettered == 1 and mq.depth("APP.NOBOQ") == 0
 
 
 def test_backout_queue_put_failing_falls_back_to_the_dead_letter_queue(mq, make_worker):
     # seed 002: "If the message cannot be put to the backout queue, then it is either moved
     # to the queue manager's dead letter queue or discarded"
-    mq.alter(BOQ, PUT="DISABLED")
+    mq.alter_queue(BOQ, PUT="DISABLED")
     app = make_worker()
 
     @app.listener(IN)
@@ -172,9 +172,8 @@ def test_backout_queue_put_failing_falls_back_to_the_dead_letter_queue(mq, make_
         raise RuntimeError("always")
 
     mq.send(IN, "x")
-    with app:
-        wait_for(lambda: mq.depth(DLQ) == 1)
-    [(md, data)] = mq.browse(DLQ)
+    assert mq.run_until_idle(app).destinations() == {mq.dead_letter_queue: 1}
+    [(md, data)] = mq.browse_raw(mq.dead_letter_queue)
     dlh, _ = parse_dlh(data, md.Encoding)
     assert dlh.Reason == C.MQRC_PUT_INHIBITED
 
@@ -182,8 +181,9 @@ def test_backout_queue_put_failing_falls_back_to_the_dead_letter_queue(mq, make_
 def test_dead_letter_put_failing_returns_the_message_to_the_input_queue(mq, make_worker, seen):
     # seed 002 async: "If the attempt to put the message to the dead letter queue fails for
     # some reason, the IBM MQ classes for JMS returns the message to the input queue."
-    mq.define("APP.NOBOQ", BOTHRESH=2)
-    mq.alter(DLQ, PUT="DISABLED")
+    mq.define_queue("APP.NOBOQ", BOTHRESH=2)
+    dlq = mq.define_queue("APP.DEAD", PUT="DISABLED")
+    mq.alter_qmgr(DEADQ=dlq)
     app = make_worker()
     poison: list[PoisonEvent] = []
 
@@ -192,18 +192,18 @@ def test_dead_letter_put_failing_returns_the_message_to_the_input_queue(mq, make
         seen.add(msg.md.BackoutCount)
         raise RuntimeError("always")
 
-    put = mq.put_raw("APP.NOBOQ", b"raw", Format=C.MQFMT_STRING, Persistence=1)
+    put = mq.put("APP.NOBOQ", b"raw", Format=C.MQFMT_STRING, Persistence=1)
     with app:
         wait_for(lambda: len(poison) >= 2, what="two failed requeues")
         assert all(e.outcome is Outcome.REQUEUE_FAILED for e in poison)
         assert poison[0].reason == C.MQRC_PUT_INHIBITED
-        wait_for(lambda: mq.browse("APP.NOBOQ"), what="the message back on the input queue")
-        [(md, _)] = mq.browse("APP.NOBOQ")
+        wait_for(lambda: mq.browse_raw("APP.NOBOQ"), what="the message back on the input queue")
+        [(md, _)] = mq.browse_raw("APP.NOBOQ")
         assert md.MsgId == put.MsgId and md.BackoutCount >= 2
-        assert mq.depth(DLQ) == 0
+        assert mq.depth(dlq) == 0
         # Once the dead-letter queue takes puts again, the next attempt moves it there.
-        mq.alter(DLQ, PUT="ENABLED")
-        wait_for(lambda: mq.depth(DLQ) == 1)
+        mq.alter_queue(dlq, PUT="ENABLED")
+        wait_for(lambda: mq.depth(dlq) == 1)
     assert seen.items == [0, 1]  # never delivered again once it was poison
     assert mq.depth("APP.NOBOQ") == 0
     assert poison[-1].outcome is Outcome.DEAD_LETTERED
@@ -212,7 +212,7 @@ def test_dead_letter_put_failing_returns_the_message_to_the_input_queue(mq, make
 
 def test_discard_msg_report_option_discards(mq, make_worker):
     # seed 002: BOQNAME not set and MQRO_DISCARD_MSG -> the message is discarded
-    mq.define("APP.NOBOQ", BOTHRESH=1)
+    mq.define_queue("APP.NOBOQ", BOTHRESH=1)
     app = make_worker()
     poison: list[PoisonEvent] = []
 
@@ -220,13 +220,12 @@ def test_discard_msg_report_option_discards(mq, make_worker):
     def handle(msg: mqjms.Message) -> None:
         raise RuntimeError("always")
 
-    mq.put_raw("APP.NOBOQ", b"raw", Report=C.MQRO_DISCARD_MSG, Persistence=1)
-    with app:
-        wait_for(lambda: poison)
-        wait_for(lambda: mq.depth("APP.NOBOQ") == 0)
+    mq.put("APP.NOBOQ", b"raw", Report=C.MQRO_DISCARD_MSG, Persistence=1)
+    summary = mq.run_until_idle(app)
+    assert summary.discarded == 1 and summary.destinations() == {}
     assert poison[0].outcome is Outcome.DISCARDED
-    assert mq.depth(DLQ) == 0 and mq.depth(BOQ) == 0
-    assert app.stats.discarded == 1
+    assert mq.depth("APP.NOBOQ") == 0
+    assert mq.depth(mq.dead_letter_queue) == 0 and mq.depth(BOQ) == 0
 
 
 def test_a_message_whose_rfh2_does_not_parse_is_delivered_as_bytes(mq, make_worker, seen):
@@ -236,16 +235,15 @@ def test_a_message_whose_rfh2_does_not_parse_is_delivered_as_bytes(mq, make_work
     def handle(msg: mqjms.Message) -> None:
         seen.add((type(msg).__name__, msg.body))
 
-    mq.put_raw(IN, b"RFH not really", Format=C.MQFMT_RF_HEADER_2)
-    with app:
-        wait_for(lambda: app.stats.committed == 1)
+    mq.put(IN, b"RFH not really", Format=C.MQFMT_RF_HEADER_2)
+    assert mq.run_until_idle(app).committed == 1
     assert seen.items == [("BytesMessage", b"RFH not really")]
 
 
 def test_an_alias_listener_uses_the_base_queue_attributes(mq, make_worker, seen):
     # seed 002: for point-to-point messaging BOTHRESH/BOQNAME come from the underlying
     # local queue, also when the application consumes from an alias queue.
-    mq.qm.define_queue("QALIAS", "APP.ALIAS", {"TARGET": IN})
+    mq.define_alias("APP.ALIAS", IN)
     app = make_worker()
 
     @app.listener("APP.ALIAS")
@@ -254,8 +252,7 @@ def test_an_alias_listener_uses_the_base_queue_attributes(mq, make_worker, seen)
         raise RuntimeError("always")
 
     mq.send(IN, "x")
-    with app:
-        wait_for(lambda: mq.depth(BOQ) == 1)
+    assert mq.run_until_idle(app).destinations() == {BOQ: 1}
     assert seen.items == [0, 1, 2]  # IN's BOTHRESH 3
-    [(md, data)] = mq.browse(BOQ)
-    assert mqjms.consumer.from_mq(md, data).properties["mqjms_failure_queue"] == "APP.ALIAS"
+    [moved] = mq.browse(BOQ)
+    assert moved.properties["mqjms_failure_queue"] == "APP.ALIAS"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+
 import mqjms
 from mqjms.mq import C, MQError
 from mqjms.transport import connect, embedded
@@ -30,7 +32,7 @@ class Faults:
 
 
 class FlakyConnection:
-    """A real embedded connection with faults injected from :class:`Faults`."""
+    """A real connection with faults injected from :class:`Faults`."""
 
     # Faults are injected into get() and commit(): opt out of the combined MQCMIT+MQGET of
     # the embedded transport, so that the worker makes the two calls it stands for.
@@ -75,7 +77,7 @@ def flaky(app: mqjms.Worker) -> Faults:
 def test_reconnect_after_a_broken_connection_refreshes_the_cached_attributes(
     mq, make_worker, seen, events
 ):
-    mq.alter(IN, BOTHRESH=5)
+    mq.alter_queue(IN, BOTHRESH=5)
     app = make_worker()
     faults = flaky(app)
 
@@ -89,7 +91,7 @@ def test_reconnect_after_a_broken_connection_refreshes_the_cached_attributes(
         mq.send(IN, "before")
         wait_for(lambda: app.stats.committed == 1)
         assert app.poison.cache.inquiries == 1  # BOTHRESH 5 cached at BackoutCount 1
-        mq.alter(IN, BOTHRESH=1)
+        mq.alter_queue(IN, BOTHRESH=1)
         with faults.lock:
             faults.refuse_connects = 1
             faults.break_get = True
@@ -108,6 +110,7 @@ def test_reconnect_after_a_broken_connection_refreshes_the_cached_attributes(
     assert back["attempts"] == 2
 
 
+@pytest.mark.embedded_only("closes this process's embedded queue manager under the worker")
 def test_processing_goes_on_after_the_queue_manager_is_closed_and_reopened(
     mq, make_worker, seen
 ):
@@ -138,9 +141,8 @@ def test_an_unexpected_error_in_the_loop_is_logged_and_the_consumer_goes_on(
     def handle(msg: mqjms.Message) -> None:
         seen.add(msg.body)
 
-    with app:
-        mq.send(IN, "x")
-        wait_for(lambda: app.stats.committed == 1)
+    mq.send(IN, "x")
+    assert mq.run_until_idle(app).committed == 1
     assert named(events, "worker.consumer_error")[0]["error"] == "RuntimeError('transport bug')"
     assert seen.items == ["x"]
 
@@ -154,9 +156,9 @@ def test_an_unexpected_error_after_delivery_backs_the_message_out(mq, make_worke
     def handle(msg: mqjms.Message) -> None:
         seen.add((msg.body, msg.md.BackoutCount))
 
-    with app:
-        mq.send(IN, "x")
-        wait_for(lambda: app.stats.committed == 1)
+    mq.send(IN, "x")
+    summary = mq.run_until_idle(app)
+    assert (summary.committed, summary.backed_out) == (1, 1)
     assert seen.items == [("x", 0), ("x", 1)]  # backed out, then redelivered: never lost
     [error] = named(events, "worker.message_error")
     assert error["backout_count"] == 0

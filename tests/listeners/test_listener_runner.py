@@ -92,7 +92,7 @@ def test_run_overrides_the_url_and_returns_0_after_a_clean_stop(mq, service: str
 
 def test_run_returns_1_when_a_listener_cannot_start(mq, service: str) -> None:
     app = load_app(f"{service}:app")
-    mq.qm.delete_queue(IN, purge=True)
+    mq.delete_queue(IN)
     start = time.monotonic()
     assert run(f"{service}:app", url=mq.url) == 1  # MQRC 2085: APP.IN is not defined
     assert time.monotonic() - start < 30

@@ -57,7 +57,7 @@ def test_deadline_exceeded_is_logged_and_the_queue_manager_backs_the_message_out
     assert exceeded["in_flight"] == 1 and exceeded["queues"] == [IN]
     [backed] = named(events, "message.backed_out")
     assert backed["msg_id"] == sent.md.MsgId.hex() and "deadline" in backed["reason"]
-    [(md, _)] = mq.browse(IN)
+    [(md, _)] = mq.browse_raw(IN)
     assert md.MsgId == sent.md.MsgId and md.BackoutCount == 1
     release.set()  # the abandoned listener returns: nothing may be committed now
     assert returned.wait(10)
@@ -83,7 +83,7 @@ def test_deadline_cancels_an_async_listener(mq, make_worker):
     assert started.wait(10)
     assert app.stop(timeout=0.2) is False
     assert cancelled.wait(5)
-    [(md, _)] = mq.browse(IN)
+    [(md, _)] = mq.browse_raw(IN)
     assert md.BackoutCount == 1
 
 

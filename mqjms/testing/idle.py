@@ -1,0 +1,190 @@
+"""Run a Worker's listeners until nothing is left for them to do, and say what they did.
+
+Idle is told exactly, never by waiting a while. A consumer is *quiet* once a get of its
+found no message: it then holds nothing and runs no listener, hook, commit or requeue
+(see :mod:`mqjms.listeners.activity`). The worker is idle when every consumer is quiet,
+none gets a message while the depth of each listener's queue (its local queue, for an
+alias) is read, and each depth is 0. A queue whose depth is not 0 counts as idle only
+when, meanwhile, one of its consumers made two whole gets that found nothing: what is
+left there cannot be got (GET(DISABLED), held in another unit of work), and the summary
+says so in ``left``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from mqjms.backout import Outcome, PoisonEvent
+from mqjms.listeners import ConsumerActivity, Worker
+
+#: The longest MQGET wait of a worker running until idle (seconds): a queue whose
+#: messages cannot be got is recognised after two of them.
+IDLE_GET_WAIT = 0.1
+_POLL = 0.01  # seconds between two looks at the consumers
+
+
+class QueueProbe(Protocol):
+    """What the idle check asks of the queue manager."""
+
+    @property
+    def url(self) -> str: ...
+
+    def depth(self, queue: str) -> int: ...
+
+    def base_queue(self, queue: str) -> str: ...
+
+
+class NotIdle(TimeoutError):
+    """The worker still had work when the timeout passed; the message says what."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What one run until idle did (counts of this run only; WorkerStats's names)."""
+
+    delivered: int  # handed to a listener (every attempt)
+    committed: int  # processed: the listener returned and the unit of work committed
+    backed_out: int  # failed: the listener raised and the message was rolled back
+    moved: int  # poison: put to BOQNAME
+    dead_lettered: int  # poison: put to the dead-letter queue
+    discarded: int  # poison: MQRO_DISCARD_MSG
+    requeue_failed: int  # poison that no queue took: returned to the input queue
+    reconnects: int
+    #: Every poison message's outcome, in order: ``event.destination`` is where it went.
+    poison: tuple[PoisonEvent, ...] = ()
+    #: Messages left on listeners' queues that no get could take, by queue.
+    left: Mapping[str, int] = field(default_factory=dict)
+
+    def destinations(self) -> dict[str, int]:
+        """Poison messages by the queue they went to (discarded ones are not counted)."""
+        out: dict[str, int] = {}
+        for event in self.poison:
+            if event.outcome in (Outcome.MOVED, Outcome.DEAD_LETTERED):
+                out[event.destination] = out.get(event.destination, 0) + 1
+        return out
+
+
+def run_until_idle(probe: QueueProbe, app: Worker, *, timeout: float) -> RunSummary:
+    """Start ``app`` on ``probe``'s queue manager, wait until it is idle, stop it and
+    return what it did. Raises :class:`NotIdle` after ``timeout`` seconds, and whatever
+    stopped the worker if a listener could not run (an MQError with its reason)."""
+    if timeout <= 0:
+        raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
+    if app.running:
+        raise RuntimeError(
+            "run_until_idle starts and stops the worker itself: stop it first "
+            "(put the messages, then run until idle)"
+        )
+    events: list[PoisonEvent] = []
+    saved_wait = app.get_wait
+    app.url = probe.url  # as `mqjms run --url` does: never the service's own queue manager
+    app.get_wait = min(saved_wait, IDLE_GET_WAIT)
+    app.poison_hooks.append(events.append)
+    before = app.stats.snapshot()
+    try:
+        app.start()
+        try:
+            left = _wait_until_idle(probe, app, timeout)
+        finally:
+            after = app.stats.snapshot()
+            app.stop()
+    finally:
+        app.poison_hooks.remove(events.append)
+        app.get_wait = saved_wait
+    done = {name: after[name] - before[name] for name in after}
+    return RunSummary(
+        delivered=done["delivered"],
+        committed=done["committed"],
+        backed_out=done["backed_out"],
+        moved=done["moved"],
+        dead_lettered=done["dead_lettered"],
+        discarded=done["discarded"],
+        requeue_failed=done["requeue_failed"],
+        reconnects=done["reconnects"],
+        poison=tuple(events),
+        left=left,
+    )
+
+
+Snapshot = dict[str, ConsumerActivity]
+
+
+def _wait_until_idle(probe: QueueProbe, app: Worker, timeout: float) -> dict[str, int]:
+    deadline = time.monotonic() + timeout
+    bases = {lst.queue: probe.base_queue(lst.queue) for lst in app.listeners}
+    baseline: Snapshot | None = None  # all quiet here, and no message got since
+    depths: dict[str, int] = {}
+    while True:
+        _check_running(app)
+        now = _snapshot(app)
+        if not _all_quiet(now):
+            baseline = None
+        else:
+            if baseline is None or _got_since(baseline, now):
+                baseline = now
+            depths = {queue: probe.depth(queue) for queue in sorted(set(bases.values()))}
+            after = _snapshot(app)
+            if _all_quiet(after) and not _got_since(baseline, after):
+                left = {queue: depth for queue, depth in depths.items() if depth}
+                if all(_looked(queue, baseline, after, bases) for queue in left):
+                    return left
+            else:
+                baseline = None
+        if time.monotonic() >= deadline:
+            raise NotIdle(_describe(probe, app, bases, timeout))
+        time.sleep(_POLL)
+
+
+def _snapshot(app: Worker) -> Snapshot:
+    return {activity.consumer: activity for activity in app.activity()}
+
+
+def _all_quiet(snapshot: Snapshot) -> bool:
+    return all(activity.quiet for activity in snapshot.values())
+
+
+def _got_since(baseline: Snapshot, now: Snapshot) -> bool:
+    return baseline.keys() != now.keys() or any(
+        now[name].messages != activity.messages for name, activity in baseline.items()
+    )
+
+
+def _looked(queue: str, baseline: Snapshot, now: Snapshot, bases: Mapping[str, str]) -> bool:
+    """A consumer of ``queue`` made a whole get after ``baseline`` (its second empty
+    one since: the first may have begun before) that found nothing."""
+    return any(
+        bases[activity.queue] == queue and now[name].empty_gets >= activity.empty_gets + 2
+        for name, activity in baseline.items()
+    )
+
+
+def _check_running(app: Worker) -> None:
+    if app.error is not None:
+        raise app.error
+    if app.stopping or not app.running:
+        raise RuntimeError("the worker was stopped before its queues were idle")
+
+
+def _describe(probe: QueueProbe, app: Worker, bases: Mapping[str, str], timeout: float) -> str:
+    """One line: what is on the queues, what each busy consumer holds, what was done."""
+    parts: list[str] = []
+    for queue in sorted(set(bases.values())):
+        try:
+            depth = probe.depth(queue)
+        except Exception as exc:  # the report must not hide the timeout
+            parts.append(f"{queue}: depth unknown ({exc})")
+            continue
+        parts.append(f"{queue} holds {depth} message{'' if depth == 1 else 's'}")
+    for activity in app.activity():
+        held = activity.held
+        if held is not None:
+            parts.append(
+                f"{activity.consumer} ({activity.listener}) is processing message "
+                f"{held.msg_id.hex()} (BackoutCount {held.backout_count})"
+            )
+    stats = ", ".join(f"{name} {value}" for name, value in app.stats.snapshot().items() if value)
+    parts.append(f"worker totals: {stats or 'nothing done'}")
+    return f"the worker was not idle after {timeout:g} s: " + "; ".join(parts)
