@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 # mqjms.testing's fixtures: pytest loads the plugin through its entry point when mqjms is
 # installed; a checkout run from PYTHONPATH has no entry point, so it is named here too
 # (under the same name, so the two never clash).
-pytest_plugins = ["mqjms.testing.plugin"]
+pytest_plugins = ["mqjms.testing.plugin", "pytester"]
 
 # --------------------------------------------------------------------------- session guard
 

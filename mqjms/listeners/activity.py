@@ -1,9 +1,10 @@
 """What each listener consumer holds right now, so that "idle" can be told exactly.
 
-A consumer gets its next message only after the unit of work of the one before has ended
-(committed, backed out or requeued) and its hooks have run. So once one of its gets finds
-no message, the consumer holds nothing and runs no listener, hook or MQI call of a
-message until a get returns one: it is *quiet*. :meth:`Worker.activity
+A consumer holds a message from the get that returned it until that message's unit of
+work has ended (committed, backed out or requeued) and its hooks have run; the consumer
+says so when it is back between messages (about to get, or to wait for its turn to get),
+or when a get finds nothing. In between it holds nothing and runs no listener, hook or
+MQI call of a message: it is *quiet*. :meth:`Worker.activity
 <mqjms.listeners.Worker.activity>` gives every consumer's state; ``mqjms.testing`` runs a
 worker until all are quiet and its queues are empty, and a health check can show what
 each consumer holds.
@@ -33,7 +34,7 @@ class ConsumerActivity:
     queue: str  # the queue as the listener names it (an alias stays an alias)
     messages: int  # gets that returned a message
     empty_gets: int  # gets that found none
-    held: Held | None  # what it holds; None once a get found nothing (quiet)
+    held: Held | None  # what it holds; None between messages (quiet)
 
     @property
     def quiet(self) -> bool:
@@ -55,6 +56,12 @@ class ActivityTracker:
             self._state = (messages, empty + 1, None)
         else:
             self._state = (messages + 1, empty, Held(md.MsgId, md.BackoutCount))
+
+    def released(self) -> None:
+        """The consumer is between messages: the last one's unit of work and hooks are done."""
+        messages, empty, held = self._state
+        if held is not None:
+            self._state = (messages, empty, None)
 
     def snapshot(self) -> ConsumerActivity:
         messages, empty, held = self._state

@@ -244,6 +244,7 @@ class ListenerConsumer:
             while not stopping.is_set():
                 if gate.serial or not concurrent:  # suspects about: get in turns
                     self._commit_done(conn)
+                    self.activity.released()
                     gate.leave(self)
                     concurrent = gate.enter(self)
                     if not concurrent:
@@ -259,6 +260,7 @@ class ListenerConsumer:
                         nonlocal committed
                         committed = True
                         self._committed(md)
+                        self.activity.released()
 
                     try:
                         got = commit_and_get(conn, handle, wait=wait, committed=record)
@@ -268,6 +270,7 @@ class ListenerConsumer:
                         self._message_error(conn, done, exc)  # backs it out, or re-raises
                         continue
                 else:
+                    self.activity.released()
                     got = conn.get(handle, wait=wait, syncpoint=True)
                 self._errors = 0
                 self.activity.got(got[0] if got else None)

@@ -1,8 +1,8 @@
 """Run a Worker's listeners until nothing is left for them to do, and say what they did.
 
-Idle is told exactly, never by waiting a while. A consumer is *quiet* once a get of its
-found no message: it then holds nothing and runs no listener, hook, commit or requeue
-(see :mod:`mqjms.listeners.activity`). The worker is idle when every consumer is quiet,
+Idle is told exactly, never by waiting a while. A consumer is *quiet* between messages:
+it holds none and runs no listener, hook, commit or requeue (see
+:mod:`mqjms.listeners.activity`). The worker is idle when every consumer is quiet,
 none gets a message while the depth of each listener's queue (its local queue, for an
 alias) is read, and each depth is 0. A queue whose depth is not 0 counts as idle only
 when, meanwhile, one of its consumers made two whole gets that found nothing: what is
@@ -41,7 +41,7 @@ class NotIdle(TimeoutError):
     """The worker still had work when the timeout passed; the message says what."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunSummary:
     """What one run until idle did (counts of this run only; WorkerStats's names)."""
 
@@ -58,6 +58,19 @@ class RunSummary:
     #: Messages left on listeners' queues that no get could take, by queue.
     left: Mapping[str, int] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        """Short enough to read in a failed assertion: the counts that are not 0, where
+        poison messages went, and what was left."""
+        counts = ", ".join(
+            f"{name}={getattr(self, name)}" for name in _COUNTS if getattr(self, name)
+        )
+        parts = [counts or "nothing done"]
+        if self.poison:
+            parts.append(f"poison to {self.destinations() or 'nowhere (discarded or returned)'}")
+        if self.left:
+            parts.append(f"left {dict(self.left)}")
+        return f"RunSummary({'; '.join(parts)})"
+
     def destinations(self) -> dict[str, int]:
         """Poison messages by the queue they went to (discarded ones are not counted)."""
         out: dict[str, int] = {}
@@ -65,6 +78,18 @@ class RunSummary:
             if event.outcome in (Outcome.MOVED, Outcome.DEAD_LETTERED):
                 out[event.destination] = out.get(event.destination, 0) + 1
         return out
+
+
+_COUNTS = (
+    "delivered",
+    "committed",
+    "backed_out",
+    "moved",
+    "dead_lettered",
+    "discarded",
+    "requeue_failed",
+    "reconnects",
+)
 
 
 def run_until_idle(probe: QueueProbe, app: Worker, *, timeout: float) -> RunSummary:
