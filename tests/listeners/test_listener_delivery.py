@@ -68,8 +68,13 @@ def test_threshold_reached_moves_to_boqname_with_the_failure_and_rewritten_md(
         raise ValueError("bad order 42")
 
     put = mq.put(
-        IN, "café".encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819, Encoding=546,
-        Expiry=6000, Persistence=C.MQPER_PERSISTENT,
+        IN,
+        "café".encode("latin-1"),
+        Format=C.MQFMT_STRING,
+        CodedCharSetId=819,
+        Encoding=546,
+        Expiry=6000,
+        Persistence=C.MQPER_PERSISTENT,
     )
     summary = mq.run_until_idle(app)
     assert summary.destinations() == {BOQ: 1} and summary.poison[0].md.MsgId == put.MsgId

@@ -96,8 +96,10 @@ def test_retry_wait_is_asked_with_the_delivery_count_before_each_rollback(mq, ma
     mq.send(IN, "x")
     assert mq.run_until_idle(app).committed == 1
     assert order == [
-        ("delivered", 1), ("wait", 1, "RuntimeError"),
-        ("delivered", 2), ("wait", 2, "RuntimeError"),
+        ("delivered", 1),
+        ("wait", 1, "RuntimeError"),
+        ("delivered", 2),
+        ("wait", 2, "RuntimeError"),
         ("delivered", 3),
     ]
 
@@ -122,8 +124,13 @@ def test_retry_wait_takes_tenacity_strategies_and_seconds(mq, make_worker, seen)
     mq.send(IN, "x")
     mq.send("APP.OTHER", "y")
     assert mq.run_until_idle(app).committed == 2
-    assert sorted(seen.items) == [("first", 1), ("first", 2), ("first", 3), ("second", 1),
-                                  ("second", 2)]
+    assert sorted(seen.items) == [
+        ("first", 1),
+        ("first", 2),
+        ("first", 3),
+        ("second", 1),
+        ("second", 2),
+    ]
 
 
 # --------------------------------------------------------------------------- async def
