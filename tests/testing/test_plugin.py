@@ -56,6 +56,27 @@ def test_orders(mq: TestQueueManager) -> None:
 """
 
 
+# The README's "listener service in ten lines", with somewhere to ship to.
+README_SERVICE = """
+import json
+
+import mqjms
+
+app = mqjms.Worker("embedded:///var/lib/orders")
+shipped = []
+
+
+def ship(order):
+    shipped.append(order)
+
+
+@app.listener("ORDERS.IN", concurrency=4)
+def handle(msg: mqjms.Message) -> None:
+    order = json.loads(msg.body)
+    ship(order)
+"""
+
+
 def _entry_points() -> dict[str, str]:
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     return dict(project["entry-points"]["pytest11"])
@@ -145,4 +166,12 @@ def test_a_users_test_file_sees_the_helper_not_a_test_class(pytester: pytest.Pyt
         )
     )
     result = pytester.runpytest("-p", PLUGIN, "-W", "error::pytest.PytestCollectionWarning")
+    result.assert_outcomes(passed=1)
+
+
+def test_the_readme_example_passes(pytester: pytest.Pytester) -> None:
+    section = (REPO / "README.md").read_text().split("## Testing your service\n", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    pytester.makepyfile(myservice=README_SERVICE, test_orders=example)
+    result = pytester.runpytest("-p", PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
