@@ -6,7 +6,12 @@ transport runs the same tests. Adding a transport means adding a :class:`Broker`
 subclass and a ``pytest.param`` to :data:`TRANSPORT_PARAMS` (with its marker, e.g.
 ``pytest.mark.stomp`` for a real ActiveMQ broker that the setup starts); a transport
 that cannot do something a test needs leaves the feature out of :attr:`Broker.features`
-and the test, marked ``@pytest.mark.requires("feature")``, is skipped for it.
+and the test, marked ``@pytest.mark.requires("feature")``, is skipped for it. A test that
+needs the embedded queue manager itself (it restarts it, counts its SQLite transactions)
+is marked ``@pytest.mark.embedded_only("why")`` and is parametrised with embedded alone.
+The conformance, seed 002, JMS API and listener suites all run this way.
+
+mqjms.testing's pytest plugin (the ``mq`` fixture users get) is loaded for every test.
 
 No test may create ``./.mqjms`` (the default embedded queue manager) in the repository:
 ``MQJMS_URL`` points at a temporary directory for the whole session, and any ``.mqjms``
