@@ -1,8 +1,8 @@
 """The sink: DataFrame rows become queue messages, put idempotently (spark.md 6.4).
 
 ``df.writeStream.format("mqjms")`` and ``df.write.format("mqjms")`` with options ``url``,
-``queue`` (or a ``queue`` column) and ``sinkId`` (default: the queue). Columns: ``body``
-(binary) or ``text``, and optional ``correl_id`` (hex of 24 bytes, or text), ``properties``
+``queue`` (or a ``queue`` column) and ``sinkId`` (default: the queue). Columns: ``text``
+(a TextMessage) or ``body`` (binary: a BytesMessage), and optional ``correl_id`` (hex of 24 bytes, or text), ``properties``
 (map), ``priority``, ``queue``, ``msg_id``.
 
 Each task puts its rows under syncpoint and commits at its end, so a failed task leaves
@@ -48,9 +48,9 @@ def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str,
     queue = str(values.get("queue") or default_queue or "")
     if not queue:
         raise ValueError('the mqjms sink needs a queue: .option("queue", ...) or a queue column')
-    body: Any = values.get("body")
+    body: Any = values.get("text")  # a text row stays a TextMessage
     if body is None:
-        body = values.get("text")
+        body = values.get("body")
     properties = {str(k): v for k, v in (values.get("properties") or {}).items()}
     message = make_message(bytes(body) if isinstance(body, bytearray) else body, properties)
     correl = values.get("correl_id")
