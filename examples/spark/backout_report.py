@@ -20,9 +20,7 @@ from mqjms.transport import connect
 
 def report(spark: Any, url: str, queue: str) -> Any:
     df = spark.read.format("mqjms").option("url", url).option("queue", queue).load()
-    df.groupBy("failure_exception", "dlh_reason_name", "failure_queue").count().show(
-        truncate=False
-    )
+    df.groupBy("failure_exception", "dlh_reason_name", "failure_queue").count().show(truncate=False)
     return df
 
 
@@ -31,7 +29,12 @@ def redrive(spark: Any, url: str, queue: str, exception_type: str) -> int:
     remove them from ``queue``. Returns how many."""
     df = spark.read.format("mqjms").option("url", url).option("queue", queue).load()
     chosen = df.filter(df.failure_exception == exception_type).selectExpr(
-        "msg_id", "body", "text", "correl_id", "properties", "priority",
+        "msg_id",
+        "body",
+        "text",
+        "correl_id",
+        "properties",
+        "priority",
         "coalesce(failure_queue, original_queue) AS queue",
     )
     ids = [bytes.fromhex(r.msg_id) for r in chosen.select("msg_id").collect()]

@@ -39,15 +39,22 @@ def main() -> None:
     mqjms.spark.register(spark)
     while True:  # the supervisor: a failed batch restarts the query, which isolates it
         orders = (
-            spark.readStream.format("mqjms").option("url", args.url)
-            .option("queue", args.queue).option("staging", args.checkpoint + "/staging")
-            .option("maxMessagesPerBatch", 10_000).load()
-            .select("msg_id", "put_time",
-                    F.from_json("text", ORDER, {"mode": "FAILFAST"}).alias("order"))
+            spark.readStream.format("mqjms")
+            .option("url", args.url)
+            .option("queue", args.queue)
+            .option("staging", args.checkpoint + "/staging")
+            .option("maxMessagesPerBatch", 10_000)
+            .load()
+            .select(
+                "msg_id",
+                "put_time",
+                F.from_json("text", ORDER, {"mode": "FAILFAST"}).alias("order"),
+            )
             .select("msg_id", "put_time", "order.*")
         )
         writer = (
-            orders.writeStream.format("parquet").option("path", args.out)
+            orders.writeStream.format("parquet")
+            .option("path", args.out)
             .option("checkpointLocation", args.checkpoint + "/query")
         )
         writer = writer.trigger(availableNow=True) if args.available_now else writer

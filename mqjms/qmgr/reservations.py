@@ -190,9 +190,7 @@ def renumber(
             "UPDATE reservations SET seq = ?, tag = ? WHERE message = ?", (seq, tag, message)
         )
         if backout:
-            db.execute(
-                "UPDATE messages SET backout = backout + ? WHERE id = ?", (backout, message)
-            )
+            db.execute("UPDATE messages SET backout = backout + ? WHERE id = ?", (backout, message))
     return new
 
 
@@ -200,9 +198,7 @@ def take(db: sqlite3.Connection, owner: str, seq: int, uow: str) -> messages.Sto
     """Move the message reserved as ``seq`` into unit of work ``uow`` (got under syncpoint);
     None when no message is reserved under that number."""
     ensure_tables(db)
-    row = db.execute(
-        _SELECT + " WHERE r.owner = ? AND r.seq = ?", (owner, seq)
-    ).fetchone()
+    row = db.execute(_SELECT + " WHERE r.owner = ? AND r.seq = ?", (owner, seq)).fetchone()
     if row is None:
         return None
     found = _reserved(row)

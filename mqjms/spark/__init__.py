@@ -45,7 +45,12 @@ def run(
     from .runner import run_on_spark
 
     run_on_spark(
-        app, spark, checkpoint=checkpoint, available_now=available_now, url=url,
-        max_messages_per_batch=max_messages_per_batch, trigger_seconds=trigger_seconds,
+        app,
+        spark,
+        checkpoint=checkpoint,
+        available_now=available_now,
+        url=url,
+        max_messages_per_batch=max_messages_per_batch,
+        trigger_seconds=trigger_seconds,
         timeout=timeout,
     )

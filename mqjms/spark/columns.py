@@ -28,8 +28,7 @@ FAILURE_FIELDS = ("exception", "message", "listener", "queue", "time")
 #: staging, or its position in a browse), the MQDLH of a dead-lettered message and the
 #: failure properties of a moved one.
 SCHEMA = (
-    MESSAGE_COLUMNS
-    + ", seq LONG, dlh_reason INT, dlh_reason_name STRING, original_queue STRING,"
+    MESSAGE_COLUMNS + ", seq LONG, dlh_reason INT, dlh_reason_name STRING, original_queue STRING,"
     " original_qmgr STRING, dlh_put_time TIMESTAMP, "
     + ", ".join(f"failure_{name} STRING" for name in FAILURE_FIELDS)
 )
@@ -46,8 +45,14 @@ def put_time(date: str, time: str) -> dt.datetime | None:
     try:
         hundredths = int(time[6:8] or 0)
         return dt.datetime(
-            int(date[:4]), int(date[4:6]), int(date[6:8]),
-            int(time[:2]), int(time[2:4]), int(time[4:6]), hundredths * 10_000, tzinfo=dt.UTC,
+            int(date[:4]),
+            int(date[4:6]),
+            int(date[6:8]),
+            int(time[:2]),
+            int(time[2:4]),
+            int(time[4:6]),
+            hundredths * 10_000,
+            tzinfo=dt.UTC,
         )
     except ValueError:
         return None

@@ -87,8 +87,12 @@ def _isolate(staging: Staging, lo: int, hi: int, found: list[Meta], attempts: in
         new = staging.renumber(seqs, staging.ledger.new_tag(), 1)
         staging.ledger.extend_target(new)
         log.warning(
-            "spark.suspect_failed", queue=staging.queue, seq=seqs[0], renumbered=new,
-            backout_count=found[0].backout + 1, range=f"({lo},{hi}]",
+            "spark.suspect_failed",
+            queue=staging.queue,
+            seq=seqs[0],
+            renumbered=new,
+            backout_count=found[0].backout + 1,
+            range=f"({lo},{hi}]",
         )
         return
     half = (len(seqs) + 1) // 2
@@ -97,6 +101,10 @@ def _isolate(staging: Staging, lo: int, hi: int, found: list[Meta], attempts: in
     new += staging.renumber(seqs[half:], staging.ledger.new_tag(), bump)
     staging.ledger.extend_target(new)
     log.warning(
-        "spark.batch_split", queue=staging.queue, range=f"({lo},{hi}]", messages=len(seqs),
-        attempts=attempts + 1, backout_raised=bool(bump),
+        "spark.batch_split",
+        queue=staging.queue,
+        range=f"({lo},{hi}]",
+        messages=len(seqs),
+        attempts=attempts + 1,
+        backout_raised=bool(bump),
     )

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mqjms.transport import Connection, connect, resolve_url, scheme_of
-from mqjms.transport.url import embedded_path, redact
+from mqjms.transport import Connection, connect
+from mqjms.transport.url import embedded_path, redact, resolve_url, scheme_of
 
 from .reserved import ReservedStaging, can_reserve
 from .staging import LogStaging, Staging

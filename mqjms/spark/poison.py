@@ -47,10 +47,13 @@ def move(
     failure: Failure,
 ) -> PoisonEvent | None:
     """Move the staged message ``seq`` as seed 002 says; None when it is not staged."""
-    if isinstance(staging, LogStaging) and staging.was_moving(seq):
-        if _already_moved(conn, staging, seq, handler, handle):
-            staging.taken(seq)
-            return None
+    if (
+        isinstance(staging, LogStaging)
+        and staging.was_moving(seq)
+        and _already_moved(conn, staging, seq, handler, handle)
+    ):
+        staging.taken(seq)
+        return None
     got = staging.take(conn, seq)
     if got is None:
         return None

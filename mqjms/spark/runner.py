@@ -77,8 +77,13 @@ def process_partition(
         except BaseException as exc:
             failure = Failure.from_exception(exc, listener.name, listener.queue)
             failed.append(
-                (int(row["seq"]), md.MsgId.hex(), failure.exception_type, failure.message,
-                 listener.moves_on(exc))
+                (
+                    int(row["seq"]),
+                    md.MsgId.hex(),
+                    failure.exception_type,
+                    failure.message,
+                    listener.moves_on(exc),
+                )
             )
             continue
         finally:
@@ -94,6 +99,7 @@ def process_partition(
 def _call(listener: Listener, message: Any) -> None:
     result = listener.fn(message)
     if inspect.isawaitable(result):
+
         async def wait() -> None:
             await result
 
@@ -134,11 +140,17 @@ class ListenerBatch:
             conn.disconnect()
 
     def _settle_one(
-        self, conn: Any, handle: Any, staging: Any, outcome: Outcome, threshold: int,
+        self,
+        conn: Any,
+        handle: Any,
+        staging: Any,
+        outcome: Outcome,
+        threshold: int,
         batch_id: int,
     ) -> None:
-        failure = Failure(outcome.exception_type, outcome.message, self.listener.name,
-                          self.listener.queue)
+        failure = Failure(
+            outcome.exception_type, outcome.message, self.listener.name, self.listener.queue
+        )
         staging.ledger.remember_failure(bytes.fromhex(outcome.msg_id), failure)
         new = staging.renumber([outcome.seq], staging.ledger.new_tag(), 1)
         if not new:
@@ -147,9 +159,14 @@ class ListenerBatch:
         meta = staging.metas(new[0] - 1, new[0])
         count = meta[0].backout if meta else 0
         log.warning(
-            "message.backed_out", queue=self.listener.queue, listener=self.listener.name,
-            msg_id=outcome.msg_id, backout_count=count, exception_type=outcome.exception_type,
-            reason=outcome.message, batch=batch_id,
+            "message.backed_out",
+            queue=self.listener.queue,
+            listener=self.listener.name,
+            msg_id=outcome.msg_id,
+            backout_count=count,
+            exception_type=outcome.exception_type,
+            reason=outcome.message,
+            batch=batch_id,
         )
         if outcome.move_on or (threshold > 0 and count >= threshold):
             event = poison.move(self.handler, conn, handle, staging, new[0], failure)
@@ -184,8 +201,12 @@ def run_on_spark(
     register(spark)
     url = resolve_url(url or getattr(app, "_url", None))
     started = [
-        _Query(lst, _options(lst, url, checkpoint, max_messages_per_batch),
-               Path(checkpoint) / safe_name(lst.queue), tuple(app.poison_hooks))
+        _Query(
+            lst,
+            _options(lst, url, checkpoint, max_messages_per_batch),
+            Path(checkpoint) / safe_name(lst.queue),
+            tuple(app.poison_hooks),
+        )
         for lst in app.listeners
     ]
     for query in started:
@@ -210,8 +231,11 @@ def _options(listener: Listener, url: str, checkpoint: str, batch: int) -> Sourc
     base = Path(checkpoint) / safe_name(listener.queue)
     return SourceOptions.parse(
         {
-            "url": url, "queue": listener.queue, "staging": str(base / "staging"),
-            "consumer": f"spark-listener:{listener.queue}", "includeRaw": "true",
+            "url": url,
+            "queue": listener.queue,
+            "staging": str(base / "staging"),
+            "consumer": f"spark-listener:{listener.queue}",
+            "includeRaw": "true",
             "maxMessagesPerBatch": str(batch),
         },
         streaming=True,
@@ -221,8 +245,9 @@ def _options(listener: Listener, url: str, checkpoint: str, batch: int) -> Sourc
 class _Query:
     """One listener's streaming query, restarted after a failed batch."""
 
-    def __init__(self, listener: Listener, options: SourceOptions, base: Path,
-                 hooks: tuple[Any, ...]) -> None:
+    def __init__(
+        self, listener: Listener, options: SourceOptions, base: Path, hooks: tuple[Any, ...]
+    ) -> None:
         self.listener, self.options, self.base, self.hooks = listener, options, base, hooks
         self.query: Any = None
         self.restarts = 0
@@ -231,19 +256,23 @@ class _Query:
     def start(self, spark: Any, available_now: bool, trigger_seconds: float) -> None:
         reader = spark.readStream.format("mqjms")
         for key, value in {
-            "url": self.options.url, "queue": self.options.queue,
-            "staging": self.options.staging, "consumer": self.options.owner,
-            "includeRaw": "true", "maxMessagesPerBatch": str(self.options.max_batch),
+            "url": self.options.url,
+            "queue": self.options.queue,
+            "staging": self.options.staging,
+            "consumer": self.options.owner,
+            "includeRaw": "true",
+            "maxMessagesPerBatch": str(self.options.max_batch),
         }.items():
             reader = reader.option(key, value)
         writer = (
-            reader.load().writeStream.foreachBatch(ListenerBatch(self.listener, self.options,
-                                                                 self.hooks))
+            reader.load()
+            .writeStream.foreachBatch(ListenerBatch(self.listener, self.options, self.hooks))
             .option("checkpointLocation", str(self.base / "checkpoint"))
             .queryName(f"mqjms-{safe_name(self.listener.queue)}")
         )
         writer = (
-            writer.trigger(availableNow=True) if available_now
+            writer.trigger(availableNow=True)
+            if available_now
             else writer.trigger(processingTime=f"{trigger_seconds} seconds")
         )
         self.query = writer.start()
@@ -258,8 +287,12 @@ class _Query:
             self.active = False
             return
         self.restarts += 1
-        log.warning("spark.query_failed", queue=self.listener.queue, restarts=self.restarts,
-                    error=str(error).splitlines()[0][:500])
+        log.warning(
+            "spark.query_failed",
+            queue=self.listener.queue,
+            restarts=self.restarts,
+            error=str(error).splitlines()[0][:500],
+        )
         if self.restarts > MAX_RESTARTS:
             self.active = False
             raise RuntimeError(

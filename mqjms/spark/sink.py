@@ -2,8 +2,8 @@
 
 ``df.writeStream.format("mqjms")`` and ``df.write.format("mqjms")`` with options ``url``,
 ``queue`` (or a ``queue`` column) and ``sinkId`` (default: the queue). Columns: ``text``
-(a TextMessage) or ``body`` (binary: a BytesMessage), and optional ``correl_id`` (hex of 24 bytes, or text), ``properties``
-(map), ``priority``, ``queue``, ``msg_id``.
+(a TextMessage) or ``body`` (binary: a BytesMessage), and optional ``correl_id`` (hex
+of 24 bytes, or text), ``properties`` (map), ``priority``, ``queue``, ``msg_id``.
 
 Each task puts its rows under syncpoint and commits at its end, so a failed task leaves
 nothing. Each message's MsgId is derived, not random: from the row's ``msg_id`` (a row
@@ -33,7 +33,7 @@ log = get_logger("mqjms.spark")
 
 
 @dataclass
-class PutCommit(WriterCommitMessage):  # type: ignore[misc]
+class PutCommit(WriterCommitMessage):
     partition: int
     messages: int
 
@@ -118,7 +118,7 @@ class _RowWriter:
         return PutCommit(partition, count)
 
 
-class QueueStreamWriter(_RowWriter, DataSourceStreamWriter):  # type: ignore[misc]
+class QueueStreamWriter(_RowWriter, DataSourceStreamWriter):
     """``writeStream.format("mqjms")``: one unit of work per task and micro-batch."""
 
     def write(self, iterator: Iterator[Any]) -> PutCommit:
@@ -134,7 +134,7 @@ class QueueStreamWriter(_RowWriter, DataSourceStreamWriter):  # type: ignore[mis
         log.warning("spark.sink_aborted", queue=self.queue, batch=batchId)
 
 
-class QueueBatchWriter(_RowWriter, DataSourceWriter):  # type: ignore[misc]
+class QueueBatchWriter(_RowWriter, DataSourceWriter):
     """``write.format("mqjms")``: one unit of work per task; a retried task puts the same
     MsgIds (the job's token is fixed when the write is planned)."""
 

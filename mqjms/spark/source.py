@@ -81,14 +81,14 @@ class MqjmsDataSource(DataSource):
 
 
 @dataclass(frozen=True)
-class SeqRange(InputPartition):  # type: ignore[misc]
+class SeqRange(InputPartition):
     """Staged messages ``(lo, hi]``: what one task reads."""
 
     lo: int
     hi: int
 
 
-class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type: ignore[misc]
+class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Stage-then-ack: offsets are staging numbers ``{"seq": N}``."""
 
     def __init__(self, options: SourceOptions) -> None:
@@ -104,7 +104,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
         return {"options": self.options}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["options"])  # type: ignore[misc]
+        self.__init__(state["options"])
 
     # ------------------------------------------------------------------ runner side
     def _ensure(self) -> tuple[Connection, Handle, Staging, PoisonHandler]:
@@ -119,8 +119,11 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
                 raise
             self._conn, self._handle, self._handler = conn, handle, PoisonHandler()
             log.info(
-                "spark.source_started", url=redact(self.options.url), queue=self.options.queue,
-                owner=self.options.owner, staging=str(self._staging.directory),
+                "spark.source_started",
+                url=redact(self.options.url),
+                queue=self.options.queue,
+                owner=self.options.owner,
+                staging=str(self._staging.directory),
                 store=type(self._staging).__name__,
             )
         assert self._handle is not None and self._staging is not None
@@ -138,7 +141,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
     def latestOffset(
         self, start: dict[str, int] | None = None, limit: ReadLimit | None = None
     ) -> dict[str, int]:
-        conn, handle, staging, handler = self._ensure()
+        _, _, staging, _ = self._ensure()
         lo = int(start["seq"]) if start else self._last_end
         size = self.options.max_batch
         if isinstance(limit, ReadMaxRows):
@@ -153,11 +156,12 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
         return {"seq": end}
 
     def _stage(self, count: int) -> None:
-        conn, handle, staging, handler = self._ensure()
+        conn, handle, staging, _ = self._ensure()
         staged = staging.stage(conn, handle, count)
         if staged:
-            log.debug("spark.staged", queue=self.options.queue, messages=len(staged),
-                      last=staged[-1].seq)
+            log.debug(
+                "spark.staged", queue=self.options.queue, messages=len(staged), last=staged[-1].seq
+            )
 
     def prepareForTriggerAvailableNow(self) -> None:
         """AvailableNow: stage what the queue holds now; the run ends after it."""
@@ -174,9 +178,11 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
         """Lag: the last staged number plus what still waits on the queue."""
         conn, handle, staging, _ = self._ensure()
         depth = int(conn.inquire(handle, [C.MQIA_CURRENT_Q_DEPTH])[C.MQIA_CURRENT_Q_DEPTH])
-        waiting = depth - len(staging.metas(self._last_end, staging.last())) if (
-            self.options.reserves
-        ) else depth
+        waiting = (
+            depth - len(staging.metas(self._last_end, staging.last()))
+            if (self.options.reserves)
+            else depth
+        )
         return {"seq": staging.last() + max(0, waiting)}
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[SeqRange]:
@@ -184,8 +190,11 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
         emitted, _ = isolation.plan(
             staging, handler, conn, handle, int(start["seq"]), int(end["seq"])
         )
-        return split(emitted_seqs=[m.seq for m in emitted], lo=int(start["seq"]),
-                     parts=self.options.partitions)
+        return split(
+            emitted_seqs=[m.seq for m in emitted],
+            lo=int(start["seq"]),
+            parts=self.options.partitions,
+        )
 
     def commit(self, end: dict[str, int]) -> None:
         _, _, staging, _ = self._ensure()
@@ -204,8 +213,9 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  #
             log.info("spark.source_stopped", queue=self.options.queue)
 
     # ------------------------------------------------------------------ task side
-    def read(self, partition: SeqRange) -> Iterator[tuple[Any, ...]]:
-        staging, conn = self.options.open_staging_for_read()
+    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+        assert isinstance(partition, SeqRange)
+        staging, _ = self.options.open_staging_for_read()
         try:
             staged = staging.read(partition.lo, partition.hi)
         finally:
@@ -230,7 +240,7 @@ def split(emitted_seqs: list[int], lo: int, parts: int) -> list[SeqRange]:
     return ranges
 
 
-class BrowseReader(DataSourceReader):  # type: ignore[misc]
+class BrowseReader(DataSourceReader):
     """A batch read browses the queue (MQOO_BROWSE): nothing is removed, ever. Meant for
     backout and dead-letter queues; the MQDLH and the failure properties are columns."""
 

@@ -10,20 +10,29 @@ import mqjms.spark
 
 url, out, checkpoint, available_now = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 spark = (
-    SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2").getOrCreate()
+    SparkSession.builder.master("local[2]")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .getOrCreate()
 )
 spark.sparkContext.setLogLevel("ERROR")
 mqjms.spark.register(spark)
 df = (
-    spark.readStream.format("mqjms").option("url", url).option("queue", "ORDERS.IN")
-    .option("maxMessagesPerBatch", 40).load()
+    spark.readStream.format("mqjms")
+    .option("url", url)
+    .option("queue", "ORDERS.IN")
+    .option("maxMessagesPerBatch", 40)
+    .load()
 )
 writer = (
-    df.select("msg_id", "text").writeStream.format("parquet").option("path", out)
+    df.select("msg_id", "text")
+    .writeStream.format("parquet")
+    .option("path", out)
     .option("checkpointLocation", checkpoint)
 )
-writer = writer.trigger(availableNow=True) if available_now else writer.trigger(
-    processingTime="0 seconds"
+writer = (
+    writer.trigger(availableNow=True)
+    if available_now
+    else writer.trigger(processingTime="0 seconds")
 )
 writer.start().awaitTermination()

@@ -18,9 +18,18 @@ HERE = Path(__file__).resolve().parent
 def driver(url: str, tmp_path: Path, available_now: bool) -> subprocess.Popen[bytes]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parents[1]), str(HERE)]))
     return subprocess.Popen(
-        [sys.executable, str(HERE / "kill_driver.py"), url, str(tmp_path / "out"),
-         str(tmp_path / "ck"), "1" if available_now else "0"],
-        env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            str(HERE / "kill_driver.py"),
+            url,
+            str(tmp_path / "out"),
+            str(tmp_path / "ck"),
+            "1" if available_now else "0",
+        ],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 

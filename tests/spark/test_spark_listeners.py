@@ -31,8 +31,12 @@ def test_listeners_run_on_spark(spark: Any, tmp_path: Path, transport: str) -> N
     ids = queues.put_text("ORDERS.IN", *texts)
     listener_apps.moved.clear()
     mqjms.spark.run(
-        listener_apps.app, spark, checkpoint=str(tmp_path / "ck"), available_now=True,
-        url=queues.url, max_messages_per_batch=5,
+        listener_apps.app,
+        spark,
+        checkpoint=str(tmp_path / "ck"),
+        available_now=True,
+        url=queues.url,
+        max_messages_per_batch=5,
     )
     # available_now: returns once every processed message is gone from the input queue
     assert queues.drain("ORDERS.IN") == []
@@ -59,8 +63,11 @@ def test_move_on_goes_straight_to_the_backout_queue(spark: Any, tmp_path: Path) 
     queues = setup_queues("embedded", tmp_path)
     ids = queues.put_text("ORDERS.IN", "fine", "never shippable")
     mqjms.spark.run(
-        listener_apps.move_on_app, spark, checkpoint=str(tmp_path / "ck"),
-        available_now=True, url=queues.url,
+        listener_apps.move_on_app,
+        spark,
+        checkpoint=str(tmp_path / "ck"),
+        available_now=True,
+        url=queues.url,
     )
     moved = queues.drain("ORDERS.BACKOUT")
     assert [md.MsgId for md, _ in moved] == [ids[1]]

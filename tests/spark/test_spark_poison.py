@@ -12,6 +12,7 @@ from spark_support import Queues
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 
+
 def finished(query: Any) -> bool:
     """Wait for an AvailableNow query; False when a batch failed."""
     from pyspark.errors import StreamingQueryException
@@ -47,15 +48,20 @@ def test_poison_is_isolated_and_moved(spark: Any, tmp_path: Path, transport: str
     restarts = 0
     while True:  # the supervisor a pipeline has: restart the query after a failure
         df = (
-            spark.readStream.format("mqjms").option("url", queues.url)
-            .option("queue", "ORDERS.IN").option("staging", str(tmp_path / "staging"))
-            .option("maxMessagesPerBatch", 8).load()
+            spark.readStream.format("mqjms")
+            .option("url", queues.url)
+            .option("queue", "ORDERS.IN")
+            .option("staging", str(tmp_path / "staging"))
+            .option("maxMessagesPerBatch", 8)
+            .load()
         )
         query = (
-            df.select("msg_id", checked("text").alias("text")).writeStream.format("parquet")
+            df.select("msg_id", checked("text").alias("text"))
+            .writeStream.format("parquet")
             .option("path", str(tmp_path / "out"))
             .option("checkpointLocation", str(tmp_path / "ck"))
-            .trigger(availableNow=True).start()
+            .trigger(availableNow=True)
+            .start()
         )
         if finished(query):
             break
@@ -100,14 +106,18 @@ def test_bothresh_zero_keeps_retrying_without_moving(spark: Any, tmp_path: Path)
     checked = F.udf(check, StringType())
     for _ in range(5):
         df = (
-            spark.readStream.format("mqjms").option("url", queues.url)
-            .option("queue", "ORDERS.IN").load()
+            spark.readStream.format("mqjms")
+            .option("url", queues.url)
+            .option("queue", "ORDERS.IN")
+            .load()
         )
         query = (
-            df.select("msg_id", checked("text").alias("text")).writeStream.format("parquet")
+            df.select("msg_id", checked("text").alias("text"))
+            .writeStream.format("parquet")
             .option("path", str(tmp_path / "out"))
             .option("checkpointLocation", str(tmp_path / "ck"))
-            .trigger(availableNow=True).start()
+            .trigger(availableNow=True)
+            .start()
         )
         finished(query)
     texts = sorted(r.text for r in spark.read.parquet(str(tmp_path / "out")).collect())

@@ -38,7 +38,8 @@ def test_a_failed_task_leaves_nothing(spark: Any, tmp_path: Path) -> None:
     queues = Queues("embedded", tmp_path)
     queues.define("OUT")
     df = spark.createDataFrame(
-        [("a", 4), ("b", 4), ("c", 12)], "text STRING, priority INT"  # 12: not a JMS priority
+        [("a", 4), ("b", 4), ("c", 12)],
+        "text STRING, priority INT",  # 12: not a JMS priority
     ).coalesce(1)
     with pytest.raises(Exception, match="priority"):
         df.write.format("mqjms").option("url", queues.url).option("queue", "OUT").mode(
@@ -54,13 +55,19 @@ def test_stream_queue_to_queue(spark: Any, tmp_path: Path) -> None:
     queues.define("ORDERS.COPY")
     ids = queues.put_text("ORDERS.IN", *(f"o{i}" for i in range(7)))
     df = (
-        spark.readStream.format("mqjms").option("url", queues.url).option("queue", "ORDERS.IN")
+        spark.readStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.IN")
         .load()
     )
     query = (
-        df.select("msg_id", "text", "correl_id").writeStream.format("mqjms")
-        .option("url", queues.url).option("queue", "ORDERS.COPY")
-        .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start()
+        df.select("msg_id", "text", "correl_id")
+        .writeStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.COPY")
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
     )
     query.awaitTermination(300)
     got = queues.drain("ORDERS.COPY")
@@ -77,13 +84,21 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
         queues.define(name)
     md = MQMD(Format=C.MQFMT_STRING)
     dl_md, dl_data = rewrite.for_dead_letter_queue(
-        md, b"lost order", reason=C.MQRC_Q_FULL, dest_queue="ORDERS.IN", dest_qmgr="QM1",
-        appl_name="test", now=time.time(),
+        md,
+        b"lost order",
+        reason=C.MQRC_Q_FULL,
+        dest_queue="ORDERS.IN",
+        dest_qmgr="QM1",
+        appl_name="test",
+        now=time.time(),
     )
     queues.conn.put("SYSTEM.DEAD.LETTER.QUEUE", dl_md, dl_data, context=Context.PASS_ALL)
-    df = spark.read.format("mqjms").option("url", queues.url).option(
-        "queue", "SYSTEM.DEAD.LETTER.QUEUE"
-    ).load()
+    df = (
+        spark.read.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "SYSTEM.DEAD.LETTER.QUEUE")
+        .load()
+    )
     row = df.collect()[0]
     assert row.dlh_reason == C.MQRC_Q_FULL and row.dlh_reason_name == "MQRC_Q_FULL"
     assert row.original_queue == "ORDERS.IN" and row.original_qmgr == "QM1"
@@ -91,8 +106,10 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
     assert len(queues.browse("SYSTEM.DEAD.LETTER.QUEUE")) == 1  # browsed, not removed
 
     # a moved message carries its failure properties as columns; redrive puts it back
-    failure = {"mqjms_failure_exception": "builtins.TimeoutError",
-               "mqjms_failure_queue": "ORDERS.IN"}
+    failure = {
+        "mqjms_failure_exception": "builtins.TimeoutError",
+        "mqjms_failure_queue": "ORDERS.IN",
+    }
     bo_md, bo_data = rewrite.for_backout_queue(MQMD(Format=C.MQFMT_STRING), b"retry me", failure)
     queues.conn.put("ORDERS.BACKOUT", bo_md, bo_data)
     sys.path.insert(0, str(REPO / "examples" / "spark"))
@@ -100,8 +117,7 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
 
     rows = backout_report.report(spark, queues.url, "ORDERS.BACKOUT").collect()
     assert rows[0].failure_exception == "builtins.TimeoutError"
-    assert backout_report.redrive(spark, queues.url, "ORDERS.BACKOUT",
-                                  "builtins.TimeoutError") == 1
+    assert backout_report.redrive(spark, queues.url, "ORDERS.BACKOUT", "builtins.TimeoutError") == 1
     assert queues.browse("ORDERS.BACKOUT") == []
     import mqjms.consumer.message as jm
 

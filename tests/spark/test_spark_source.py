@@ -26,12 +26,19 @@ def queues(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Queues]:
 
 def drain_to_parquet(spark: Any, queues: Queues, tmp_path: Path, batch: int = 10) -> None:
     df = (
-        spark.readStream.format("mqjms").option("url", queues.url).option("queue", "ORDERS.IN")
-        .option("staging", str(tmp_path / "staging")).option("maxMessagesPerBatch", batch).load()
+        spark.readStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.IN")
+        .option("staging", str(tmp_path / "staging"))
+        .option("maxMessagesPerBatch", batch)
+        .load()
     )
     query = (
-        df.writeStream.format("parquet").option("path", str(tmp_path / "out"))
-        .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start()
+        df.writeStream.format("parquet")
+        .option("path", str(tmp_path / "out"))
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
     )
     query.awaitTermination(300)
     assert query.exception() is None
@@ -65,8 +72,11 @@ def test_columns(spark: Any, queues: Queues, tmp_path: Path) -> None:
     cf = mqjms.ConnectionFactory(queues.url)
     with cf.connect() as conn, conn.session() as session:
         session.producer("ORDERS.IN").send(
-            "hello", properties={"region": "EU", "count": 3}, priority=7,
-            correlation_id="ORDER-1", reply_to="ORDERS.REPLY",
+            "hello",
+            properties={"region": "EU", "count": 3},
+            priority=7,
+            correlation_id="ORDER-1",
+            reply_to="ORDERS.REPLY",
         )
     drain_to_parquet(spark, queues, tmp_path)
     row = spark.read.parquet(str(tmp_path / "out")).collect()[0]
@@ -78,9 +88,7 @@ def test_columns(spark: Any, queues: Queues, tmp_path: Path) -> None:
     assert row.put_time is not None and row.error is None and row.queue == "ORDERS.IN"
 
 
-def test_a_message_that_does_not_decode_is_a_row_with_an_error(
-    spark: Any, tmp_path: Path
-) -> None:
+def test_a_message_that_does_not_decode_is_a_row_with_an_error(spark: Any, tmp_path: Path) -> None:
     queues = Queues("embedded", tmp_path)
     queues.define("ORDERS.IN")
     queues.conn.put("ORDERS.IN", MQMD(Format=C.MQFMT_RF_HEADER_2), b"RFH \x00\x00\x00\x02junk")
@@ -99,13 +107,18 @@ def test_max_messages_per_batch(spark: Any, tmp_path: Path) -> None:
     queues.define("ORDERS.IN")
     queues.put_text("ORDERS.IN", *(f"m{i}" for i in range(20)))
     df = (
-        spark.readStream.format("mqjms").option("url", queues.url).option("queue", "ORDERS.IN")
-        .option("maxMessagesPerBatch", 6).load()
+        spark.readStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.IN")
+        .option("maxMessagesPerBatch", 6)
+        .load()
     )
     sizes: list[int] = []
     query = (
         df.writeStream.foreachBatch(lambda frame, _id: sizes.append(frame.count()))
-        .option("checkpointLocation", str(tmp_path / "ck")).trigger(availableNow=True).start()
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
     )
     query.awaitTermination(300)
     assert sorted((s for s in sizes if s), reverse=True) == [6, 6, 6, 2]
