@@ -104,7 +104,10 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {"options": self.options}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["options"])
+        """A copy (planner, task) starts unconnected: connections never travel."""
+        self.options = state["options"]
+        self._conn = self._handle = self._staging = self._handler = None
+        self._available_now, self._last_end = False, 0
 
     # ------------------------------------------------------------------ runner side
     def _ensure(self) -> tuple[Connection, Handle, Staging, PoisonHandler]:
