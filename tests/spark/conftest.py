@@ -38,8 +38,9 @@ def spark() -> Iterator[Any]:
         if os.environ.get("CI"):
             pytest.fail(f"the Spark tests must run in CI: {missing}")
         pytest.skip(missing)
-    # Python workers import the listener apps of these tests (and mqjms) by name.
-    paths = [str(HERE), str(REPO), os.environ.get("PYTHONPATH", "")]
+    # Python workers import the listener apps of these tests (tests.spark.listener_apps,
+    # and this checkout's mqjms) by name.
+    paths = [str(REPO), os.environ.get("PYTHONPATH", "")]
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +28,7 @@ class Queues:
             self._qm = embedded.queue_manager(self.url)
             self._broker: Any = None
         else:
-            stomp_dir = str(REPO / "tests" / "stomp")
-            if stomp_dir not in sys.path:
-                sys.path.insert(0, stomp_dir)
-            from activemq_support import BrokerUnavailable, StompBroker
+            from tests.stomp.activemq_support import BrokerUnavailable, StompBroker
 
             try:
                 self._broker = StompBroker(strict=False)

@@ -10,17 +10,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spark_support import Queues
+from tests.spark.spark_support import Queues
 
 HERE = Path(__file__).resolve().parent
 
 
 def driver(url: str, tmp_path: Path, available_now: bool) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parents[1]), str(HERE)]))
+    env = dict(os.environ, PYTHONPATH=str(HERE.parents[1]))  # the checkout: tests, mqjms
     return subprocess.Popen(
         [
             sys.executable,
-            str(HERE / "kill_driver.py"),
+            "-m",
+            "tests.spark.kill_driver",
             url,
             str(tmp_path / "out"),
             str(tmp_path / "ck"),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import listener_apps
 import pytest
-from spark_support import Queues
 
 import mqjms.spark
 from mqjms.mq import jms, rfh2
+from tests.spark import listener_apps
+from tests.spark.spark_support import Queues
 
 TRANSPORTS = ["embedded", pytest.param("stomp", marks=pytest.mark.stomp)]
 
@@ -53,7 +53,7 @@ def test_listeners_run_on_spark(spark: Any, tmp_path: Path, transport: str) -> N
     # the same failure properties a Worker adds
     assert props["mqjms_failure_exception"] == "builtins.ValueError"
     assert props["mqjms_failure_message"] == "cannot ship poison 4"
-    assert props["mqjms_failure_listener"] == "listener_apps.ship"
+    assert props["mqjms_failure_listener"] == "tests.spark.listener_apps.ship"
     assert props["mqjms_failure_queue"] == "ORDERS.IN"
     assert listener_apps.moved == [ids[4].hex()]  # on_poison was called
     queues.close()

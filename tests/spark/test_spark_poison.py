@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_support import Queues
 
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
+from tests.spark.spark_support import Queues
 
 
 def finished(query: Any) -> bool:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_support import REPO, Queues
 
 from mqjms.backout import rewrite
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.transport import Context
+from tests.spark.spark_support import Queues
 
 
 def test_batch_write_derives_msg_ids_from_the_rows(spark: Any, tmp_path: Path) -> None:
@@ -112,8 +111,7 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
     }
     bo_md, bo_data = rewrite.for_backout_queue(MQMD(Format=C.MQFMT_STRING), b"retry me", failure)
     queues.conn.put("ORDERS.BACKOUT", bo_md, bo_data)
-    sys.path.insert(0, str(REPO / "examples" / "spark"))
-    import backout_report
+    from examples.spark import backout_report
 
     rows = backout_report.report(spark, queues.url, "ORDERS.BACKOUT").collect()
     assert rows[0].failure_exception == "builtins.TimeoutError"
