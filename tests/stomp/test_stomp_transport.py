@@ -228,47 +228,6 @@ def test_a_crashed_consumer_raises_the_count_and_a_crash_loop_keeps_raising_it(
     assert md.BackoutCount == 3
 
 
-CRASH_WHILE_HOLDING = textwrap.dedent(
-    """
-    import os, signal, sys
-    from mqjms.transport import connect
-    from mqjms.mq import C
-    conn = connect(sys.argv[1])
-    handle = conn.open(sys.argv[2], C.MQOO_INPUT_SHARED)
-    md, data = conn.get(handle, wait=10, syncpoint=True)
-    print(data.decode(), flush=True)
-    os.kill(os.getpid(), signal.SIGKILL)
-    """
-)
-
-
-def test_a_message_a_crashed_consumer_held_keeps_its_turn(sconnect, amq: StompBroker) -> None:
-    # On MQ the unit of work a dead process left is backed out in place: that message is
-    # the next one got, with BackoutCount + 1. Here the copy that makes the count durable
-    # is at the back of the queue, so the get that meets the redelivered message takes
-    # the copy at once. A restarted Worker so meets its suspects first, while its queues
-    # are serial, and runs them alone (README, "Suspects run alone").
-    amq.define_queue("TURN.Q")
-    conn = sconnect()
-    for body in (b"held at the crash", b"second", b"third"):
-        conn.put("TURN.Q", MQMD(), body)
-    result = subprocess.run(
-        [sys.executable, "-c", CRASH_WHILE_HOLDING, amq.child_url(), "TURN.Q"],
-        capture_output=True, text=True, timeout=60,
-    )
-    assert result.returncode == -signal.SIGKILL and result.stdout.strip() == "held at the crash"
-    deadline = time.monotonic() + 30  # until the broker has seen the consumer go (IPPROCS)
-    while conn.inquire("TURN.Q", [C.MQIA_OPEN_INPUT_COUNT])[C.MQIA_OPEN_INPUT_COUNT]:
-        assert time.monotonic() < deadline, "the dead consumer is still subscribed"
-        time.sleep(0.05)
-    handle = conn.open("TURN.Q", IN)
-    got = []
-    while (found := conn.get(handle, wait=2, syncpoint=True)) is not None:
-        got.append((found[1], found[0].BackoutCount))
-        conn.commit()
-    assert got == [(b"held at the crash", 1), (b"second", 0), (b"third", 0)]
-
-
 def test_closing_a_consumer_does_not_count_as_a_backout(sconnect, amq: StompBroker) -> None:
     """The message a prefetch-1 subscription holds unseen is not counted when it closes."""
     amq.define_queue("CLOSE.Q")

@@ -16,8 +16,7 @@ How each MQI idea is carried (docs/stomp.md has the full story and where it diff
 * **A consumer that died** (crash, disconnect, lost connection): the broker redelivers
   with ``redelivered:true``. The count is raised by one and, before the message is given
   to anyone under syncpoint, made durable the same way (ACK + copy with the new count in
-  one transaction), so a crash loop ends at BOTHRESH exactly as on MQ. That get then takes
-  the copy by its MsgId, so the message keeps its turn at the head of the queue.
+  one transaction), so a crash loop ends at BOTHRESH exactly as on MQ.
 * **Messages dispatched but never handed to the application** (the one prefetched message
   a subscription may hold when it ends) would come back marked redelivered and count as
   a backout in whichever process got them next; at MQCLOSE and MQDISC they are replaced
@@ -88,14 +87,6 @@ _counter_lock = threading.Lock()
 def _default_appl_name() -> str:
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return (name or "python")[-28:]
-
-
-@dataclass(frozen=True, slots=True)
-class _Requeued:
-    """A redelivered message whose raised count a copy made durable (at the back of the
-    queue): the same get takes that copy at once, so the message keeps its turn."""
-
-    msg_id: bytes
 
 
 @dataclass(slots=True)
@@ -408,26 +399,9 @@ class StompConnection:
                 continue
             except BrokerError as exc:
                 raise failed(C.MQRC_UNEXPECTED_ERROR, f"broker error on get: {exc}") from None
-            if isinstance(found, _Requeued):
-                found = self._take_requeued(state, found, selector)
             if found is not _AGAIN:
                 self._note_use(state)
                 return found  # type: ignore[return-value]
-
-    def _take_requeued(
-        self, state: _Open, requeued: _Requeued, selector: str | None
-    ) -> tuple[MQMD, bytes] | object | None:
-        """The copy of a redelivered message, got now (under syncpoint) by its MsgId. On MQ
-        a message backed out by a crash keeps its place at the head of the queue; its copy
-        here is at the back, so a restarted Worker would meet it only after fresh messages,
-        once it gets concurrently again, and a next crash would count against whatever it
-        got beside it (README, "Suspects run alone"). _AGAIN when another consumer took it
-        first. The match subscription lasts until the unit of work ends, as a match get's."""
-        if selector is not None:  # a get matching ids meets the copy again anyway
-            return _AGAIN
-        copy = _selector(requeued.msg_id, None)
-        found = self._get_once(state, copy, True, time.monotonic() + _DISPATCH_GRACE)
-        return _AGAIN if found is None or isinstance(found, _Requeued) else found
 
     def _get_once(
         self, state: _Open, selector: str | None, syncpoint: bool, deadline: float | None
@@ -456,7 +430,7 @@ class StompConnection:
             if syncpoint:
                 # make the raised count durable before anyone processes it (crash loops)
                 self._requeue_copy(frame, md.BackoutCount, reason="redelivered")
-                return _Requeued(md.MsgId)
+                return _AGAIN
         if syncpoint:
             self._gets.append(_Got(sub, frame, md.BackoutCount))
         else:
