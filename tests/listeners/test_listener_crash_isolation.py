@@ -57,6 +57,11 @@ RUN = "import sys; from mqjms.listeners.runner import run; sys.exit(run(sys.argv
 
 
 @pytest.mark.slow
+# The rule needs the suspects first after a restart, while the queues are serial. On a STOMP
+# broker the copies that carry the raised counts go to the back of the queue, behind fresh
+# messages, so the restarted worker is getting concurrently when it meets them and a crash
+# counts against the suspects got beside the guilty one (README, "Suspects run alone").
+@pytest.mark.requires("backout_in_place")
 def test_only_the_message_that_kills_the_worker_reaches_the_backout_queue(
     mq, tmp_path: Path
 ) -> None:
