@@ -24,7 +24,7 @@ class PoisonOutcome(Enum):
     REQUEUE_FAILED = "requeue_failed"
 
 
-#: The name this enum had before a trigger monitor and MQSC had outcomes of their own.
+#: The earlier name (``mqjms.Outcome``), kept for code written against it.
 Outcome = PoisonOutcome
 
 
