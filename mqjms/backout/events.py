@@ -35,7 +35,7 @@ class DeliveryStyle(Enum):
     SYNCHRONOUS = "synchronous"  # JMS receive(): inside the unit of work active at the get
     LISTENER = "listener"  # MessageListener / Worker: outside any unit of work of delivery
     MQI = "mqi"  # the pymqi/ibmmq drop-in (designed, see mqjms.backout.handler)
-    STAGED = "staged"  # the Spark runner (designed, see mqjms.backout.handler)
+    STAGED = "staged"  # the Spark runner: counted in staging, requeued outside delivery
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,13 +30,11 @@ The unit of work the requeue is made in, and what ends it, is the delivery style
     syncpoint and screened the same way. One difference, a mode of its own: committing on
     its own, a REQUEUE_FAILED is backed out (the message stays; as ``LISTENER``) rather
     than committed away.
-``STAGED`` (the Spark runner; designed, not built)
+``STAGED`` (:class:`~.staged.StagedPoisonFlow`, the Spark runner)
     no BackoutCount from the queue manager: the staging store counts each message's failed
-    batches. The runner asks :meth:`PoisonHandler.threshold_reached` with that count and
-    the attributes of ``cache.get(conn, queue)``, and at BOTHRESH calls :meth:`requeue`
-    with ``md.copy(BackoutCount=count)`` and the batch's :class:`~.failure.Failure` (the same
-    rewrite and ``mqjms_failure_*`` properties), commits it with the staging delete and
-    calls :meth:`completed`; on REQUEUE_FAILED it backs out and the message stays staged.
+    batches, and the flow compares that count with BOTHRESH. The message is taken off
+    staging in a unit of work, requeued in it (the same rewrite and ``mqjms_failure_*``
+    properties) and committed; no queue took it: backed out and given back to its queue.
 
 Events and hooks: :meth:`requeue` only puts. A flow that commits the requeue at once logs
 ``poison.moved`` (``dead_lettered``, ``discarded``, ``requeue_failed``) after the commit;
@@ -44,8 +42,9 @@ one left in a unit of work the application may still roll back logs ``poison.mov
 (``dead_letter_pending``, ``discard_pending``, ``requeue_pending``) and, when that unit of
 work ends, ``poison.moved`` etc. on commit or ``poison.requeue_backed_out`` on backout.
 Hooks (the handler's, then the flow's) run once, with the outcome that happened, after the
-unit of work was committed, or backed out for a listener's REQUEUE_FAILED; a requeue rolled
-back by the application runs none (the message is back on its queue, to be screened again).
+unit of work was committed, or backed out for a listener's or a staged REQUEUE_FAILED; a
+requeue rolled back by the application runs none (the message is back on its queue, to be
+screened again).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from mqjms.backout import (
     PoisonEvent,
     PoisonHandler,
     PoisonOutcome,
+    StagedPoisonFlow,
     SynchronousPoisonFlow,
     UnitOfWorkMode,
     dead_letter_queue,
@@ -411,6 +412,37 @@ def test_a_move_whose_commit_fails_is_never_logged_as_moved(mq, conn, handle, ev
     conn.backout()
     assert "poison.moved" not in names(events) and options.hooks.seen == []
     assert mq.queue_depth(BOQ) == 0 and mq.queue_depth(IN) == 1
+
+
+# --------------------------------------------------------------------------- STAGED
+def test_staged_requeue_is_committed_then_logged_and_hooked(mq, conn, handle, events):
+    # seed 002 through staging (the Spark runner): the count staging keeps decides, the
+    # move is made in the unit of work that took the message and committed by the flow,
+    # with the failure properties; then poison.moved and the hooks
+    hooks = Hooks()
+    handler = PoisonHandler(hooks=[hooks.hook("handler")])
+    flow = StagedPoisonFlow(handler, [hooks.hook("runner"), None])
+    assert PoisonHandler.threshold_reached(BOTHRESH, flow.attributes(conn, IN))
+    md, data = got_with(conn, handle, 0)  # taken off "staging" in this unit of work
+    event = flow.requeue(conn, IN, md.copy(BackoutCount=BOTHRESH), data, _failure())
+    assert event.outcome is PoisonOutcome.MOVED and event.style is DeliveryStyle.STAGED
+    assert names(events) == ["poison.moved"] and hooks.names == ["handler", "runner"]
+    conn.backout()  # nothing left to undo
+    assert mq.queue_depth(BOQ) == 1 and mq.queue_depth(IN) == 0
+    assert _failure_properties(conn)["mqjms_failure_message"] == "earlier"
+
+
+def test_staged_requeue_failed_is_backed_out_and_given_back(mq, conn, handle, events):
+    # seed 002 asynchronous rule for staged messages: no queue took it -> back out, and the
+    # message is made available on its queue again (never lost)
+    given_back: list[bool] = []
+    flow = StagedPoisonFlow(PoisonHandler())
+    md, data = got_with(conn, handle, 0)
+    break_every_queue(mq)
+    event = flow.requeue(conn, IN, md, data, None, give_back=lambda: given_back.append(True))
+    assert event.outcome is PoisonOutcome.REQUEUE_FAILED and event.returned_to_queue
+    assert given_back == [True] and names(events)[-1] == "poison.requeue_failed"
+    assert mq.queue_depth(IN) == 1
 
 
 # --------------------------------------------------------------------------- helpers
