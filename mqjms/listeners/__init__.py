@@ -1,8 +1,9 @@
 """Asynchronous listeners and the Worker service that runs them (seed 002, asynchronous
 applications): ``app = Worker(url)``, ``@app.listener(queue)``, ``app.run()``."""
 
+from mqjms.backout import FailureMemory
+
 from .activity import ConsumerActivity, Held
-from .failures import FailureMemory
 from .listener import Listener
 from .runner import AppLoadError, load_app, run
 from .stats import WorkerStats
