@@ -30,3 +30,18 @@ def test_no_test_module_edits_sys_path_or_loads_a_file_by_path() -> None:
         if PATH_HACKS.search(line)
     ]
     assert offenders == [], "import helpers as tests.<folder>.<module>: " + ", ".join(offenders)
+
+
+def test_helpers_are_imported_by_their_package_name() -> None:
+    helpers = {
+        path.stem
+        for path in TESTS.rglob("*.py")
+        if not path.stem.startswith(("test_", "__")) and path.stem != "conftest"
+    } | {"conftest"}
+    bare = re.compile(rf"^\s*(from|import)\s+({'|'.join(sorted(helpers))})\b", re.MULTILINE)
+    offenders = [
+        f"{path.relative_to(TESTS.parent)}: {match.group(0).strip()}"
+        for path in sorted(TESTS.rglob("*.py"))
+        for match in bare.finditer(path.read_text())
+    ]
+    assert offenders == [], "import them as tests.<folder>.<module>: " + ", ".join(offenders)
