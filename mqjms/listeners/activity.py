@@ -35,6 +35,7 @@ class ConsumerActivity:
     messages: int  # gets that returned a message
     empty_gets: int  # gets that found none
     held: Held | None  # what it holds; None between messages (quiet)
+    last: Held | None  # the last message it got (held or not), for diagnostics
 
     @property
     def quiet(self) -> bool:
@@ -47,23 +48,23 @@ class ActivityTracker:
 
     def __init__(self, consumer: str, listener: str, queue: str) -> None:
         self._names = (consumer, listener, queue)
-        self._state: tuple[int, int, Held | None] = (0, 0, None)
+        self._state: tuple[int, int, Held | None, Held | None] = (0, 0, None, None)
 
     def got(self, md: MQMD | None) -> None:
         """Record a get's result: the message's MQMD, or None when it found none."""
-        messages, empty, _ = self._state
+        messages, empty, _, last = self._state
         if md is None:
-            self._state = (messages, empty + 1, None)
+            self._state = (messages, empty + 1, None, last)
         else:
-            self._state = (messages + 1, empty, Held(md.MsgId, md.BackoutCount))
+            held = Held(md.MsgId, md.BackoutCount)
+            self._state = (messages + 1, empty, held, held)
 
     def released(self) -> None:
         """The consumer is between messages: the last one's unit of work and hooks are done."""
-        messages, empty, held = self._state
+        messages, empty, held, last = self._state
         if held is not None:
-            self._state = (messages, empty, None)
+            self._state = (messages, empty, None, last)
 
     def snapshot(self) -> ConsumerActivity:
-        messages, empty, held = self._state
         consumer, listener, queue = self._names
-        return ConsumerActivity(consumer, listener, queue, messages, empty, held)
+        return ConsumerActivity(consumer, listener, queue, *self._state)

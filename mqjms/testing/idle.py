@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from mqjms.backout import Outcome, PoisonEvent
+from mqjms.backout import PoisonEvent, PoisonOutcome
 from mqjms.listeners import ConsumerActivity, Worker
 
 #: The longest MQGET wait of a worker running until idle (seconds): a queue whose
@@ -75,7 +75,7 @@ class RunSummary:
         """Poison messages by the queue they went to (discarded ones are not counted)."""
         out: dict[str, int] = {}
         for event in self.poison:
-            if event.outcome in (Outcome.MOVED, Outcome.DEAD_LETTERED):
+            if event.outcome in (PoisonOutcome.MOVED, PoisonOutcome.DEAD_LETTERED):
                 out[event.destination] = out.get(event.destination, 0) + 1
         return out
 
@@ -196,19 +196,24 @@ def _check_running(app: Worker) -> None:
 def _describe(probe: QueueProbe, app: Worker, bases: Mapping[str, str], timeout: float) -> str:
     """One line: what is on the queues, what each busy consumer holds, what was done."""
     parts: list[str] = []
+    busy: set[str] = set()  # queues with messages left (or whose depth is unknown)
     for queue in sorted(set(bases.values())):
         try:
             depth = probe.depth(queue)
         except Exception as exc:  # the report must not hide the timeout
             parts.append(f"{queue}: depth unknown ({exc})")
+            busy.add(queue)
             continue
+        if depth:
+            busy.add(queue)
         parts.append(f"{queue} holds {depth} message{'' if depth == 1 else 's'}")
     for activity in app.activity():
-        held = activity.held
-        if held is not None:
+        seen = activity.held or activity.last
+        if seen is not None and (activity.held is not None or bases[activity.queue] in busy):
+            doing = "is processing" if activity.held is not None else "last got"
             parts.append(
-                f"{activity.consumer} ({activity.listener}) is processing message "
-                f"{held.msg_id.hex()} (BackoutCount {held.backout_count})"
+                f"{activity.consumer} ({activity.listener}) {doing} message "
+                f"{seen.msg_id.hex()} (BackoutCount {seen.backout_count})"
             )
     stats = ", ".join(f"{name} {value}" for name, value in app.stats.snapshot().items() if value)
     parts.append(f"worker totals: {stats or 'nothing done'}")

@@ -32,4 +32,8 @@ def test_a_consumer_holds_its_message_until_the_unit_of_work_has_ended(mq, make_
         wait_for(lambda: app.stats.committed == 1, what="the second attempt committed")
         wait_for(lambda: all(a.quiet for a in app.activity()), what="every consumer quiet")
         assert sum(a.messages for a in app.activity()) == 2
+        # what each consumer got last stays, for diagnostics (NotIdle's message)
+        lasts = [a.last for a in app.activity() if a.last is not None]
+        assert lasts and all(last.msg_id == sent.md.MsgId for last in lasts)
+        assert {last.backout_count for last in lasts} <= {0, 1}
     assert app.activity() == []  # stopped: no consumers

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import mqjms
-from mqjms.backout import Outcome
+from mqjms.backout import PoisonOutcome
 from mqjms.mq import C, MQError
 from mqjms.testing import NotIdle, TestQueueManager
 from mqjms.transport import connect
@@ -58,7 +58,7 @@ def test_concurrent_listeners_with_poison_messages_all_finish_and_are_accounted_
     assert (summary.committed, summary.backed_out, summary.moved) == (45, 10, 5)
     assert summary.destinations() == {BOQ: 5} and not summary.left
     assert {event.md.MsgId for event in summary.poison} == bad
-    assert all(event.outcome is Outcome.MOVED for event in summary.poison)
+    assert all(event.outcome is PoisonOutcome.MOVED for event in summary.poison)
     assert orders.depth(IN) == 0 and orders.depth(BOQ) == 5
     assert sorted(m.body for m in orders.browse(BOQ)) == sorted(b for b in bodies if "bad" in b)
 
@@ -206,7 +206,10 @@ def test_dead_lettered_and_discarded_poison_says_where_it_went(orders: TestQueue
     summary = orders.run_until_idle(app)
     assert (summary.dead_lettered, summary.discarded) == (1, 1)
     assert summary.destinations() == {orders.dead_letter_queue: 1}
-    assert [e.outcome for e in summary.poison] == [Outcome.DEAD_LETTERED, Outcome.DISCARDED]
+    assert [e.outcome for e in summary.poison] == [
+        PoisonOutcome.DEAD_LETTERED,
+        PoisonOutcome.DISCARDED,
+    ]
 
 
 def test_a_consumer_waiting_for_its_turn_holds_nothing(orders: TestQueueManager) -> None:
