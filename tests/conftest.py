@@ -221,12 +221,22 @@ class EmbeddedBroker(Broker):
 
     name = "embedded"
     features = frozenset(
-        {"alias", "backout_count", "expiry", "expiration_report", "priority", "fifo",
-         "persistence", "restart", "exclusive_input", "model",
-         # MQ's own behaviour, which a broker may not have:
-         "lazy_expiry",  # expired messages stay until a get or browse would return them
-         "browse_skips_locked",  # a browse does not see messages got in another unit of work
-         "backout_in_place"}  # a backed-out message returns to its original position
+        {
+            "alias",
+            "backout_count",
+            "expiry",
+            "expiration_report",
+            "priority",
+            "fifo",
+            "persistence",
+            "restart",
+            "exclusive_input",
+            "model",
+            # MQ's own behaviour, which a broker may not have:
+            "lazy_expiry",  # expired messages stay until a get or browse would return them
+            "browse_skips_locked",  # a browse does not see messages got in another unit of work
+            "backout_in_place",
+        }  # a backed-out message returns to its original position
     )
 
     def __init__(self, directory: Path) -> None:

@@ -59,15 +59,24 @@ def test_a_message_that_kills_the_worker_ends_on_the_backout_queue(mq, tmp_path:
     app_file = tmp_path / "crashapp.py"
     app_file.write_text(APP)
     record = tmp_path / "processed.txt"
-    env = dict(os.environ, CRASH_URL=mq.url, CRASH_RECORD=str(record),
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        CRASH_URL=mq.url,
+        CRASH_RECORD=str(record),
+        PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    )
     logs = tmp_path / "worker.log"
 
     deaths, deadline = 0, time.monotonic() + 60
     with logs.open("w") as stderr:
         while True:  # the supervisor
-            worker = subprocess.Popen([sys.executable, "-c", RUN, f"{app_file}:app"], env=env,
-                                      cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr)
+            worker = subprocess.Popen(
+                [sys.executable, "-c", RUN, f"{app_file}:app"],
+                env=env,
+                cwd=tmp_path,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
             try:
                 while worker.poll() is None and mq.depth(QUEUE) > 0:
                     assert time.monotonic() < deadline, logs.read_text()[-3000:]

@@ -15,7 +15,7 @@ import mqjms
 from mqjms.listeners import AppLoadError, load_app, run
 from tests.listeners.helpers import IN, wait_for
 
-SERVICE = '''
+SERVICE = """
 import mqjms
 
 app = mqjms.Worker("embedded:///nowhere/overridden", shutdown_timeout=2)
@@ -33,7 +33,7 @@ class Holder:
 
 
 not_a_worker = 42
-'''
+"""
 
 
 @pytest.fixture

@@ -48,11 +48,22 @@ def start_worker(
     script = tmp_path / "sigapp.py"
     script.write_text(APP)
     marker = tmp_path / "marker"
-    env = dict(os.environ, SIG_URL=mq.url, SIG_TIMEOUT=str(timeout), SIG_WORK=str(work),
-               SIG_MARKER=str(marker), MQJMS_LOG_LEVEL="INFO",  # a library logs INFO on request
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([sys.executable, str(script)], env=env, cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = dict(
+        os.environ,
+        SIG_URL=mq.url,
+        SIG_TIMEOUT=str(timeout),
+        SIG_WORK=str(work),
+        SIG_MARKER=str(marker),
+        MQJMS_LOG_LEVEL="INFO",  # a library logs INFO on request
+        PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     return proc, marker
 
 

@@ -95,8 +95,7 @@ def main(argv: list[str]) -> int:
         handle = conn.open(queue, C.MQOO_INPUT_SHARED)
         got = conn.get(handle, wait=5, syncpoint=True)
         assert got is not None, "nothing to get"
-        conn.put(out_queue, MQMD(Persistence=C.MQPER_PERSISTENT), b"abandoned put",
-                 syncpoint=True)
+        conn.put(out_queue, MQMD(Persistence=C.MQPER_PERSISTENT), b"abandoned put", syncpoint=True)
         say("HELD " + got[1].decode())
         os._exit(0)  # no atexit, no disconnect: the unit of work is left behind
     raise SystemExit(f"unknown mode {mode!r}")
@@ -143,7 +142,7 @@ class Child:
             ) from None
         if line is None or not line.startswith(prefix):
             raise AssertionError(f"child said {line!r}, expected {prefix!r}; {self.logs()}")
-        return line[len(prefix):].strip()
+        return line[len(prefix) :].strip()
 
     def send(self, line: str) -> None:
         assert self.proc.stdin is not None
