@@ -12,7 +12,7 @@ directory, with the same pre-loaded non-persistent messages for both contenders:
   same queue, timed from ``start()`` (which connects and opens) to the N-th commit. The
   listener does all its per-message work: poison check, the JMS view of the message,
   the call, the commit and its log events. Between two messages it commits the first
-  and gets the second through ``mqjms.transport.base.commit_and_get``, which on the
+  and gets the second through ``mqjms.semantics.commit_and_get``, which on the
   embedded queue manager is one database transaction instead of two; the baseline makes
   the two calls separately, as a hand-written loop usually does (it could use the same
   helper). Both do the same MQI work per message: MQGET under syncpoint, then MQCMIT.

@@ -60,7 +60,7 @@ from bench._common import (
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.transport.base import Handle
+from mqjms.semantics import Handle
 
 TARGET_RATIO = 0.5
 QUEUE = "BENCH.Q"

@@ -1,12 +1,15 @@
-"""QMConnection: one hconn on the embedded queue manager, speaking the transport contract."""
+"""QMConnection: one hconn on the embedded queue manager, speaking the transport contract.
+
+The MQ rules it shares with the other emulating transports (open checks, put defaults
+and context, alias resolution, MQINQ) come from :mod:`mqjms.semantics`; what is its own
+here is storage: SQLite transactions, units of work, waiting for messages across processes.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import getpass
 import os
 import sqlite3
-import sys
 import time
 import uuid
 import weakref
@@ -18,21 +21,20 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Browse, Context, Handle
-from mqjms.transport.checks import check_get, check_put
+from mqjms.semantics import Browse, Capability, Context, Handle
+from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, default_queue_attrs, validate_name
+from mqjms.semantics.checks import (
+    check_get,
+    check_get_allowed,
+    check_inquire,
+    check_open,
+    check_put,
+    input_mode,
+)
+from mqjms.semantics.inquire import inquire_qmgr, inquire_queue
+from mqjms.semantics.put import PutIdentity, priority_warning, set_context
 
 from . import messages, queues, store, triggers, xmitq
-from .attributes import (
-    ALIAS,
-    LOCAL,
-    MODEL,
-    QMGR_ATTR_BY_SELECTOR,
-    QTYPE_CODES,
-    QUEUE_ATTR_BY_SELECTOR,
-    default_queue_attrs,
-    inquire_value,
-    validate_name,
-)
 from .delivery import Cursor, next_message
 from .failures import StorageError, translating
 from .locks import FileLock
@@ -50,7 +52,6 @@ log = get_logger("mqjms.qmgr")
 T = TypeVar("T")
 
 POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
-_OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
 
 
 def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
@@ -68,11 +69,6 @@ class _NeedsWrite(Exception):
     discards the message (seed 000)."""
 
 
-def _default_appl_name() -> str:
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return (name or "python")[-28:]
-
-
 @translating
 class QMConnection:
     """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn.
@@ -81,14 +77,13 @@ class QMConnection:
     registered and can browse, inquire and display, but not get or put.
     """
 
+    #: Everything the contract names: this is IBM MQ's behaviour, emulated in full.
+    capabilities: frozenset[Capability] = frozenset(Capability)
+
     def __init__(self, qm: QueueManager, appl_name: str | None = None) -> None:
         self.qm = qm
         self.id = qm.new_connection_id()
-        self.appl_name = (appl_name or _default_appl_name())[:28]
-        try:
-            self.user = getpass.getuser()[:12]
-        except Exception:
-            self.user = str(os.getuid())[:12]
+        self.identity = PutIdentity.of(appl_name)
         self._alive = FileLock(
             qm.connection_lock_path(self.id), qm.access.file_mode, what="a connection's lock"
         )
@@ -120,7 +115,7 @@ class QMConnection:
         with store.write(self._db) as db:
             db.execute(
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
-                (self.id, os.getpid(), self.appl_name, time.time()),
+                (self.id, os.getpid(), self.identity.appl_name, time.time()),
             )
 
     # ------------------------------------------------------------------ basics
@@ -165,12 +160,7 @@ class QMConnection:
         """MQOPEN. Opening a model queue creates a dynamic queue named from ``dynamic_name``."""
         self._check_open()
         validate_name(queue)
-        if not options & _OPEN_KINDS:
-            raise failed(
-                C.MQRC_OPTIONS_ERROR,
-                f"open options {options:#x} ask for nothing: give MQOO_INPUT_*, MQOO_BROWSE, "
-                "MQOO_OUTPUT or MQOO_INQUIRE",
-            )
+        check_open(options)
         if self.qm.read_only:
             return self._open_read_only(queue, options)
         try:
@@ -264,22 +254,11 @@ class QMConnection:
         return created
 
     def _input_mode(self, db: sqlite3.Connection, base: queues.QueueRow, options: int) -> int:
-        exclusive = bool(options & C.MQOO_INPUT_EXCLUSIVE) or (
-            bool(options & C.MQOO_INPUT_AS_Q_DEF) and base.attrs.get("DEFSOPT") == "EXCL"
-        )
-        if not base.attrs.get("SHARE", True):
-            exclusive = True
         others = db.execute(
             "SELECT options FROM handles WHERE queue = ? AND options & ? != 0",
             (base.name, C.MQOO_INPUT_MASK),
         ).fetchall()
-        if others and (exclusive or any(o[0] & C.MQOO_INPUT_EXCLUSIVE for o in others)):
-            raise failed(
-                C.MQRC_OBJECT_IN_USE,
-                f"queue {base.name!r} is open for exclusive input by another application",
-            )
-        mode = C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED
-        return (options & ~C.MQOO_INPUT_MASK) | mode
+        return input_mode(options, base, (row[0] for row in others))
 
     def _trigger_context(self) -> triggers.Context:
         return triggers.Context(self.qm.name, self.qm.stamp, time.time())
@@ -435,9 +414,7 @@ class QMConnection:
             if named.name != handle.resolved_name
             else named
         )
-        for q in (named, base):
-            if not q.enabled("GET"):
-                raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
+        check_get_allowed(named, base)
         priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
         after = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
         while True:
@@ -520,7 +497,7 @@ class QMConnection:
             self._uow_durable = self._uow_durable or result.Persistence == C.MQPER_PERSISTENT
         else:
             notify_activity()
-        self.last_warning = queues.priority_warning(result)
+        self.last_warning = priority_warning(result)
         if self.last_warning is not None:
             log.info(
                 "put.warning",
@@ -543,7 +520,7 @@ class QMConnection:
     ) -> MQMD:
         now = time.time()
         out = md.copy()
-        self._set_context(out, context, now)
+        set_context(out, context, self.identity, now)
         with store.write(self._db, durable=durable, putting=True) as db:
             named, base = queues.resolve(db, name)
             result = queues.put_message(
@@ -562,80 +539,21 @@ class QMConnection:
                 raise _NeedsDurability
         return result
 
-    def _set_context(self, md: MQMD, context: Context, now: float) -> None:
-        if context is Context.DEFAULT:
-            md.PutApplType = C.MQAT_DEFAULT
-            md.PutApplName = self.appl_name
-            md.UserIdentifier = self.user
-            md.ApplIdentityData = ""
-            md.ApplOriginData = ""
-            md.AccountingToken = C.MQACT_NONE
-            md.PutDate, md.PutTime = messages.put_date_time(now)
-        elif context is Context.NONE:
-            md.PutApplType = C.MQAT_NO_CONTEXT
-            md.PutApplName = md.UserIdentifier = md.ApplIdentityData = md.ApplOriginData = ""
-            md.AccountingToken = C.MQACT_NONE
-            md.PutDate, md.PutTime = messages.put_date_time(now)
-        elif not md.PutDate.strip():
-            md.PutDate, md.PutTime = messages.put_date_time(now)
-
     # ------------------------------------------------------------------ MQINQ
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
         self._check_open()
         if isinstance(queue, Handle):
             self._handle(queue)
-            if not queue.options & C.MQOO_INQUIRE:
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{queue.name!r} was not opened with MQOO_INQUIRE"
-                )
+            check_inquire(queue)
             name = queue.name
         else:
             name = queue
         row = queues.require(self._db, name)
-        status = self.qm._status(row)
-        out: dict[int, int | str] = {}
-        for selector in selectors:
-            if selector == C.MQIA_Q_TYPE:
-                out[selector] = QTYPE_CODES[row.qtype]
-            elif selector == C.MQCA_Q_NAME:
-                out[selector] = row.name
-            elif selector == C.MQIA_DEFINITION_TYPE and row.qtype == LOCAL:
-                out[selector] = {
-                    None: C.MQQDT_PREDEFINED,
-                    "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC,
-                    "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
-                }[row.deftype]
-            else:
-                attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
-                if attr is None:
-                    raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not known")
-                if row.qtype not in attr.types:
-                    raise failed(
-                        C.MQRC_SELECTOR_NOT_FOR_TYPE,
-                        f"{attr.name} (selector {selector}) does not apply to "
-                        f"{row.qtype} {row.name!r}",
-                    )
-                value = (
-                    status[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
-                )
-                out[selector] = inquire_value(attr, value)
-        return out
+        return inquire_queue(row, selectors, lambda: self.qm._status(row), dynamic=row.deftype)
 
     def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
         self._check_open()
-        attrs = self.qm.display_qmgr()
-        out: dict[int, int | str] = {}
-        for selector in selectors:
-            if selector == C.MQCA_Q_MGR_NAME:
-                out[selector] = self.qm.name
-                continue
-            attr = QMGR_ATTR_BY_SELECTOR.get(selector)
-            if attr is None:
-                raise failed(
-                    C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute"
-                )
-            out[selector] = inquire_value(attr, attrs[attr.name])
-        return out
+        return inquire_qmgr(self.qm.name, self.qm.display_qmgr(), selectors)
 
     # ------------------------------------------------------------------ units of work
     def commit(self) -> None:
