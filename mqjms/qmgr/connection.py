@@ -23,15 +23,9 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Browse, Capability, Context, Handle
 from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, default_queue_attrs, validate_name
-from mqjms.semantics.checks import (
-    check_get,
-    check_get_allowed,
-    check_inquire,
-    check_open,
-    check_put,
-    input_mode,
-)
-from mqjms.semantics.inquire import inquire_qmgr, inquire_queue
+from mqjms.semantics.checks import check_get, check_get_allowed, input_mode
+from mqjms.semantics.emulated import EmulatedConnection, GetRequest, PutRequest
+from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import PutIdentity, priority_warning, set_context
 
 from . import messages, queues, store, triggers, xmitq
@@ -70,7 +64,7 @@ class _NeedsWrite(Exception):
 
 
 @translating
-class QMConnection:
+class QMConnection(EmulatedConnection):
     """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn.
 
     On a read-only queue manager (a read-only file system or copy) a connection is not
@@ -139,15 +133,8 @@ class QMConnection:
     def in_unit_of_work(self) -> bool:
         return self._in_uow
 
-    def __enter__(self) -> QMConnection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.disconnect()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise failed(C.MQRC_HCONN_ERROR, "the connection is closed")
+    def _check_handle(self, handle: Handle) -> None:
+        self._handle(handle)
 
     def _handle(self, handle: Handle) -> Handle:
         self._check_open()
@@ -156,20 +143,17 @@ class QMConnection:
         return handle
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
-    def open(self, queue: str, options: int, *, dynamic_name: str = "AMQ.*") -> Handle:
+    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
         """MQOPEN. Opening a model queue creates a dynamic queue named from ``dynamic_name``."""
-        self._check_open()
-        validate_name(queue)
-        check_open(options)
         if self.qm.read_only:
             return self._open_read_only(queue, options)
         try:
-            return self._with_room(lambda: self._open(queue, options, dynamic_name))
+            return self._with_room(lambda: self._open_queue(queue, options, dynamic_name))
         except MQError as exc:
             # an exclusive user may be a process that died: back its work out, then retry
             if exc.reason != C.MQRC_OBJECT_IN_USE or not self.qm.recover_abandoned(force=True):
                 raise
-            return self._with_room(lambda: self._open(queue, options, dynamic_name))
+            return self._with_room(lambda: self._open_queue(queue, options, dynamic_name))
 
     def _with_room(self, attempt: Callable[[], T]) -> T:
         """Run a write; on a full disk make room and run it again (see space.py)."""
@@ -191,7 +175,7 @@ class QMConnection:
         self._cursors[handle.hobj] = None
         return handle
 
-    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
+    def _open_queue(self, queue: str, options: int, dynamic_name: str) -> Handle:
         with store.write(self._db, durable=False) as db:
             named = queues.require(db, queue)
             if named.qtype == MODEL:
@@ -282,18 +266,9 @@ class QMConnection:
                 triggers.on_close(db, self._trigger_context(), handle.resolved_name)
 
     # ------------------------------------------------------------------ MQGET
-    def get(
-        self,
-        handle: Handle,
-        *,
-        wait: float | None = 0.0,
-        syncpoint: bool = False,
-        browse: Browse | None = None,
-        msg_id: bytes | None = None,
-        correl_id: bytes | None = None,
-    ) -> tuple[MQMD, bytes] | None:
-        self._handle(handle)
-        check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
+    def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        wait, syncpoint, browse = request.wait, request.syncpoint, request.browse
+        msg_id, correl_id = request.msg_id, request.correl_id
         deadline = None if wait is None else time.monotonic() + wait
         serial = activity_serial()
         # read before the first attempt, so a put that lands just after it is not missed
@@ -459,21 +434,8 @@ class QMConnection:
         return md, xmitq.on_get(md, msg.data, msg.md_bytes, now)  # seed 000 note 9
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
-    def put(
-        self,
-        target: str | Handle,
-        md: MQMD,
-        data: bytes,
-        *,
-        syncpoint: bool = False,
-        context: Context = Context.DEFAULT,
-        new_msg_id: bool = True,
-    ) -> MQMD:
-        self._check_open()
-        self.last_warning = None
-        if isinstance(target, Handle):
-            self._handle(target)
-        name = check_put(target, data, context)
+    def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
+        syncpoint, context, new_msg_id = request.syncpoint, request.context, request.new_msg_id
         self._refuse_if_read_only("no message can be put")
         if self.qm.reserve is not None:
             self.qm.reserve.check_for_put(self._db)  # the space kept for draining is not for puts
@@ -540,20 +502,12 @@ class QMConnection:
         return result
 
     # ------------------------------------------------------------------ MQINQ
-    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
-        self._check_open()
-        if isinstance(queue, Handle):
-            self._handle(queue)
-            check_inquire(queue)
-            name = queue.name
-        else:
-            name = queue
-        row = queues.require(self._db, name)
+    def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]:
+        row = queues.require(self._db, queue)
         return inquire_queue(row, selectors, lambda: self.qm._status(row), dynamic=row.deftype)
 
-    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
-        self._check_open()
-        return inquire_qmgr(self.qm.name, self.qm.display_qmgr(), selectors)
+    def _qmgr_attrs(self) -> dict[str, int | str | bool]:
+        return self.qm.display_qmgr()
 
     # ------------------------------------------------------------------ units of work
     def commit(self) -> None:

@@ -50,17 +50,14 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse, Capability, Context, Handle, definitions
-from mqjms.semantics.attributes import QMGR_ATTR_BY_NAME, validate_name
+from mqjms.semantics import Capability, Handle, definitions
+from mqjms.semantics.attributes import QMGR_ATTR_BY_NAME
 from mqjms.semantics.checks import (
-    check_get,
     check_get_allowed,
-    check_inquire,
-    check_open,
-    check_put,
     input_mode,
 )
-from mqjms.semantics.inquire import inquire_qmgr, inquire_queue
+from mqjms.semantics.emulated import GetRequest, PutRequest
+from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import (
     MAX_PRIORITY,
     MsgIdGenerator,
@@ -134,18 +131,11 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
     def qmgr_name(self) -> str:
         return self.params.qmgr_name or self.config.qmgr_name
 
-    def __enter__(self) -> StompConnection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.disconnect()
-
     def __repr__(self) -> str:
         return f"StompConnection({self.params.safe_url!r}, appl={self.identity.appl_name!r})"
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise failed(C.MQRC_HCONN_ERROR, "the connection is closed")
+    def _check_handle(self, handle: Handle) -> None:
+        self._state(handle)
 
     def _state(self, handle: Handle) -> OpenQueue:
         self._check_open()
@@ -164,8 +154,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         return str(self._qmgr_attr("DEADQ"))
 
     def _qmgr_attr(self, name: str) -> int | str | bool:
-        attrs = self.config.qmgr_attrs(self.params.qmgr_overrides)
-        return attrs.get(name, QMGR_ATTR_BY_NAME[name].default)
+        return self._qmgr_attrs().get(name, QMGR_ATTR_BY_NAME[name].default)
 
     def _resolve(self, name: str) -> tuple[QueueDefinition, QueueDefinition]:
         return definitions.resolve(name, self._find)
@@ -248,10 +237,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
     @locked
-    def open(self, queue: str, options: int) -> Handle:
-        self._check_open()
-        validate_name(queue)
-        check_open(options)
+    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
         named, base = self._resolve(queue)
         effective = input_mode(options, base) if options & C.MQOO_INPUT_MASK else options
         handle = Handle(
@@ -287,18 +273,10 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
 
     # ------------------------------------------------------------------ MQGET
     @locked
-    def get(
-        self,
-        handle: Handle,
-        *,
-        wait: float | None = 0.0,
-        syncpoint: bool = False,
-        browse: Browse | None = None,
-        msg_id: bytes | None = None,
-        correl_id: bytes | None = None,
-    ) -> tuple[MQMD, bytes] | None:
+    def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        wait, syncpoint, browse = request.wait, request.syncpoint, request.browse
+        msg_id, correl_id = request.msg_id, request.correl_id
         state = self._state(handle)
-        check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
         check_get_allowed(*self._resolve(handle.name))
         selector = _selector(msg_id, correl_id)
         deadline = None if wait is None else time.monotonic() + wait
@@ -368,21 +346,8 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
     @locked
-    def put(
-        self,
-        target: str | Handle,
-        md: MQMD,
-        data: bytes,
-        *,
-        syncpoint: bool = False,
-        context: Context = Context.DEFAULT,
-        new_msg_id: bool = True,
-    ) -> MQMD:
-        self._check_open()
-        if isinstance(target, Handle):
-            self._state(target)
-        name = check_put(target, data, context)
-        data = bytes(data)
+    def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
+        syncpoint, context, new_msg_id = request.syncpoint, request.context, request.new_msg_id
         named, base = self._resolve(name)
         check_md_for_put(md)
         check_put_allowed(named, base, len(data), int(self._qmgr_attr("MAXMSGL")))
@@ -431,23 +396,12 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
 
     # ------------------------------------------------------------------ MQINQ
     @locked
-    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
-        self._check_open()
-        if isinstance(queue, Handle):
-            self._state(queue)
-            check_inquire(queue)
-            name = queue.name
-        else:
-            name = queue
-        definition = definitions.require(name, self._find)
+    def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]:
+        definition = definitions.require(queue, self._find)
         return inquire_queue(definition, selectors, lambda: self._queue_status(definition.name))
 
-    @locked
-    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
-        self._check_open()
-        return inquire_qmgr(
-            self.qmgr_name, self.config.qmgr_attrs(self.params.qmgr_overrides), selectors
-        )
+    def _qmgr_attrs(self) -> dict[str, int | str | bool]:
+        return self.config.qmgr_attrs(self.params.qmgr_overrides)
 
     # ------------------------------------------------------------------ MQDISC
     @locked

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mqjms.semantics import Handle
+from mqjms.semantics.emulated import EmulatedConnection
 
 from .client import Frame, StompClient
 from .config import StompConfig, StompParams
@@ -67,7 +68,7 @@ def locked(method: _F) -> _F:
     return call  # type: ignore[return-value]
 
 
-class StompState:
+class StompState(EmulatedConnection):
     """The state of one STOMP connection, and the calls its concepts make on each other."""
 
     params: StompParams
@@ -102,9 +103,6 @@ class StompState:
         return bool(self._gets or self._tx or self._puts)
 
     # Implemented by the concept that owns them (the connection, subscriptions, statistics).
-    def _check_open(self) -> None:
-        raise NotImplementedError
-
     def destination(self, queue: str) -> str:
         raise NotImplementedError
 
