@@ -109,9 +109,7 @@ def test_reconnect_after_a_broken_connection_refreshes_the_cached_attributes(
     assert back["attempts"] == 2
 
 
-def test_processing_goes_on_after_the_queue_manager_is_closed_and_reopened(
-    mq, make_worker, seen
-):
+def test_processing_goes_on_after_the_queue_manager_is_closed_and_reopened(mq, make_worker, seen):
     app = make_worker()
 
     @app.listener(IN)

@@ -129,9 +129,7 @@ class StompBroker:
         self.id = uuid.uuid4().hex[:10]
         self.prefix = f"T{self.id}."
         self.profile = f"test-{self.id}"
-        self.config = register_profile(
-            self.profile, StompConfig(strict=strict, prefix=self.prefix)
-        )
+        self.config = register_profile(self.profile, StompConfig(strict=strict, prefix=self.prefix))
         # The same definitions in a file, for URLs handed to other processes.
         self._strict = strict
         self._file = Path(tempfile.gettempdir()) / f"mqjms-stomp-{self.id}.toml"

@@ -1,0 +1,89 @@
+"""Declared capabilities and ConnectionWrapper (issue 8): a wrapper keeps the optional
+calls of the connection it wraps, and a caller asks ``capabilities``, never getattr."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from mqjms.mq import MQMD, C, MQError
+from mqjms.qmgr import QueueManager
+from mqjms.semantics import (
+    Capability,
+    Connection,
+    ConnectionWrapper,
+    commit_and_get,
+    put_warning,
+)
+from mqjms.transport import connect
+
+Q = "WRAP.Q"
+IN = C.MQOO_INPUT_SHARED
+
+
+class WithoutCombinedCalls(ConnectionWrapper):
+    """A wrapper that must see every MQCMIT and MQGET: it narrows its capabilities."""
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return self.inner.capabilities - {Capability.COMMIT_AND_GET, Capability.PUT_WARNINGS}
+
+
+@pytest.fixture
+def conn(qm: QueueManager, embedded_url: str) -> Iterator[Connection]:
+    qm.define_queue("QLOCAL", Q, {})
+    inner = connect(embedded_url)
+    yield inner
+    inner.disconnect()
+
+
+def test_a_wrapper_declares_what_it_wraps(conn: Connection) -> None:
+    wrapped = ConnectionWrapper(conn)
+    assert wrapped.capabilities == conn.capabilities
+    assert Capability.COMMIT_AND_GET in wrapped.capabilities
+    assert wrapped.qmgr_name == conn.qmgr_name
+    assert repr(wrapped).startswith("ConnectionWrapper(")
+
+
+def test_put_warning_reaches_through_a_wrapper(conn: Connection) -> None:
+    # MQRC_PRIORITY_EXCEEDS_MAXIMUM (2049) is an MQCC_WARNING: the put succeeded
+    wrapped = ConnectionWrapper(conn)
+    wrapped.put(Q, MQMD(Priority=12), b"high")
+    warning = put_warning(wrapped)
+    assert warning is not None and warning.reason == C.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    wrapped.put(Q, MQMD(Priority=3), b"fine")
+    assert put_warning(wrapped) is None
+    narrowed = WithoutCombinedCalls(conn)
+    narrowed.put(Q, MQMD(Priority=12), b"high")
+    assert put_warning(narrowed) is None  # not declared: never a warning
+
+
+def test_commit_and_get_in_one_step_through_a_wrapper(conn: Connection) -> None:
+    for body in (b"one", b"two"):
+        conn.put(Q, MQMD(), body)
+    wrapped = ConnectionWrapper(conn)
+    handle = wrapped.open(Q, IN)
+    first = wrapped.get(handle, syncpoint=True)
+    assert first is not None and first[1] == b"one"
+    second = commit_and_get(wrapped, handle, wait=0)
+    assert second is not None and second[1] == b"two"
+    wrapped.commit()
+    wrapped.close(handle)
+
+
+def test_a_narrowed_wrapper_makes_the_two_calls(conn: Connection) -> None:
+    for body in (b"one", b"two"):
+        conn.put(Q, MQMD(), body)
+    narrowed = WithoutCombinedCalls(conn)
+    handle = narrowed.open(Q, IN)
+    assert narrowed.get(handle, syncpoint=True) is not None
+    committed: list[bool] = []
+    got = commit_and_get(narrowed, handle, wait=0, committed=lambda: committed.append(True))
+    assert got is not None and got[1] == b"two" and committed == [True]
+    with pytest.raises(MQError) as err:  # the optional call itself is refused, clearly
+        narrowed.commit_and_get(handle)
+    assert err.value.reason == C.MQRC_FUNCTION_NOT_SUPPORTED
+    assert "does not declare commit_and_get" in err.value.detail
+    narrowed.backout()
+    narrowed.close(handle)
