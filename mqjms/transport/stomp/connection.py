@@ -52,10 +52,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Capability, Handle, definitions
 from mqjms.semantics.attributes import QMGR_ATTR_BY_NAME
-from mqjms.semantics.checks import (
-    check_get_allowed,
-    input_mode,
-)
+from mqjms.semantics.checks import check_get_allowed, input_mode
 from mqjms.semantics.emulated import GetRequest, PutRequest
 from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import (
