@@ -7,9 +7,9 @@ that lacks a feature natively emulates it and documents how; what it offers beyo
 core calls it declares in ``capabilities`` (:class:`~.capabilities.Capability`), and each
 optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`).
 
-The IBM MQ transport implements this with no emulation at all; the embedded queue manager
-and the STOMP transport share the MQ rules they emulate through the rest of
-:mod:`mqjms.semantics`.
+A transport over IBM MQ itself (``mq://``, to come) implements it directly, with no
+emulation; the embedded queue manager and the STOMP transport share the MQ rules they
+emulate through the rest of :mod:`mqjms.semantics`.
 """
 
 from __future__ import annotations
