@@ -35,7 +35,7 @@ from mqjms.transport.url import ENV_VAR
 REPO = Path(__file__).resolve().parent.parent
 
 
-def features(capabilities: frozenset[Capability], *helper: str) -> frozenset[str]:
+def features_of(capabilities: frozenset[Capability], *helper: str) -> frozenset[str]:
     """A Broker's features: its transport's declared capabilities by name, and ``helper``
     features (what the Broker helper itself can do, such as restart the broker)."""
     return frozenset({str(capability) for capability in capabilities} | set(helper))
@@ -144,7 +144,7 @@ class Broker(abc.ABC):
     """
 
     name: str = "abstract"
-    #: What this transport can do (see :func:`features`); tests marked ``requires(x)`` are
+    #: What this transport can do (see :func:`features_of`); tests marked ``requires(x)`` are
     #: skipped without ``x``.
     features: frozenset[str] = frozenset()
     #: The queue manager's DEADQ when nobody changed it.
@@ -190,7 +190,7 @@ class EmbeddedBroker(Broker):
     (``QueueManager.restart()``, endmqm + strmqm) on a fresh instance."""
 
     name = "embedded"
-    features = features(QMConnection.capabilities, "restart")
+    features = features_of(QMConnection.capabilities, "restart")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
