@@ -5,7 +5,8 @@ work at a time; a message is an MQMD plus bytes (any RFH2 or DLH chain included)
 failure is an :class:`~mqjms.mq.errors.MQError` carrying IBM's reason code. A transport
 that lacks a feature natively emulates it and documents how; what it offers beyond the
 core calls it declares in ``capabilities`` (:class:`~.capabilities.Capability`), and each
-optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`).
+optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`,
+:class:`Reserves`).
 
 A transport over IBM MQ itself (``mq://``, to come) implements it directly, with no
 emulation; the embedded queue manager and the STOMP transport share the MQ rules they
@@ -142,6 +143,49 @@ class WarnsOnPut(Protocol):
     @property
     def last_warning(self) -> MQError | None:
         """The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK."""
+        ...
+
+
+class Reserves(Protocol):
+    """The calls a connection declaring :attr:`Capability.RESERVE` has: messages of a
+    queue reserved for an owner (invisible to every other getter, numbered in the order
+    reserved) until the owner removes, renumbers or gives them back (the Spark source
+    stages on the queue this way)."""
+
+    def reserve(self, handle: Handle, owner: str, limit: int) -> int:
+        """Reserve up to ``limit`` more messages; the owner's last number."""
+        ...
+
+    def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
+        """``(seq, tag, md, data)`` reserved for ``owner`` in ``(lo, hi]``."""
+        ...
+
+    def reserved_numbers(
+        self, owner: str, lo: int, hi: int, limit: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        """``(seq, tag, BackoutCount)`` reserved for ``owner`` in ``(lo, hi]``."""
+        ...
+
+    def reservation_end(self, owner: str) -> int:
+        """The last number given to ``owner`` (0 before its first reservation)."""
+        ...
+
+    def release_reserved(self, owner: str, upto: int) -> int:
+        """Remove ``owner``'s messages numbered ``<= upto``."""
+        ...
+
+    def renumber_reserved(
+        self, owner: str, seqs: Sequence[int], *, tag: int, backout: int = 0
+    ) -> list[int]:
+        """New numbers at the tail for ``seqs``."""
+        ...
+
+    def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
+        """MQGET under syncpoint of the message reserved as ``seq``."""
+        ...
+
+    def give_back_reserved(self, owner: str) -> int:
+        """End ``owner``'s reservation: its messages are available again, in place."""
         ...
 
 

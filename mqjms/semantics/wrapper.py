@@ -17,7 +17,15 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 
 from .capabilities import Capability
-from .contract import Browse, CommitsAndGets, Connection, Context, Handle, WarnsOnPut
+from .contract import (
+    Browse,
+    CommitsAndGets,
+    Connection,
+    Context,
+    Handle,
+    Reserves,
+    WarnsOnPut,
+)
 
 
 class ConnectionWrapper:
@@ -92,13 +100,21 @@ class ConnectionWrapper:
         self.inner.disconnect()
 
     # ------------------------------------------------------------------ optional calls
-    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
-        """The wrapped connection's combined MQCMIT + MQGET (:attr:`Capability.COMMIT_AND_GET`)."""
-        if Capability.COMMIT_AND_GET not in self.capabilities:
+    def _require(self, capability: Capability) -> None:
+        """MQRC_FUNCTION_NOT_SUPPORTED (2298) for an optional call not declared."""
+        if capability not in self.capabilities:
             raise failed(
                 C.MQRC_FUNCTION_NOT_SUPPORTED,
-                f"{self.inner!r} does not declare commit_and_get: commit(), then get()",
+                f"{self.inner!r} does not declare {capability}",
             )
+
+    def _reserves(self) -> Reserves:
+        self._require(Capability.RESERVE)
+        return cast(Reserves, self.inner)
+
+    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """The wrapped connection's combined MQCMIT + MQGET (:attr:`Capability.COMMIT_AND_GET`)."""
+        self._require(Capability.COMMIT_AND_GET)
         return cast(CommitsAndGets, self.inner).commit_and_get(handle)
 
     @property
@@ -107,3 +123,32 @@ class ConnectionWrapper:
         if Capability.PUT_WARNINGS not in self.inner.capabilities:
             return None
         return cast(WarnsOnPut, self.inner).last_warning
+
+    # :attr:`Capability.RESERVE`: see :class:`~.contract.Reserves`
+    def reserve(self, handle: Handle, owner: str, limit: int) -> int:
+        return self._reserves().reserve(handle, owner, limit)
+
+    def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
+        return self._reserves().reserved(owner, lo, hi)
+
+    def reserved_numbers(
+        self, owner: str, lo: int, hi: int, limit: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        return self._reserves().reserved_numbers(owner, lo, hi, limit)
+
+    def reservation_end(self, owner: str) -> int:
+        return self._reserves().reservation_end(owner)
+
+    def release_reserved(self, owner: str, upto: int) -> int:
+        return self._reserves().release_reserved(owner, upto)
+
+    def renumber_reserved(
+        self, owner: str, seqs: Sequence[int], *, tag: int, backout: int = 0
+    ) -> list[int]:
+        return self._reserves().renumber_reserved(owner, seqs, tag=tag, backout=backout)
+
+    def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
+        return self._reserves().get_reserved(owner, seq)
+
+    def give_back_reserved(self, owner: str) -> int:
+        return self._reserves().give_back_reserved(owner)

@@ -30,6 +30,14 @@ class WithoutCombinedCalls(ConnectionWrapper):
         return self.inner.capabilities - {Capability.COMMIT_AND_GET, Capability.PUT_WARNINGS}
 
 
+class Unreserved(ConnectionWrapper):
+    """A wrapper that offers no reservations."""
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return self.inner.capabilities - {Capability.RESERVE}
+
+
 @pytest.fixture
 def conn(qm: QueueManager, embedded_url: str) -> Iterator[Connection]:
     qm.define_queue("QLOCAL", Q, {})
@@ -87,3 +95,28 @@ def test_a_narrowed_wrapper_makes_the_two_calls(conn: Connection) -> None:
     assert "does not declare commit_and_get" in err.value.detail
     narrowed.backout()
     narrowed.close(handle)
+
+
+def test_reservations_reach_through_a_wrapper(conn: Connection) -> None:
+    # Capability.RESERVE (the Spark source stages on the queue): a wrapper of a connection
+    # that declares it offers every call; one that narrows it refuses them with 2298
+    for body in (b"m0", b"m1", b"m2"):
+        conn.put(Q, MQMD(), body)
+    wrapped = ConnectionWrapper(conn)
+    assert Capability.RESERVE in wrapped.capabilities
+    handle = wrapped.open(Q, IN)
+    assert wrapped.reserve(handle, "owner", 2) == 2
+    assert [data for _, _, _, data in wrapped.reserved("owner", 0, 2)] == [b"m0", b"m1"]
+    assert wrapped.reservation_end("owner") == 2
+    assert wrapped.renumber_reserved("owner", [1], tag=5, backout=1) == [3]
+    assert wrapped.reserved_numbers("owner", 0, 10) == [(2, 0, 0), (3, 5, 1)]
+    got = wrapped.get_reserved("owner", 2)
+    assert got is not None and got[1] == b"m1"
+    wrapped.commit()
+    assert wrapped.release_reserved("owner", 3) == 1
+    assert wrapped.give_back_reserved("owner") == 0
+    narrowed = Unreserved(conn)
+    with pytest.raises(MQError) as err:
+        narrowed.reserve(handle, "other", 1)
+    assert err.value.reason == C.MQRC_FUNCTION_NOT_SUPPORTED
+    wrapped.close(handle)
