@@ -12,7 +12,7 @@ directory, with the same pre-loaded non-persistent messages for both contenders:
   same queue, timed from ``start()`` (which connects and opens) to the N-th commit. The
   listener does all its per-message work: poison check, the JMS view of the message,
   the call, the commit and its log events. Between two messages it commits the first
-  and gets the second through ``mqjms.transport.base.commit_and_get``, which on the
+  and gets the second through ``mqjms.semantics.commit_and_get``, which on the
   embedded queue manager is one database transaction instead of two; the baseline makes
   the two calls separately, as a hand-written loop usually does (it could use the same
   helper). Both do the same MQI work per message: MQGET under syncpoint, then MQCMIT.
@@ -75,11 +75,16 @@ class Bench:
         self.qm.define_queue("QLOCAL", QUEUE, {"MAXDEPTH": 999_999, "BOTHRESH": 3})
         self.messages = {
             "jms": to_mq(
-                TextMessage("x" * payload, {"orderId": 42}), Queue(QUEUE),
-                delivery_mode=NON_PERSISTENT, priority=4, time_to_live=0,
+                TextMessage("x" * payload, {"orderId": 42}),
+                Queue(QUEUE),
+                delivery_mode=NON_PERSISTENT,
+                priority=4,
+                time_to_live=0,
             ),
-            "plain": (MQMD(Format=C.MQFMT_STRING, Persistence=C.MQPER_NOT_PERSISTENT),
-                      b"x" * payload),
+            "plain": (
+                MQMD(Format=C.MQFMT_STRING, Persistence=C.MQPER_NOT_PERSISTENT),
+                b"x" * payload,
+            ),
         }
         self.loader = connect(self.url, "bench-loader")
 
@@ -215,46 +220,75 @@ def main(argv: list[str] | None = None) -> int:
             bench = Bench(root, args.payload)
             report.metric("config.python", "python", sys.version.split()[0])
             jms_data = bench.messages["jms"][1]
-            report.metric("config.messages", "messages per run", args.messages,
-                          note=f"non-persistent; JMS {len(jms_data)} bytes, plain "
-                          f"{args.payload} bytes; best of {args.rounds} alternating runs")
+            report.metric(
+                "config.messages",
+                "messages per run",
+                args.messages,
+                note=f"non-persistent; JMS {len(jms_data)} bytes, plain "
+                f"{args.payload} bytes; best of {args.rounds} alternating runs",
+            )
             contenders: dict[str, Callable[[int], float]] = {
                 f"{who}_{kind}": (lambda n, f=fn, k=kind: f(n, k))  # type: ignore[misc]
                 for kind in ("jms", "plain")
                 for who, fn in (("baseline", bench.baseline), ("listener", bench.listener))
             }
-            rates = interleaved(contenders, args.messages, args.rounds,
-                                warmup=min(200, args.messages))
+            rates = interleaved(
+                contenders, args.messages, args.rounds, warmup=min(200, args.messages)
+            )
             value = ratio(rates["listener_jms"].best, rates["baseline_jms"].best)
             plain = ratio(rates["listener_plain"].best, rates["baseline_plain"].best)
             report.section("throughput (messages per second, best run)")
-            _rate(report, rates["baseline_jms"], "baseline",
-                  "JMS messages: connect + open + (MQGET syncpoint + MQCMIT) x N")
-            _rate(report, rates["listener_jms"], "listener",
-                  "JMS messages: Worker, one no-op listener, concurrency 1")
-            report.metric("ratio", "ratio listener / baseline", round(value, 3),
-                          note=f"JMS messages; target >= {TARGET_RATIO}")
-            report.metric("ratio_median", "ratio of the medians",
-                          round(ratio(rates["listener_jms"].median,
-                                      rates["baseline_jms"].median), 3))
+            _rate(
+                report,
+                rates["baseline_jms"],
+                "baseline",
+                "JMS messages: connect + open + (MQGET syncpoint + MQCMIT) x N",
+            )
+            _rate(
+                report,
+                rates["listener_jms"],
+                "listener",
+                "JMS messages: Worker, one no-op listener, concurrency 1",
+            )
+            report.metric(
+                "ratio",
+                "ratio listener / baseline",
+                round(value, 3),
+                note=f"JMS messages; target >= {TARGET_RATIO}",
+            )
+            report.metric(
+                "ratio_median",
+                "ratio of the medians",
+                round(ratio(rates["listener_jms"].median, rates["baseline_jms"].median), 3),
+            )
             report.data_only("target", TARGET_RATIO)
             report.metric("verdict", "verdict", verdict(value, TARGET_RATIO))
             _rate(report, rates["baseline_plain"], "baseline_plain", "plain MQ messages (MQSTR)")
             _rate(report, rates["listener_plain"], "listener_plain", "plain MQ messages (MQSTR)")
-            report.metric("ratio_plain", "ratio listener / baseline, plain messages",
-                          round(plain, 3), note="no RFH2 to parse; from_mq still maps the MQMD")
+            report.metric(
+                "ratio_plain",
+                "ratio listener / baseline, plain messages",
+                round(plain, 3),
+                note="no RFH2 to parse; from_mq still maps the MQMD",
+            )
             per_message_us = 1e6 / rates["baseline_jms"].best
             for kind in ("jms", "plain"):
                 md, data = bench.received(kind)
                 us = timeit.timeit(lambda m=md, d=data: from_mq(m, d), number=2000) / 2000 * 1e6
-                report.metric(f"from_mq_us.{kind}", f"from_mq per {kind} message", round(us, 1),
-                              "us", note=f"{us / per_message_us:.0%} of a baseline get + commit "
-                              f"({per_message_us:.0f} us)")
+                report.metric(
+                    f"from_mq_us.{kind}",
+                    f"from_mq per {kind} message",
+                    round(us, 1),
+                    "us",
+                    note=f"{us / per_message_us:.0%} of a baseline get + commit "
+                    f"({per_message_us:.0f} us)",
+                )
 
             gap = 0.002
             samples = bench.latency(args.latency_messages, gap)
-            report.section(f"latency, put -> delivery ({len(samples)} messages, "
-                           f"put {gap * 1000:g} ms apart)")
+            report.section(
+                f"latency, put -> delivery ({len(samples)} messages, put {gap * 1000:g} ms apart)"
+            )
             ms = [s * 1000 for s in samples]
             report.metric("latency_ms.p50", "p50", round(percentile(ms, 0.50), 3), "ms")
             report.metric("latency_ms.p99", "p99", round(percentile(ms, 0.99), 3), "ms")
@@ -270,8 +304,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _rate(report: Report, rates: Rates, key: str, what: str) -> None:
-    report.metric(f"rates.{key}", key, round(rates.best, 1), "msg/s",
-                  note=f"{what}; median {rates.median:,.0f}")
+    report.metric(
+        f"rates.{key}",
+        key,
+        round(rates.best, 1),
+        "msg/s",
+        note=f"{what}; median {rates.median:,.0f}",
+    )
     report.data_only(f"samples.{key}", rates.as_dict())
 
 

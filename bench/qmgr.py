@@ -60,18 +60,31 @@ from bench._common import (
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.transport.base import Handle
+from mqjms.semantics import Handle
 
 TARGET_RATIO = 0.5
 QUEUE = "BENCH.Q"
 OPEN_OPTIONS = C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF
 # The settings that decide what a commit costs; the baseline copies the queue manager's.
 SETTINGS = (
-    "journal_mode", "synchronous", "page_size", "cache_size", "wal_autocheckpoint",
-    "mmap_size", "temp_store", "locking_mode",
+    "journal_mode",
+    "synchronous",
+    "page_size",
+    "cache_size",
+    "wal_autocheckpoint",
+    "mmap_size",
+    "temp_store",
+    "locking_mode",
 )
-APPLY_ORDER = ("page_size", "journal_mode", "cache_size", "wal_autocheckpoint", "mmap_size",
-               "temp_store", "locking_mode")
+APPLY_ORDER = (
+    "page_size",
+    "journal_mode",
+    "cache_size",
+    "wal_autocheckpoint",
+    "mmap_size",
+    "temp_store",
+    "locking_mode",
+)
 
 
 def quiet_logging() -> None:
@@ -243,8 +256,11 @@ def collapse(statements: list[str]) -> list[str]:
     """Statements as run, with trigger programs (back-to-back repeats) marked ``-- TRIGGER``."""
     out: list[str] = []
     for s in statements:
-        out.append("-- TRIGGER" if out and (s == out[-1] or out[-1] == "-- TRIGGER")
-                   and s == _last_real(out) else s)
+        out.append(
+            "-- TRIGGER"
+            if out and (s == out[-1] or out[-1] == "-- TRIGGER") and s == _last_real(out)
+            else s
+        )
     return out
 
 
@@ -265,9 +281,7 @@ def _kind(statement: str) -> str:
     return word
 
 
-def wal_frames_per_round_trip(
-    path: Path, run: Callable[[int], object], n: int = 20
-) -> float:
+def wal_frames_per_round_trip(path: Path, run: Callable[[int], object], n: int = 20) -> float:
     """WAL frames (pages) one round trip appends: checkpoint+truncate from another
     connection, run ``n`` round trips, read the WAL's frame count."""
     other = sqlite3.connect(path, isolation_level=None, timeout=30.0)
@@ -317,9 +331,11 @@ def profile_phase(
                 per_call[call]["total"] = sum(v for k, v in c.items() if k != "TRIGGER") / rounds
         frames = {
             "baseline": wal_frames_per_round_trip(
-                root / "profile-baseline.db", lambda k: base.round_trips(k, payload)),
+                root / "profile-baseline.db", lambda k: base.round_trips(k, payload)
+            ),
             "mqjms_persistent": wal_frames_per_round_trip(
-                root / "profile-qm" / "qmgr.db", lambda k: q.persistent_rt(k, payload)),
+                root / "profile-qm" / "qmgr.db", lambda k: q.persistent_rt(k, payload)
+            ),
         }
         prof = cProfile.Profile()
         prof.enable()
@@ -328,27 +344,35 @@ def profile_phase(
         stats = pstats.Stats(prof)
         rows = []
         for (filename, line, func), (_cc, ncalls, tottime, cumtime, _callers) in sorted(
-            stats.stats.items(), key=lambda kv: kv[1][2], reverse=True  # type: ignore[attr-defined]
+            stats.stats.items(),
+            key=lambda kv: kv[1][2],
+            reverse=True,  # type: ignore[attr-defined]
         )[:top]:
             where = f"{_short(filename)}:{line}({func})" if line else func
-            rows.append({
-                "function": where,
-                "calls_per_round_trip": round(ncalls / n, 2),
-                "tottime_us_per_round_trip": round(tottime / n * 1e6, 1),
-                "cumtime_us_per_round_trip": round(cumtime / n * 1e6, 1),
-            })
+            rows.append(
+                {
+                    "function": where,
+                    "calls_per_round_trip": round(ncalls / n, 2),
+                    "tottime_us_per_round_trip": round(tottime / n * 1e6, 1),
+                    "cumtime_us_per_round_trip": round(cumtime / n * 1e6, 1),
+                }
+            )
     finally:
         q.close()
         base.close()
-    return {"us_per_call": us_per_call, "sql_per_call": per_call,
-            "wal_frames_per_round_trip": frames, "top": rows}
+    return {
+        "us_per_call": us_per_call,
+        "sql_per_call": per_call,
+        "wal_frames_per_round_trip": frames,
+        "top": rows,
+    }
 
 
 def _short(filename: str) -> str:
     parts = Path(filename).parts
     for anchor in ("mqjms", "bench"):
         if anchor in parts:
-            return "/".join(parts[len(parts) - parts[::-1].index(anchor) - 1:])
+            return "/".join(parts[len(parts) - parts[::-1].index(anchor) - 1 :])
     return Path(filename).name
 
 
@@ -359,24 +383,44 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Embedded queue manager vs. bare SQLite with the same durability.",
     )
     p.add_argument("--messages", type=int, help="round trips per timed run (default 2000)")
-    p.add_argument("--rounds", type=int,
-                   help="timed runs per contender, alternating (default 3; 5 with --quick)")
-    p.add_argument("--warmup", type=int,
-                   help="untimed round trips per contender (default: 600 for the baseline, "
-                        "200 for mqjms; enough for each WAL to reach its 1,000-frame "
-                        "checkpoint, so that no contender is timed while its -wal file grows)")
-    p.add_argument("--memory-messages", type=int,
-                   help="messages queued for the memory phase (default 100000)")
-    p.add_argument("--batch", type=int, default=1000,
-                   help="messages per MQCMIT while filling and draining (default 1000)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        help="timed runs per contender, alternating (default 3; 5 with --quick)",
+    )
+    p.add_argument(
+        "--warmup",
+        type=int,
+        help="untimed round trips per contender (default: 600 for the baseline, "
+        "200 for mqjms; enough for each WAL to reach its 1,000-frame "
+        "checkpoint, so that no contender is timed while its -wal file grows)",
+    )
+    p.add_argument(
+        "--memory-messages", type=int, help="messages queued for the memory phase (default 100000)"
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=1000,
+        help="messages per MQCMIT while filling and draining (default 1000)",
+    )
     p.add_argument("--payload", type=int, default=256, help="message body bytes (default 256)")
-    p.add_argument("--quick", action="store_true",
-                   help="small counts for a CI smoke run (250 x 5 rounds, 5,000 queued)")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="small counts for a CI smoke run (250 x 5 rounds, 5,000 queued)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--check", action="store_true",
-                   help=f"exit 1 when the persistent ratio is below {TARGET_RATIO}")
-    p.add_argument("--profile", action="store_true",
-                   help="also report SQL statements, WAL frames and cProfile per round trip")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 when the persistent ratio is below {TARGET_RATIO}",
+    )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also report SQL statements, WAL frames and cProfile per round trip",
+    )
     p.add_argument("--dir", type=Path, help="parent of the temporary directory (default: $TMPDIR)")
     args = p.parse_args(argv)
     quick = args.quick
@@ -417,13 +461,21 @@ def main(argv: list[str] | None = None) -> int:
             report.metric("config.python", "python", sys.version.split()[0])
             report.metric("config.dir", "directory", str(root))
             report.metric("config.payload_bytes", "payload", args.payload, "bytes")
-            report.metric("config.messages", "round trips per run", args.messages,
-                          note=f"best of {args.rounds} alternating runs after warm-up")
-            report.metric("config.baseline_settings", "baseline settings",
-                          _settings_text(base_settings))
-            report.metric("config.qmgr_settings", "queue manager settings",
-                          _settings_text(mq_settings),
-                          note="synchronous FULL for durable writes, NORMAL for others")
+            report.metric(
+                "config.messages",
+                "round trips per run",
+                args.messages,
+                note=f"best of {args.rounds} alternating runs after warm-up",
+            )
+            report.metric(
+                "config.baseline_settings", "baseline settings", _settings_text(base_settings)
+            )
+            report.metric(
+                "config.qmgr_settings",
+                "queue manager settings",
+                _settings_text(mq_settings),
+                note="synchronous FULL for durable writes, NORMAL for others",
+            )
             report.metric("config.same_durability", "same durability settings", same)
 
             contenders: dict[str, Callable[[int], float]] = {
@@ -436,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
             with stopwatch() as rate_time:
                 warmup = (
                     {name: 600 if name == "baseline" else 200 for name in contenders}
-                    if args.warmup is None else args.warmup
+                    if args.warmup is None
+                    else args.warmup
                 )
                 rates = interleaved(contenders, args.messages, args.rounds, warmup)
             if mq.depth() != 0:
@@ -447,20 +500,39 @@ def main(argv: list[str] | None = None) -> int:
             b = rates["baseline"].best
             p_ratio = ratio(rates["persistent"].best, b)
             report.section("round trips (messages per second, best run)")
-            _rate(report, rates["baseline"], "baseline",
-                  "bare SQLite: INSERT txn + SELECT/DELETE txn")
-            _rate(report, rates["persistent"], "persistent",
-                  "put persistent, get under syncpoint, commit")
-            report.metric("ratios.persistent", "persistent / baseline", round(p_ratio, 3),
-                          note=f"target >= {TARGET_RATIO}: {verdict(p_ratio, TARGET_RATIO)}")
+            _rate(
+                report, rates["baseline"], "baseline", "bare SQLite: INSERT txn + SELECT/DELETE txn"
+            )
+            _rate(
+                report,
+                rates["persistent"],
+                "persistent",
+                "put persistent, get under syncpoint, commit",
+            )
+            report.metric(
+                "ratios.persistent",
+                "persistent / baseline",
+                round(p_ratio, 3),
+                note=f"target >= {TARGET_RATIO}: {verdict(p_ratio, TARGET_RATIO)}",
+            )
             report.data_only("target", TARGET_RATIO)
             report.data_only("verdict", verdict(p_ratio, TARGET_RATIO))
-            report.metric("ratios.persistent_paired", "persistent / baseline (median per round)",
-                          round(paired_ratio(rates["persistent"], rates["baseline"]), 3))
-            _rate(report, rates["persistent_as_q_def"], "persistent_as_q_def",
-                  "the same, Persistence AS_Q_DEF on DEFPSIST(YES)")
-            report.metric("ratios.persistent_as_q_def", "persistent (as q def) / baseline",
-                          round(ratio(rates["persistent_as_q_def"].best, b), 3))
+            report.metric(
+                "ratios.persistent_paired",
+                "persistent / baseline (median per round)",
+                round(paired_ratio(rates["persistent"], rates["baseline"]), 3),
+            )
+            _rate(
+                report,
+                rates["persistent_as_q_def"],
+                "persistent_as_q_def",
+                "the same, Persistence AS_Q_DEF on DEFPSIST(YES)",
+            )
+            report.metric(
+                "ratios.persistent_as_q_def",
+                "persistent (as q def) / baseline",
+                round(ratio(rates["persistent_as_q_def"].best, b), 3),
+            )
             skew = ratio(rates["persistent_as_q_def"].best, rates["persistent"].best)
             if skew > 1.15:
                 report.text(
@@ -469,44 +541,88 @@ def main(argv: list[str] | None = None) -> int:
                     "(fsync) although the message is persistent"
                 )
                 report.data_only("warnings.as_q_def_not_durable", round(skew, 2))
-            _rate(report, rates["non_persistent"], "non_persistent",
-                  "put non-persistent, get, no syncpoint")
-            report.metric("ratios.non_persistent", "non-persistent / baseline",
-                          round(ratio(rates["non_persistent"].best, b), 3))
-            _rate(report, rates["non_persistent_syncpoint"], "non_persistent_syncpoint",
-                  "put non-persistent + commit, get + commit, under syncpoint")
-            report.metric("ratios.non_persistent_syncpoint",
-                          "non-persistent syncpoint / baseline",
-                          round(ratio(rates["non_persistent_syncpoint"].best, b), 3))
-            report.metric("time.round_trips_s", "round-trip phase took",
-                          round(rate_time(), 2), "s")
+            _rate(
+                report,
+                rates["non_persistent"],
+                "non_persistent",
+                "put non-persistent, get, no syncpoint",
+            )
+            report.metric(
+                "ratios.non_persistent",
+                "non-persistent / baseline",
+                round(ratio(rates["non_persistent"].best, b), 3),
+            )
+            _rate(
+                report,
+                rates["non_persistent_syncpoint"],
+                "non_persistent_syncpoint",
+                "put non-persistent + commit, get + commit, under syncpoint",
+            )
+            report.metric(
+                "ratios.non_persistent_syncpoint",
+                "non-persistent syncpoint / baseline",
+                round(ratio(rates["non_persistent_syncpoint"].best, b), 3),
+            )
+            report.metric("time.round_trips_s", "round-trip phase took", round(rate_time(), 2), "s")
 
             if args.memory_messages:
                 report.section(f"memory with {args.memory_messages:,} persistent messages queued")
                 m = memory_phase(root / "memory-qm", args.memory_messages, args.batch, payload)
                 report.data_only("memory", m)
-                report.metric("memory.curdepth_reached", "CURDEPTH reached",
-                              m["curdepth_reached"],
-                              note=f"put under syncpoint, MQCMIT every {args.batch}")
-                report.metric("memory.python_heap_peak_mb", "peak Python heap (tracemalloc)",
-                              m["python_heap_peak_mb"], "MB")
-                report.metric("memory.python_heap_growth_tenth_to_full_mb",
-                              "Python heap growth, 10% to 100% depth",
-                              m["python_heap_growth_tenth_to_full_mb"], "MB")
-                report.metric("memory.rss_peak_growth_mb", "peak RSS growth (sampled)",
-                              m["rss_peak_growth_mb"], "MB",
-                              note="includes SQLite's page cache")
-                report.metric("memory.rss_growth_tenth_to_full_mb",
-                              "RSS growth, 10% to 100% depth",
-                              m["rss_growth_tenth_to_full_mb"], "MB")
-                report.metric("memory.ru_maxrss_growth_mb", "ru_maxrss growth",
-                              m["ru_maxrss_growth_mb"], "MB")
-                report.metric("memory.drained", "messages got back", m["messages_got"],
-                              note=f"CURDEPTH after drain {m['curdepth_after_drain']}")
-                report.metric("memory.fill_rate", "fill rate", m["fill_rate"], "msg/s",
-                              note=f"{m['fill_s']} s, with tracemalloc on")
-                report.metric("memory.drain_rate", "drain rate", m["drain_rate"], "msg/s",
-                              note=f"{m['drain_s']} s, with tracemalloc on")
+                report.metric(
+                    "memory.curdepth_reached",
+                    "CURDEPTH reached",
+                    m["curdepth_reached"],
+                    note=f"put under syncpoint, MQCMIT every {args.batch}",
+                )
+                report.metric(
+                    "memory.python_heap_peak_mb",
+                    "peak Python heap (tracemalloc)",
+                    m["python_heap_peak_mb"],
+                    "MB",
+                )
+                report.metric(
+                    "memory.python_heap_growth_tenth_to_full_mb",
+                    "Python heap growth, 10% to 100% depth",
+                    m["python_heap_growth_tenth_to_full_mb"],
+                    "MB",
+                )
+                report.metric(
+                    "memory.rss_peak_growth_mb",
+                    "peak RSS growth (sampled)",
+                    m["rss_peak_growth_mb"],
+                    "MB",
+                    note="includes SQLite's page cache",
+                )
+                report.metric(
+                    "memory.rss_growth_tenth_to_full_mb",
+                    "RSS growth, 10% to 100% depth",
+                    m["rss_growth_tenth_to_full_mb"],
+                    "MB",
+                )
+                report.metric(
+                    "memory.ru_maxrss_growth_mb", "ru_maxrss growth", m["ru_maxrss_growth_mb"], "MB"
+                )
+                report.metric(
+                    "memory.drained",
+                    "messages got back",
+                    m["messages_got"],
+                    note=f"CURDEPTH after drain {m['curdepth_after_drain']}",
+                )
+                report.metric(
+                    "memory.fill_rate",
+                    "fill rate",
+                    m["fill_rate"],
+                    "msg/s",
+                    note=f"{m['fill_s']} s, with tracemalloc on",
+                )
+                report.metric(
+                    "memory.drain_rate",
+                    "drain rate",
+                    m["drain_rate"],
+                    "msg/s",
+                    note=f"{m['drain_s']} s, with tracemalloc on",
+                )
 
             if args.profile:
                 report.section("profile of the persistent round trip")
@@ -529,9 +645,12 @@ def main(argv: list[str] | None = None) -> int:
 
         report.section("total")
         report.metric("time.total_s", "time taken", round(wall(), 2), "s")
-        report.metric("verdict_line", "result",
-                      f"{verdict(p_ratio, TARGET_RATIO)}: persistent round trips at "
-                      f"{p_ratio:.2f} x bare SQLite (target {TARGET_RATIO})")
+        report.metric(
+            "verdict_line",
+            "result",
+            f"{verdict(p_ratio, TARGET_RATIO)}: persistent round trips at "
+            f"{p_ratio:.2f} x bare SQLite (target {TARGET_RATIO})",
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(report.render(args.json))
@@ -540,8 +659,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _rate(report: Report, rates: Rates, key: str, note: str) -> None:
     report.data_only(f"rates.{key}", rates.as_dict())
-    report.metric(f"rates.{key}.best", key.replace("_", " "), round(rates.best, 1), "msg/s",
-                  note=f"{note}; median {rates.median:,.0f}")
+    report.metric(
+        f"rates.{key}.best",
+        key.replace("_", " "),
+        round(rates.best, 1),
+        "msg/s",
+        note=f"{note}; median {rates.median:,.0f}",
+    )
 
 
 def _settings_text(settings: Mapping[str, Any]) -> str:

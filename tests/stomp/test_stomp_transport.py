@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import mqjms
-from mqjms.backout import rewrite
 from mqjms.mq import MQMD, C, MQError, parse_dlh
+from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.transport import Browse, Context, connect
 from mqjms.transport.stomp import StompConfig, parse_url, register_profile, unregister_profile
 from tests.stomp.activemq_support import RawStomp, StompBroker
@@ -159,7 +159,7 @@ def test_dead_letter_header_travels_in_headers_and_comes_back_byte_exact(
     amq.define_queue("DLH.Q")
     conn = sconnect()
     original = MQMD(Format=C.MQFMT_STRING, CodedCharSetId=1208, Encoding=546, MsgId=ident("m"))
-    md, data = rewrite.for_dead_letter_queue(
+    md, data = dead_letter_message(
         original,
         b"poison",
         reason=C.MQRC_BACKOUT_THRESHOLD_REACHED,
