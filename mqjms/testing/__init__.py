@@ -12,11 +12,27 @@ embedded queue manager per test, as a :class:`TestQueueManager`::
 
 The listeners run on the Worker's own threads, units of work and seed 002 poison
 handling; ``run_until_idle`` returns once every message is dealt with (see :mod:`.idle`).
+The names below load on first use, so pytest loading the plugin imports no queue manager.
 """
 
-from .admin import Administration, EmbeddedAdministration, ScriptedAdministration
-from .harness import TestQueueManager
-from .idle import NotIdle, RunSummary
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .admin import Administration, EmbeddedAdministration, ScriptedAdministration
+    from .harness import TestQueueManager
+    from .idle import NotIdle, RunSummary
+
+_WHERE = {
+    "Administration": "admin",
+    "EmbeddedAdministration": "admin",
+    "ScriptedAdministration": "admin",
+    "TestQueueManager": "harness",
+    "NotIdle": "idle",
+    "RunSummary": "idle",
+}
 
 __all__ = [
     "Administration",
@@ -26,3 +42,10 @@ __all__ = [
     "ScriptedAdministration",
     "TestQueueManager",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)

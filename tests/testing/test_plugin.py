@@ -4,6 +4,9 @@ in ``pytest_plugins`` as well does no harm."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 import tomllib
 from pathlib import Path
@@ -175,3 +178,17 @@ def test_the_readme_example_passes(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(myservice=README_SERVICE, test_orders=example)
     result = pytester.runpytest("-p", PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_loading_the_plugin_imports_no_queue_manager() -> None:
+    # pytest loads it in every session of every project that has mqjms installed
+    code = (
+        "import sys, mqjms.testing.plugin; "
+        "print(sorted(m for m in sys.modules if m.startswith(('mqjms.qmgr', 'mqjms.testing.'))))"
+    )
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['mqjms.testing.plugin']"
