@@ -25,7 +25,6 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 
 from bench._common import child_env, quiet_logging
 
-
 #: Worker.get_wait in the benchmarks: how soon an idle consumer sees a stop. It only
 #: matters once the queue is empty, after the timed part.
 STOP_LATENCY = 0.1
@@ -84,7 +83,10 @@ def spawn(count: int, role: str, *args: object) -> list[subprocess.Popen[str]]:
     children = [
         subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), role, *map(str, args)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=child_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=child_env(),
         )
         for _ in range(count)
     ]
@@ -106,8 +108,9 @@ def expect(child: subprocess.Popen[str], line: str | None = None) -> str:
     got = child.stdout.readline().strip()
     if line is not None and got != line:
         child.kill()
-        raise RuntimeError(f"child {child.args[2:]} said {got!r}, expected {line!r} "
-                           f"(exit status {child.wait()})")
+        raise RuntimeError(
+            f"child {child.args[2:]} said {got!r}, expected {line!r} (exit status {child.wait()})"
+        )
     return got
 
 

@@ -63,8 +63,11 @@ def scratch_dir(parent: Path | None, prefix: str) -> Iterator[Path]:
 
 
 def add_common_args(p: argparse.ArgumentParser, rounds: int, quick_rounds: int) -> None:
-    p.add_argument("--rounds", type=int,
-                   help=f"interleaved rounds (default {rounds}; {quick_rounds} with --quick)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        help=f"interleaved rounds (default {rounds}; {quick_rounds} with --quick)",
+    )
     p.add_argument("--quick", action="store_true", help="small counts: seconds, for CI")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--dir", type=Path, help="parent of the temporary directory (default $TMPDIR)")
@@ -137,8 +140,14 @@ class Spread:
 
     def as_dict(self, digits: int = 3) -> dict[str, Any]:
         r = _rounder(digits)
-        return {"median": r(self.median), "min": r(self.low), "max": r(self.high),
-                "q1": r(self.q1), "q3": r(self.q3), "per_round": [r(v) for v in self.values]}
+        return {
+            "median": r(self.median),
+            "min": r(self.low),
+            "max": r(self.high),
+            "q1": r(self.q1),
+            "q3": r(self.q3),
+            "per_round": [r(v) for v in self.values],
+        }
 
     def text(self, digits: int = 2, unit: str = "") -> str:
         f = f"{{:.{digits}f}}"
@@ -243,17 +252,21 @@ class Rounds:
 
     def ratio(self, numerator: str, denominator: str) -> Spread:
         """numerator's rate / denominator's rate, per round."""
-        return Spread.of([
-            n / d if d else float("nan")
-            for n, d in zip(self.rates(numerator), self.rates(denominator), strict=True)
-        ])
+        return Spread.of(
+            [
+                n / d if d else float("nan")
+                for n, d in zip(self.rates(numerator), self.rates(denominator), strict=True)
+            ]
+        )
 
     def time_ratio(self, numerator: str, denominator: str) -> Spread:
         """numerator's seconds / denominator's seconds, per round (a cost ratio)."""
-        return Spread.of([
-            n.seconds / d.seconds
-            for n, d in zip(self.samples[numerator], self.samples[denominator], strict=True)
-        ])
+        return Spread.of(
+            [
+                n.seconds / d.seconds
+                for n, d in zip(self.samples[numerator], self.samples[denominator], strict=True)
+            ]
+        )
 
     def cpu_per_operation(self, name: str) -> Spread | None:
         """CPU seconds per operation, one per round (None when not measured)."""
@@ -278,6 +291,11 @@ class Report:
         self.metric("config.python", "python", sys.version.split()[0])
         self.metric("config.sqlite", "sqlite", sqlite3.sqlite_version)
         self.metric("config.cpus", "CPUs", os.cpu_count() or 0)
+        if hasattr(os, "getloadavg"):  # a busy machine stretches every timing
+            load = [round(v, 2) for v in os.getloadavg()]
+            self.metric(
+                "config.load_average", "load average at start", load, note="1, 5 and 15 minutes"
+            )
 
     def section(self, heading: str) -> None:
         self.lines += ["", f"== {heading}"]
@@ -298,14 +316,22 @@ class Report:
         line = f"{label}: {_fmt(value)}{' ' + unit if unit else ''}"
         self.lines.append(f"{line}  ({note})" if note else line)
 
-    def rate(self, key: str, label: str, spread: Spread, unit: str = "msg/s",
-             note: str = "") -> None:
+    def rate(
+        self, key: str, label: str, spread: Spread, unit: str = "msg/s", note: str = ""
+    ) -> None:
         self.data_only(key, {**spread.as_dict(1), "unit": unit})
         line = f"{label}: {spread.text(0, unit)}"
         self.lines.append(f"{line}  {note}" if note else line)
 
-    def ratio(self, key: str, label: str, spread: Spread, target: str | None = None,
-              note: str = "", digits: int = 2) -> None:
+    def ratio(
+        self,
+        key: str,
+        label: str,
+        spread: Spread,
+        target: str | None = None,
+        note: str = "",
+        digits: int = 2,
+    ) -> None:
         """A ratio with its spread; ``target`` (e.g. ``">= 0.8"``) is printed beside it as
         information, never judged."""
         self.data_only(key, {**spread.as_dict(), "target": target})
@@ -321,8 +347,10 @@ class Report:
         ms = Spread.of([s * 1000 for s in fsync_seconds])
         self.data_only(f"{key}.fsync_ms", ms.as_dict(3))
         per_round = " ".join(f"{v:.2f}" for v in ms.values)
-        self.lines.append(f"disk: fsync {ms.median:.2f} ms median, per round {per_round} ms "
-                          "(4 KiB write + fdatasync, probed before each round)")
+        self.lines.append(
+            f"disk: fsync {ms.median:.2f} ms median, per round {per_round} ms "
+            "(4 KiB write + fdatasync, probed before each round)"
+        )
 
     def render(self, as_json: bool) -> str:
         if as_json:

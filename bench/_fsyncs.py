@@ -43,8 +43,9 @@ def count(argv: Sequence[str], timeout: float = 300.0) -> dict[str, int]:
     with tempfile.TemporaryDirectory(prefix="mqjms-bench-strace-") as tmp:
         out = Path(tmp) / "trace"
         cmd = ["strace", "-f", "-qq", "-e", _SYSCALLS, "-o", str(out), *argv]
-        done = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
-                              timeout=timeout, check=False)
+        done = subprocess.run(
+            cmd, env=child_env(), capture_output=True, text=True, timeout=timeout, check=False
+        )
         if done.returncode != 0:
             tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
             raise RuntimeError(f"strace {argv[1:3]} exited {done.returncode}: {tail}")

@@ -20,10 +20,25 @@ from mqjms.transport.base import Handle
 QUEUE = "BENCH.Q"
 OPEN_OPTIONS = C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF
 # The settings that decide what a commit costs; the baseline copies the queue manager's.
-SETTINGS = ("journal_mode", "synchronous", "page_size", "cache_size", "wal_autocheckpoint",
-            "mmap_size", "temp_store", "locking_mode")
-_APPLY_ORDER = ("page_size", "journal_mode", "cache_size", "wal_autocheckpoint", "mmap_size",
-                "temp_store", "locking_mode")
+SETTINGS = (
+    "journal_mode",
+    "synchronous",
+    "page_size",
+    "cache_size",
+    "wal_autocheckpoint",
+    "mmap_size",
+    "temp_store",
+    "locking_mode",
+)
+_APPLY_ORDER = (
+    "page_size",
+    "journal_mode",
+    "cache_size",
+    "wal_autocheckpoint",
+    "mmap_size",
+    "temp_store",
+    "locking_mode",
+)
 
 
 def read_settings(db: sqlite3.Connection) -> dict[str, Any]:
@@ -71,8 +86,9 @@ class BareQueue:
         db = self.db
         for start in range(0, n, batch):
             db.execute("BEGIN IMMEDIATE")
-            db.executemany("INSERT INTO queue (data) VALUES (?)",
-                           [(payload,)] * min(batch, n - start))
+            db.executemany(
+                "INSERT INTO queue (data) VALUES (?)", [(payload,)] * min(batch, n - start)
+            )
             db.execute("COMMIT")
 
     def drain(self, n: int, per_commit: int) -> float:

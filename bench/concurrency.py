@@ -58,8 +58,13 @@ PROCESSES = (1, 2, 4)
 BARE = (1, 2, 4, 8)
 BARE_ROUNDS = 3  # bare-SQLite rounds per round of the Worker
 TARGETS = {"c4": ">= 2.5", "c8": ">= 3.5", "p2": ">= 1.0", "p4": ">= 1.0"}
-ISSUE = {"c8": "issue 9: 0.84", "p4": "issue 9: 0.90", "b2": "issue 9: 1.9",
-         "b4": "issue 9: 3.5", "b8": "issue 9: 6.0"}
+ISSUE = {
+    "c8": "issue 9: 0.84",
+    "p4": "issue 9: 0.90",
+    "b2": "issue 9: 1.9",
+    "b4": "issue 9: 3.5",
+    "b8": "issue 9: 6.0",
+}
 
 
 class Drains:
@@ -100,8 +105,9 @@ class Drains:
             _fsyncs.mark("end", section)
         app.stop()
         if app.stats.committed != n:
-            raise RuntimeError(f"c{concurrency}: {app.stats.committed} of {n} committed "
-                               f"({app.error!r})")
+            raise RuntimeError(
+                f"c{concurrency}: {app.stats.committed} of {n} committed ({app.error!r})"
+            )
         return took().seconds
 
     def processes(self, n: int, count: int) -> float:
@@ -140,8 +146,16 @@ def fsyncs_per_message(root: Path, n: int, payload: int) -> dict[str, float] | s
     why = _fsyncs.unavailable()
     if why:
         return why
-    argv = [sys.executable, str(Path(__file__).resolve()), "--fsync-child", str(root),
-            "--messages", str(n), "--payload", str(payload)]
+    argv = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--fsync-child",
+        str(root),
+        "--messages",
+        str(n),
+        "--payload",
+        str(payload),
+    ]
     try:
         counts = _fsyncs.count(argv)
     except (RuntimeError, OSError) as exc:
@@ -154,8 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--messages", type=int, help="messages per run (default 1000; 200 quick)")
     p.add_argument("--payload", type=int, default=256, help="message body bytes (default 256)")
     p.add_argument("--fsync-child", type=Path, help=argparse.SUPPRESS)
-    p.add_argument("--process-rounds", type=int,
-                   help="rounds for the processes (default 5; 3 quick): each starts processes")
+    p.add_argument(
+        "--process-rounds",
+        type=int,
+        help="rounds for the processes (default 5; 3 quick): each starts processes",
+    )
     add_common_args(p, rounds=7, quick_rounds=5)
     args = p.parse_args(argv)
     if args.messages is None:
@@ -173,8 +190,10 @@ def main(argv: list[str] | None = None) -> int:
             drains.close()
         return 0
 
-    report = Report("concurrency", "draining persistent messages: concurrency, processes, "
-                    "and the bare-SQLite ceiling")
+    report = Report(
+        "concurrency",
+        "draining persistent messages: concurrency, processes, and the bare-SQLite ceiling",
+    )
     with scratch_dir(args.dir, "concurrency") as root, clock() as wall:
         drains = Drains(root, args.payload)
         probe = FsyncProbe(root)
@@ -187,13 +206,16 @@ def main(argv: list[str] | None = None) -> int:
         }
         # the bare queue is cheap: more rounds pin its ratios down on a changing disk;
         # processes are dear to start (not timed), and warm up in their own start
-        plan = {"threads": (args.rounds, min(100, args.messages)),
-                "processes": (args.process_rounds, 0),
-                "bare": (BARE_ROUNDS * args.rounds, min(100, args.messages))}
+        plan = {
+            "threads": (args.rounds, min(100, args.messages)),
+            "processes": (args.process_rounds, 0),
+            "bare": (BARE_ROUNDS * args.rounds, min(100, args.messages)),
+        }
         try:
             rounds = {
-                group: Rounds.run(contenders, args.messages, plan[group][0], probe,
-                                  warmup=plan[group][1])
+                group: Rounds.run(
+                    contenders, args.messages, plan[group][0], probe, warmup=plan[group][1]
+                )
                 for group, contenders in groups.items()
             }
         finally:
@@ -201,10 +223,14 @@ def main(argv: list[str] | None = None) -> int:
             probe.close()
         fsyncs = fsyncs_per_message(root / "fsyncs", min(args.messages, 300), args.payload)
 
-    report.metric("config.messages", "messages per run", args.messages,
-                  note=f"persistent, {args.payload}-byte body, no-op listener; "
-                  f"interleaved rounds: {args.rounds} for threads, {args.process_rounds} for "
-                  f"processes, {BARE_ROUNDS * args.rounds} for bare SQLite")
+    report.metric(
+        "config.messages",
+        "messages per run",
+        args.messages,
+        note=f"persistent, {args.payload}-byte body, no-op listener; "
+        f"interleaved rounds: {args.rounds} for threads, {args.process_rounds} for "
+        f"processes, {BARE_ROUNDS * args.rounds} for bare SQLite",
+    )
     for group, contenders in groups.items():
         report.section(f"{group}: drain rate, messages per second")
         report.disk(rounds[group].fsync, f"disk.{group}")
@@ -216,15 +242,24 @@ def main(argv: list[str] | None = None) -> int:
         *(("processes", f"p{k}", "p1", f"{k} processes / 1") for k in PROCESSES[1:]),
         *(("bare", f"b{k}", "b1", f"bare SQLite, {k} commits per fsync / 1") for k in BARE[1:]),
     ):
-        report.ratio(f"ratios.{name}", what, rounds[group].ratio(name, base), TARGETS.get(name),
-                     ISSUE.get(name, ""))
+        report.ratio(
+            f"ratios.{name}",
+            what,
+            rounds[group].ratio(name, base),
+            TARGETS.get(name),
+            ISSUE.get(name, ""),
+        )
     if isinstance(fsyncs, str):
-        report.metric("fsyncs_per_message", "fsyncs per message", None,
-                      note=f"not counted: {fsyncs}")
+        report.metric(
+            "fsyncs_per_message", "fsyncs per message", None, note=f"not counted: {fsyncs}"
+        )
     else:
-        report.metric("fsyncs_per_message", "fsyncs per message",
-                      {k: round(v, 2) for k, v in fsyncs.items()},
-                      note="strace, by concurrency; group commit makes it fall below 1")
+        report.metric(
+            "fsyncs_per_message",
+            "fsyncs per message",
+            {k: round(v, 2) for k, v in fsyncs.items()},
+            note="strace, by concurrency; group commit makes it fall below 1",
+        )
     report.section("total")
     report.metric("time_s", "time taken", round(wall().seconds, 1), "s")
     print(report.render(args.json))

@@ -80,10 +80,17 @@ class Consumers:
         self.qm = embedded.queue_manager(self.url)
         self.qm.define_queue("QLOCAL", QUEUE, {"MAXDEPTH": 999_999, "BOTHRESH": 3})
         self.messages = {
-            "jms": to_mq(TextMessage("x" * payload, {"orderId": 42}), Queue(QUEUE),
-                         delivery_mode=NON_PERSISTENT, priority=4, time_to_live=0),
-            "plain": (MQMD(Format=C.MQFMT_STRING, Persistence=C.MQPER_NOT_PERSISTENT),
-                      b"x" * payload),
+            "jms": to_mq(
+                TextMessage("x" * payload, {"orderId": 42}),
+                Queue(QUEUE),
+                delivery_mode=NON_PERSISTENT,
+                priority=4,
+                time_to_live=0,
+            ),
+            "plain": (
+                MQMD(Format=C.MQFMT_STRING, Persistence=C.MQPER_NOT_PERSISTENT),
+                b"x" * payload,
+            ),
         }
         self.loader = connect(self.url, "bench-loader")
 
@@ -97,8 +104,13 @@ class Consumers:
         if self.qm.queue_depth(QUEUE) != n:
             raise RuntimeError(f"{QUEUE} holds {self.qm.queue_depth(QUEUE)}, expected {n}")
 
-    def loop(self, n: int, kind: str, one_step: bool = True,
-             watch: Callable[[Connection], None] | None = None) -> float:
+    def loop(
+        self,
+        n: int,
+        kind: str,
+        one_step: bool = True,
+        watch: Callable[[Connection], None] | None = None,
+    ) -> float:
         """Connect, open, then MQGET + MQCMIT per message; ``one_step`` commits each message
         and gets the next in one call, as the Worker does."""
         self.load(n, kind)
@@ -119,14 +131,14 @@ class Consumers:
         conn.disconnect()
         return took().seconds
 
-    def worker(self, n: int, kind: str,
-               watch: Callable[[Connection], None] | None = None) -> float:
+    def worker(self, n: int, kind: str, watch: Callable[[Connection], None] | None = None) -> float:
         """A Worker with one no-op listener, from ``start()`` to the n-th commit."""
         self.load(n, kind)
         app = Worker(self.url, appl_name="bench-worker", shutdown_timeout=10)
         app.get_wait = _children.STOP_LATENCY
         app.listener(QUEUE)(_noop)
         if watch is not None:
+
             def connector(url: str, appl: str | None) -> Connection:
                 conn = connect(url, appl)
                 watch(conn)
@@ -228,8 +240,9 @@ def idle_cpu(c: Consumers, seconds: float, concurrency: int = 4) -> float:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/listener.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--messages", type=int, help="messages per run (default 3000; 1000 quick)")
-    p.add_argument("--latency-messages", type=int,
-                   help="messages for the latency (default 500; 150 quick)")
+    p.add_argument(
+        "--latency-messages", type=int, help="messages for the latency (default 500; 150 quick)"
+    )
     p.add_argument("--idle", type=float, help="seconds of idle measured (default 5; 2 quick)")
     p.add_argument("--payload", type=int, default=256, help="body characters (default 256)")
     add_common_args(p, rounds=7, quick_rounds=5)
@@ -249,8 +262,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     quiet_logging()
-    report = Report("listener", "the Worker vs. an equal-work bare loop (embedded, same run); "
-                    "latency across processes; idle CPU")
+    report = Report(
+        "listener",
+        "the Worker vs. an equal-work bare loop (embedded, same run); "
+        "latency across processes; idle CPU",
+    )
     with scratch_dir(args.dir, "listener") as root, clock() as wall:
         c = Consumers(root, args.payload)
         probe = FsyncProbe(root)
@@ -261,11 +277,15 @@ def main(argv: list[str] | None = None) -> int:
                 if kind == "jms":
                     contenders["loop2_jms"] = partial(c.loop, kind=kind, one_step=False)
                 contenders[f"worker_{kind}"] = partial(c.worker, kind=kind)
-            rounds = Rounds.run(contenders, args.messages, args.rounds, probe,
-                                warmup=min(200, args.messages))
-            sql = {name: sql_per_message(partial(c.worker if name == "worker" else c.loop,
-                                                 kind="jms"), 100)
-                   for name in ("loop", "worker")}
+            rounds = Rounds.run(
+                contenders, args.messages, args.rounds, probe, warmup=min(200, args.messages)
+            )
+            sql = {
+                name: sql_per_message(
+                    partial(c.worker if name == "worker" else c.loop, kind="jms"), 100
+                )
+                for name in ("loop", "worker")
+            }
             from_mq_us = {}
             for kind in KINDS:
                 md, data = c.received(kind)
@@ -278,41 +298,81 @@ def main(argv: list[str] | None = None) -> int:
             c.close()
 
     jms_bytes = len(c.messages["jms"][1])
-    report.metric("config.messages", "messages per run", args.messages,
-                  note=f"non-persistent; JMS {jms_bytes} bytes with its RFH2, plain "
-                  f"{args.payload}; {args.rounds} interleaved rounds")
+    report.metric(
+        "config.messages",
+        "messages per run",
+        args.messages,
+        note=f"non-persistent; JMS {jms_bytes} bytes with its RFH2, plain "
+        f"{args.payload}; {args.rounds} interleaved rounds",
+    )
     report.disk(rounds.fsync)
     report.section("throughput, messages per second")
     for name in contenders:
         report.rate(f"rates.{name}", name, rounds.rate(name))
     report.section("ratios (per round)")
-    report.ratio("ratios.jms", "worker / loop, JMS messages", rounds.ratio("worker_jms", "loop_jms"),
-                 TARGET_RATIO, "the loop commits and gets in one step, as the Worker; "
-                 "issue 9: 0.78")
-    report.ratio("ratios.jms_two_step", "worker / loop in two transactions, JMS messages",
-                 rounds.ratio("worker_jms", "loop2_jms"), None,
-                 "the earlier baseline: MQGET and MQCMIT as two calls; issue 9: 1.17")
-    report.ratio("ratios.plain", "worker / loop, plain messages",
-                 rounds.ratio("worker_plain", "loop_plain"), None, "no RFH2 to parse")
-    report.metric("sql_per_message", "SQL statements per message, JMS",
-                  {k: v if v is None else round(v, 2) for k, v in sql.items()},
-                  note="exact: 2N minus N messages")
+    report.ratio(
+        "ratios.jms",
+        "worker / loop, JMS messages",
+        rounds.ratio("worker_jms", "loop_jms"),
+        TARGET_RATIO,
+        "the loop commits and gets in one step, as the Worker; issue 9: 0.78",
+    )
+    report.ratio(
+        "ratios.jms_two_step",
+        "worker / loop in two transactions, JMS messages",
+        rounds.ratio("worker_jms", "loop2_jms"),
+        None,
+        "the earlier baseline: MQGET and MQCMIT as two calls; issue 9: 1.17",
+    )
+    report.ratio(
+        "ratios.plain",
+        "worker / loop, plain messages",
+        rounds.ratio("worker_plain", "loop_plain"),
+        None,
+        "no RFH2 to parse",
+    )
+    report.metric(
+        "sql_per_message",
+        "SQL statements per message, JMS",
+        {k: v if v is None else round(v, 2) for k, v in sql.items()},
+        note="exact: 2N minus N messages",
+    )
     loop_us = 1e6 / rounds.rate("loop_jms").median
-    report.metric("from_mq_us", "from_mq per message",
-                  {k: round(v, 1) for k, v in from_mq_us.items()}, "us",
-                  note=f"the JMS view; the loop's whole step is {loop_us:.0f} us")
-    report.section(f"latency, put in another process -> listener ({len(ms)} messages, "
-                   "1-9 ms apart)")
-    report.metric("latency_ms.p50", "p50", round(percentile(ms, 0.50), 3), "ms",
-                  note="target < 1 ms; issue 9: 12 ms")
-    report.metric("latency_ms.p99", "p99", round(percentile(ms, 0.99), 3), "ms",
-                  note="target < 5 ms; issue 9: 23 ms")
+    report.metric(
+        "from_mq_us",
+        "from_mq per message",
+        {k: round(v, 1) for k, v in from_mq_us.items()},
+        "us",
+        note=f"the JMS view; the loop's whole step is {loop_us:.0f} us",
+    )
+    report.section(
+        f"latency, put in another process -> listener ({len(ms)} messages, 1-9 ms apart)"
+    )
+    report.metric(
+        "latency_ms.p50",
+        "p50",
+        round(percentile(ms, 0.50), 3),
+        "ms",
+        note="target < 1 ms; issue 9: 12 ms",
+    )
+    report.metric(
+        "latency_ms.p99",
+        "p99",
+        round(percentile(ms, 0.99), 3),
+        "ms",
+        note="target < 5 ms; issue 9: 23 ms",
+    )
     report.metric("latency_ms.mean", "mean", round(statistics.fmean(ms), 3), "ms")
     report.metric("latency_ms.max", "max", round(max(ms), 3), "ms")
     report.data_only("latency_ms.target", {"p50": "< 1", "p99": "< 5"})
     report.section(f"idle Worker (concurrency 4, empty queue, {args.idle:g} s)")
-    report.metric("idle.cpu_ms_per_s", "CPU", round(idle * 1000, 2), "ms per second",
-                  note=f"{idle:.2%} of a core; target about 0")
+    report.metric(
+        "idle.cpu_ms_per_s",
+        "CPU",
+        round(idle * 1000, 2),
+        "ms per second",
+        note=f"{idle:.2%} of a core; target about 0",
+    )
     report.section("total")
     report.metric("time_s", "time taken", round(wall().seconds, 1), "s")
     print(report.render(args.json))

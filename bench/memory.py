@@ -52,7 +52,10 @@ def measure(root: Path, count: int, batch: int, payload: bytes) -> dict[str, flo
                     conn.commit()
                     rss_peak = max(rss_peak, rss())
                     if i >= count // 10 and "tenth" not in heap_at:
-                        heap_at["tenth"], rss_at["tenth"] = tracemalloc.get_traced_memory()[0], rss()
+                        heap_at["tenth"], rss_at["tenth"] = (
+                            tracemalloc.get_traced_memory()[0],
+                            rss(),
+                        )
         depth = q.depth()
         heap_at["full"], rss_at["full"] = tracemalloc.get_traced_memory()[0], rss()
         got = 0
@@ -99,19 +102,42 @@ def main(argv: list[str] | None = None) -> int:
     report = Report("memory", f"memory with up to {args.messages:,} persistent messages queued")
     with scratch_dir(args.dir, "memory") as root:
         m = measure(root, args.messages, args.batch, bytes(args.payload))
-    report.metric("depth_reached", "CURDEPTH reached", m["depth_reached"],
-                  note=f"put under syncpoint, MQCMIT every {args.batch}; all got back")
-    report.metric("heap_growth_tenth_to_full_mb", "Python heap growth, 10% to 100% depth",
-                  round(m["heap_growth_tenth_to_full_mb"], 2), "MB", note="target: about 0")
-    report.metric("rss_growth_tenth_to_full_mb", "RSS growth, 10% to 100% depth",
-                  round(m["rss_growth_tenth_to_full_mb"], 2), "MB",
-                  note="SQLite's page cache included; bounded by cache_size")
-    report.metric("heap_peak_mb", "peak Python heap (tracemalloc)", round(m["heap_peak_mb"], 2),
-                  "MB")
-    report.metric("rss_peak_growth_mb", "peak RSS growth (sampled at commits)",
-                  round(m["rss_peak_growth_mb"], 2), "MB")
-    report.metric("fill_rate", "fill", round(m["fill_rate"]), "msg/s",
-                  note="with tracemalloc on: information only")
+    report.metric(
+        "depth_reached",
+        "CURDEPTH reached",
+        m["depth_reached"],
+        note=f"put under syncpoint, MQCMIT every {args.batch}; all got back",
+    )
+    report.metric(
+        "heap_growth_tenth_to_full_mb",
+        "Python heap growth, 10% to 100% depth",
+        round(m["heap_growth_tenth_to_full_mb"], 2),
+        "MB",
+        note="target: about 0",
+    )
+    report.metric(
+        "rss_growth_tenth_to_full_mb",
+        "RSS growth, 10% to 100% depth",
+        round(m["rss_growth_tenth_to_full_mb"], 2),
+        "MB",
+        note="SQLite's page cache included; bounded by cache_size",
+    )
+    report.metric(
+        "heap_peak_mb", "peak Python heap (tracemalloc)", round(m["heap_peak_mb"], 2), "MB"
+    )
+    report.metric(
+        "rss_peak_growth_mb",
+        "peak RSS growth (sampled at commits)",
+        round(m["rss_peak_growth_mb"], 2),
+        "MB",
+    )
+    report.metric(
+        "fill_rate",
+        "fill",
+        round(m["fill_rate"]),
+        "msg/s",
+        note="with tracemalloc on: information only",
+    )
     report.metric("drain_rate", "drain", round(m["drain_rate"]), "msg/s")
     print(report.render(args.json))
     return 0

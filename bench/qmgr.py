@@ -103,8 +103,16 @@ def fsyncs_per_round_trip(root: Path, n: int, payload_size: int) -> dict[str, fl
     why = _fsyncs.unavailable()
     if why:
         return why
-    argv = [sys.executable, str(Path(__file__).resolve()), "--fsync-child", str(root),
-            "--messages", str(n), "--payload", str(payload_size)]
+    argv = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--fsync-child",
+        str(root),
+        "--messages",
+        str(n),
+        "--payload",
+        str(payload_size),
+    ]
     try:
         counts = _fsyncs.count(argv)
     except (RuntimeError, OSError) as exc:
@@ -113,8 +121,7 @@ def fsyncs_per_round_trip(root: Path, n: int, payload_size: int) -> dict[str, fl
 
 
 # ---------------------------------------------------------------------------- phases
-def timed_rounds(root: Path, args: argparse.Namespace, payload: bytes,
-                 probe: FsyncProbe) -> Rounds:
+def timed_rounds(root: Path, args: argparse.Namespace, payload: bytes, probe: FsyncProbe) -> Rounds:
     def timed(fn: RoundTrips) -> Callable[[int], Sample]:
         def run(n: int) -> Sample:
             with clock() as took:
@@ -127,13 +134,21 @@ def timed_rounds(root: Path, args: argparse.Namespace, payload: bytes,
         chosen = {name: timed(fn) for name, fn in each.items() if name != "as_q_def"}
         # warm-up: enough for each WAL to reach its first checkpoint (1,000 frames), so
         # that no contender is timed while its log file grows
-        warmup = {"bare_durable": 600, "bare_not_durable": 600, "persistent": 200,
-                  "non_persistent": 200}
+        warmup = {
+            "bare_durable": 600,
+            "bare_not_durable": 600,
+            "persistent": 200,
+            "non_persistent": 200,
+        }
         # the contenders without fsync are ~10x faster: more messages keep their runs long
         # enough for the timer and the scheduler
         fast = FAST_FACTOR * args.messages
-        counts = {"bare_durable": args.messages, "persistent": args.messages,
-                  "bare_not_durable": fast, "non_persistent": fast}
+        counts = {
+            "bare_durable": args.messages,
+            "persistent": args.messages,
+            "bare_not_durable": fast,
+            "non_persistent": fast,
+        }
         return Rounds.run(chosen, counts, args.rounds, probe, warmup)
 
 
@@ -144,8 +159,10 @@ def log_pages(root: Path, payload: bytes) -> dict[str, float]:
             fn(50, payload)  # tables and indexes past their first pages
         return {
             name: wal_frames(path, lambda n, fn=each[name]: fn(n, payload))
-            for name, path in (("bare_durable", root / "bare-durable.db"),
-                               ("persistent", root / "qm" / "qmgr.db"))
+            for name, path in (
+                ("bare_durable", root / "bare-durable.db"),
+                ("persistent", root / "qm" / "qmgr.db"),
+            )
         }
 
 
@@ -172,8 +189,11 @@ def stored_per_message(root: Path, count: int, payload: bytes) -> dict[str, floa
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/qmgr.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--messages", type=int, help="round trips per run (default 2000; 200 quick)")
-    p.add_argument("--stored", type=int,
-                   help="messages queued to measure stored bytes (default 10000; 2000 quick)")
+    p.add_argument(
+        "--stored",
+        type=int,
+        help="messages queued to measure stored bytes (default 10000; 2000 quick)",
+    )
     p.add_argument("--payload", type=int, default=256, help="message body bytes (default 256)")
     p.add_argument("--fsync-child", type=Path, help=argparse.SUPPRESS)
     add_common_args(p, rounds=5, quick_rounds=5)
@@ -202,56 +222,89 @@ def main(argv: list[str] | None = None) -> int:
         fsyncs = fsyncs_per_round_trip(root / "fsyncs", min(args.messages, 200), args.payload)
         probe.close()
 
-        report.metric("config.messages", "round trips per run", args.messages,
-                      note=f"{FAST_FACTOR * args.messages:,} without fsync; {args.payload}-byte "
-                      f"body; {args.rounds} interleaved rounds")
+        report.metric(
+            "config.messages",
+            "round trips per run",
+            args.messages,
+            note=f"{FAST_FACTOR * args.messages:,} without fsync; {args.payload}-byte "
+            f"body; {args.rounds} interleaved rounds",
+        )
         report.disk(rounds.fsync)
         report.section("round trips (put, get, commit), messages per second")
-        for name, what in (("bare_durable", "INSERT txn + SELECT/DELETE txn, FULL"),
-                           ("persistent", "MQPUT persistent, MQGET syncpoint, MQCMIT"),
-                           ("bare_not_durable", "the same bare queue at NORMAL (no fsync)"),
-                           ("non_persistent", "MQPUT non-persistent, MQGET, no syncpoint")):
+        for name, what in (
+            ("bare_durable", "INSERT txn + SELECT/DELETE txn, FULL"),
+            ("persistent", "MQPUT persistent, MQGET syncpoint, MQCMIT"),
+            ("bare_not_durable", "the same bare queue at NORMAL (no fsync)"),
+            ("non_persistent", "MQPUT non-persistent, MQGET, no syncpoint"),
+        ):
             report.rate(f"rates.{name}", name.replace("_", " "), rounds.rate(name), note=what)
         report.section("ratios (per round)")
-        report.ratio("ratios.persistent", "persistent / bare durable",
-                     rounds.ratio("persistent", "bare_durable"), TARGET_PERSISTENT,
-                     "issue 9: 0.62 on a fast disk")
+        report.ratio(
+            "ratios.persistent",
+            "persistent / bare durable",
+            rounds.ratio("persistent", "bare_durable"),
+            TARGET_PERSISTENT,
+            "issue 9: 0.62 on a fast disk",
+        )
         before, when = NON_PERSISTENT_BEFORE
-        report.ratio("ratios.non_persistent", "non-persistent / bare not durable",
-                     rounds.ratio("non_persistent", "bare_not_durable"),
-                     f">= {1.3 * before:.2f}" if before else None,
-                     f"+30% on {before:.2f}, measured {when} before the optimisation"
-                     if before else "the figure before the optimisation is not recorded")
+        report.ratio(
+            "ratios.non_persistent",
+            "non-persistent / bare not durable",
+            rounds.ratio("non_persistent", "bare_not_durable"),
+            f">= {1.3 * before:.2f}" if before else None,
+            f"+30% on {before:.2f}, measured {when} before the optimisation"
+            if before
+            else "the figure before the optimisation is not recorded",
+        )
         for mine, bare in (("persistent", "bare_durable"), ("non_persistent", "bare_not_durable")):
             mine_cpu, bare_cpu = rounds.cpu_per_operation(mine), rounds.cpu_per_operation(bare)
             assert mine_cpu is not None and bare_cpu is not None
-            report.ratio(f"cpu.{mine}_ratio", f"CPU per message, {mine.replace('_', '-')} / bare",
-                         Spread.of([m / b for m, b in zip(mine_cpu.values, bare_cpu.values,
-                                                           strict=True)]),
-                         note=f"{mine_cpu.median * 1e6:.0f} us vs {bare_cpu.median * 1e6:.0f} us")
+            report.ratio(
+                f"cpu.{mine}_ratio",
+                f"CPU per message, {mine.replace('_', '-')} / bare",
+                Spread.of([m / b for m, b in zip(mine_cpu.values, bare_cpu.values, strict=True)]),
+                note=f"{mine_cpu.median * 1e6:.0f} us vs {bare_cpu.median * 1e6:.0f} us",
+            )
 
         report.section("what a message leaves on disk")
         page = 4096 + 24  # a WAL frame: the page and its header
-        report.metric("log.pages_per_round_trip", "log pages per round trip",
-                      {k: round(v, 2) for k, v in frames.items()},
-                      note=f"ratio {frames['persistent'] / frames['bare_durable']:.2f}; "
-                      f"{frames['persistent'] * page:,.0f} vs {frames['bare_durable'] * page:,.0f}"
-                      " bytes (issue 9: 2.5 to 3.7x)")
+        report.metric(
+            "log.pages_per_round_trip",
+            "log pages per round trip",
+            {k: round(v, 2) for k, v in frames.items()},
+            note=f"ratio {frames['persistent'] / frames['bare_durable']:.2f}; "
+            f"{frames['persistent'] * page:,.0f} vs {frames['bare_durable'] * page:,.0f}"
+            " bytes (issue 9: 2.5 to 3.7x)",
+        )
         report.data_only("log.ratio", round(frames["persistent"] / frames["bare_durable"], 3))
-        report.metric("stored.bytes_per_message", "stored bytes per message",
-                      {k: round(v) for k, v in stored.items()},
-                      note=f"{args.stored:,} persistent messages queued, after a checkpoint")
+        report.metric(
+            "stored.bytes_per_message",
+            "stored bytes per message",
+            {k: round(v) for k, v in stored.items()},
+            note=f"{args.stored:,} persistent messages queued, after a checkpoint",
+        )
         stored_ratio = stored["mqjms"] / stored["bare"]
-        report.metric("stored.ratio", "stored bytes, mqjms / bare", round(stored_ratio, 2),
-                      note=f"target {TARGET_STORED}; issue 9: 3.1")
+        report.metric(
+            "stored.ratio",
+            "stored bytes, mqjms / bare",
+            round(stored_ratio, 2),
+            note=f"target {TARGET_STORED}; issue 9: 3.1",
+        )
         report.data_only("stored.target", TARGET_STORED)
         if isinstance(fsyncs, str):
-            report.metric("fsyncs_per_round_trip", "fsyncs per round trip", None,
-                          note=f"not counted: {fsyncs}")
+            report.metric(
+                "fsyncs_per_round_trip",
+                "fsyncs per round trip",
+                None,
+                note=f"not counted: {fsyncs}",
+            )
         else:
-            report.metric("fsyncs_per_round_trip", "fsyncs per round trip",
-                          {k: round(v, 2) for k, v in fsyncs.items()},
-                          note="strace; persistent and AS_Q_DEF must match bare durable")
+            report.metric(
+                "fsyncs_per_round_trip",
+                "fsyncs per round trip",
+                {k: round(v, 2) for k, v in fsyncs.items()},
+                note="strace; persistent and AS_Q_DEF must match bare durable",
+            )
         report.section("total")
         report.metric("time_s", "time taken", round(wall().seconds, 1), "s")
     print(report.render(args.json))

@@ -53,8 +53,10 @@ def profile(root: Path, n: int, payload: bytes, top: int) -> dict[str, Any]:
                     with _sql.traced(db) as statements:
                         fn()
                     counts[call] += _sql.kinds(statements)
-            sql = {call: {"total": _sql.total(c) / 10, **{k: v / 10 for k, v in sorted(c.items())}}
-                   for call, c in counts.items()}
+            sql = {
+                call: {"total": _sql.total(c) / 10, **{k: v / 10 for k, v in sorted(c.items())}}
+                for call, c in counts.items()
+            }
         prof = cProfile.Profile()
         prof.enable()
         q.persistent_rt(n, payload)
@@ -66,10 +68,15 @@ def profile(root: Path, n: int, payload: bytes, top: int) -> dict[str, Any]:
     return {
         "us_per_call": {call: round(s / n * 1e6, 1) for call, s in seconds.items()},
         "sql_per_call": sql,
-        "top": [{"function": f"{_short(file)}:{line}({func})" if line else func,
-                 "calls": round(ncalls / n, 2), "own_us": round(own / n * 1e6, 1),
-                 "cum_us": round(cum / n * 1e6, 1)}
-                for (file, line, func), (_cc, ncalls, own, cum, _by) in rows],
+        "top": [
+            {
+                "function": f"{_short(file)}:{line}({func})" if line else func,
+                "calls": round(ncalls / n, 2),
+                "own_us": round(own / n * 1e6, 1),
+                "cum_us": round(cum / n * 1e6, 1),
+            }
+            for (file, line, func), (_cc, ncalls, own, cum, _by) in rows
+        ],
     }
 
 
@@ -77,13 +84,12 @@ def _short(filename: str) -> str:
     parts = Path(filename).parts
     for anchor in ("mqjms", "bench"):
         if anchor in parts:
-            return "/".join(parts[len(parts) - parts[::-1].index(anchor) - 1:])
+            return "/".join(parts[len(parts) - parts[::-1].index(anchor) - 1 :])
     return Path(filename).name
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="bench/qmgr_profile.py",
-                                description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="bench/qmgr_profile.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--messages", type=int, default=1000, help="round trips (default 1000)")
     p.add_argument("--top", type=int, default=15, help="functions listed (default 15)")
     p.add_argument("--payload", type=int, default=256, help="message body bytes (default 256)")
@@ -98,12 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     for call, us in prof["us_per_call"].items():
         kinds = prof["sql_per_call"].get(call, {})
         detail = ", ".join(f"{k} {v:g}" for k, v in kinds.items() if k != "total")
-        report.text(f"{call}: {us:.0f} us, {kinds.get('total', float('nan')):g} SQL statements"
-                    f" ({detail})")
+        report.text(
+            f"{call}: {us:.0f} us, {kinds.get('total', float('nan')):g} SQL statements ({detail})"
+        )
     report.text("top functions by own time, per round trip (under cProfile):")
     for row in prof["top"]:
-        report.text(f"  {row['own_us']:8.1f} us own {row['cum_us']:8.1f} us cum "
-                    f"{row['calls']:6g} calls  {row['function']}")
+        report.text(
+            f"  {row['own_us']:8.1f} us own {row['cum_us']:8.1f} us cum "
+            f"{row['calls']:6g} calls  {row['function']}"
+        )
     print(report.render(args.json))
     return 0
 
