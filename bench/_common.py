@@ -200,6 +200,19 @@ def clock() -> Iterator[Callable[[], Sample]]:
 Contender = Callable[[int], "float | Sample"]
 
 
+def _sum(samples: Sequence[Sample]) -> Sample:
+    """One sample of several runs: their seconds, CPU and operations added up."""
+    if len(samples) == 1:
+        return samples[0]
+    cpus = [s.cpu for s in samples]
+    ops = [s.operations for s in samples]
+    return Sample(
+        sum(s.seconds for s in samples),
+        None if None in cpus else sum(c for c in cpus if c is not None),
+        None if None in ops else sum(o for o in ops if o is not None),
+    )
+
+
 class Rounds:
     """Contenders run in interleaved rounds, with the disk probed before each round.
 
@@ -223,22 +236,40 @@ class Rounds:
         rounds: int,
         probe: FsyncProbe | None,
         warmup: int | Mapping[str, int] = 0,
+        slices: int = 1,
     ) -> Rounds:
+        """``slices`` > 1 interleaves more finely: each contender's operations of a round
+        are done in that many slices, the contenders taking turns slice by slice, and the
+        slices' samples summed (for contenders with no set-up of their own, so that a disk
+        that changes speed within seconds meets all of them in the same state)."""
         result = cls(list(contenders))
         for name, fn in contenders.items():
             count = warmup.get(name, 0) if isinstance(warmup, Mapping) else warmup
             if count:
                 fn(count)
         names = list(contenders)
-        for r in range(rounds):
+        turn = 0
+        for _ in range(rounds):
             if probe is not None:
                 result.fsync.append(probe.measure())
-            for name in names if r % 2 == 0 else names[::-1]:
+            parts: dict[str, list[Sample]] = {name: [] for name in names}
+            for s in range(slices):
+                for name in names if turn % 2 == 0 else names[::-1]:
+                    n = operations[name] if isinstance(operations, Mapping) else operations
+                    share = n // slices + (1 if s < n % slices else 0)
+                    out = contenders[name](share)
+                    parts[name].append(out if isinstance(out, Sample) else Sample(out))
+                turn += 1
+            for name in names:
                 n = operations[name] if isinstance(operations, Mapping) else operations
-                out = contenders[name](n)
-                result.samples[name].append(out if isinstance(out, Sample) else Sample(out))
-                result.requested[name].append(n)
+                result.record(name, _sum(parts[name]), n)
         return result
+
+    def record(self, name: str, sample: Sample, operations: int) -> None:
+        """Add one timed run measured by the caller (for contenders that must interleave
+        more finely than a run each)."""
+        self.samples[name].append(sample)
+        self.requested[name].append(operations)
 
     def rates(self, name: str) -> list[float]:
         """Operations per second, one per round."""

@@ -173,9 +173,9 @@ def _noop(msg: object) -> None:
     pass
 
 
-def sql_per_message(run: Callable[..., float], n: int) -> float | None:
-    """SQL statements per message of ``run``: the difference between 2n and n messages,
-    so that connecting and opening drop out."""
+def sql_per_message(run: Callable[..., float], n: int, kind: str | None = None) -> float | None:
+    """SQL statements (of ``kind``, e.g. ``"BEGIN"``: transactions) per message of ``run``:
+    the difference between 2n and n messages, so that connecting and opening drop out."""
     seen: list[list[str]] = []
 
     def watch(conn: Connection) -> None:
@@ -191,7 +191,8 @@ def sql_per_message(run: Callable[..., float], n: int) -> float | None:
         run(count, watch=watch)
         if not seen:
             return None
-        totals.append(sum(_sql.total(_sql.kinds(s)) for s in seen))
+        kinds = [_sql.kinds(s) for s in seen]
+        totals.append(sum(_sql.total(k) if kind is None else k[kind] for k in kinds))
     return (totals[1] - totals[0]) / n
 
 

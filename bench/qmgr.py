@@ -3,8 +3,9 @@
 
     python bench/qmgr.py [--messages N] [--rounds R] [--stored N] [--quick] [--json]
 
-Four contenders in interleaved rounds (the disk's fsync time probed before each round),
-each on one connection of its own, on files in a fresh temporary directory:
+Four contenders in interleaved rounds (the disk's fsync time probed before each round;
+within a round the contenders take turns every tenth of their run), each on one connection
+of its own, on files in a fresh temporary directory:
 
 * **bare durable**: a SQLite queue table with the queue manager's settings (WAL,
   synchronous=FULL, same page and cache sizes): per message an INSERT transaction (the
@@ -149,7 +150,7 @@ def timed_rounds(root: Path, args: argparse.Namespace, payload: bytes, probe: Fs
             "bare_not_durable": fast,
             "non_persistent": fast,
         }
-        return Rounds.run(chosen, counts, args.rounds, probe, warmup)
+        return Rounds.run(chosen, counts, args.rounds, probe, warmup, slices=args.slices)
 
 
 def log_pages(root: Path, payload: bytes) -> dict[str, float]:
@@ -195,6 +196,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="messages queued to measure stored bytes (default 10000; 2000 quick)",
     )
     p.add_argument("--payload", type=int, default=256, help="message body bytes (default 256)")
+    p.add_argument(
+        "--slices",
+        type=int,
+        default=10,
+        help="turns per round: the contenders alternate every 1/slices of a run, "
+        "so that a disk changing speed meets them alike (default 10)",
+    )
     p.add_argument("--fsync-child", type=Path, help=argparse.SUPPRESS)
     add_common_args(p, rounds=5, quick_rounds=5)
     args = p.parse_args(argv)
@@ -202,7 +210,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.messages = 200 if args.quick else 2000
     if args.stored is None:
         args.stored = 2000 if args.quick else 10_000
-    finish_args(p, args, "messages", "stored", "payload")
+    finish_args(p, args, "messages", "stored", "payload", "slices")
     return args
 
 
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             "round trips per run",
             args.messages,
             note=f"{FAST_FACTOR * args.messages:,} without fsync; {args.payload}-byte "
-            f"body; {args.rounds} interleaved rounds",
+            f"body; {args.rounds} interleaved rounds of {args.slices} turns",
         )
         report.disk(rounds.fsync)
         report.section("round trips (put, get, commit), messages per second")
