@@ -54,8 +54,10 @@ def drain(url: str, queue: str, concurrency: int) -> None:
     print("ready", flush=True)
     _expect("go")
     app.start()
-    _expect("stop")
-    app.stop()
+    try:
+        _expect("stop")
+    finally:  # also when the parent is gone (end of input): never leave consumers running
+        app.stop()
     print(app.stats.committed, flush=True)
 
 
@@ -100,6 +102,26 @@ def tell(children: Sequence[subprocess.Popen[str]], line: str) -> None:
         assert child.stdin is not None
         child.stdin.write(line + "\n")
         child.stdin.flush()
+
+
+def finish(children: Sequence[subprocess.Popen[str]], timeout: float = 30.0) -> None:
+    """End of input for each child, then its exit (killed when it does not come); raises
+    when one did not exit with status 0."""
+    failed = []
+    for child in children:
+        if child.stdin is not None and not child.stdin.closed:
+            child.stdin.close()
+        try:
+            status = child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            status = child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
+        if status != 0:
+            failed.append(status)
+    if failed:
+        raise RuntimeError(f"{len(failed)} child process(es) failed: exit status {failed}")
 
 
 def expect(child: subprocess.Popen[str], line: str | None = None) -> str:

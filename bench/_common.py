@@ -7,7 +7,8 @@ run to run. Every figure is therefore a ratio of two contenders measured in the 
 of interleaved rounds, reported as the median and the spread of the per-round ratios, with
 the disk's fsync time measured between the rounds beside it, so that a reader sees when the
 disk changed. Targets are printed as information: a benchmark's exit status is 0 unless the
-benchmark itself broke. Stdlib only, so a benchmark runs wherever mqjms runs.
+benchmark itself broke. It needs nothing that mqjms does not, so a benchmark runs wherever
+mqjms runs.
 """
 
 from __future__ import annotations

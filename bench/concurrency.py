@@ -126,9 +126,7 @@ class Drains:
             _children.tell(children, "stop")
             committed = sum(int(_children.expect(c)) for c in children)
         finally:
-            for child in children:
-                if child.wait(timeout=30) != 0:
-                    raise RuntimeError(f"a drain process exited {child.returncode}")
+            _children.finish(children)
         if committed != n:
             raise RuntimeError(f"p{count}: {committed} of {n} committed")
         return took().seconds

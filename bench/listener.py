@@ -209,16 +209,16 @@ def latency(c: Consumers, count: int) -> list[float]:
         if len(samples) == count:
             done.set()
 
-    producer = _children.spawn(1, "produce", c.url, QUEUE, count, 9)[0]
+    producer = _children.spawn(1, "produce", c.url, QUEUE, count, 9)
     app.start()
     try:
-        _children.tell([producer], "go")
-        _children.expect(producer, "done")
+        _children.tell(producer, "go")
+        _children.expect(producer[0], "done")
         if not done.wait(60):
             raise RuntimeError(f"latency: {len(samples)} of {count} delivered")
     finally:
         app.stop()
-        producer.wait(30)
+        _children.finish(producer)
     return samples
 
 

@@ -59,8 +59,9 @@ TARGET_PERSISTENT = ">= 0.8"
 FAST_FACTOR = 5  # messages per run without fsync, as a multiple of --messages
 TARGET_STORED = "<= 2.0"
 #: non-persistent / bare not durable, measured on the code before issue 9's optimisation
-#: (median of 5 rounds of 2,000), and the date: the target is 1.3 times this.
-NON_PERSISTENT_BEFORE = (0.0, "2026-11-23")
+#: (``python bench/qmgr.py``: median of 5 rounds of 10,000), and the date: the target is
+#: 1.3 times this (+30% throughput against a baseline that does not change).
+NON_PERSISTENT_BEFORE = (0.22, "2026-11-23")
 
 
 RoundTrips = Callable[[int, bytes], float]
@@ -259,10 +260,8 @@ def main(argv: list[str] | None = None) -> int:
             "ratios.non_persistent",
             "non-persistent / bare not durable",
             rounds.ratio("non_persistent", "bare_not_durable"),
-            f">= {1.3 * before:.2f}" if before else None,
-            f"+30% on {before:.2f}, measured {when} before the optimisation"
-            if before
-            else "the figure before the optimisation is not recorded",
+            f">= {1.3 * before:.2f}",
+            f"+30% on {before:.2f}, measured {when} before the optimisation",
         )
         for mine, bare in (("persistent", "bare_durable"), ("non_persistent", "bare_not_durable")):
             mine_cpu, bare_cpu = rounds.cpu_per_operation(mine), rounds.cpu_per_operation(bare)
