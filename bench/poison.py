@@ -126,13 +126,14 @@ class Streams:
 
 @contextmanager
 def warnings_to_null_sink() -> Iterator[None]:
-    """mqjms's own rendering of its events (as ``mqjms run`` configures it, at WARNING),
-    written to /dev/null: the rendering is paid, nothing is shown."""
+    """mqjms's own rendering of its events (as ``mqjms run`` configures it, at WARNING;
+    no colours, as into a file), written to /dev/null: the rendering is paid, nothing is
+    shown."""
     saved = sys.stderr
     with open(os.devnull, "w") as null:
-        logs.configure(level="WARNING", force=True)
         sys.stderr = null
         try:
+            logs.configure(level="WARNING", force=True)
             yield
         finally:
             sys.stderr = saved

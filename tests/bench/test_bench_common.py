@@ -49,7 +49,7 @@ def test_rounds_alternate_the_order_and_probe_the_disk_before_each_round(tmp_pat
     finally:
         probe.close()
     assert calls == ["a", "b", "a", "b", "b", "a", "a", "b"]  # warm-up, then a b | b a | a b
-    assert len(rounds.fsync) == 3 and all(s > 0 for s in rounds.fsync)
+    assert len(rounds.fsync) == 3  # one probe per round
 
 
 def test_slices_take_turns_within_a_round_and_add_up() -> None:
