@@ -21,7 +21,7 @@ from mqjms.mq.md import MQMD
 from mqjms.transport.base import Browse, Context, Handle
 from mqjms.transport.checks import check_get, check_put
 
-from . import messages, queues, store, triggers, xmitq
+from . import messages, queues, reservations, store, triggers, xmitq
 from .attributes import (
     ALIAS,
     LOCAL,
@@ -636,6 +636,101 @@ class QMConnection:
                 )
             out[selector] = inquire_value(attr, attrs[attr.name])
         return out
+
+    # ------------------------------------------------------------------ reservations
+    def reserve(self, handle: Handle, owner: str, limit: int) -> int:
+        """Reserve up to ``limit`` messages of the queue for ``owner`` (see
+        :mod:`.reservations`); returns the owner's last number. Needs an input handle."""
+        self._handle(handle)
+        check_get(handle, wait=0, syncpoint=True, browse=None)
+        self._refuse_if_read_only("no message can be reserved")
+
+        def attempt() -> int:
+            with store.write(self._db) as db:
+                base = queues.require(db, handle.resolved_name)
+                if not base.enabled("GET"):
+                    raise failed(C.MQRC_GET_INHIBITED, f"queue {base.name!r} is GET(DISABLED)")
+                now = time.time()
+                priority = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
+                _, expired = reservations.reserve(db, base.name, owner, limit, priority, now)
+                if expired:  # seed 000: never returned; discarded as a get would
+                    queues.discard_expired(db, self.qm.name, self.qm.stamp, expired, now)
+                return reservations.last_seq(db, owner)
+
+        return self._with_room(attempt)
+
+    def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
+        """``(seq, tag, md, data)`` of the messages reserved for ``owner`` in ``(lo, hi]``."""
+        self._check_open()
+        now = time.time()
+        with store.read(self._db) as db:
+            found = reservations.reserved(db, owner, lo, hi)
+        return [(r.seq, r.tag, r.message.descriptor(now), r.message.data) for r in found]
+
+    def reserved_numbers(
+        self, owner: str, lo: int, hi: int, limit: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        """``(seq, tag, BackoutCount)`` reserved for ``owner`` in ``(lo, hi]``: no bytes."""
+        self._check_open()
+        with store.read(self._db) as db:
+            return reservations.numbers(db, owner, lo, hi, limit)
+
+    def reservation_end(self, owner: str) -> int:
+        """The last number given to ``owner`` (0 before its first reservation)."""
+        self._check_open()
+        with store.read(self._db) as db:
+            return reservations.last_seq(db, owner)
+
+    def release_reserved(self, owner: str, upto: int) -> int:
+        """Remove ``owner``'s messages numbered ``<= upto`` (its destructive get)."""
+        self._check_open()
+
+        def attempt() -> int:
+            with store.write(self._db) as db:
+                return reservations.release(db, owner, upto)
+
+        released = self._with_room(attempt)
+        return released
+
+    def renumber_reserved(
+        self, owner: str, seqs: Sequence[int], *, tag: int, backout: int = 0
+    ) -> list[int]:
+        """New numbers at the tail for ``seqs`` (see :func:`.reservations.renumber`)."""
+        self._check_open()
+
+        def attempt() -> list[int]:
+            with store.write(self._db) as db:
+                return reservations.renumber(db, owner, seqs, tag, backout)
+
+        return self._with_room(attempt)
+
+    def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
+        """MQGET under syncpoint of the message reserved as ``seq`` (None: not reserved)."""
+        self._check_open()
+        self._refuse_if_read_only("no message can be removed from it")
+
+        def attempt() -> messages.StoredMessage | None:
+            with store.write(self._db) as db:
+                return reservations.take(db, owner, seq, self.id)
+
+        msg = self._with_room(attempt)
+        if msg is None:
+            return None
+        self._in_uow = self._uow_gets = True
+        self._uow_durable = self._uow_durable or msg.persistent
+        return msg.descriptor(time.time()), msg.data
+
+    def give_back_reserved(self, owner: str) -> int:
+        """End ``owner``'s reservation: its messages are available again, in place."""
+        self._check_open()
+
+        def attempt() -> int:
+            with store.write(self._db) as db:
+                return reservations.give_back(db, owner)
+
+        count = self._with_room(attempt)
+        notify_activity()
+        return count
 
     # ------------------------------------------------------------------ units of work
     def commit(self) -> None:

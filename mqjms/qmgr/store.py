@@ -26,6 +26,9 @@ SCHEMA_VERSION = 1
 AVAILABLE = 0
 GOT_IN_UOW = 1
 PUT_IN_UOW = 2
+# Set aside for a consumer until it releases them (see reservations.py): skipped by gets
+# and browses, kept across restarts.
+RESERVED = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (

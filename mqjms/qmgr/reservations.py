@@ -1,0 +1,222 @@
+"""Reservations: a range of messages set aside for one consumer, removed when it says so.
+
+A stream processor that cannot replay from the queue (Spark's stage-then-ack source) needs
+messages that stay on the queue, invisible to every other getter, until its own
+checkpoint has moved past them, and that it can re-read in the same order as often as it
+must meanwhile. A reservation gives exactly that, in the queue manager's own database:
+
+* :func:`reserve` takes up to ``limit`` available messages in delivery order and numbers
+  them ``seq`` = last + 1, ... for their *owner* (a name, e.g. ``spark:ORDERS.IN``). They
+  stay on the queue (CURDEPTH counts them) in state RESERVED, skipped by gets and browses,
+  untouched by a restart or by a connection that ends: a reservation outlives processes.
+* :func:`reserved` reads ``(lo, hi]`` again, in seq order, as often as asked.
+* :func:`release` removes every message reserved with ``seq <= upto`` (the destructive
+  get, when the consumer's checkpoint has moved past them).
+* :func:`renumber` gives messages new numbers at the tail with a tag of the owner's
+  choosing, optionally raising BackoutCount (a failed attempt, counted where MQ counts it).
+* :func:`take` moves one reserved message into a connection's unit of work, as a get
+  under syncpoint does: a commit removes it, a backout makes it available again with
+  BackoutCount + 1.
+
+The table is created on first use, so a queue manager made by an older version gains it
+without a migration.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import messages, store
+from .delivery import next_message
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS reservations (
+    message INTEGER PRIMARY KEY,  -- messages.id
+    owner TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    tag INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX IF NOT EXISTS reservations_seq ON reservations(owner, seq);
+CREATE TABLE IF NOT EXISTS reservation_owners (
+    owner TEXT PRIMARY KEY,
+    last_seq INTEGER NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Reserved:
+    """One reserved message: its number, the owner's tag, and the message as a get sees it."""
+
+    seq: int
+    tag: int
+    message: messages.StoredMessage
+
+
+def owner_uow(owner: str) -> str:
+    """The ``uow`` column of a reserved message: never a connection's id."""
+    return f"reserved:{owner}"
+
+
+def ensure_tables(db: sqlite3.Connection) -> None:
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservation_owners'").fetchone():
+        for statement in TABLES.strip().split(";"):
+            if statement.strip():
+                db.execute(statement)
+
+
+def last_seq(db: sqlite3.Connection, owner: str) -> int:
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservation_owners'").fetchone():
+        return 0
+    row = db.execute("SELECT last_seq FROM reservation_owners WHERE owner = ?", (owner,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _next_seqs(db: sqlite3.Connection, owner: str, count: int) -> int:
+    """Allocate ``count`` numbers; returns the first."""
+    first = last_seq(db, owner) + 1
+    db.execute(
+        "INSERT INTO reservation_owners (owner, last_seq) VALUES (?, ?)"
+        " ON CONFLICT(owner) DO UPDATE SET last_seq = excluded.last_seq",
+        (owner, first + count - 1),
+    )
+    return first
+
+
+def reserve(
+    db: sqlite3.Connection, queue: str, owner: str, limit: int, priority_order: bool, now: float
+) -> tuple[list[Reserved], list[messages.StoredMessage]]:
+    """Reserve up to ``limit`` available messages of ``queue`` (an underlying local queue)
+    for ``owner``; returns them with their numbers, and the expired ones met on the way
+    (the caller discards those, as a get would: seed 000)."""
+    ensure_tables(db)
+    taken: list[Reserved] = []
+    expired: list[messages.StoredMessage] = []
+    uow = owner_uow(owner)
+    while len(taken) < limit:
+        row = next_message(db, queue, priority_order, None)
+        if row is None:
+            break
+        msg = messages.from_row(row)
+        if messages.is_expired(msg.expires, now):
+            expired.append(msg)
+            db.execute("UPDATE messages SET state = ? WHERE id = ?", (store.RESERVED, msg.id))
+            continue
+        seq = _next_seqs(db, owner, 1)
+        db.execute(
+            "UPDATE messages SET state = ?, uow = ? WHERE id = ?", (store.RESERVED, uow, msg.id)
+        )
+        db.execute(
+            "INSERT INTO reservations (message, owner, seq, tag) VALUES (?, ?, ?, 0)",
+            (msg.id, owner, seq),
+        )
+        taken.append(Reserved(seq, 0, msg))
+    return taken, expired
+
+
+_SELECT = (
+    "SELECT r.seq, r.tag, m.id, m.queue, m.priority, m.persistent, m.expires, m.backout,"
+    " m.md, m.data FROM reservations r JOIN messages m ON m.id = r.message"
+)
+
+
+def _reserved(row: tuple[object, ...]) -> Reserved:
+    return Reserved(int(row[0]), int(row[1]), messages.from_row(row[2:]))  # type: ignore[call-overload]
+
+
+def reserved(db: sqlite3.Connection, owner: str, lo: int, hi: int) -> list[Reserved]:
+    """The messages reserved for ``owner`` with ``lo < seq <= hi``, in seq order."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
+        return []
+    rows = db.execute(
+        _SELECT + " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq",
+        (owner, lo, hi),
+    ).fetchall()
+    return [_reserved(row) for row in rows]
+
+
+def numbers(
+    db: sqlite3.Connection, owner: str, lo: int, hi: int, limit: int | None
+) -> list[tuple[int, int, int]]:
+    """``(seq, tag, BackoutCount)`` of ``owner``'s messages in ``(lo, hi]``, without bytes."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
+        return []
+    rows = db.execute(
+        "SELECT r.seq, r.tag, m.backout FROM reservations r JOIN messages m ON m.id = r.message"
+        " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq LIMIT ?",
+        (owner, lo, hi, -1 if limit is None else limit),
+    ).fetchall()
+    return [(int(a), int(b), int(c)) for a, b, c in rows]
+
+
+def release(db: sqlite3.Connection, owner: str, upto: int) -> int:
+    """Remove every message reserved for ``owner`` with ``seq <= upto``; how many."""
+    ensure_tables(db)
+    ids = [
+        r[0]
+        for r in db.execute(
+            "SELECT message FROM reservations WHERE owner = ? AND seq <= ?", (owner, upto)
+        ).fetchall()
+    ]
+    db.executemany(
+        "DELETE FROM messages WHERE id = ? AND state = ?", [(i, store.RESERVED) for i in ids]
+    )
+    db.execute("DELETE FROM reservations WHERE owner = ? AND seq <= ?", (owner, upto))
+    return len(ids)
+
+
+def renumber(
+    db: sqlite3.Connection, owner: str, seqs: Sequence[int], tag: int, backout: int
+) -> list[int]:
+    """Give the messages numbered ``seqs`` new numbers at the tail (in the order given),
+    tagged ``tag``, their BackoutCount raised by ``backout``; returns the new numbers
+    (numbers no longer reserved are skipped, so a repeated call does nothing)."""
+    ensure_tables(db)
+    found = []
+    for seq in seqs:
+        row = db.execute(
+            "SELECT message FROM reservations WHERE owner = ? AND seq = ?", (owner, seq)
+        ).fetchone()
+        if row is not None:
+            found.append(int(row[0]))
+    if not found:
+        return []
+    first = _next_seqs(db, owner, len(found))
+    new = list(range(first, first + len(found)))
+    for message, seq in zip(found, new, strict=True):
+        db.execute(
+            "UPDATE reservations SET seq = ?, tag = ? WHERE message = ?", (seq, tag, message)
+        )
+        if backout:
+            db.execute("UPDATE messages SET backout = backout + ? WHERE id = ?", (backout, message))
+    return new
+
+
+def take(db: sqlite3.Connection, owner: str, seq: int, uow: str) -> messages.StoredMessage | None:
+    """Move the message reserved as ``seq`` into unit of work ``uow`` (got under syncpoint);
+    None when no message is reserved under that number."""
+    ensure_tables(db)
+    row = db.execute(_SELECT + " WHERE r.owner = ? AND r.seq = ?", (owner, seq)).fetchone()
+    if row is None:
+        return None
+    found = _reserved(row)
+    db.execute("DELETE FROM reservations WHERE message = ?", (found.message.id,))
+    db.execute(
+        "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
+        (store.GOT_IN_UOW, uow, found.message.id),
+    )
+    return found.message
+
+
+def give_back(db: sqlite3.Connection, owner: str) -> int:
+    """End ``owner``'s reservation: every message it holds is available again, in its
+    place, BackoutCount unchanged; how many."""
+    ensure_tables(db)
+    count = db.execute(
+        "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, owner_uow(owner), store.RESERVED),
+    ).rowcount
+    db.execute("DELETE FROM reservations WHERE owner = ?", (owner,))
+    return int(count)

@@ -1,0 +1,150 @@
+"""Messages as Spark rows: the columns, and how an MQMD plus bytes become one row.
+
+Decoding never fails a batch (PERMISSIVE, as Spark's file sources say it): a message
+whose RFH2 or text does not decode keeps its raw bytes in ``body`` and says why in
+``error``. Nothing here imports pyspark: schemas are DDL strings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from mqjms.backout.failure import PROPERTY_PREFIX
+from mqjms.consumer.message import TextMessage, from_mq
+from mqjms.mq import constants as C
+from mqjms.mq import rfh2
+from mqjms.mq.dlh import parse_dlh
+from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+
+MESSAGE_COLUMNS = (
+    "msg_id STRING, correl_id STRING, queue STRING, body BINARY, text STRING, priority INT, "
+    "persistent BOOLEAN, put_time TIMESTAMP, expiry INT, backout_count INT, reply_to STRING, "
+    "properties MAP<STRING,STRING>, error STRING"
+)
+FAILURE_FIELDS = ("exception", "message", "listener", "queue", "time")
+#: Every read (streaming source and batch browse): the message, ``seq`` (its number in
+#: staging, or its position in a browse), the MQDLH of a dead-lettered message and the
+#: failure properties of a moved one.
+SCHEMA = (
+    MESSAGE_COLUMNS + ", seq LONG, dlh_reason INT, dlh_reason_name STRING, original_queue STRING,"
+    " original_qmgr STRING, dlh_put_time TIMESTAMP, "
+    + ", ".join(f"failure_{name} STRING" for name in FAILURE_FIELDS)
+)
+#: What ``mqjms.spark.run`` reads besides (option ``includeRaw``): the packed MQMD and
+#: the bytes as they came, so a listener gets the very ``mqjms.Message`` a Worker gives.
+RAW_COLUMNS = ", mqmd BINARY, raw BINARY"
+
+
+def put_time(date: str, time: str) -> dt.datetime | None:
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH), GMT, as a datetime; None if blank."""
+    date, time = date.strip(), time.strip()
+    if len(date) != 8 or len(time) < 6:
+        return None
+    try:
+        hundredths = int(time[6:8] or 0)
+        return dt.datetime(
+            int(date[:4]),
+            int(date[4:6]),
+            int(date[6:8]),
+            int(time[:2]),
+            int(time[2:4]),
+            int(time[4:6]),
+            hundredths * 10_000,
+            tzinfo=dt.UTC,
+        )
+    except ValueError:
+        return None
+
+
+def _jms_properties(message: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in (
+        ("JMSType", message.jms_type),
+        ("JMSDestination", message.jms_destination),
+        ("JMSReplyTo", message.jms_reply_to),
+        ("JMSCorrelationID", message.jms_correlation_id),
+    ):
+        if value:
+            out[name] = str(value)
+    return out
+
+
+def decode(md: MQMD, data: bytes) -> tuple[bytes, str | None, dict[str, str], str | None]:
+    """``(body, text, properties, error)`` of one message, never raising."""
+    payload = data
+    try:
+        if rfh2.is_rfh2(md.Format):
+            payload = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).body
+        message = from_mq(md, data)
+    except Exception as exc:
+        reason = exc.reason_name if isinstance(exc, MQError) else type(exc).__name__
+        detail = exc.detail if isinstance(exc, MQError) else str(exc)
+        return payload, None, {}, f"{reason}: {detail}"
+    properties = {name: _text(value) for name, value in message.properties.items()}
+    if rfh2.is_rfh2(md.Format):
+        properties.update(_jms_properties(message))
+    text = message.body if isinstance(message, TextMessage) else None
+    return payload, text, properties, None
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def message_values(md: MQMD, data: bytes, queue: str) -> tuple[Any, ...]:
+    """The values of :data:`MESSAGE_COLUMNS` for one message."""
+    body, text, properties, error = decode(md, data)
+    return (
+        md.MsgId.hex(),
+        md.CorrelId.hex(),
+        queue,
+        body,
+        text,
+        md.Priority,
+        md.Persistence == C.MQPER_PERSISTENT,
+        put_time(md.PutDate, md.PutTime),
+        md.Expiry,
+        md.BackoutCount,
+        md.ReplyToQ.strip() or None,
+        properties,
+        error,
+    )
+
+
+def row(seq: int, md: MQMD, data: bytes, queue: str, raw: bool = False) -> tuple[Any, ...]:
+    """One row of :data:`SCHEMA` (plus :data:`RAW_COLUMNS` when ``raw``). A message with
+    an MQDLH has its fields in the ``dlh_*`` columns and the message inside it described
+    by the others."""
+    original_md, original_data = md, data
+    dlh_values: tuple[Any, ...] = (None, None, None, None, None)
+    dlh_error = None
+    if md.Format.rstrip(" \x00") == C.MQFMT_DEAD_LETTER_HEADER.rstrip():
+        try:
+            dlh, inner = parse_dlh(data, md.Encoding)
+        except Exception as exc:
+            dlh_error = f"MQDLH: {exc}"
+        else:
+            dlh_values = (
+                dlh.Reason,
+                MQError(C.MQCC_FAILED, dlh.Reason).reason_name,
+                dlh.DestQName.strip() or None,
+                dlh.DestQMgrName.strip() or None,
+                put_time(dlh.PutDate, dlh.PutTime),
+            )
+            md = md.copy(
+                Format=dlh.Format, CodedCharSetId=dlh.CodedCharSetId, Encoding=dlh.Encoding
+            )
+            data = bytes(inner)
+    values = message_values(md, data, queue)
+    if dlh_error is not None:
+        values = (*values[:-1], dlh_error)
+    properties: dict[str, str] = values[11]
+    failure = tuple(properties.get(PROPERTY_PREFIX + name) for name in FAILURE_FIELDS)
+    out = (*values, seq, *dlh_values, *failure)
+    return (*out, original_md.pack(), original_data) if raw else out

@@ -1,0 +1,127 @@
+"""The source's options, checked once, and where its staging lives.
+
+=========================  ====================================================================
+option                     meaning
+=========================  ====================================================================
+``url``                    transport URL (default ``MQJMS_URL``, else ``embedded:///``)
+``queue``                  the queue to read (required)
+``staging``                staging directory; required unless the transport can reserve
+                           (embedded: default ``<queue manager dir>/spark/<consumer>``). Put it
+                           beside the query's checkpoint, on storage every executor reaches
+``consumer``               the query's name in staging and reservations (default
+                           ``spark:<queue>``); two queries on one queue need two names
+``maxMessagesPerBatch``    at most this many messages per micro-batch (default 10000)
+``numPartitions``          tasks per micro-batch (default 2)
+``includeRaw``             add ``mqmd`` and ``raw`` columns (``mqjms.spark.run`` uses them)
+=========================  ====================================================================
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mqjms.transport import Connection, connect
+from mqjms.transport.url import embedded_path, redact, resolve_url, scheme_of
+
+from .reserved import ReservedStaging, can_reserve
+from .staging import LogStaging, Staging
+
+DEFAULT_MAX_BATCH = 10_000
+DEFAULT_PARTITIONS = 2
+
+_task_connections = threading.local()
+
+
+def _flag(value: object) -> bool:
+    return str(value).strip().lower() in ("true", "1", "yes", "on")
+
+
+def _positive(options: Mapping[str, Any], name: str, default: int) -> int:
+    raw = options.get(name)
+    if raw is None or str(raw).strip() == "":
+        return default
+    try:
+        value = int(str(raw))
+    except ValueError:
+        raise ValueError(f"option {name}={raw!r} must be a whole number") from None
+    if value < 1:
+        raise ValueError(f"option {name}={raw!r} must be at least 1")
+    return value
+
+
+def safe_name(text: str) -> str:
+    """A file name for ``text`` (a consumer or queue name)."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text)
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    url: str
+    queue: str
+    owner: str
+    staging: str | None
+    max_batch: int
+    partitions: int
+    include_raw: bool
+
+    @classmethod
+    def parse(cls, options: Mapping[str, Any], *, streaming: bool) -> SourceOptions:
+        opts = {str(k).lower(): v for k, v in options.items()}
+        queue = str(opts.get("queue") or "").strip()
+        if not queue:
+            raise ValueError('the mqjms source needs a queue: .option("queue", "ORDERS.IN")')
+        url = resolve_url(opts.get("url"))
+        scheme_of(url)  # a URL without a scheme is a clear error now, not in a task
+        return cls(
+            url=url,
+            queue=queue,
+            owner=str(opts.get("consumer") or f"spark:{queue}"),
+            staging=opts.get("staging") or None,
+            max_batch=_positive(opts, "maxmessagesperbatch", DEFAULT_MAX_BATCH),
+            partitions=_positive(opts, "numpartitions", DEFAULT_PARTITIONS),
+            include_raw=_flag(opts.get("includeraw", "false")),
+        )
+
+    def __repr__(self) -> str:
+        return f"SourceOptions(url={redact(self.url)!r}, queue={self.queue!r})"
+
+    @property
+    def reserves(self) -> bool:
+        return scheme_of(self.url) == "embedded"
+
+    def staging_dir(self) -> Path:
+        if self.staging:
+            return Path(self.staging)
+        if scheme_of(self.url) == "embedded":
+            path, _ = embedded_path(self.url)
+            return path / "spark" / safe_name(self.owner)
+        raise ValueError(
+            f"the mqjms source on {redact(self.url)} needs a staging directory beside the "
+            'query\'s checkpoint: .option("staging", checkpoint + "/staging")'
+        )
+
+    def open_staging(self, conn: Connection) -> Staging:
+        """The runner's staging: a reservation when ``conn`` can reserve, else a log."""
+        directory = self.staging_dir()
+        if can_reserve(conn):
+            return ReservedStaging(directory, self.owner, self.queue, conn)
+        return LogStaging(directory, self.owner, self.queue)
+
+    def open_staging_for_read(self) -> tuple[Staging, Connection | None]:
+        """A task's staging, to read ranges: reservations through a connection kept for
+        the worker process, else the log file."""
+        directory = self.staging_dir()
+        if self.reserves:
+            conns: dict[str, Connection] = getattr(_task_connections, "by_url", {})
+            _task_connections.by_url = conns
+            conn = conns.get(self.url)
+            if conn is None:
+                conn = conns[self.url] = connect(self.url, "mqjms-spark-task")
+            if can_reserve(conn):
+                return ReservedStaging(directory, self.owner, self.queue, conn), conn
+        return LogStaging(directory, self.owner, self.queue), None

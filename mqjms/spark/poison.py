@@ -1,0 +1,94 @@
+"""Moving a staged message that reached BOTHRESH: seed 002's move, from staging.
+
+The one place the Spark integration moves messages, so that it can switch to the backout
+component's delivery-style seam when that lands. It uses :class:`mqjms.backout.PoisonHandler`
+as the Worker does: BOQNAME with seed 002's rewrite (RFH2 added, MQMD reset, remaining
+expiry) and the ``mqjms_failure_*`` properties; else the dead-letter queue or a discard by
+the report options. When no queue takes it, the message goes back to its input queue
+(seed 002 for listeners), never lost.
+"""
+
+from __future__ import annotations
+
+from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+from mqjms.transport import Connection, Context, Handle
+
+from .staging import LogStaging, Staging
+
+log = get_logger("mqjms.spark")
+
+BATCH_FAILED = "mqjms.spark.BatchFailed"
+
+
+def batch_failure(owner: str, queue: str, attempts: int) -> Failure:
+    """Why a message failed when the only thing known is that its micro-batch did."""
+    return Failure(
+        exception_type=BATCH_FAILED,
+        message=f"the Spark micro-batch that held it did not complete ({attempts} attempts)",
+        listener=owner,
+        queue=queue,
+    )
+
+
+def thresholds(handler: PoisonHandler, conn: Connection, handle: Handle) -> BackoutAttributes:
+    """BOTHRESH and BOQNAME of the underlying queue, inquired once and cached (seed 002)."""
+    return handler.cache.get(conn, handle.resolved_name)
+
+
+def move(
+    handler: PoisonHandler,
+    conn: Connection,
+    handle: Handle,
+    staging: Staging,
+    seq: int,
+    failure: Failure,
+) -> PoisonEvent | None:
+    """Move the staged message ``seq`` as seed 002 says; None when it is not staged."""
+    if (
+        isinstance(staging, LogStaging)
+        and staging.was_moving(seq)
+        and _already_moved(conn, staging, seq, handler, handle)
+    ):
+        staging.taken(seq)
+        return None
+    got = staging.take(conn, seq)
+    if got is None:
+        return None
+    md, data = got
+    attrs = thresholds(handler, conn, handle)
+    event = handler.requeue(conn, handle, md, data, attrs, failure=failure, syncpoint=True)
+    if event.outcome is Outcome.REQUEUE_FAILED:
+        conn.backout()  # a reserved message is available on its queue again
+        if isinstance(staging, LogStaging):
+            conn.put(handle.name, md, data, context=Context.PASS_ALL, new_msg_id=False)
+            staging.taken(seq)
+        log.error("spark.poison_returned", queue=staging.queue, msg_id=md.MsgId.hex(), seq=seq)
+        return event
+    conn.commit()
+    staging.taken(seq)
+    return event
+
+
+def _already_moved(
+    conn: Connection, staging: Staging, seq: int, handler: PoisonHandler, handle: Handle
+) -> bool:
+    """After a crash mid-move: is the message on its backout queue already?"""
+    found = staging.read(seq - 1, seq)
+    if not found:
+        return True
+    boq = thresholds(handler, conn, handle).backout_queue
+    if not boq:
+        return False
+    try:
+        browse = conn.open(boq, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
+    except MQError:
+        return False
+    try:
+        from mqjms.transport import Browse
+
+        return conn.get(browse, browse=Browse.FIRST, msg_id=found[0].md.MsgId) is not None
+    finally:
+        conn.close(browse)

@@ -1,0 +1,74 @@
+"""Staging on the queue itself, for a transport that can reserve messages.
+
+The embedded queue manager keeps a query's messages on their queue, reserved for it
+(``QMConnection.reserve``): invisible to every other getter, numbered in the order they
+were reserved, removed only when Spark commits their range. Nothing is copied, and a
+poison move takes the message into the same unit of work as its put to BOQNAME.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mqjms.mq.md import MQMD
+from mqjms.transport import Connection, Handle
+
+from .staging import Meta, Staged, Staging
+
+RESERVE_METHODS = ("reserve", "reserved", "release_reserved", "renumber_reserved")
+
+
+def can_reserve(conn: object) -> bool:
+    """Whether ``conn`` offers reservations (declared capability, else its methods)."""
+    capabilities = getattr(conn, "capabilities", None)
+    if capabilities is not None and not isinstance(capabilities, property):
+        try:
+            if "reserve" in capabilities:
+                return True
+        except TypeError:
+            pass
+    return all(callable(getattr(conn, name, None)) for name in RESERVE_METHODS)
+
+
+class ReservedStaging(Staging):
+    """Staging as a reservation on the queue; ``conn`` is the caller's connection (the
+    runner's, or one a task opens to read)."""
+
+    def __init__(self, directory: Path, owner: str, queue: str, conn: Any) -> None:
+        super().__init__(directory, owner, queue)
+        self.conn = conn
+
+    def stage(self, conn: Connection, handle: Handle, limit: int) -> list[Meta]:
+        before = self.conn.reservation_end(self.owner)
+        after = self.conn.reserve(handle, self.owner, limit)
+        return self.metas(before, after) if after > before else []
+
+    def last(self) -> int:
+        return int(self.conn.reservation_end(self.owner))
+
+    def first(self) -> int | None:
+        found = self.metas(0, self.last(), 1)
+        return found[0].seq if found else None
+
+    def metas(self, lo: int, hi: int, limit: int | None = None) -> list[Meta]:
+        found = self.conn.reserved_numbers(self.owner, lo, hi, limit)
+        return [Meta(seq, tag, backout) for seq, tag, backout in found]
+
+    def read(self, lo: int, hi: int) -> list[Staged]:
+        return [Staged(s, t, md, data) for s, t, md, data in self.conn.reserved(self.owner, lo, hi)]
+
+    def release(self, upto: int) -> None:
+        self.conn.release_reserved(self.owner, upto)
+        self.ledger.forget_attempts(upto)
+
+    def renumber(self, seqs: Sequence[int], tag: int, backout: int) -> list[int]:
+        return list(self.conn.renumber_reserved(self.owner, seqs, tag=tag, backout=backout))
+
+    def take(self, conn: Connection, seq: int) -> tuple[MQMD, bytes] | None:
+        found: tuple[MQMD, bytes] | None = self.conn.get_reserved(self.owner, seq)
+        return found
+
+    def taken(self, seq: int) -> None:
+        """Nothing to do: the commit of the move removed the message."""

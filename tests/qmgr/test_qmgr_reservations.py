@@ -1,0 +1,43 @@
+"""Reservations: messages set aside for one consumer, re-read at will, removed on release."""
+
+from __future__ import annotations
+
+from mqjms.mq import constants as C
+from mqjms.mq.md import MQMD
+from mqjms.qmgr import QueueManager
+from mqjms.transport import Browse, connect, embedded
+
+
+def test_reserve_read_renumber_release(qm: QueueManager, embedded_url: str) -> None:
+    qm.define_queue("QLOCAL", "Q")
+    conn = connect(embedded_url)
+    for i in range(5):
+        conn.put("Q", MQMD(Format=C.MQFMT_STRING, Persistence=1), f"m{i}".encode())
+    handle = conn.open("Q", C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    assert conn.reserve(handle, "spark:Q", 3) == 3
+    assert [d for _, _, _, d in conn.reserved("spark:Q", 0, 3)] == [b"m0", b"m1", b"m2"]
+    # invisible to gets and browses, counted in CURDEPTH
+    assert conn.get(handle, browse=Browse.FIRST)[1] == b"m3"
+    assert qm.queue_depth("Q") == 5
+    # renumbered at the tail with a tag and BackoutCount + 1; repeating does nothing
+    assert conn.renumber_reserved("spark:Q", [2], tag=7, backout=1) == [4]
+    assert conn.renumber_reserved("spark:Q", [2], tag=7, backout=1) == []
+    assert conn.reserved_numbers("spark:Q", 0, 10) == [(1, 0, 0), (3, 0, 0), (4, 7, 1)]
+    # a reservation outlives the process's connections and a restart
+    conn.disconnect()
+    embedded.close_all()
+    qm2 = embedded.queue_manager(embedded_url)
+    qm2.restart()
+    conn = connect(embedded_url)
+    assert [s for s, _, _, _ in conn.reserved("spark:Q", 0, 10)] == [1, 3, 4]
+    assert conn.release_reserved("spark:Q", 3) == 2  # seqs 1 and 3 (m0, m2) removed
+    assert embedded.queue_manager(embedded_url).queue_depth("Q") == 3
+    # a reserved message taken into a unit of work: backout makes it available again
+    got = conn.get_reserved("spark:Q", 4)
+    assert got is not None and got[1] == b"m1"
+    conn.backout()
+    handle = conn.open("Q", C.MQOO_INPUT_SHARED)
+    again = conn.get(handle, msg_id=got[0].MsgId)
+    assert again is not None and again[0].BackoutCount == 2
+    assert conn.give_back_reserved("spark:Q") == 0
+    conn.disconnect()

@@ -1,0 +1,126 @@
+"""The sink (idempotent MsgIds, all or nothing per task) and the backout-queue browse."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spark_support import REPO, Queues
+
+from mqjms.backout import rewrite
+from mqjms.mq import constants as C
+from mqjms.mq.md import MQMD
+from mqjms.transport import Context
+
+
+def test_batch_write_derives_msg_ids_from_the_rows(spark: Any, tmp_path: Path) -> None:
+    queues = Queues("embedded", tmp_path)
+    queues.define("OUT")
+    rows = [(f"id{i}", f"text {i}", {"k": str(i)}) for i in range(6)]
+    df = spark.createDataFrame(rows, "msg_id STRING, text STRING, properties MAP<STRING,STRING>")
+    for _ in range(2):  # written twice: the same MsgIds, so a consumer can drop repeats
+        df.write.format("mqjms").option("url", queues.url).option("queue", "OUT").mode(
+            "append"
+        ).save()
+    got = queues.drain("OUT")
+    assert len(got) == 12 and len({md.MsgId for md, _ in got}) == 6
+    import mqjms.consumer.message as jm
+
+    texts = sorted(jm.from_mq(md, data).body for md, data in got)
+    assert texts[:2] == ["text 0", "text 0"]
+    queues.close()
+
+
+def test_a_failed_task_leaves_nothing(spark: Any, tmp_path: Path) -> None:
+    queues = Queues("embedded", tmp_path)
+    queues.define("OUT")
+    df = spark.createDataFrame(
+        [("a", 4), ("b", 4), ("c", 12)],
+        "text STRING, priority INT",  # 12: not a JMS priority
+    ).coalesce(1)
+    with pytest.raises(Exception, match="priority"):
+        df.write.format("mqjms").option("url", queues.url).option("queue", "OUT").mode(
+            "append"
+        ).save()
+    assert queues.browse("OUT") == []
+    queues.close()
+
+
+def test_stream_queue_to_queue(spark: Any, tmp_path: Path) -> None:
+    queues = Queues("embedded", tmp_path)
+    queues.define("ORDERS.IN")
+    queues.define("ORDERS.COPY")
+    ids = queues.put_text("ORDERS.IN", *(f"o{i}" for i in range(7)))
+    df = (
+        spark.readStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.IN")
+        .load()
+    )
+    query = (
+        df.select("msg_id", "text", "correl_id")
+        .writeStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.COPY")
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination(300)
+    got = queues.drain("ORDERS.COPY")
+    assert len(got) == 7
+    from mqjms.spark.sink import derived_msg_id
+
+    assert {md.MsgId for md, _ in got} == {derived_msg_id("ORDERS.COPY", i.hex()) for i in ids}
+    queues.close()
+
+
+def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> None:
+    queues = Queues("embedded", tmp_path)
+    for name in ("ORDERS.IN", "ORDERS.BACKOUT", "SYSTEM.DEAD.LETTER.QUEUE"):
+        queues.define(name)
+    md = MQMD(Format=C.MQFMT_STRING)
+    dl_md, dl_data = rewrite.for_dead_letter_queue(
+        md,
+        b"lost order",
+        reason=C.MQRC_Q_FULL,
+        dest_queue="ORDERS.IN",
+        dest_qmgr="QM1",
+        appl_name="test",
+        now=time.time(),
+    )
+    queues.conn.put("SYSTEM.DEAD.LETTER.QUEUE", dl_md, dl_data, context=Context.PASS_ALL)
+    df = (
+        spark.read.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "SYSTEM.DEAD.LETTER.QUEUE")
+        .load()
+    )
+    row = df.collect()[0]
+    assert row.dlh_reason == C.MQRC_Q_FULL and row.dlh_reason_name == "MQRC_Q_FULL"
+    assert row.original_queue == "ORDERS.IN" and row.original_qmgr == "QM1"
+    assert row.text == "lost order" and row.dlh_put_time is not None
+    assert len(queues.browse("SYSTEM.DEAD.LETTER.QUEUE")) == 1  # browsed, not removed
+
+    # a moved message carries its failure properties as columns; redrive puts it back
+    failure = {
+        "mqjms_failure_exception": "builtins.TimeoutError",
+        "mqjms_failure_queue": "ORDERS.IN",
+    }
+    bo_md, bo_data = rewrite.for_backout_queue(MQMD(Format=C.MQFMT_STRING), b"retry me", failure)
+    queues.conn.put("ORDERS.BACKOUT", bo_md, bo_data)
+    sys.path.insert(0, str(REPO / "examples" / "spark"))
+    import backout_report
+
+    rows = backout_report.report(spark, queues.url, "ORDERS.BACKOUT").collect()
+    assert rows[0].failure_exception == "builtins.TimeoutError"
+    assert backout_report.redrive(spark, queues.url, "ORDERS.BACKOUT", "builtins.TimeoutError") == 1
+    assert queues.browse("ORDERS.BACKOUT") == []
+    import mqjms.consumer.message as jm
+
+    back = queues.drain("ORDERS.IN")
+    assert [jm.from_mq(m, d).body for m, d in back] == ["retry me"]
+    queues.close()
