@@ -15,7 +15,7 @@ application configures structlog, sets ``MQJMS_LOG_LEVEL`` or calls
 """
 
 from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
-from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler
+from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler, PoisonOutcome
 from mqjms.consumer import (
     AUTO_ACKNOWLEDGE,
     CLIENT_ACKNOWLEDGE,
@@ -73,6 +73,7 @@ __all__ = [
     "Outcome",
     "PoisonEvent",
     "PoisonHandler",
+    "PoisonOutcome",
     "Queue",
     "Session",
     "TextMessage",

@@ -1,15 +1,32 @@
-"""Poison-message handling (seed 002), independent of the transport."""
+"""Poison-message handling (seed 002), independent of the transport, in one component:
+:class:`PoisonHandler` decides, routes and reports; one flow per delivery style
+(:class:`SynchronousPoisonFlow`, :class:`ListenerPoisonFlow`, :class:`StagedPoisonFlow`)
+says which unit of work a
+requeue is made in and what ends it. See :mod:`mqjms.backout.handler`."""
 
-from .attributes import AttributeCache, BackoutAttributes
-from .failure import Failure
-from .handler import Outcome, PoisonEvent, PoisonHandler, PoisonHook
+from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
+from .events import DeliveryStyle, Outcome, PoisonEvent, PoisonHook, PoisonOutcome
+from .failure import Failure, FailureMemory
+from .handler import PoisonHandler
+from .listener import ListenerOptions, ListenerPoisonFlow
+from .staged import StagedPoisonFlow
+from .synchronous import SynchronousPoisonFlow, UnitOfWorkMode
 
 __all__ = [
     "AttributeCache",
     "BackoutAttributes",
+    "DeliveryStyle",
     "Failure",
+    "FailureMemory",
+    "ListenerOptions",
+    "ListenerPoisonFlow",
     "Outcome",
     "PoisonEvent",
     "PoisonHandler",
     "PoisonHook",
+    "PoisonOutcome",
+    "StagedPoisonFlow",
+    "SynchronousPoisonFlow",
+    "UnitOfWorkMode",
+    "dead_letter_queue",
 ]

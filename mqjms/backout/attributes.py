@@ -1,4 +1,5 @@
-"""BOTHRESH and BOQNAME, inquired once per underlying queue and cached (seed 002).
+"""Where poison messages go: BOTHRESH and BOQNAME, inquired once per underlying queue and
+cached (seed 002), and the queue manager's dead-letter queue, inquired every time.
 
 IBM MQ classes for JMS inquire the attributes the first time they see a message with
 BackoutCount > 0, on the *underlying* local queue (an alias's target), opening it for
@@ -11,8 +12,12 @@ JMS Connection for sessions (its sessions share them; a new connection of the sa
 factory inquires afresh) and the listener thread's MQ connection for a Worker (a
 reconnect is a new connection, so it inquires afresh). The handler re-inquires once when a
 put to the cached BOQNAME fails with 2085 or 2052 (see :meth:`AttributeCache.refresh`),
-so a long-running process never keeps routing to a backout queue that was deleted. The
-queue manager's DEADQ is not cached at all: it is inquired each time it is needed.
+so a long-running process never keeps routing to a backout queue that was deleted.
+
+The queue manager's DEADQ is not cached at all (:func:`dead_letter_queue`): it is inquired
+each time it is needed, so an ``ALTER QMGR DEADQ`` takes effect for the next message. Every
+part of mqjms that dead-letters through the transport contract (poison handling, the
+trigger monitor) finds it here.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
 from mqjms.transport.base import Connection
 
 log = get_logger("mqjms.backout")
@@ -102,3 +108,16 @@ class AttributeCache:
     def clear(self) -> None:
         with self._lock:
             self._scopes.clear()
+
+
+def dead_letter_queue(conn: Connection, *, needed_by: str = "poison") -> str:
+    """The queue manager's DEADQ now, or "" when none is set or it cannot be inquired
+    (logged as ``<needed_by>.dead_letter_queue_unknown``). Never cached."""
+    try:
+        name = conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]).get(C.MQCA_DEAD_LETTER_Q_NAME, "")
+    except MQError as exc:
+        log.warning(
+            f"{needed_by}.dead_letter_queue_unknown", reason=exc.reason_name, detail=exc.detail
+        )
+        return ""
+    return str(name).strip()

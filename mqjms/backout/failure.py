@@ -1,4 +1,5 @@
-"""Why a message failed, carried on the moved message as ``usr`` properties.
+"""Why a message failed, carried on the moved message as ``usr`` properties, and the
+memory that keeps it between a failed delivery and the move at BOTHRESH.
 
 Property names (all strings, in the RFH2 ``usr`` folder of a message on a backout queue):
 
@@ -14,10 +15,13 @@ Property names (all strings, in the RFH2 ``usr`` folder of a message on a backou
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 MAX_MESSAGE_LENGTH = 1000
 PROPERTY_PREFIX = "mqjms_failure_"
+DEFAULT_CAPACITY = 10_000
 
 
 def _now() -> dt.datetime:
@@ -54,3 +58,42 @@ class Failure:
 
 def truncate(text: str, limit: int = MAX_MESSAGE_LENGTH) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class FailureMemory:
+    """A thread-safe LRU of MsgId -> last Failure, shared by every consumer of a worker.
+
+    A delivery that fails only rolls the message back; the queue manager counts the
+    backouts. When the same message comes back at BOTHRESH in this process, the failure
+    remembered here travels with the move. The memory is bounded (least recently failed
+    first out): a process that never sees the message again must not keep it forever.
+    """
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity {capacity} must be at least 1")
+        self.capacity = capacity
+        self._lock = threading.Lock()
+        self._items: OrderedDict[bytes, Failure] = OrderedDict()
+
+    def remember(self, msg_id: bytes, failure: Failure) -> None:
+        with self._lock:
+            self._items[msg_id] = failure
+            self._items.move_to_end(msg_id)
+            while len(self._items) > self.capacity:
+                self._items.popitem(last=False)
+
+    def pop(self, msg_id: bytes) -> Failure | None:
+        """The last failure of ``msg_id`` (forgotten now), or None when none is known."""
+        if not self._items:  # the common case, without the lock: nothing ever failed
+            return None
+        with self._lock:
+            return self._items.pop(msg_id, None)
+
+    def forget(self, msg_id: bytes) -> None:
+        if self._items:
+            with self._lock:
+                self._items.pop(msg_id, None)
+
+    def __len__(self) -> int:
+        return len(self._items)

@@ -1,24 +1,58 @@
-"""Poison-message handling exactly as IBM MQ classes for JMS do it (seed 002).
+"""Seed 002 in one place: poison or not, where the message goes, what is logged and when
+hooks run. Consumer loops only get messages and call the flow of their delivery style.
 
-A message with BackoutCount > 0 is compared with its underlying queue's BOTHRESH: below
-it the message is delivered; at or above it (BOTHRESH > 0) it is poison and is moved to
-BOQNAME. When BOQNAME is blank, or the put to it fails, the message's report options
-decide: MQRO_DISCARD_MSG discards it; otherwise it goes to the dead-letter queue with an
-MQDLH. When that put fails too, the caller's delivery style decides (see
-:class:`Outcome`). The handler only puts, always inside the caller's unit of work; the
-caller commits or backs out, which is where synchronous and asynchronous delivery differ.
+The decision: a message with BackoutCount > 0 is compared with its underlying queue's
+BOTHRESH: below it the message is delivered; at or above it (BOTHRESH > 0) it is poison.
+The route: to BOQNAME; when BOQNAME is blank, or the put to it fails, the message's report
+options decide: MQRO_DISCARD_MSG discards it, otherwise it goes to the dead-letter queue
+with an MQDLH; when that put fails too, no queue took it (REQUEUE_FAILED). Where BOTHRESH,
+BOQNAME and DEADQ come from: :mod:`.attributes`.
 
-BOTHRESH and BOQNAME come from the cache (see :mod:`.attributes` for how long an entry
-lives); a put to a cached BOQNAME that fails with 2085 or 2052 re-inquires once and puts to
-the BOQNAME found, before falling back. DEADQ is inquired each time it is needed.
+The unit of work the requeue is made in, and what ends it, is the delivery style's
+(:class:`~.events.DeliveryStyle`); each style is one flow over this handler:
+
+``SYNCHRONOUS`` (:class:`~.synchronous.SynchronousPoisonFlow`, JMS ``receive``)
+    inside the unit of work active at the get; the session's mode ends it: transacted ->
+    with the transaction; AUTO/DUPS_OK -> committed at once; CLIENT_ACKNOWLEDGE ->
+    committed at once unless the session holds unacknowledged messages, else with them.
+    No queue took it: a commit discards it, a rollback returns it.
+``LISTENER`` (:class:`~.listener.ListenerPoisonFlow`, the Worker)
+    outside any unit of work of delivery: committed at once; no queue took it: backed out,
+    back on the input queue. Plus the listener's extras: ``retry_wait``, ``move_on``
+    exceptions (requeued at once), ``on_poison`` hooks, and the failure memory whose
+    ``mqjms_failure_*`` properties the move carries.
+``MQI`` (the pymqi/ibmmq drop-in; designed, not built)
+    a :class:`~.synchronous.SynchronousPoisonFlow` whose unit of work is the caller's MQI
+    one: the facade calls ``delivered()`` for each syncpoint get or put it passes to the
+    caller and ``committed()``/``backed_out()`` on MQCMIT/MQBACK, so a requeue joins the
+    caller's unit of work when it holds work and is committed on its own at once otherwise
+    (the CLIENT_ACKNOWLEDGE rule). A get without syncpoint is made under the facade's own
+    syncpoint and screened the same way. One difference, a mode of its own: committing on
+    its own, a REQUEUE_FAILED is backed out (the message stays; as ``LISTENER``) rather
+    than committed away.
+``STAGED`` (:class:`~.staged.StagedPoisonFlow`, the Spark runner)
+    no BackoutCount from the queue manager: the staging store counts each message's failed
+    batches, and the flow compares that count with BOTHRESH. The message is taken off
+    staging in a unit of work, requeued in it (the same rewrite and ``mqjms_failure_*``
+    properties) and committed; no queue took it: backed out and given back to its queue.
+
+Events and hooks: :meth:`requeue` only puts. A flow that commits the requeue at once logs
+``poison.moved`` (``dead_lettered``, ``discarded``, ``requeue_failed``) after the commit;
+one left in a unit of work the application may still roll back logs ``poison.move_pending``
+(``dead_letter_pending``, ``discard_pending``, ``requeue_pending``) and, when that unit of
+work ends, ``poison.moved`` etc. on commit or ``poison.requeue_backed_out`` on backout.
+Hooks (the handler's, then the flow's) run once, with the outcome that happened, after the
+unit of work was committed, or backed out for a listener's or a staged REQUEUE_FAILED; a
+requeue rolled back by the application runs none (the message is back on its queue, to be
+screened again).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -27,7 +61,15 @@ from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Context, Handle
 
 from . import rewrite
-from .attributes import AttributeCache, BackoutAttributes
+from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
+from .events import (
+    DeliveryStyle,
+    PoisonEvent,
+    PoisonHook,
+    PoisonOutcome,
+    completed_event_name,
+    pending_event_name,
+)
 from .failure import Failure
 
 log = get_logger("mqjms.backout")
@@ -35,35 +77,13 @@ log = get_logger("mqjms.backout")
 # A put to the cached BOQNAME failing with these re-inquires BOQNAME once (the queue may
 # have been deleted and BOQNAME altered since the attributes were cached).
 STALE_BACKOUT_QUEUE = frozenset({C.MQRC_UNKNOWN_OBJECT_NAME, C.MQRC_Q_DELETED})
-
-
-class Outcome(Enum):
-    """Where a poison message went. Every put was made in the caller's unit of work."""
-
-    MOVED = "moved"  # put to BOQNAME
-    DEAD_LETTERED = "dead_lettered"  # put to the queue manager's dead-letter queue
-    DISCARDED = "discarded"  # MQRO_DISCARD_MSG: nothing put; committing removes it
-    REQUEUE_FAILED = "requeue_failed"  # neither queue took it: the caller decides (seed 002)
-
-
-@dataclass(frozen=True, slots=True)
-class PoisonEvent:
-    """What hooks receive: the outcome and the message as it was received."""
-
-    outcome: Outcome
-    queue: str
-    destination: str  # the queue it went to, "" when discarded or not requeued
-    reason: int  # MQRC: 2362 for the threshold, or the reason a put failed
-    md: MQMD
-    data: bytes
-    failure: Failure | None
-
-
-PoisonHook = Callable[[PoisonEvent], None]
+APPL_NAME = "mqjms"  # PutApplName in the MQDLH of a dead-lettered poison message
 
 
 class PoisonHandler:
-    """Decides whether a message is poison and requeues it; shared by consumers and listeners."""
+    """Decides, routes and reports poison messages for every delivery style (see the
+    module docstring). One per connection factory or worker: it owns the attribute cache
+    and the hooks that run for every style."""
 
     def __init__(
         self,
@@ -72,6 +92,12 @@ class PoisonHandler:
     ) -> None:
         self.cache = cache or AttributeCache()
         self.hooks = list(hooks)
+
+    # ------------------------------------------------------------------ the decision
+    @staticmethod
+    def threshold_reached(backout_count: int, attrs: BackoutAttributes) -> bool:
+        """seed 002: poison when BackoutCount >= BOTHRESH; BOTHRESH 0 disables handling."""
+        return attrs.threshold > 0 and backout_count >= attrs.threshold
 
     def poison_attributes(
         self, conn: Connection, handle: Handle, md: MQMD, *, scope: object = None
@@ -85,31 +111,35 @@ class PoisonHandler:
         if md.BackoutCount <= 0:
             return None
         attrs = self.cache.get(conn, handle.resolved_name, scope=scope)
-        if attrs.threshold <= 0:  # seed 002: BOTHRESH 0 disables poison handling
-            return None
-        return attrs if md.BackoutCount >= attrs.threshold else None
+        return attrs if self.threshold_reached(md.BackoutCount, attrs) else None
 
+    # ------------------------------------------------------------------ the route
     def requeue(
         self,
         conn: Connection,
-        handle: Handle,
+        queue: str,
         md: MQMD,
         data: bytes,
         attrs: BackoutAttributes,
         *,
+        style: DeliveryStyle,
         failure: Failure | None = None,
         syncpoint: bool = True,
         scope: object = None,
     ) -> PoisonEvent:
-        """Move a poison message to BOQNAME, else dead-letter or discard it by its report
-        options. Puts are made under ``syncpoint`` (the caller's unit of work)."""
-        queue = handle.resolved_name
+        """Put a poison message got from ``queue`` (its underlying queue) to BOQNAME, else
+        dead-letter or discard it by its report options, under ``syncpoint``. Only puts:
+        the caller's flow ends the unit of work and reports (see the module docstring)."""
         moved_to, reason = self._move(conn, queue, md, data, attrs, failure, syncpoint, scope)
+
+        def event(outcome: PoisonOutcome, destination: str = "") -> PoisonEvent:
+            return PoisonEvent(outcome, queue, destination, reason, md, data, failure, style)
+
         if moved_to:
-            return self._done(Outcome.MOVED, queue, moved_to, reason, md, data, failure)
+            return event(PoisonOutcome.MOVED, moved_to)
         if md.Report & C.MQRO_DISCARD_MSG:
-            return self._done(Outcome.DISCARDED, queue, "", reason, md, data, failure)
-        dlq = self._dead_letter_queue(conn)
+            return event(PoisonOutcome.DISCARDED)
+        dlq = dead_letter_queue(conn)
         if dlq:
             dl_md, dl_data = rewrite.for_dead_letter_queue(
                 md,
@@ -117,7 +147,7 @@ class PoisonHandler:
                 reason=reason,
                 dest_queue=queue,
                 dest_qmgr=conn.qmgr_name,
-                appl_name="mqjms",
+                appl_name=APPL_NAME,
                 now=time.time(),
             )
             try:
@@ -129,7 +159,7 @@ class PoisonHandler:
                     context=Context.PASS_ALL,
                     new_msg_id=False,
                 )
-                return self._done(Outcome.DEAD_LETTERED, queue, dlq, reason, md, data, failure)
+                return event(PoisonOutcome.DEAD_LETTERED, dlq)
             except MQError as exc:
                 reason = exc.reason
                 log.warning(
@@ -141,7 +171,7 @@ class PoisonHandler:
                     reason=exc.reason_name,
                     detail=exc.detail,
                 )
-        return self._done(Outcome.REQUEUE_FAILED, queue, "", reason, md, data, failure)
+        return event(PoisonOutcome.REQUEUE_FAILED)
 
     def _move(
         self,
@@ -199,41 +229,68 @@ class PoisonHandler:
             log.warning("poison.attributes_refresh_failed", queue=queue, reason=exc.reason_name)
             return ""
 
-    @staticmethod
-    def _dead_letter_queue(conn: Connection) -> str:
-        """The queue manager's DEADQ now ("" when none is set): never cached, so an
-        ALTER QMGR DEADQ takes effect for the next poison message."""
-        try:
-            name = conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME])[C.MQCA_DEAD_LETTER_Q_NAME]
-        except MQError as exc:
-            log.warning("poison.dead_letter_queue_unknown", reason=exc.reason_name)
-            return ""
-        return str(name).strip()
-
-    def _done(
-        self,
-        outcome: Outcome,
-        queue: str,
-        destination: str,
-        reason: int,
-        md: MQMD,
-        data: bytes,
-        failure: Failure | None,
-    ) -> PoisonEvent:
-        event = PoisonEvent(outcome, queue, destination, reason, md, data, failure)
-        log_method = log.error if outcome is Outcome.REQUEUE_FAILED else log.warning
-        log_method(
-            f"poison.{outcome.value}",
-            queue=queue,
-            msg_id=md.MsgId.hex(),
-            backout_count=md.BackoutCount,
-            destination=destination or None,
-            reason=MQError(C.MQCC_FAILED, reason).reason_name,
-            exception_type=failure.exception_type if failure else None,
+    # ------------------------------------------------------------------ the report
+    def pending(self, event: PoisonEvent, **context: Any) -> None:
+        """The requeue waits in a unit of work the application may still end either way."""
+        warn = event.outcome is PoisonOutcome.REQUEUE_FAILED
+        detail = (
+            "committing discards the message; rolling back returns it to the queue"
+            if warn
+            else "completed when the unit of work is committed"
         )
-        for hook in self.hooks:
+        (log.warning if warn else log.info)(
+            pending_event_name(event.outcome), **_fields(event, context), detail=detail
+        )
+
+    def completed(
+        self,
+        event: PoisonEvent,
+        hooks: Iterable[PoisonHook | None] = (),
+        **context: Any,
+    ) -> PoisonEvent:
+        """The requeue's unit of work has ended with ``event``'s outcome: log it, then run
+        the handler's hooks and ``hooks``. Returns the event the hooks saw."""
+        fields = _fields(event, context)
+        failed = event.outcome is PoisonOutcome.REQUEUE_FAILED
+        if failed:
+            fields["returned_to_queue"] = event.returned_to_queue
+        (log.error if failed else log.warning)(completed_event_name(event.outcome), **fields)
+        for hook in (*self.hooks, *hooks):
+            if hook is None:
+                continue
             try:
                 hook(event)
-            except Exception as exc:  # a hook must not turn a handled message into a lost one
-                log.error("poison.hook_failed", hook=repr(hook), error=repr(exc))
+            except Exception as exc:  # a hook must not undo a finished unit of work
+                log.error(
+                    "poison.hook_failed",
+                    **{**context, "queue": event.queue, "msg_id": event.md.MsgId.hex()},
+                    hook=repr(hook),
+                    error=repr(exc),
+                    exc_info=exc,
+                )
         return event
+
+    def backed_out(self, event: PoisonEvent, **context: Any) -> None:
+        """A pending requeue was rolled back: the message is on its input queue again."""
+        log.info(
+            "poison.requeue_backed_out", **_fields(event, context), outcome=event.outcome.value
+        )
+
+    @staticmethod
+    def returned(event: PoisonEvent) -> PoisonEvent:
+        """``event`` after a backout put its message back on the input queue."""
+        return dataclasses.replace(event, returned_to_queue=True)
+
+
+def _fields(event: PoisonEvent, context: dict[str, Any]) -> dict[str, Any]:
+    md, failure = event.md, event.failure
+    return {
+        **context,
+        "queue": event.queue,
+        "msg_id": md.MsgId.hex(),
+        "backout_count": md.BackoutCount,
+        "destination": event.destination or None,
+        "reason": MQError(C.MQCC_FAILED, event.reason).reason_name,
+        "exception_type": failure.exception_type if failure else None,
+        "style": event.style.value,
+    }

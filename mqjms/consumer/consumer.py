@@ -1,4 +1,5 @@
-"""MessageConsumer: synchronous receive with IBM MQ classes for JMS poison handling."""
+"""MessageConsumer: synchronous receive; poison messages are screened by the session's
+flow (:class:`mqjms.backout.SynchronousPoisonFlow`)."""
 
 from __future__ import annotations
 
@@ -51,13 +52,13 @@ class MessageConsumer:
         body = message.body
         if not isinstance(body, kind) and not (body is None and isinstance(message, TextMessage)):
             if self.session.auto_acknowledges:
-                self.session.mq.backout()
+                self.session.end_unit_of_work(commit=False)
             raise MessageFormatException(
                 f"message {message.jms_message_id} has a {type(message).__name__} body, "
                 f"not {kind.__name__}"
             )
         if self.session.auto_acknowledges:
-            self.session.mq.commit()
+            self.session.end_unit_of_work(commit=True)
         return body
 
     def _receive(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
@@ -74,18 +75,14 @@ class MessageConsumer:
                 return None
             md, data = got
             try:
-                scope = session.poison_scope
-                attrs = session.poison.poison_attributes(mq, handle, md, scope=scope)
-                if attrs is not None:
-                    event = session.poison.requeue(mq, handle, md, data, attrs, scope=scope)
-                    session.after_poison(event)
-                    continue
+                if session.poison_flow.screen(handle, md, data) is not None:
+                    continue  # requeued (seed 002): never delivered; get the next one
                 message = to_message(md, data, self.queue.name)
             except BaseException:
                 # The message must stay on its queue: an auto-acknowledge session would
                 # otherwise commit it away with the next receive.
                 if session.auto_acknowledges:
-                    mq.backout()
+                    session.end_unit_of_work(commit=False)
                 raise
             log.debug(
                 "message.delivered",
@@ -95,10 +92,10 @@ class MessageConsumer:
             )
             if session.auto_acknowledges:
                 if acknowledge:
-                    mq.commit()
+                    session.end_unit_of_work(commit=True)
             elif not session.transacted:
                 message._acknowledge = session.acknowledge
-                session.delivered()
+            session.delivered()
             return message
 
     def close(self) -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mqjms.backout import Outcome, PoisonEvent
-from mqjms.logs import get_logger
+from mqjms.backout import SynchronousPoisonFlow, UnitOfWorkMode
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
 from .errors import IllegalStateException
@@ -16,8 +15,6 @@ if TYPE_CHECKING:
     from .factory import Connection, ConnectionFactory
     from .producer import MessageProducer
 
-log = get_logger("mqjms.consumer")
-
 
 class Session:
     """A JMS session. Not thread-safe, as in JMS: use one per thread.
@@ -26,6 +23,10 @@ class Session:
     :meth:`commit`/:meth:`rollback`; AUTO and DUPS_OK commit as :meth:`receive` returns;
     CLIENT_ACKNOWLEDGE commits on ``message.acknowledge()`` and backs out on
     :meth:`recover`. A rollback or recover raises BackoutCount of each message by one.
+
+    Poison messages are screened by the session's :attr:`poison_flow` (seed 002 for
+    synchronous receivers: :class:`~mqjms.backout.SynchronousPoisonFlow`), which every
+    end of a unit of work is reported to.
     """
 
     def __init__(
@@ -40,11 +41,13 @@ class Session:
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
         self.mq = factory.connect_transport()
-        self.poison = factory.poison
-        # What cached BOTHRESH/BOQNAME belong to: the JMS connection (else this session's).
-        self.poison_scope: object = connection if connection is not None else self.mq
-        # CLIENT_ACKNOWLEDGE: messages delivered since the last acknowledge or recover.
-        self._unacknowledged = 0
+        # Cached BOTHRESH/BOQNAME belong to the JMS connection (else this session's).
+        self.poison_flow = SynchronousPoisonFlow(
+            factory.poison,
+            self.mq,
+            mode=_unit_of_work_mode(transacted, ack_mode),
+            scope=connection if connection is not None else self.mq,
+        )
         self._closed = False
         self._children: list[MessageConsumer | MessageProducer] = []
 
@@ -74,61 +77,39 @@ class Session:
         self._check()
         if not self.transacted:
             raise IllegalStateException("commit() needs a transacted session")
-        self.mq.commit()
+        self.end_unit_of_work(commit=True)
 
     def rollback(self) -> None:
         self._check()
         if not self.transacted:
             raise IllegalStateException("rollback() needs a transacted session")
-        self.mq.backout()
+        self.end_unit_of_work(commit=False)
 
     def recover(self) -> None:
         """Redeliver every unacknowledged message (BackoutCount + 1 each)."""
         self._check()
         if self.transacted:
             raise IllegalStateException("recover() is for non-transacted sessions; use rollback()")
-        self.mq.backout()
-        self._unacknowledged = 0
+        self.end_unit_of_work(commit=False)
 
     def acknowledge(self) -> None:
         """CLIENT_ACKNOWLEDGE: acknowledge every message received so far."""
         self._check()
         if self.ack_mode == CLIENT_ACKNOWLEDGE:
-            self.mq.commit()
-            self._unacknowledged = 0
+            self.end_unit_of_work(commit=True)
 
     def delivered(self) -> None:
         """A message was handed to the application (counted until it is acknowledged)."""
-        if self.ack_mode == CLIENT_ACKNOWLEDGE:
-            self._unacknowledged += 1
+        self.poison_flow.delivered()
 
-    def after_poison(self, event: PoisonEvent) -> None:
-        """Finish a poison requeue as seed 002 says for synchronous receivers.
-
-        The requeue was made in the unit of work active at the get. A transacted session
-        keeps it there: its commit completes the move, or discards the message when no
-        queue took it; its rollback returns the message to the input queue.
-
-        A non-transacted session completes it now (seed 002: "If the receiving
-        application has created a non-transacted JMS context or session, the message is
-        discarded"): AUTO and DUPS_OK always; CLIENT_ACKNOWLEDGE when the session holds no
-        other unacknowledged message, since the application never received this one and
-        could otherwise bring it back to the input queue by closing or recovering. With
-        unacknowledged messages the requeue stays with them, in their unit of work: the
-        next acknowledge completes it, a recover or close returns the message to the
-        input queue (with BackoutCount + 1) to be requeued again.
-        """
-        if self.auto_acknowledges or (
-            self.ack_mode == CLIENT_ACKNOWLEDGE and self._unacknowledged == 0
-        ):
+    def end_unit_of_work(self, *, commit: bool) -> None:
+        """MQCMIT or MQBACK, reported to the poison flow (its pending requeues end too)."""
+        if commit:
             self.mq.commit()
-        elif event.outcome is Outcome.REQUEUE_FAILED:
-            log.warning(
-                "poison.requeue_pending",
-                queue=event.queue,
-                msg_id=event.md.MsgId.hex(),
-                detail="committing discards the message; rolling back returns it to the queue",
-            )
+            self.poison_flow.committed()
+        else:
+            self.mq.backout()
+            self.poison_flow.backed_out()
 
     # ------------------------------------------------------------------ lifecycle
     def _check(self) -> None:
@@ -140,12 +121,23 @@ class Session:
         if self._closed:
             return
         self._closed = True
-        for child in self._children:
-            child.close()
-        self.mq.disconnect()
+        try:
+            for child in self._children:
+                child.close()
+            self.mq.disconnect()  # backs out what was not committed or acknowledged
+        finally:
+            self.poison_flow.backed_out()
 
     def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _unit_of_work_mode(transacted: bool, ack_mode: int) -> UnitOfWorkMode:
+    if transacted:
+        return UnitOfWorkMode.TRANSACTED
+    if ack_mode == CLIENT_ACKNOWLEDGE:
+        return UnitOfWorkMode.CLIENT_ACKNOWLEDGE
+    return UnitOfWorkMode.AUTO_ACKNOWLEDGE  # AUTO_ACKNOWLEDGE and DUPS_OK_ACKNOWLEDGE

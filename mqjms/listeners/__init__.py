@@ -1,7 +1,8 @@
 """Asynchronous listeners and the Worker service that runs them (seed 002, asynchronous
 applications): ``app = Worker(url)``, ``@app.listener(queue)``, ``app.run()``."""
 
-from .failures import FailureMemory
+from mqjms.backout import FailureMemory
+
 from .listener import Listener
 from .runner import AppLoadError, load_app, run
 from .stats import WorkerStats

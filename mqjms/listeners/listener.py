@@ -11,14 +11,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqjms.backout import PoisonEvent
+from mqjms.backout import PoisonHook
 from mqjms.consumer.message import Message, Queue
 from mqjms.mq.md import MQMD
 
 from .reconnect import WaitStrategy, wait_seconds
 
 ListenerFunction = Callable[[Message], None] | Callable[[Message], Awaitable[None]]
-PoisonCallback = Callable[[PoisonEvent], None]
+PoisonCallback = PoisonHook  # on_poison and Worker(poison_hooks=...)
 #: ``retry_wait``: a tenacity wait strategy (``tenacity.wait_exponential(...)``), or seconds.
 RetryWait = WaitStrategy | float
 

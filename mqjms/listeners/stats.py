@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field, fields
 
-from mqjms.backout import Outcome
+from mqjms.backout import PoisonOutcome
 
 
 @dataclass
@@ -26,7 +26,7 @@ class WorkerStats:
         with self._lock:
             setattr(self, name, getattr(self, name) + n)
 
-    def add_outcome(self, outcome: Outcome) -> None:
+    def add_outcome(self, outcome: PoisonOutcome) -> None:
         self.add(outcome.value)
 
     def snapshot(self) -> dict[str, int]:

@@ -11,7 +11,8 @@
     app.run()  # or ``mqjms run myservice:app``; app.start() / app.stop() to embed it
 
 Each concurrent consumer is a thread with its own connection, so each message has its
-own unit of work (see :mod:`.consumer` for what happens to one message). ``async def``
+own unit of work (see :mod:`.thread` for what happens to one message, and
+:mod:`mqjms.backout.listener` for seed 002's part). ``async def``
 listeners run on one event loop owned by the worker; their consumer threads still do
 the MQ work.
 
@@ -40,19 +41,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from mqjms import transport
-from mqjms.backout import PoisonHandler
+from mqjms.backout import FailureMemory, PoisonHandler
 from mqjms.consumer.message import Queue
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.transport.url import redact, resolve_url
 
 from . import signals
-from .consumer import Connector, ListenerConsumer, Runtime
 from .eventloop import EventLoopThread
-from .failures import FailureMemory
 from .listener import Listener, PoisonCallback, RetryWait
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .stats import WorkerStats
+from .thread import Connector, ListenerThread, Runtime
 
 log = get_logger("mqjms.listeners")
 
@@ -86,8 +86,9 @@ class Worker:
         self.poison_hooks: list[PoisonCallback] = list(poison_hooks)
         self.reconnect_wait: WaitStrategy = reconnect_wait or DEFAULT_RECONNECT_WAIT
         self.listeners: list[Listener] = []
-        # Hooks run after a poison message's unit of work has ended (so they see where it
-        # really went), by the consumers rather than by the handler.
+        # poison_hooks run after a poison message's unit of work has ended (so they see
+        # where it really went): each listener thread's flow runs them, after this
+        # handler's own hooks.
         self.poison = PoisonHandler()
         self.failures = FailureMemory()
         self.stats = WorkerStats()
@@ -95,7 +96,7 @@ class Worker:
         self.connector: Connector = transport.connect
         self._on_start: list[Hook] = []
         self._on_stop: list[Hook] = []
-        self._consumers: list[ListenerConsumer] = []
+        self._consumers: list[ListenerThread] = []
         self._loop: EventLoopThread | None = None
         self._stopping = threading.Event()
         self._force = threading.Event()
@@ -134,8 +135,13 @@ class Worker:
         def register(fn: F) -> F:
             self.add_listener(
                 Listener.create(
-                    fn, queue, concurrency=concurrency, transacted=transacted,
-                    retry_wait=retry_wait, move_on=move_on, on_poison=on_poison,
+                    fn,
+                    queue,
+                    concurrency=concurrency,
+                    transacted=transacted,
+                    retry_wait=retry_wait,
+                    move_on=move_on,
+                    on_poison=on_poison,
                 )
             )
             return fn
@@ -191,14 +197,21 @@ class Worker:
                 self._loop = EventLoopThread()
                 self._loop.start()
             runtime = Runtime(
-                url=url, appl_name=self.appl_name, connector=self.connector, poison=self.poison,
-                failures=self.failures, stats=self.stats, stopping=self._stopping,
-                loop=self._loop, poison_hooks=tuple(self.poison_hooks),
-                reconnect_wait=self.reconnect_wait, get_wait=self.get_wait,
+                url=url,
+                appl_name=self.appl_name,
+                connector=self.connector,
+                poison=self.poison,
+                failures=self.failures,
+                stats=self.stats,
+                stopping=self._stopping,
+                loop=self._loop,
+                poison_hooks=tuple(self.poison_hooks),
+                reconnect_wait=self.reconnect_wait,
+                get_wait=self.get_wait,
                 on_fatal=self._consumer_failed,
             )
             self._consumers = [
-                ListenerConsumer(lst, index, runtime)
+                ListenerThread(lst, index, runtime)
                 for lst in self.listeners
                 for index in range(lst.concurrency)
             ]
@@ -212,7 +225,9 @@ class Worker:
             self.stop()
             raise fatal
         log.info(
-            "worker.started", url=redact(url), consumers=len(self._consumers),
+            "worker.started",
+            url=redact(url),
+            consumers=len(self._consumers),
             listeners={lst.name: lst.queue for lst in self.listeners},
         )
 
@@ -250,15 +265,20 @@ class Worker:
         abandoned = [(c, md) for c in late if (md := c.abort()) is not None]
         if abandoned:
             log.error(
-                "worker.shutdown_deadline_exceeded", in_flight=len(abandoned), timeout=timeout,
+                "worker.shutdown_deadline_exceeded",
+                in_flight=len(abandoned),
+                timeout=timeout,
                 queues=sorted({c.listener.queue for c, _ in abandoned}),
             )
             for consumer, md in abandoned:
                 self.stats.add("backed_out")
                 log.warning(
-                    "message.backed_out", queue=consumer.listener.queue,
-                    listener=consumer.listener.name, msg_id=md.MsgId.hex(),
-                    backout_count=md.BackoutCount, reason="shutdown deadline exceeded",
+                    "message.backed_out",
+                    queue=consumer.listener.queue,
+                    listener=consumer.listener.name,
+                    msg_id=md.MsgId.hex(),
+                    backout_count=md.BackoutCount,
+                    reason="shutdown deadline exceeded",
                 )
         grace = time.monotonic() + STOP_GRACE + self.get_wait
         for consumer in late:
@@ -315,7 +335,7 @@ class Worker:
             log.info("worker.signal", signal=name)
             self._stopping.set()
 
-    def _consumer_failed(self, consumer: ListenerConsumer, exc: BaseException) -> None:
+    def _consumer_failed(self, consumer: ListenerThread, exc: BaseException) -> None:
         if self._fatal is None:
             self._fatal = exc
         self._stopping.set()

@@ -47,11 +47,11 @@ def plan(
     if failed_before and found:
         _isolate(staging, lo, hi, found, failed_before)
         return [], moves
-    threshold = poison.thresholds(handler, conn, handle).threshold
-    if threshold > 0 and any(m.backout >= threshold for m in found):
+    attrs = poison.thresholds(handler, conn, handle)
+    if any(handler.threshold_reached(m.backout, attrs) for m in found):
         keep: list[Meta] = []
         for meta in found:
-            if meta.backout >= threshold:
+            if handler.threshold_reached(meta.backout, attrs):
                 event = move_staged(staging, handler, conn, handle, meta.seq, failed_before)
                 if event is not None:
                     moves.append(event)

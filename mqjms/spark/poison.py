@@ -1,16 +1,26 @@
 """Moving a staged message that reached BOTHRESH: seed 002's move, from staging.
 
-The one place the Spark integration moves messages, so that it can switch to the backout
-component's delivery-style seam when that lands. It uses :class:`mqjms.backout.PoisonHandler`
-as the Worker does: BOQNAME with seed 002's rewrite (RFH2 added, MQMD reset, remaining
-expiry) and the ``mqjms_failure_*`` properties; else the dead-letter queue or a discard by
-the report options. When no queue takes it, the message goes back to its input queue
-(seed 002 for listeners), never lost.
+The one place the Spark integration moves messages. Seed 002 itself is the backout
+component's ``STAGED`` delivery style (:class:`mqjms.backout.StagedPoisonFlow`): BOQNAME with
+seed 002's rewrite (RFH2 added, MQMD reset, remaining expiry) and the ``mqjms_failure_*``
+properties; else the dead-letter queue or a discard by the report options. When no queue
+takes it, the message goes back to its input queue (seed 002 for listeners), never lost.
+What is Spark's here: taking the message off staging, and a move a crash interrupted.
 """
 
 from __future__ import annotations
 
-from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
+from collections.abc import Sequence
+
+from mqjms.backout import (
+    BackoutAttributes,
+    Failure,
+    PoisonEvent,
+    PoisonHandler,
+    PoisonHook,
+    PoisonOutcome,
+    StagedPoisonFlow,
+)
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -45,8 +55,10 @@ def move(
     staging: Staging,
     seq: int,
     failure: Failure,
+    hooks: Sequence[PoisonHook | None] = (),
 ) -> PoisonEvent | None:
-    """Move the staged message ``seq`` as seed 002 says; None when it is not staged."""
+    """Move the staged message ``seq`` as seed 002 says, then run ``hooks``; None when it
+    is not staged."""
     if (
         isinstance(staging, LogStaging)
         and staging.was_moving(seq)
@@ -58,16 +70,17 @@ def move(
     if got is None:
         return None
     md, data = got
-    attrs = thresholds(handler, conn, handle)
-    event = handler.requeue(conn, handle, md, data, attrs, failure=failure, syncpoint=True)
-    if event.outcome is Outcome.REQUEUE_FAILED:
-        conn.backout()  # a reserved message is available on its queue again
+
+    def give_back() -> None:  # after the backout a reserved message is on its queue again
         if isinstance(staging, LogStaging):
             conn.put(handle.name, md, data, context=Context.PASS_ALL, new_msg_id=False)
             staging.taken(seq)
+
+    flow = StagedPoisonFlow(handler, hooks)
+    event = flow.requeue(conn, handle.resolved_name, md, data, failure, give_back=give_back)
+    if event.outcome is PoisonOutcome.REQUEUE_FAILED:
         log.error("spark.poison_returned", queue=staging.queue, msg_id=md.MsgId.hex(), seq=seq)
         return event
-    conn.commit()
     staging.taken(seq)
     return event
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mqjms.backout import Failure, PoisonEvent, PoisonHandler
+from mqjms.backout import BackoutAttributes, Failure, PoisonHandler
 from mqjms.consumer.message import to_message
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -50,7 +50,7 @@ MAX_RESTARTS = 20  # failed batches in a row before run() gives up
 
 
 @dataclass(frozen=True)
-class Outcome:
+class FailedDelivery:
     """A message whose listener raised, as a task reports it to the driver."""
 
     seq: int
@@ -120,20 +120,20 @@ class ListenerBatch:
         rows = frame.select("seq", "mqmd", "raw").rdd.mapPartitions(
             lambda part: process_partition(listener, url, part)
         )
-        failed = [Outcome(*values) for values in rows.collect()]
+        failed = [FailedDelivery(*values) for values in rows.collect()]
         if failed:
             self._settle(failed, batch_id)
 
-    def _settle(self, failed: list[Outcome], batch_id: int) -> None:
+    def _settle(self, failed: list[FailedDelivery], batch_id: int) -> None:
         """Count each failure as a backout in staging; move what reached BOTHRESH."""
         conn = connect(self.options.url, "mqjms-spark-driver")
         try:
             handle = conn.open(self.options.queue, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
             staging = self.options.open_staging(conn)
             try:
-                threshold = poison.thresholds(self.handler, conn, handle).threshold
-                for outcome in failed:
-                    self._settle_one(conn, handle, staging, outcome, threshold, batch_id)
+                attrs = poison.thresholds(self.handler, conn, handle)
+                for delivery in failed:
+                    self._settle_one(conn, handle, staging, delivery, attrs, batch_id)
             finally:
                 staging.close()
         finally:
@@ -144,15 +144,15 @@ class ListenerBatch:
         conn: Any,
         handle: Any,
         staging: Any,
-        outcome: Outcome,
-        threshold: int,
+        delivery: FailedDelivery,
+        attrs: BackoutAttributes,
         batch_id: int,
     ) -> None:
         failure = Failure(
-            outcome.exception_type, outcome.message, self.listener.name, self.listener.queue
+            delivery.exception_type, delivery.message, self.listener.name, self.listener.queue
         )
-        staging.ledger.remember_failure(bytes.fromhex(outcome.msg_id), failure)
-        new = staging.renumber([outcome.seq], staging.ledger.new_tag(), 1)
+        staging.ledger.remember_failure(bytes.fromhex(delivery.msg_id), failure)
+        new = staging.renumber([delivery.seq], staging.ledger.new_tag(), 1)
         if not new:
             return  # settled before this replay of the batch
         staging.ledger.extend_target(new)
@@ -162,25 +162,15 @@ class ListenerBatch:
             "message.backed_out",
             queue=self.listener.queue,
             listener=self.listener.name,
-            msg_id=outcome.msg_id,
+            msg_id=delivery.msg_id,
             backout_count=count,
-            exception_type=outcome.exception_type,
-            reason=outcome.message,
+            exception_type=delivery.exception_type,
+            reason=delivery.message,
             batch=batch_id,
         )
-        if outcome.move_on or (threshold > 0 and count >= threshold):
-            event = poison.move(self.handler, conn, handle, staging, new[0], failure)
-            if event is not None:
-                self._call_hooks(event)
-
-    def _call_hooks(self, event: PoisonEvent) -> None:
-        for hook in (*self.hooks, self.listener.on_poison):
-            if hook is None:
-                continue
-            try:
-                hook(event)
-            except Exception as exc:  # a hook must not undo a finished move
-                log.error("poison.hook_failed", hook=repr(hook), error=repr(exc))
+        if delivery.move_on or self.handler.threshold_reached(count, attrs):
+            hooks = (*self.hooks, self.listener.on_poison)
+            poison.move(self.handler, conn, handle, staging, new[0], failure, hooks)
 
 
 def run_on_spark(

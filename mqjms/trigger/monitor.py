@@ -399,10 +399,10 @@ class TriggerMonitor:
         self._reject(conn, request.md, request.data, feedback, tm.QName)
 
     def _reject(self, conn: Connection, md: MQMD, data: bytes, feedback: int, queue: str) -> None:
-        outcome = reject(conn, md, data, feedback=feedback, initq=self.initq, queue=queue)
-        if outcome.dead_letter_queue:
+        rejection = reject(conn, md, data, feedback=feedback, initq=self.initq, queue=queue)
+        if rejection.dead_letter_queue:
             self.stats.add("dead_lettered")
-        if outcome.report_queue:
+        if rejection.report_queue:
             self.stats.add("reported")
 
     def _duplicate(self, tm: MQTM, reason: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from mqjms.backout.attributes import dead_letter_queue
 from mqjms.backout.rewrite import for_dead_letter_queue
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -25,8 +26,8 @@ APPL_NAME = "mqjms trigger-monitor"
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    """Where the trigger message and its report went."""
+class Rejection:
+    """Where a rejected trigger message and its report went."""
 
     dead_letter_queue: str  # "" when it was not dead-lettered
     report_queue: str  # "" when no report was sent
@@ -62,19 +63,9 @@ def exception_report(md: MQMD, data: bytes, feedback: int) -> tuple[MQMD, bytes]
     return report, body
 
 
-def dead_letter_queue(conn: Connection) -> str:
-    """The queue manager's DEADQ, or "" when it has none or it cannot be inquired."""
-    try:
-        value = conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]).get(C.MQCA_DEAD_LETTER_Q_NAME, "")
-    except MQError as exc:
-        log.warning("trigger.dead_letter_queue_unknown", reason=exc.reason_name, detail=exc.detail)
-        return ""
-    return str(value).strip()
-
-
 def reject(
     conn: Connection, md: MQMD, data: bytes, *, feedback: int, initq: str, queue: str = ""
-) -> Outcome:
+) -> Rejection:
     """Report and dead-letter (or discard) the trigger message ``md``/``data`` got from
     ``initq``, under syncpoint: the caller commits. ``queue`` is its application queue,
     for the log."""
@@ -99,8 +90,8 @@ def reject(
         log.warning(
             "trigger.discarded", queue=queue or None, feedback=feedback, reason="MQRO_DISCARD_MSG"
         )
-        return Outcome("", report_queue, True)
-    dlq = dead_letter_queue(conn)
+        return Rejection("", report_queue, True)
+    dlq = dead_letter_queue(conn, needed_by="trigger")
     if dlq:
         dl_md, dl_data = for_dead_letter_queue(
             md,
@@ -122,7 +113,7 @@ def reject(
                 dead_letter_queue=dlq,
                 feedback=feedback,
             )
-            return Outcome(dlq, report_queue, False)
+            return Rejection(dlq, report_queue, False)
         except MQError as exc:
             log.error(
                 "trigger.dead_letter_failed",
@@ -139,4 +130,4 @@ def reject(
         feedback=feedback,
         reason="no dead-letter queue took the trigger message",
     )
-    return Outcome("", report_queue, True)
+    return Rejection("", report_queue, True)

@@ -1,16 +1,16 @@
-"""A listener consumer: one thread with its own connection, hence its own unit of work.
+"""A listener thread: consumes one queue for one listener, with its own connection, hence
+its own unit of work. It is plumbing: what seed 002 says about a message is decided by its
+:class:`~mqjms.backout.ListenerPoisonFlow`.
 
-Per message (seed 002, "Processing poison messages for asynchronous applications"):
+Per message:
 
 1. MQGET under syncpoint, with a short wait so that a stop request is noticed.
-2. Poison check *before* delivery. A poison message is never delivered: it is requeued
-   (BOQNAME, else the dead-letter queue or discarded, by its report options) and the
-   unit of work is committed at once, so the requeue takes place outside any unit of
-   work of message delivery. When no queue takes it, the unit of work is backed out:
-   the message returns to the input queue.
+2. The flow screens it *before* delivery: a poison message is never delivered (requeued
+   outside any unit of work of delivery, see :mod:`mqjms.backout.listener`).
 3. Otherwise the listener function is called. It returns: commit. It raises: after the
-   listener's ``retry_wait``, back out (BackoutCount + 1, redelivered by the queue
-   manager); a ``move_on`` exception requeues it as poison at once instead.
+   flow's retry delay (the listener's ``retry_wait``), back out (BackoutCount + 1,
+   redelivered by the queue manager); a ``move_on`` exception is requeued by the flow
+   at once instead.
 
 A message with BackoutCount > 0 is processed alone, apart from the queue's other
 consumers (see :mod:`.isolation`), so that a crash counts only against it.
@@ -31,7 +31,13 @@ from typing import Any
 
 import tenacity
 
-from mqjms.backout import BackoutAttributes, Failure, Outcome, PoisonEvent, PoisonHandler
+from mqjms.backout import (
+    FailureMemory,
+    ListenerPoisonFlow,
+    PoisonEvent,
+    PoisonHandler,
+    PoisonOutcome,
+)
 from mqjms.consumer.message import Message, to_message
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -40,7 +46,6 @@ from mqjms.mq.md import MQMD
 from mqjms.transport.base import Connection, Handle, commit_and_get
 
 from .eventloop import EventLoopThread
-from .failures import FailureMemory
 from .isolation import SuspectGate, SuspectGates
 from .listener import Listener, PoisonCallback
 from .reconnect import (
@@ -60,7 +65,7 @@ OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
 
 @dataclass(frozen=True, slots=True)
 class Runtime:
-    """What every consumer of one running worker shares."""
+    """What every listener thread of one running worker shares."""
 
     url: str = field(repr=False)  # may carry a password
     appl_name: str | None
@@ -73,15 +78,15 @@ class Runtime:
     poison_hooks: Sequence[PoisonCallback]
     reconnect_wait: WaitStrategy
     get_wait: float
-    on_fatal: Callable[[ListenerConsumer, BaseException], None]
+    on_fatal: Callable[[ListenerThread, BaseException], None]
     suspects: SuspectGates = field(default_factory=SuspectGates)
 
 
 class Abandoned(Exception):
-    """The in-flight message was backed out by a shutdown deadline: the consumer ends."""
+    """The in-flight message was backed out by a shutdown deadline: the thread ends."""
 
 
-class ListenerConsumer:
+class ListenerThread:
     """Consumes one queue for one listener on a thread of its own."""
 
     def __init__(self, listener: Listener, index: int, runtime: Runtime) -> None:
@@ -98,6 +103,10 @@ class ListenerConsumer:
         self._handle: Handle | None = None
         self._errors = 0  # consecutive losses or errors before a get succeeded: backoff
         self._requeue_failures = 0  # consecutive poison requeues that no queue took
+        # The worker's counters first, then its hooks, then the listener's on_poison.
+        self.poison = ListenerPoisonFlow(
+            runtime.poison, listener, runtime.failures, (self._count, *runtime.poison_hooks)
+        )
         self._message_errors = 0  # consecutive worker errors while handling messages
         # A message whose listener returned: committed with the get of the next one.
         self._done: MQMD | None = None
@@ -284,7 +293,7 @@ class ListenerConsumer:
                 gate.leave(self)
 
     def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> None:
-        """The queue is serial: get and process one message in this consumer's turn (none
+        """The queue is serial: get and process one message in this thread's turn (none
         when the queue turns concurrent or the worker stops while it waits)."""
         with gate.turn(self, self.rt.stopping) as mine:
             if not mine:
@@ -311,7 +320,7 @@ class ListenerConsumer:
 
     def _committed(self, md: MQMD) -> None:
         self.rt.stats.add("committed")
-        self.rt.failures.forget(md.MsgId)
+        self.poison.committed(md)
         self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
 
     def _process(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
@@ -360,39 +369,24 @@ class ListenerConsumer:
         self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._message_errors))
 
     def _process_one(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
-        rt, listener = self.rt, self.listener
-        attrs = rt.poison.poison_attributes(conn, handle, md)
-        if attrs is not None:
-            # seed 002 async: a poison message is requeued without being delivered, in a
-            # unit of work of its own (outside any unit of work of message delivery).
-            self._requeue(conn, handle, md, data, attrs, rt.failures.pop(md.MsgId))
+        event = self.poison.screen(conn, handle, md, data)
+        if event is not None:
+            self._requeued(event)
             return
         # lazy: a listener that reads only the body never maps the jms and usr folders
-        message = to_message(md, data, listener.queue, lazy=True)
-        rt.stats.add("delivered")
+        message = to_message(md, data, self.listener.queue, lazy=True)
+        self.rt.stats.add("delivered")
         self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
         error = self._deliver(message, md)
         if error is None:
-            self._done = md  # committed by the next get, or when the consumer stops
+            self._done = md  # committed by the next get, or when the thread stops
             return
-        failure = Failure.from_exception(error, listener.name, listener.queue)
-        if listener.moves_on(error):
-            # move_on: skip the remaining attempts; the listener holds no resources of
-            # this unit of work, so the requeue is made in it, exactly as a poison one.
-            log.warning(
-                "message.moving_on",
-                **self._ctx,
-                msg_id=md.MsgId.hex(),
-                backout_count=md.BackoutCount,
-                exception_type=failure.exception_type,
-                reason=failure.message,
-            )
-            attrs = rt.poison.cache.get(conn, handle.resolved_name)
-            self._requeue(conn, handle, md, data, attrs, failure)
+        failure, event = self.poison.failed(conn, handle, md, data, error)
+        if event is not None:
+            self._requeued(event)
             return
-        rt.failures.remember(md.MsgId, failure)
         conn.backout()
-        rt.stats.add("backed_out")
+        self.rt.stats.add("backed_out")
         log.warning(
             "message.backed_out",
             **self._ctx,
@@ -414,8 +408,8 @@ class ListenerConsumer:
                 self._call(message)
             except BaseException as exc:  # any failure of the listener rolls the message back
                 error = exc
-            if error is not None and not self.listener.moves_on(error):
-                delay = self._retry_delay(md, error)
+            if error is not None:
+                delay = self.poison.retry_delay(md, error)
                 if delay > 0:
                     self.rt.stopping.wait(delay)
         finally:
@@ -445,55 +439,17 @@ class ListenerConsumer:
                 future.cancel()
         future.result()
 
-    def _retry_delay(self, md: MQMD, error: BaseException) -> float:
-        try:
-            return self.listener.retry_delay(md, error)
-        except Exception as exc:  # a broken wait strategy must not lose the rollback
-            log.error("listener.retry_wait_failed", **self._ctx, error=repr(exc))
-            return 0.0
-
-    def _requeue(
-        self,
-        conn: Connection,
-        handle: Handle,
-        md: MQMD,
-        data: bytes,
-        attrs: BackoutAttributes,
-        failure: Failure | None,
-    ) -> None:
-        rt = self.rt
-        event = rt.poison.requeue(conn, handle, md, data, attrs, failure=failure, syncpoint=True)
-        if event.outcome is Outcome.REQUEUE_FAILED:
-            # seed 002 async: "If the attempt to put the message to the dead letter queue
-            # fails for some reason, the IBM MQ classes for JMS returns the message to the
-            # input queue."
-            conn.backout()
-            if failure is not None:
-                rt.failures.remember(md.MsgId, failure)
-            self._requeue_failures += 1
-        else:
-            conn.commit()
-            self._requeue_failures = 0
-        rt.stats.add_outcome(event.outcome)
-        self._call_hooks(event)
-        if self._requeue_failures:
+    def _requeued(self, event: PoisonEvent) -> None:
+        """The flow requeued a message (its unit of work has ended)."""
+        if event.outcome is PoisonOutcome.REQUEUE_FAILED:
             # It comes straight back; do not spin on it while no queue will take it.
-            rt.stopping.wait(wait_seconds(rt.reconnect_wait, self._requeue_failures))
+            self._requeue_failures += 1
+            self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._requeue_failures))
+        else:
+            self._requeue_failures = 0
 
-    def _call_hooks(self, event: PoisonEvent) -> None:
-        for hook in (*self.rt.poison_hooks, self.listener.on_poison):
-            if hook is None:
-                continue
-            try:
-                hook(event)
-            except Exception as exc:  # a hook must not undo a finished unit of work
-                log.error(
-                    "poison.hook_failed",
-                    **self._ctx,
-                    hook=repr(hook),
-                    error=repr(exc),
-                    exc_info=exc,
-                )
+    def _count(self, event: PoisonEvent) -> None:
+        self.rt.stats.add_outcome(event.outcome)
 
     # ------------------------------------------------------------------ shutdown deadline
     def abort(self) -> MQMD | None:

@@ -1,0 +1,146 @@
+"""Seed 002 for listeners: "Processing poison messages for asynchronous applications".
+A Worker's consumer thread has one flow; its loop calls :meth:`~ListenerPoisonFlow.screen`
+after each get, asks :meth:`~ListenerPoisonFlow.retry_delay` and
+:meth:`~ListenerPoisonFlow.failed` when the listener raised, and reports commits.
+
+A poison message is never delivered. It is requeued in a unit of work of its own (the get
+under syncpoint, before any delivery), committed at once: "the requeue process takes place
+outside of any unit of work associated with actual message delivery". When no queue takes
+it, that unit of work is backed out: "the IBM MQ classes for JMS returns the message to the
+input queue".
+
+The listener's extras, kept here rather than in the loop:
+
+* ``retry_wait``: how long the loop waits before backing out a failed delivery;
+* ``move_on`` exceptions: the message is requeued at once, as a poison one, with the
+  failure recorded (the listener holds nothing of the unit of work, so the requeue is made
+  in it and committed);
+* the failure memory: a delivery that failed is backed out and its :class:`~.Failure`
+  remembered, so that the move at BOTHRESH carries ``mqjms_failure_*`` properties;
+* ``on_poison`` and the worker's hooks, run once the requeue's unit of work has ended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from mqjms.logs import get_logger
+from mqjms.mq.md import MQMD
+from mqjms.transport.base import Connection, Handle
+
+from .attributes import BackoutAttributes
+from .events import DeliveryStyle, PoisonEvent, PoisonHook, PoisonOutcome
+from .failure import Failure, FailureMemory
+from .handler import PoisonHandler
+
+log = get_logger("mqjms.backout")
+
+
+class ListenerOptions(Protocol):
+    """What the flow needs of a registered listener (:class:`mqjms.Listener` has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def queue(self) -> str: ...
+    @property
+    def on_poison(self) -> PoisonHook | None: ...
+    def moves_on(self, exc: BaseException) -> bool: ...
+    def retry_delay(self, md: MQMD, exc: BaseException) -> float: ...
+
+
+class ListenerPoisonFlow:
+    """One listener consumer's poison handling (``DeliveryStyle.LISTENER``)."""
+
+    style = DeliveryStyle.LISTENER
+
+    def __init__(
+        self,
+        handler: PoisonHandler,
+        listener: ListenerOptions,
+        failures: FailureMemory,
+        hooks: Sequence[PoisonHook] = (),
+    ) -> None:
+        self.handler = handler
+        self.listener = listener
+        self.failures = failures
+        # The handler's hooks run first, then these, then the listener's on_poison.
+        self.hooks = (*hooks, listener.on_poison)
+        self._context: dict[str, Any] = {"listener": listener.name}
+
+    def screen(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> PoisonEvent | None:
+        """Before delivery: None when ``md`` is to be delivered; else the message was
+        requeued and its unit of work ended (committed, or backed out when no queue took it)."""
+        attrs = self.handler.poison_attributes(conn, handle, md)
+        if attrs is None:
+            return None
+        return self._requeue(conn, handle, md, data, attrs, self.failures.pop(md.MsgId))
+
+    def retry_delay(self, md: MQMD, error: BaseException) -> float:
+        """Seconds to wait before the failed delivery of ``md`` is backed out (0: none;
+        a ``move_on`` exception is requeued at once instead)."""
+        if self.listener.moves_on(error):
+            return 0.0
+        try:
+            return self.listener.retry_delay(md, error)
+        except Exception as exc:  # a broken wait strategy must not lose the rollback
+            log.error(
+                "listener.retry_wait_failed",
+                queue=self.listener.queue,
+                **self._context,
+                error=repr(exc),
+            )
+            return 0.0
+
+    def failed(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes, error: BaseException
+    ) -> tuple[Failure, PoisonEvent | None]:
+        """The listener raised ``error`` for ``md``. A ``move_on`` exception is requeued
+        now (the event is returned); otherwise the failure is remembered and the caller
+        backs the message out (event None)."""
+        failure = Failure.from_exception(error, self.listener.name, self.listener.queue)
+        if not self.listener.moves_on(error):
+            self.failures.remember(md.MsgId, failure)
+            return failure, None
+        # move_on: skip the remaining attempts; the listener holds no resources of this
+        # unit of work, so the requeue is made in it, exactly as a poison one.
+        log.warning(
+            "message.moving_on",
+            queue=self.listener.queue,
+            **self._context,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            exception_type=failure.exception_type,
+            reason=failure.message,
+        )
+        attrs = self.handler.cache.get(conn, handle.resolved_name)
+        return failure, self._requeue(conn, handle, md, data, attrs, failure)
+
+    def committed(self, md: MQMD) -> None:
+        """``md``'s delivery succeeded and was committed: its failures are history."""
+        self.failures.forget(md.MsgId)
+
+    def _requeue(
+        self,
+        conn: Connection,
+        handle: Handle,
+        md: MQMD,
+        data: bytes,
+        attrs: BackoutAttributes,
+        failure: Failure | None,
+    ) -> PoisonEvent:
+        event = self.handler.requeue(
+            conn, handle.resolved_name, md, data, attrs, style=self.style, failure=failure
+        )
+        if event.outcome is PoisonOutcome.REQUEUE_FAILED:
+            # seed 002 async: "If the attempt to put the message to the dead letter queue
+            # fails for some reason, the IBM MQ classes for JMS returns the message to the
+            # input queue."
+            conn.backout()
+            if failure is not None:
+                self.failures.remember(md.MsgId, failure)
+            event = self.handler.returned(event)
+        else:
+            conn.commit()
+        return self.handler.completed(event, self.hooks, **self._context)
