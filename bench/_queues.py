@@ -15,7 +15,7 @@ from typing import Any
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.transport.base import Handle
+from mqjms.semantics import Handle
 
 QUEUE = "BENCH.Q"
 OPEN_OPTIONS = C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF

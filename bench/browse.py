@@ -40,7 +40,7 @@ from bench._common import (
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.transport.base import Browse
+from mqjms.semantics import Browse
 
 PRIORITIES = (0, 4, 4, 9, 2, 4, 7)  # a priority queue with several priorities in use
 

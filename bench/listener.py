@@ -10,7 +10,7 @@ same ``N`` non-persistent messages, loaded beforehand (not timed), and is timed 
 connect to its N-th commit:
 
 * **loop**: the equal-work bare loop: connect, open, MQGET under syncpoint, then per
-  message MQCMIT + MQGET in one step, ``mqjms.transport.base.commit_and_get`` (one
+  message MQCMIT + MQGET in one step, ``mqjms.semantics.commit_and_get`` (one
   database transaction on the embedded queue manager), exactly the Worker's step;
 * **loop, two transactions**: the same with MQGET and MQCMIT as two calls (two database
   transactions): the baseline this benchmark used before, shown beside it;
@@ -63,8 +63,8 @@ from mqjms.consumer.message import NON_PERSISTENT, Queue, TextMessage, from_mq, 
 from mqjms.listeners import Worker
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
-from mqjms.transport import Connection, connect, embedded
-from mqjms.transport.base import commit_and_get
+from mqjms.semantics import Connection, commit_and_get
+from mqjms.transport import connect, embedded
 
 QUEUE = "BENCH.LISTENER"
 TARGET_RATIO = ">= 0.9"

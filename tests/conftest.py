@@ -4,9 +4,10 @@ The conformance suite (``tests/conformance``) is written only against
 ``mqjms.transport.connect(url)`` and the :class:`Broker` helper below, so that every
 transport runs the same tests. Adding a transport means adding a :class:`Broker`
 subclass and a ``pytest.param`` to :data:`TRANSPORT_PARAMS` (with its marker, e.g.
-``pytest.mark.stomp`` for a real ActiveMQ broker that the setup starts); a transport
-that cannot do something a test needs leaves the feature out of :attr:`Broker.features`
-and the test, marked ``@pytest.mark.requires("feature")``, is skipped for it.
+``pytest.mark.stomp`` for a real ActiveMQ broker that the setup starts). What a transport
+can do is what its connections declare (``capabilities``: :class:`mqjms.semantics.Capability`);
+:attr:`Broker.features` is their names plus what the helper itself can do (``restart``),
+and a test marked ``@pytest.mark.requires("fifo")`` is skipped where one is missing.
 
 No test may create ``./.mqjms`` (the default embedded queue manager) in the repository:
 ``MQJMS_URL`` points at a temporary directory for the whole session, and any ``.mqjms``
@@ -26,11 +27,19 @@ from pathlib import Path
 
 import pytest
 
-from mqjms.qmgr import QueueManager
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import Capability
 from mqjms.transport import embedded
 from mqjms.transport.url import ENV_VAR
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def features_of(capabilities: frozenset[Capability], *helper: str) -> frozenset[str]:
+    """A Broker's features: its transport's declared capabilities by name, and ``helper``
+    features (what the Broker helper itself can do, such as restart the broker)."""
+    return frozenset({str(capability) for capability in capabilities} | set(helper))
+
 
 # --------------------------------------------------------------------------- session guard
 
@@ -135,7 +144,8 @@ class Broker(abc.ABC):
     """
 
     name: str = "abstract"
-    #: What this transport can do; tests marked ``requires(x)`` are skipped without ``x``.
+    #: What this transport can do (see :func:`features_of`); tests marked ``requires(x)`` are
+    #: skipped without ``x``.
     features: frozenset[str] = frozenset()
     #: The queue manager's DEADQ when nobody changed it.
     default_deadq: str = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -180,14 +190,7 @@ class EmbeddedBroker(Broker):
     (``QueueManager.restart()``, endmqm + strmqm) on a fresh instance."""
 
     name = "embedded"
-    features = frozenset(
-        {"alias", "backout_count", "expiry", "expiration_report", "priority", "fifo",
-         "persistence", "restart", "exclusive_input", "model",
-         # MQ's own behaviour, which a broker may not have:
-         "lazy_expiry",  # expired messages stay until a get or browse would return them
-         "browse_skips_locked",  # a browse does not see messages got in another unit of work
-         "backout_in_place"}  # a backed-out message returns to its original position
-    )
+    features = features_of(QMConnection.capabilities, "restart")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory

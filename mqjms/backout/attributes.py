@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
-from mqjms.transport.base import Connection
+from mqjms.semantics import Connection
 
 log = get_logger("mqjms.backout")
 

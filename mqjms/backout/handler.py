@@ -58,7 +58,8 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection, Context, Handle
+from mqjms.semantics import Connection, Context, Handle
+from mqjms.semantics.deadletter import dead_letter_message
 
 from . import rewrite
 from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
@@ -141,7 +142,7 @@ class PoisonHandler:
             return event(PoisonOutcome.DISCARDED)
         dlq = dead_letter_queue(conn)
         if dlq:
-            dl_md, dl_data = rewrite.for_dead_letter_queue(
+            dl_md, dl_data = dead_letter_message(
                 md,
                 data,
                 reason=reason,

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection, Handle
+from mqjms.semantics import Connection, Handle
 
 from .attributes import BackoutAttributes
 from .events import DeliveryStyle, PoisonEvent, PoisonHook, PoisonOutcome

@@ -1,4 +1,4 @@
-"""How a poison message is rewritten before it is moved (seed 002) or dead-lettered.
+"""How a poison message is rewritten before it is moved to the backout queue (seed 002).
 
 To the backout queue: an RFH2 is added when the message has none, carrying the original
 CodedCharSetId and Encoding so the header chain stays correct, and the MQMD gets Format
@@ -7,8 +7,8 @@ Expiry is the remaining expiry at the time the message was received (the MQGET a
 returned it as remaining, and the queue it moves to keeps decrementing it: seed 000
 note 7).
 
-To the dead-letter queue: an MQDLH in front of the message as it was, with the original
-Encoding, CodedCharSetId and Format in the DLH and MQDEAD in the MQMD.
+To the dead-letter queue it goes behind an MQDLH instead: see
+:func:`mqjms.semantics.deadletter.dead_letter_message`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ from __future__ import annotations
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
-from mqjms.mq.dlh import MQDLH
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.qmgr.messages import put_date_time
 
 log = get_logger("mqjms.backout")
 
@@ -70,37 +68,3 @@ def _add_properties(md: MQMD, data: bytes, properties: dict[str, str]) -> bytes:
         if usr:
             headers[0].folders.append(usr)
     return rfh2.build_chain(headers, chain.body, md.Encoding)
-
-
-def for_dead_letter_queue(
-    md: MQMD,
-    data: bytes,
-    *,
-    reason: int,
-    dest_queue: str,
-    dest_qmgr: str,
-    appl_name: str,
-    now: float,
-) -> tuple[MQMD, bytes]:
-    """The MQMD and bytes to put to the dead-letter queue: MQDLH + the message as it was."""
-    encoding = md.Encoding if md.Encoding & C.MQENC_INTEGER_MASK in (1, 2) else RFH2_ENCODING
-    put_date, put_time = put_date_time(now)
-    dlh = MQDLH(
-        Reason=reason,
-        DestQName=dest_queue,
-        DestQMgrName=dest_qmgr,
-        Encoding=md.Encoding,
-        CodedCharSetId=md.CodedCharSetId,
-        Format=md.Format,
-        PutApplType=C.MQAT_DEFAULT,
-        PutApplName=appl_name[:28],
-        PutDate=put_date,
-        PutTime=put_time,
-    )
-    out = md.copy(
-        BackoutCount=0,
-        Format=C.MQFMT_DEAD_LETTER_HEADER,
-        Encoding=encoding,
-        CodedCharSetId=C.CCSID_UTF8,
-    )
-    return out, dlh.pack(encoding) + data

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection
+from mqjms.semantics import Connection
 
 from .attributes import BackoutAttributes
 from .events import DeliveryStyle, PoisonEvent, PoisonHook, PoisonOutcome

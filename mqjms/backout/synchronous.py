@@ -22,7 +22,7 @@ from __future__ import annotations
 from enum import Enum
 
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection, Handle
+from mqjms.semantics import Connection, Handle
 
 from .events import DeliveryStyle, PoisonEvent
 from .handler import PoisonHandler

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
-from mqjms.transport.base import Handle
+from mqjms.semantics import Handle
 
 from .errors import IllegalStateException
 from .message import (

@@ -43,7 +43,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection, Handle, commit_and_get
+from mqjms.semantics import Connection, Handle, commit_and_get
 
 from .eventloop import EventLoopThread
 from .isolation import SuspectGate, SuspectGates

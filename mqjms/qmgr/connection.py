@@ -1,12 +1,15 @@
-"""QMConnection: one hconn on the embedded queue manager, speaking the transport contract."""
+"""QMConnection: one hconn on the embedded queue manager, speaking the transport contract.
+
+The MQ rules it shares with the other emulating transports (open checks, put defaults
+and context, alias resolution, MQINQ) come from :mod:`mqjms.semantics`; what is its own
+here is storage: SQLite transactions, units of work, waiting for messages across processes.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import getpass
 import os
 import sqlite3
-import sys
 import time
 import uuid
 import weakref
@@ -18,21 +21,14 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Browse, Context, Handle
-from mqjms.transport.checks import check_get, check_put
+from mqjms.semantics import Browse, Capability, Context, Handle
+from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, default_queue_attrs, validate_name
+from mqjms.semantics.checks import check_get, check_get_allowed, input_mode
+from mqjms.semantics.emulated import EmulatedConnection, GetRequest, PutRequest
+from mqjms.semantics.inquire import inquire_queue
+from mqjms.semantics.put import PutIdentity, priority_warning, set_context
 
 from . import messages, queues, reservations, store, triggers, xmitq
-from .attributes import (
-    ALIAS,
-    LOCAL,
-    MODEL,
-    QMGR_ATTR_BY_SELECTOR,
-    QTYPE_CODES,
-    QUEUE_ATTR_BY_SELECTOR,
-    default_queue_attrs,
-    inquire_value,
-    validate_name,
-)
 from .delivery import Cursor, next_message
 from .failures import StorageError, translating
 from .locks import FileLock
@@ -50,7 +46,6 @@ log = get_logger("mqjms.qmgr")
 T = TypeVar("T")
 
 POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
-_OPEN_KINDS = C.MQOO_INPUT_MASK | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_INQUIRE | C.MQOO_SET
 
 
 def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
@@ -68,27 +63,21 @@ class _NeedsWrite(Exception):
     discards the message (seed 000)."""
 
 
-def _default_appl_name() -> str:
-    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
-    return (name or "python")[-28:]
-
-
 @translating
-class QMConnection:
+class QMConnection(EmulatedConnection):
     """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn.
 
     On a read-only queue manager (a read-only file system or copy) a connection is not
     registered and can browse, inquire and display, but not get or put.
     """
 
+    #: Everything the contract names: this is IBM MQ's behaviour, emulated in full.
+    capabilities: frozenset[Capability] = frozenset(Capability)
+
     def __init__(self, qm: QueueManager, appl_name: str | None = None) -> None:
         self.qm = qm
         self.id = qm.new_connection_id()
-        self.appl_name = (appl_name or _default_appl_name())[:28]
-        try:
-            self.user = getpass.getuser()[:12]
-        except Exception:
-            self.user = str(os.getuid())[:12]
+        self.identity = PutIdentity.of(appl_name)
         self._alive = FileLock(
             qm.connection_lock_path(self.id), qm.access.file_mode, what="a connection's lock"
         )
@@ -120,7 +109,7 @@ class QMConnection:
         with store.write(self._db) as db:
             db.execute(
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
-                (self.id, os.getpid(), self.appl_name, time.time()),
+                (self.id, os.getpid(), self.identity.appl_name, time.time()),
             )
 
     # ------------------------------------------------------------------ basics
@@ -144,15 +133,8 @@ class QMConnection:
     def in_unit_of_work(self) -> bool:
         return self._in_uow
 
-    def __enter__(self) -> QMConnection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.disconnect()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise failed(C.MQRC_HCONN_ERROR, "the connection is closed")
+    def _check_handle(self, handle: Handle) -> None:
+        self._handle(handle)
 
     def _handle(self, handle: Handle) -> Handle:
         self._check_open()
@@ -161,25 +143,17 @@ class QMConnection:
         return handle
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
-    def open(self, queue: str, options: int, *, dynamic_name: str = "AMQ.*") -> Handle:
+    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
         """MQOPEN. Opening a model queue creates a dynamic queue named from ``dynamic_name``."""
-        self._check_open()
-        validate_name(queue)
-        if not options & _OPEN_KINDS:
-            raise failed(
-                C.MQRC_OPTIONS_ERROR,
-                f"open options {options:#x} ask for nothing: give MQOO_INPUT_*, MQOO_BROWSE, "
-                "MQOO_OUTPUT or MQOO_INQUIRE",
-            )
         if self.qm.read_only:
             return self._open_read_only(queue, options)
         try:
-            return self._with_room(lambda: self._open(queue, options, dynamic_name))
+            return self._with_room(lambda: self._open_queue(queue, options, dynamic_name))
         except MQError as exc:
             # an exclusive user may be a process that died: back its work out, then retry
             if exc.reason != C.MQRC_OBJECT_IN_USE or not self.qm.recover_abandoned(force=True):
                 raise
-            return self._with_room(lambda: self._open(queue, options, dynamic_name))
+            return self._with_room(lambda: self._open_queue(queue, options, dynamic_name))
 
     def _with_room(self, attempt: Callable[[], T]) -> T:
         """Run a write; on a full disk make room and run it again (see space.py)."""
@@ -201,7 +175,7 @@ class QMConnection:
         self._cursors[handle.hobj] = None
         return handle
 
-    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
+    def _open_queue(self, queue: str, options: int, dynamic_name: str) -> Handle:
         with store.write(self._db, durable=False) as db:
             named = queues.require(db, queue)
             if named.qtype == MODEL:
@@ -264,22 +238,11 @@ class QMConnection:
         return created
 
     def _input_mode(self, db: sqlite3.Connection, base: queues.QueueRow, options: int) -> int:
-        exclusive = bool(options & C.MQOO_INPUT_EXCLUSIVE) or (
-            bool(options & C.MQOO_INPUT_AS_Q_DEF) and base.attrs.get("DEFSOPT") == "EXCL"
-        )
-        if not base.attrs.get("SHARE", True):
-            exclusive = True
         others = db.execute(
             "SELECT options FROM handles WHERE queue = ? AND options & ? != 0",
             (base.name, C.MQOO_INPUT_MASK),
         ).fetchall()
-        if others and (exclusive or any(o[0] & C.MQOO_INPUT_EXCLUSIVE for o in others)):
-            raise failed(
-                C.MQRC_OBJECT_IN_USE,
-                f"queue {base.name!r} is open for exclusive input by another application",
-            )
-        mode = C.MQOO_INPUT_EXCLUSIVE if exclusive else C.MQOO_INPUT_SHARED
-        return (options & ~C.MQOO_INPUT_MASK) | mode
+        return input_mode(options, base, (row[0] for row in others))
 
     def _trigger_context(self) -> triggers.Context:
         return triggers.Context(self.qm.name, self.qm.stamp, time.time())
@@ -303,18 +266,9 @@ class QMConnection:
                 triggers.on_close(db, self._trigger_context(), handle.resolved_name)
 
     # ------------------------------------------------------------------ MQGET
-    def get(
-        self,
-        handle: Handle,
-        *,
-        wait: float | None = 0.0,
-        syncpoint: bool = False,
-        browse: Browse | None = None,
-        msg_id: bytes | None = None,
-        correl_id: bytes | None = None,
-    ) -> tuple[MQMD, bytes] | None:
-        self._handle(handle)
-        check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
+    def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        wait, syncpoint, browse = request.wait, request.syncpoint, request.browse
+        msg_id, correl_id = request.msg_id, request.correl_id
         deadline = None if wait is None else time.monotonic() + wait
         serial = activity_serial()
         # read before the first attempt, so a put that lands just after it is not missed
@@ -435,9 +389,7 @@ class QMConnection:
             if named.name != handle.resolved_name
             else named
         )
-        for q in (named, base):
-            if not q.enabled("GET"):
-                raise failed(C.MQRC_GET_INHIBITED, f"queue {q.name!r} is GET(DISABLED)")
+        check_get_allowed(named, base)
         priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
         after = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
         while True:
@@ -482,21 +434,8 @@ class QMConnection:
         return md, xmitq.on_get(md, msg.data, msg.md_bytes, now)  # seed 000 note 9
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
-    def put(
-        self,
-        target: str | Handle,
-        md: MQMD,
-        data: bytes,
-        *,
-        syncpoint: bool = False,
-        context: Context = Context.DEFAULT,
-        new_msg_id: bool = True,
-    ) -> MQMD:
-        self._check_open()
-        self.last_warning = None
-        if isinstance(target, Handle):
-            self._handle(target)
-        name = check_put(target, data, context)
+    def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
+        syncpoint, context, new_msg_id = request.syncpoint, request.context, request.new_msg_id
         self._refuse_if_read_only("no message can be put")
         if self.qm.reserve is not None:
             self.qm.reserve.check_for_put(self._db)  # the space kept for draining is not for puts
@@ -520,7 +459,7 @@ class QMConnection:
             self._uow_durable = self._uow_durable or result.Persistence == C.MQPER_PERSISTENT
         else:
             notify_activity()
-        self.last_warning = queues.priority_warning(result)
+        self.last_warning = priority_warning(result)
         if self.last_warning is not None:
             log.info(
                 "put.warning",
@@ -543,7 +482,7 @@ class QMConnection:
     ) -> MQMD:
         now = time.time()
         out = md.copy()
-        self._set_context(out, context, now)
+        set_context(out, context, self.identity, now)
         with store.write(self._db, durable=durable, putting=True) as db:
             named, base = queues.resolve(db, name)
             result = queues.put_message(
@@ -562,80 +501,13 @@ class QMConnection:
                 raise _NeedsDurability
         return result
 
-    def _set_context(self, md: MQMD, context: Context, now: float) -> None:
-        if context is Context.DEFAULT:
-            md.PutApplType = C.MQAT_DEFAULT
-            md.PutApplName = self.appl_name
-            md.UserIdentifier = self.user
-            md.ApplIdentityData = ""
-            md.ApplOriginData = ""
-            md.AccountingToken = C.MQACT_NONE
-            md.PutDate, md.PutTime = messages.put_date_time(now)
-        elif context is Context.NONE:
-            md.PutApplType = C.MQAT_NO_CONTEXT
-            md.PutApplName = md.UserIdentifier = md.ApplIdentityData = md.ApplOriginData = ""
-            md.AccountingToken = C.MQACT_NONE
-            md.PutDate, md.PutTime = messages.put_date_time(now)
-        elif not md.PutDate.strip():
-            md.PutDate, md.PutTime = messages.put_date_time(now)
-
     # ------------------------------------------------------------------ MQINQ
-    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
-        self._check_open()
-        if isinstance(queue, Handle):
-            self._handle(queue)
-            if not queue.options & C.MQOO_INQUIRE:
-                raise failed(
-                    C.MQRC_NOT_OPEN_FOR_INQUIRE, f"{queue.name!r} was not opened with MQOO_INQUIRE"
-                )
-            name = queue.name
-        else:
-            name = queue
-        row = queues.require(self._db, name)
-        status = self.qm._status(row)
-        out: dict[int, int | str] = {}
-        for selector in selectors:
-            if selector == C.MQIA_Q_TYPE:
-                out[selector] = QTYPE_CODES[row.qtype]
-            elif selector == C.MQCA_Q_NAME:
-                out[selector] = row.name
-            elif selector == C.MQIA_DEFINITION_TYPE and row.qtype == LOCAL:
-                out[selector] = {
-                    None: C.MQQDT_PREDEFINED,
-                    "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC,
-                    "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
-                }[row.deftype]
-            else:
-                attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
-                if attr is None:
-                    raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not known")
-                if row.qtype not in attr.types:
-                    raise failed(
-                        C.MQRC_SELECTOR_NOT_FOR_TYPE,
-                        f"{attr.name} (selector {selector}) does not apply to "
-                        f"{row.qtype} {row.name!r}",
-                    )
-                value = (
-                    status[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
-                )
-                out[selector] = inquire_value(attr, value)
-        return out
+    def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]:
+        row = queues.require(self._db, queue)
+        return inquire_queue(row, selectors, lambda: self.qm._status(row), dynamic=row.deftype)
 
-    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
-        self._check_open()
-        attrs = self.qm.display_qmgr()
-        out: dict[int, int | str] = {}
-        for selector in selectors:
-            if selector == C.MQCA_Q_MGR_NAME:
-                out[selector] = self.qm.name
-                continue
-            attr = QMGR_ATTR_BY_SELECTOR.get(selector)
-            if attr is None:
-                raise failed(
-                    C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute"
-                )
-            out[selector] = inquire_value(attr, attrs[attr.name])
-        return out
+    def _qmgr_attrs(self) -> dict[str, int | str | bool]:
+        return self.qm.display_qmgr()
 
     # ------------------------------------------------------------------ reservations
     def reserve(self, handle: Handle, owner: str, limit: int) -> int:
@@ -648,8 +520,7 @@ class QMConnection:
         def attempt() -> int:
             with store.write(self._db) as db:
                 base = queues.require(db, handle.resolved_name)
-                if not base.enabled("GET"):
-                    raise failed(C.MQRC_GET_INHIBITED, f"queue {base.name!r} is GET(DISABLED)")
+                check_get_allowed(base, base)
                 now = time.time()
                 priority = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
                 _, expired = reservations.reserve(db, base.name, owner, limit, priority, now)

@@ -18,6 +18,7 @@ from typing import ParamSpec, TypeVar
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
+from mqjms.semantics.emulated import EmulatedConnection
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -48,6 +49,7 @@ class StorageError(MQError):
         return (type(self), (self.reason, self.detail, self.cause))
 
 
+_EMULATION_STEPS = EmulatedConnection.__abstractmethods__
 _PRIMARY_NAMES = {
     sqlite3.SQLITE_FULL: "SQLITE_FULL",
     sqlite3.SQLITE_READONLY: "SQLITE_READONLY",
@@ -133,8 +135,11 @@ def _translating_method(method: Callable[P, R]) -> Callable[P, R]:
 
 
 def translating(cls: type[T]) -> type[T]:
-    """Class decorator: every public method (and ``__init__``) lets no sqlite3 error out."""
+    """Class decorator: every public method (and ``__init__``, and the steps an
+    :class:`~mqjms.semantics.emulated.EmulatedConnection` hands its calls to) lets no
+    sqlite3 error out."""
     for name, member in list(vars(cls).items()):
-        if inspect.isfunction(member) and (name == "__init__" or not name.startswith("_")):
+        public = name == "__init__" or not name.startswith("_")
+        if inspect.isfunction(member) and (public or name in _EMULATION_STEPS):
             setattr(cls, name, _translating_method(member))
     return cls

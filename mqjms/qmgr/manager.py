@@ -37,9 +37,7 @@ from typing import TYPE_CHECKING
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
-
-from . import files, integrity, queues, store, triggers
-from .attributes import (
+from mqjms.semantics.attributes import (
     ALIAS,
     LOCAL,
     MODEL,
@@ -55,6 +53,8 @@ from .attributes import (
     normalize_queue_attrs,
     validate_name,
 )
+
+from . import files, integrity, queues, store, triggers
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
 from .space import SpaceReserve, with_room

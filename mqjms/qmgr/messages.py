@@ -1,57 +1,20 @@
-"""Storing and restoring messages: MsgIds, put context, expiry and expiration reports."""
+"""Storing and restoring messages: rows, expiry and the expiration report of a stored message."""
 
 from __future__ import annotations
 
 import math
-import os
 import sqlite3
-import threading
-import time
 from dataclasses import dataclass
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
+from mqjms.semantics.put import MsgIdGenerator
+from mqjms.semantics.reports import EXPIRATION, report_message
 
 log = get_logger("mqjms.qmgr")
 
-WITH_DATA_LENGTH = 100  # MQRO_*_WITH_DATA reports carry the first 100 bytes
-
-
-def put_date_time(now: float) -> tuple[str, str]:
-    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT, as MQ sets them."""
-    t = time.gmtime(now)
-    hundredths = int((now - math.floor(now)) * 100)
-    return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
-
-
-class MsgIdGenerator:
-    """MsgIds unique within a queue manager without asking the database.
-
-    ``AMQ `` + the first 8 characters of the queue manager's name + the 4-byte process
-    id + an 8-byte per-process counter that starts at the clock in microseconds. A later
-    process with a reused pid starts its counter later than the earlier one ended, unless
-    that one made more than a message per microsecond; the counter never wraps.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pid = -1
-        self._next = 0
-
-    def __call__(self, qmgr_name: str) -> bytes:
-        with self._lock:
-            pid = os.getpid()
-            if pid != self._pid:  # a forked child must not continue its parent's sequence
-                self._pid = pid
-                self._next = max(self._next, time.time_ns() // 1000)
-            self._next += 1
-            seq = self._next
-        head = b"AMQ " + qmgr_name.encode("latin-1")[:8].ljust(8, b" ")
-        return head + (pid & 0xFFFFFFFF).to_bytes(4, "big") + seq.to_bytes(8, "big")
-
-
-make_msg_id = MsgIdGenerator()
+make_msg_id = MsgIdGenerator()  # pid-numbered: one machine holds the queue manager
 
 
 def expires_at(expiry: int, now: float) -> float | None:
@@ -145,33 +108,8 @@ def insert(
     return int(cur.lastrowid or 0)
 
 
-def expiration_report(msg: StoredMessage, now: float) -> tuple[MQMD, bytes] | None:
+def expiration_report(msg: StoredMessage) -> tuple[MQMD, bytes] | None:
     """The report an expired message asked for (MQRO_EXPIRATION*), or None."""
-    original = MQMD.unpack(msg.md_bytes)
-    wanted = original.Report & C.MQRO_EXPIRATION_MASK
-    if not wanted or not original.ReplyToQ.strip():
-        return None
-    report = MQMD(
-        MsgType=C.MQMT_REPORT,
-        Feedback=C.MQFB_EXPIRATION,
-        Priority=original.Priority,
-        Persistence=original.Persistence,
-        Encoding=original.Encoding,
-        CodedCharSetId=original.CodedCharSetId,
-        Format=original.Format,
-        PutApplType=C.MQAT_QMGR,
+    return report_message(
+        MQMD.unpack(msg.md_bytes), msg.data, kind=EXPIRATION, feedback=C.MQFB_EXPIRATION
     )
-    report.MsgId = original.MsgId if original.Report & C.MQRO_PASS_MSG_ID else C.MQMI_NONE
-    report.CorrelId = (
-        original.CorrelId if original.Report & C.MQRO_PASS_CORREL_ID else original.MsgId
-    )
-    if original.Report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
-        report.Report = original.Report & C.MQRO_DISCARD_MSG
-    if wanted == C.MQRO_EXPIRATION_WITH_FULL_DATA:
-        data = msg.data
-    elif wanted == C.MQRO_EXPIRATION_WITH_DATA:
-        data = msg.data[:WITH_DATA_LENGTH]
-    else:
-        data = b""
-        report.Format = C.MQFMT_NONE
-    return report, data

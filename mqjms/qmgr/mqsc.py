@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
-
-from .attributes import (
+from mqjms.semantics.attributes import (
     FLAG,
     INT,
     NEGATIVE_FLAGS,

@@ -21,9 +21,9 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.mq.tm import MQTM
+from mqjms.semantics.attributes import LOCAL, appl_type_value
 
 from . import store
-from .attributes import LOCAL, appl_type_value
 
 log = get_logger("mqjms.qmgr")
 

@@ -13,23 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from mqjms.mq.md import MQMD
-from mqjms.transport import Connection, Handle
+from mqjms.transport import Capability, Connection, Handle
 
 from .staging import Meta, Staged, Staging
 
-RESERVE_METHODS = ("reserve", "reserved", "release_reserved", "renumber_reserved")
 
-
-def can_reserve(conn: object) -> bool:
-    """Whether ``conn`` offers reservations (declared capability, else its methods)."""
-    capabilities = getattr(conn, "capabilities", None)
-    if capabilities is not None and not isinstance(capabilities, property):
-        try:
-            if "reserve" in capabilities:
-                return True
-        except TypeError:
-            pass
-    return all(callable(getattr(conn, name, None)) for name in RESERVE_METHODS)
+def can_reserve(conn: Connection) -> bool:
+    """Whether ``conn`` offers reservations: it declares :attr:`Capability.RESERVE`."""
+    return Capability.RESERVE in conn.capabilities
 
 
 class ReservedStaging(Staging):

@@ -1,42 +1,41 @@
-"""Transports: how messages move. Every transport speaks :class:`~.base.Connection`."""
+"""Transports: how messages move. Every transport speaks the contract of
+:mod:`mqjms.semantics` (:class:`Connection`) and is found by its URL's scheme in a registry
+(:mod:`.registry`: built-ins, the ``mqjms.transports`` entry points, :func:`register`).
+"""
 
 from __future__ import annotations
 
-from .base import Browse, Connection, Context, Handle, put_warning
+from mqjms.semantics import (
+    Browse,
+    Capability,
+    Connection,
+    ConnectionWrapper,
+    Context,
+    Handle,
+    commit_and_get,
+    put_warning,
+)
+
+from .registry import Factory, connect, register, schemes, unregister
 from .url import DEFAULT_URL, ENV_VAR, redact, resolve_url, scheme_of
-
-
-def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
-    """MQCONN for any transport URL (``embedded:``, ``stomp:``, ``mq:``)."""
-    url = resolve_url(url)
-    scheme = scheme_of(url)
-    if scheme == "embedded":
-        from . import embedded
-
-        return embedded.connect(url, appl_name)
-    if scheme in ("stomp", "stomp+ssl"):
-        from . import stomp
-
-        return stomp.connect(url, appl_name)
-    if scheme == "mq":
-        raise ValueError(
-            f"{redact(url)!r}: the IBM MQ transport (pymqi/ibmmq) is not part of this release yet; "
-            "use embedded: or stomp:"
-        )
-    raise ValueError(
-        f"unknown transport {scheme!r} in {redact(url)!r}: use embedded:, stomp: or mq:"
-    )
-
 
 __all__ = [
     "DEFAULT_URL",
     "ENV_VAR",
     "Browse",
+    "Capability",
     "Connection",
+    "ConnectionWrapper",
     "Context",
+    "Factory",
     "Handle",
+    "commit_and_get",
     "connect",
     "put_warning",
     "redact",
+    "register",
     "resolve_url",
+    "scheme_of",
+    "schemes",
+    "unregister",
 ]

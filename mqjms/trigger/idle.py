@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from mqjms.listeners import Worker
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Browse, Connection, Context, Handle
+from mqjms.semantics import Browse, Connection, ConnectionWrapper, Handle
 
 log = get_logger("mqjms.trigger")
 
@@ -72,24 +72,19 @@ class ActivityTracker:
         return connect
 
 
-class TrackedConnection:
-    """A transport connection that tells an :class:`ActivityTracker` what it does."""
+class TrackedConnection(ConnectionWrapper):
+    """A transport connection that tells an :class:`ActivityTracker` what it does. It is
+    a :class:`ConnectionWrapper`, so the wrapped connection's capabilities stay (a
+    triggered worker keeps its one-step commit-and-get)."""
 
     def __init__(self, inner: Connection, tracker: ActivityTracker) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.tracker = tracker
-
-    @property
-    def qmgr_name(self) -> str:
-        return self.inner.qmgr_name
 
     def open(self, queue: str, options: int) -> Handle:
         handle = self.inner.open(queue, options)
         self.tracker.touch()  # the idle clock starts when the queue is being served
         return handle
-
-    def close(self, handle: Handle) -> None:
-        self.inner.close(handle)
 
     def get(
         self,
@@ -113,25 +108,15 @@ class TrackedConnection:
             self.tracker.begin(self, in_unit_of_work=syncpoint)
         return got
 
-    def put(
-        self,
-        target: str | Handle,
-        md: MQMD,
-        data: bytes,
-        *,
-        syncpoint: bool = False,
-        context: Context = Context.DEFAULT,
-        new_msg_id: bool = True,
-    ) -> MQMD:
-        return self.inner.put(
-            target, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
-        )
-
-    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
-        return self.inner.inquire(queue, selectors)
-
-    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
-        return self.inner.inquire_qmgr(selectors)
+    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """The commit ends the unit of work in flight; a message got begins the next."""
+        try:
+            got = super().commit_and_get(handle)
+        finally:
+            self.tracker.end(self)
+        if got is not None:
+            self.tracker.begin(self, in_unit_of_work=True)
+        return got
 
     def commit(self) -> None:
         try:

@@ -51,7 +51,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.mq.tm import MQTM, parse_tm
-from mqjms.transport.base import Connection, Handle
+from mqjms.semantics import Connection, Handle
 from mqjms.transport.url import ENV_VAR, redact, resolve_url
 
 from .children import Child, ChildRecord

@@ -12,16 +12,16 @@ import time
 from dataclasses import dataclass
 
 from mqjms.backout.attributes import dead_letter_queue
-from mqjms.backout.rewrite import for_dead_letter_queue
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.transport.base import Connection, Context
+from mqjms.semantics import Connection, Context
+from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.reports import EXCEPTION, report_message
 
 log = get_logger("mqjms.trigger")
 
-WITH_DATA_LENGTH = 100  # MQRO_EXCEPTION_WITH_DATA: the first 100 bytes
 APPL_NAME = "mqjms trigger-monitor"
 
 
@@ -36,31 +36,7 @@ class Rejection:
 
 def exception_report(md: MQMD, data: bytes, feedback: int) -> tuple[MQMD, bytes] | None:
     """The exception report ``md`` asks for (MQRO_EXCEPTION*), with ``feedback``, or None."""
-    wanted = md.Report & C.MQRO_EXCEPTION_MASK
-    if not wanted or not md.ReplyToQ.strip():
-        return None
-    report = MQMD(
-        MsgType=C.MQMT_REPORT,
-        Feedback=feedback,
-        Priority=md.Priority,
-        Persistence=md.Persistence,
-        Encoding=md.Encoding,
-        CodedCharSetId=md.CodedCharSetId,
-        Format=md.Format,
-    )
-    report.MsgId = md.MsgId if md.Report & C.MQRO_PASS_MSG_ID else C.MQMI_NONE
-    report.CorrelId = md.CorrelId if md.Report & C.MQRO_PASS_CORREL_ID else md.MsgId
-    if md.Report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
-        report.Report = md.Report & C.MQRO_DISCARD_MSG
-        report.Expiry = md.Expiry
-    if wanted == C.MQRO_EXCEPTION_WITH_FULL_DATA:
-        body = data
-    elif wanted == C.MQRO_EXCEPTION_WITH_DATA:
-        body = data[:WITH_DATA_LENGTH]
-    else:
-        body = b""
-        report.Format = C.MQFMT_NONE
-    return report, body
+    return report_message(md, data, kind=EXCEPTION, feedback=feedback)
 
 
 def reject(
@@ -93,7 +69,7 @@ def reject(
         return Rejection("", report_queue, True)
     dlq = dead_letter_queue(conn, needed_by="trigger")
     if dlq:
-        dl_md, dl_data = for_dead_letter_queue(
+        dl_md, dl_data = dead_letter_message(
             md,
             data,
             reason=feedback,

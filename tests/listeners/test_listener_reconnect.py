@@ -10,7 +10,7 @@ from listener_helpers import BOQ, IN, named, wait_for
 
 import mqjms
 from mqjms.mq import C, MQError
-from mqjms.transport import connect, embedded
+from mqjms.transport import Capability, ConnectionWrapper, connect, embedded
 
 
 class Faults:
@@ -30,18 +30,18 @@ class Faults:
             return value
 
 
-class FlakyConnection:
+class FlakyConnection(ConnectionWrapper):
     """A real embedded connection with faults injected from :class:`Faults`."""
 
-    # Faults are injected into get() and commit(): opt out of the combined MQCMIT+MQGET of
-    # the embedded transport, so that the worker makes the two calls it stands for.
-    commit_and_get = None
-
     def __init__(self, real: Any, faults: Faults) -> None:
+        super().__init__(real)
         self.real, self.faults = real, faults
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        # Faults are injected into get() and commit(): not the combined MQCMIT+MQGET of
+        # the embedded transport, so that the worker makes the two calls it stands for.
+        return self.real.capabilities - {Capability.COMMIT_AND_GET}
 
     def get(self, *args: Any, **kwargs: Any) -> Any:
         if self.faults.take("break_get"):
@@ -109,9 +109,7 @@ def test_reconnect_after_a_broken_connection_refreshes_the_cached_attributes(
     assert back["attempts"] == 2
 
 
-def test_processing_goes_on_after_the_queue_manager_is_closed_and_reopened(
-    mq, make_worker, seen
-):
+def test_processing_goes_on_after_the_queue_manager_is_closed_and_reopened(mq, make_worker, seen):
     app = make_worker()
 
     @app.listener(IN)

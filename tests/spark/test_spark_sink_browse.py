@@ -13,6 +13,7 @@ from spark_support import REPO, Queues
 from mqjms.backout import rewrite
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
+from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.transport import Context
 
 
@@ -83,7 +84,7 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
     for name in ("ORDERS.IN", "ORDERS.BACKOUT", "SYSTEM.DEAD.LETTER.QUEUE"):
         queues.define(name)
     md = MQMD(Format=C.MQFMT_STRING)
-    dl_md, dl_data = rewrite.for_dead_letter_queue(
+    dl_md, dl_data = dead_letter_message(
         md,
         b"lost order",
         reason=C.MQRC_Q_FULL,

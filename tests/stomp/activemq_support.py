@@ -23,6 +23,7 @@ import uuid
 from pathlib import Path
 
 from mqjms.transport.stomp import StompConfig, register_profile, unregister_profile
+from mqjms.transport.stomp.connection import StompConnection
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "activemq"
@@ -108,7 +109,8 @@ def restart_activemq() -> None:
 class StompBroker:
     """The conformance suite's Broker helper (tests/conftest.py) for ActiveMQ over STOMP.
 
-    Features it lacks, and why (see docs/stomp.md): ``fifo`` (ActiveMQ orders by
+    Its features are the capabilities StompConnection declares. Those it lacks, and why
+    (see docs/stomp.md): ``fifo`` (ActiveMQ orders by
     priority for every queue, there is no MSGDLVSQ), ``expiration_report`` (no report
     messages), ``exclusive_input`` (an ActiveMQ exclusive consumer does not make a second
     opener fail with 2042), ``model`` (no model/dynamic queues),
@@ -120,18 +122,14 @@ class StompBroker:
     #: DEADQ when none is configured: ActiveMQ's dead-letter queue (MQ's is
     #: SYSTEM.DEAD.LETTER.QUEUE).
     default_deadq = "ActiveMQ.DLQ"
-    features = frozenset(
-        {"alias", "backout_count", "expiry", "priority", "persistence"}
-    )
+    features = frozenset(str(capability) for capability in StompConnection.capabilities)
 
     def __init__(self, base_url: str | None = None, *, strict: bool = True) -> None:
         self.base_url = base_url or ensure_activemq()
         self.id = uuid.uuid4().hex[:10]
         self.prefix = f"T{self.id}."
         self.profile = f"test-{self.id}"
-        self.config = register_profile(
-            self.profile, StompConfig(strict=strict, prefix=self.prefix)
-        )
+        self.config = register_profile(self.profile, StompConfig(strict=strict, prefix=self.prefix))
         # The same definitions in a file, for URLs handed to other processes.
         self._strict = strict
         self._file = Path(tempfile.gettempdir()) / f"mqjms-stomp-{self.id}.toml"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from activemq_support import StompBroker
 
-from mqjms.transport.stomp import connection as stomp_connection
+from mqjms.transport.stomp import subscriptions
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -133,7 +133,7 @@ def test_a_waiting_consumer_elsewhere_does_not_count_a_closed_consumers_message(
     # The message a closing consumer held goes back while another process waits for
     # one: that process must not see it as redelivered (seed 002: no backout happened).
     # The idle release would give it back before the other process is up: keep it away.
-    monkeypatch.setattr(stomp_connection, "_IDLE_RELEASE", 120.0)
+    monkeypatch.setattr(subscriptions, "IDLE_RELEASE", 120.0)
     url = amq.child_url()
     _put(url, "RACE.IN", 2)
     from mqjms.mq import C

@@ -19,8 +19,8 @@ import pytest
 from activemq_support import RawStomp, StompBroker
 
 import mqjms
-from mqjms.backout import rewrite
 from mqjms.mq import MQMD, C, MQError, parse_dlh
+from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.transport import Browse, Context, connect
 from mqjms.transport.stomp import StompConfig, parse_url, register_profile, unregister_profile
 
@@ -48,13 +48,30 @@ def test_every_mqmd_field_survives_a_round_trip(sconnect, amq: StompBroker) -> N
     amq.define_queue("RT.Q")
     conn = sconnect()
     md = MQMD(
-        Report=C.MQRO_EXCEPTION, MsgType=C.MQMT_REQUEST, Feedback=7, Encoding=273,
-        CodedCharSetId=819, Format="MYFMT", Priority=6, Persistence=C.MQPER_PERSISTENT,
-        MsgId=ident("mine"), CorrelId=bytes(range(24)), ReplyToQ="REPLY.Q",
-        ReplyToQMgr="QM2", UserIdentifier="alice", AccountingToken=b"\x01" * 32,
-        ApplIdentityData="ident", PutApplType=C.MQAT_JAVA, PutApplName="app",
-        PutDate="20240102", PutTime="03040506", ApplOriginData="orig",
-        GroupId=ident("group"), MsgSeqNumber=3, Offset=0, MsgFlags=0,
+        Report=C.MQRO_EXCEPTION,
+        MsgType=C.MQMT_REQUEST,
+        Feedback=7,
+        Encoding=273,
+        CodedCharSetId=819,
+        Format="MYFMT",
+        Priority=6,
+        Persistence=C.MQPER_PERSISTENT,
+        MsgId=ident("mine"),
+        CorrelId=bytes(range(24)),
+        ReplyToQ="REPLY.Q",
+        ReplyToQMgr="QM2",
+        UserIdentifier="alice",
+        AccountingToken=b"\x01" * 32,
+        ApplIdentityData="ident",
+        PutApplType=C.MQAT_JAVA,
+        PutApplName="app",
+        PutDate="20240102",
+        PutTime="03040506",
+        ApplOriginData="orig",
+        GroupId=ident("group"),
+        MsgSeqNumber=3,
+        Offset=0,
+        MsgFlags=0,
     )
     data = bytes(range(256)) * 4  # binary, NULs included
     put = conn.put("RT.Q", md, data, context=Context.PASS_ALL, new_msg_id=False)
@@ -72,8 +89,12 @@ def test_a_jms_message_reads_naturally_to_a_plain_stomp_client(
     before = time.time()
     with factory.connect() as jconn, jconn.session() as session:
         session.producer("JMS.OUT").send(
-            "hello", properties={"colour": "red", "count": 3}, correlation_id="order-1",
-            priority=7, time_to_live=60_000, reply_to="REPLIES",
+            "hello",
+            properties={"colour": "red", "count": 3},
+            correlation_id="order-1",
+            priority=7,
+            time_to_live=60_000,
+            reply_to="REPLIES",
         )
     raw = RawStomp(amq.base_url)
     try:
@@ -95,10 +116,17 @@ def test_a_plain_stomp_message_is_a_jms_message_with_properties(amq: StompBroker
     amq.define_queue("NATIVE.IN")
     raw = RawStomp(amq.base_url)
     try:
-        raw.send(amq.destination("NATIVE.IN"), b"from stomp", **{
-            "colour": "blue", "type": "Order", "correlation-id": "c-9", "persistent": "true",
-            "content-type": "text/plain",
-        })
+        raw.send(
+            amq.destination("NATIVE.IN"),
+            b"from stomp",
+            **{
+                "colour": "blue",
+                "type": "Order",
+                "correlation-id": "c-9",
+                "persistent": "true",
+                "content-type": "text/plain",
+            },
+        )
     finally:
         raw.close()
     with mqjms.ConnectionFactory(amq.url).connect() as jconn, jconn.session() as session:
@@ -132,9 +160,14 @@ def test_dead_letter_header_travels_in_headers_and_comes_back_byte_exact(
     amq.define_queue("DLH.Q")
     conn = sconnect()
     original = MQMD(Format=C.MQFMT_STRING, CodedCharSetId=1208, Encoding=546, MsgId=ident("m"))
-    md, data = rewrite.for_dead_letter_queue(
-        original, b"poison", reason=C.MQRC_BACKOUT_THRESHOLD_REACHED, dest_queue="ORDERS.IN",
-        dest_qmgr=conn.qmgr_name, appl_name="mqjms", now=time.time(),
+    md, data = dead_letter_message(
+        original,
+        b"poison",
+        reason=C.MQRC_BACKOUT_THRESHOLD_REACHED,
+        dest_queue="ORDERS.IN",
+        dest_qmgr=conn.qmgr_name,
+        appl_name="mqjms",
+        now=time.time(),
     )
     conn.put("DLH.Q", md, data, context=Context.PASS_ALL, new_msg_id=False)
     got_md, got = conn.get(conn.open("DLH.Q", IN | C.MQOO_BROWSE), browse=Browse.FIRST)
@@ -174,9 +207,7 @@ def test_get_matching_correl_id(sconnect, amq: StompBroker) -> None:
 # --------------------------------------------------------------------------- BackoutCount
 
 
-def test_backout_raises_the_count_durably_and_keeps_the_msg_id(
-    sconnect, amq: StompBroker
-) -> None:
+def test_backout_raises_the_count_durably_and_keeps_the_msg_id(sconnect, amq: StompBroker) -> None:
     """Differs from the embedded queue manager: the message returns to the *back* of the
     queue (ActiveMQ cannot put a message back where it was; the transport re-sends it
     with its new count in one transaction with the ACK of the original)."""
@@ -207,7 +238,7 @@ def test_a_crashed_consumer_raises_the_count_and_a_crash_loop_keeps_raising_it(
     child = textwrap.dedent(
         f"""
         import os, signal, sys
-        sys.path.insert(0, {str(REPO / 'tests' / 'stomp')!r})
+        sys.path.insert(0, {str(REPO / "tests" / "stomp")!r})
         from mqjms.transport import connect
         from mqjms.mq import C
         conn = connect(sys.argv[1])
@@ -221,7 +252,9 @@ def test_a_crashed_consumer_raises_the_count_and_a_crash_loop_keeps_raising_it(
     for _ in range(3):
         result = subprocess.run(
             [sys.executable, "-c", child, amq.child_url()],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert result.returncode == -signal.SIGKILL, result.stderr
         seen.append(int(result.stdout.strip()))
@@ -257,27 +290,44 @@ def test_inquire_answers_from_the_url(amq: StompBroker, stomp_conns) -> None:
     conn = connect(url)
     stomp_conns.append(conn)
     handle = conn.open("ANY.Q", C.MQOO_INQUIRE)
-    got = conn.inquire(handle, [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME,
-                                C.MQIA_Q_TYPE, C.MQIA_CURRENT_Q_DEPTH])
-    assert got == {C.MQIA_BACKOUT_THRESHOLD: 4, C.MQCA_BACKOUT_REQ_Q_NAME: "BO.Q",
-                   C.MQIA_Q_TYPE: C.MQQT_LOCAL, C.MQIA_CURRENT_Q_DEPTH: 0}
+    got = conn.inquire(
+        handle,
+        [
+            C.MQIA_BACKOUT_THRESHOLD,
+            C.MQCA_BACKOUT_REQ_Q_NAME,
+            C.MQIA_Q_TYPE,
+            C.MQIA_CURRENT_Q_DEPTH,
+        ],
+    )
+    assert got == {
+        C.MQIA_BACKOUT_THRESHOLD: 4,
+        C.MQCA_BACKOUT_REQ_Q_NAME: "BO.Q",
+        C.MQIA_Q_TYPE: C.MQQT_LOCAL,
+        C.MQIA_CURRENT_Q_DEPTH: 0,
+    }
     assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME, C.MQCA_Q_MGR_NAME]) == {
-        C.MQCA_DEAD_LETTER_Q_NAME: "MY.DLQ", C.MQCA_Q_MGR_NAME: "BROKER1"}
+        C.MQCA_DEAD_LETTER_Q_NAME: "MY.DLQ",
+        C.MQCA_Q_MGR_NAME: "BROKER1",
+    }
 
 
 def test_inquire_defaults_and_dead_letter_queue(sconnect, amq: StompBroker) -> None:
     conn = sconnect()
     amq.define_queue("PLAIN.Q")
     assert conn.inquire("PLAIN.Q", [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME]) == {
-        C.MQIA_BACKOUT_THRESHOLD: 0, C.MQCA_BACKOUT_REQ_Q_NAME: ""}
+        C.MQIA_BACKOUT_THRESHOLD: 0,
+        C.MQCA_BACKOUT_REQ_Q_NAME: "",
+    }
     assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]) == {
-        C.MQCA_DEAD_LETTER_Q_NAME: "ActiveMQ.DLQ"}
+        C.MQCA_DEAD_LETTER_Q_NAME: "ActiveMQ.DLQ"
+    }
 
 
 def test_inquire_from_a_file_and_the_api(tmp_path: Path, amq: StompBroker, stomp_conns) -> None:
     config = tmp_path / "stomp.toml"
-    config.write_text(textwrap.dedent(
-        """
+    config.write_text(
+        textwrap.dedent(
+            """
         qmgr_name = "FROM.FILE"
         strict = true
         [defaults]
@@ -289,15 +339,20 @@ def test_inquire_from_a_file_and_the_api(tmp_path: Path, amq: StompBroker, stomp
         type = "QALIAS"
         TARGET = "ORDERS.IN"
         """
-    ))
+        )
+    )
     conn = connect(f"{amq.base_url}?config={config}&prefix={amq.prefix}")
     stomp_conns.append(conn)
     handle = conn.open("ORDERS.ALIAS", C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
     assert (handle.name, handle.resolved_name) == ("ORDERS.ALIAS", "ORDERS.IN")
     assert conn.inquire(handle, [C.MQIA_Q_TYPE, C.MQCA_BASE_Q_NAME]) == {
-        C.MQIA_Q_TYPE: C.MQQT_ALIAS, C.MQCA_BASE_Q_NAME: "ORDERS.IN"}
+        C.MQIA_Q_TYPE: C.MQQT_ALIAS,
+        C.MQCA_BASE_Q_NAME: "ORDERS.IN",
+    }
     assert conn.inquire("ORDERS.IN", [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME]) == {
-        C.MQIA_BACKOUT_THRESHOLD: 3, C.MQCA_BACKOUT_REQ_Q_NAME: "ORDERS.BO"}
+        C.MQIA_BACKOUT_THRESHOLD: 3,
+        C.MQCA_BACKOUT_REQ_Q_NAME: "ORDERS.BO",
+    }
     assert conn.qmgr_name == "FROM.FILE"
     with pytest.raises(MQError) as err:
         conn.open("NOT.DEFINED", C.MQOO_OUTPUT)  # strict: only configured queues exist
@@ -307,10 +362,8 @@ def test_inquire_from_a_file_and_the_api(tmp_path: Path, amq: StompBroker, stomp
         conn2 = connect(f"{amq.base_url}?profile=api-test")
         stomp_conns.append(conn2)
         api.define_queue("SPECIAL", BOTHRESH=1)
-        assert conn2.inquire("OTHER", [C.MQIA_BACKOUT_THRESHOLD]) == {
-            C.MQIA_BACKOUT_THRESHOLD: 9}
-        assert conn2.inquire("SPECIAL", [C.MQIA_BACKOUT_THRESHOLD]) == {
-            C.MQIA_BACKOUT_THRESHOLD: 1}
+        assert conn2.inquire("OTHER", [C.MQIA_BACKOUT_THRESHOLD]) == {C.MQIA_BACKOUT_THRESHOLD: 9}
+        assert conn2.inquire("SPECIAL", [C.MQIA_BACKOUT_THRESHOLD]) == {C.MQIA_BACKOUT_THRESHOLD: 1}
     finally:
         unregister_profile("api-test")
 

@@ -12,8 +12,9 @@ from trigger_helpers import put
 
 import mqjms
 from mqjms.cli import main
-from mqjms.mq import MQTM, C
+from mqjms.mq import MQMD, MQTM, C
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import Handle
 from mqjms.trigger import stop_when_idle, tmc2_argument
 
 HERE = Path(__file__).resolve().parent
@@ -47,6 +48,40 @@ def test_run_drains_and_exits_when_idle(
     assert len(lines(served, "msg")) == 25
     assert tqm.queue_depth(QUEUE) == 0
     assert len(lines(served, "start")) == len(lines(served, "stop")) == 1
+
+
+def test_a_triggered_worker_commits_and_gets_in_one_step_per_message(
+    tqm: QueueManager,
+    app: QMConnection,
+    served: Path,
+    embedded_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # issue 8: the --idle-timeout wrapper declares what the connection it wraps can do, so
+    # each message's MQCMIT and the next MQGET stay one database transaction (it hid
+    # commit_and_get: 0 combined calls, two transactions a message)
+    combined: list[Handle] = []  # MQCMIT + MQGET in one transaction
+    alone: list[bool] = []  # an MQCMIT of a unit of work, in a transaction of its own
+    commit_and_get, commit = QMConnection.commit_and_get, QMConnection.commit
+
+    def counted_commit_and_get(self: QMConnection, handle: Handle) -> tuple[MQMD, bytes] | None:
+        combined.append(handle)
+        return commit_and_get(self, handle)
+
+    def counted_commit(self: QMConnection) -> None:
+        if self.in_unit_of_work:
+            alone.append(True)
+        commit(self)
+
+    monkeypatch.setattr(QMConnection, "commit_and_get", counted_commit_and_get)
+    monkeypatch.setattr(QMConnection, "commit", counted_commit)
+    put(app, QUEUE, n=25)
+    assert main(["run", APP_SPEC, "--url", embedded_url, "--idle-timeout", "0.5"]) == 0
+    assert len(lines(served, "msg")) == 25
+    assert len(combined) + len(alone) == 25, (len(combined), len(alone))
+    # a consumer's first message may be got in its turn and committed alone (two
+    # consumers); every other message is committed together with the next get
+    assert len(alone) <= 2
 
 
 def test_run_stays_while_messages_keep_coming(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from mqjms.mq import MQMD, MQTM, C, parse_tm
 from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.transport.base import Handle
+from mqjms.semantics import Handle
 
 APPQ = "APP.Q"
 INITQ = "APP.INITQ"

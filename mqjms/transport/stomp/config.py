@@ -2,7 +2,7 @@
 
 A broker has no BOTHRESH, BOQNAME or DEADQ, so the STOMP transport answers MQINQ from
 configuration, under the MQSC attribute names the embedded queue manager uses (one table:
-:mod:`mqjms.qmgr.attributes`). Attributes come, lowest precedence first, from
+:mod:`mqjms.semantics.attributes`). Attributes come, lowest precedence first, from
 
 1. MQ's defaults (BOTHRESH 0, DEFPSIST NO, ...) and DEADQ ``ActiveMQ.DLQ``;
 2. a profile registered in this process (:func:`register_profile`, ``?profile=NAME``) or a
@@ -45,7 +45,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
-from mqjms.qmgr.attributes import (
+from mqjms.semantics.attributes import (
     ALIAS,
     LOCAL,
     QMGR_ATTR_BY_NAME,
@@ -66,7 +66,8 @@ Attrs = dict[str, int | str | bool]
 
 @dataclass(frozen=True, slots=True)
 class QueueDefinition:
-    """A queue as configured: its type (QLOCAL or QALIAS) and MQSC attributes."""
+    """A queue as configured: its type (QLOCAL or QALIAS) and MQSC attributes (a
+    :class:`~mqjms.semantics.definitions.QueueDefinition`)."""
 
     name: str
     qtype: str
@@ -137,19 +138,19 @@ class StompConfig:
             self._qmgr.update(normalized)
 
     # ------------------------------------------------------------------ lookups
-    def lookup(
+    def find(
         self,
         name: str,
         url_defaults: Mapping[str, int | str | bool],
         strict: bool | None = None,
-    ) -> QueueDefinition:
-        """The queue's type and full attributes; 2085 when strict and not defined."""
+    ) -> QueueDefinition | None:
+        """The queue's type and full attributes; None when strict and not defined."""
         validate_name(name)
         with self._lock:
             found = self._queues.get(name)
             defaults = dict(self._defaults)
         if found is None and (self.strict if strict is None else strict):
-            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {name!r} is not defined")
+            return None
         qtype = found.qtype if found else LOCAL
         attrs: Attrs = {}
         if qtype == LOCAL:

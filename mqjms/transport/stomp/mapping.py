@@ -61,19 +61,58 @@ MAX_CHAIN_HEADER = 8000  # ActiveMQ refuses a header over 10 KiB
 #: Headers a broker or STOMP itself gives meaning to: never user properties.
 RESERVED = frozenset(
     {
-        "destination", "message-id", "subscription", "ack", "receipt", "receipt-id",
-        "transaction", "content-length", "content-type", "redelivered", "expires",
-        "priority", "persistent", "timestamp", "correlation-id", "reply-to", "type", "id",
-        "browser", "selector", "transformation", "original-destination",
-        "originalExpiration", "dlqDeliveryFailureCause", "redeliveryDelay",
-        "scheduledJobId", "JMSXGroupID", "JMSXGroupSeq", "JMSXDeliveryCount", "host",
-        "login", "passcode", "heart-beat", "accept-version", "version", "server", "session",
+        "destination",
+        "message-id",
+        "subscription",
+        "ack",
+        "receipt",
+        "receipt-id",
+        "transaction",
+        "content-length",
+        "content-type",
+        "redelivered",
+        "expires",
+        "priority",
+        "persistent",
+        "timestamp",
+        "correlation-id",
+        "reply-to",
+        "type",
+        "id",
+        "browser",
+        "selector",
+        "transformation",
+        "original-destination",
+        "originalExpiration",
+        "dlqDeliveryFailureCause",
+        "redeliveryDelay",
+        "scheduledJobId",
+        "JMSXGroupID",
+        "JMSXGroupSeq",
+        "JMSXDeliveryCount",
+        "host",
+        "login",
+        "passcode",
+        "heart-beat",
+        "accept-version",
+        "version",
+        "server",
+        "session",
     }
 )
 
 _MAPPED = frozenset(
-    {"StrucId", "Version", "Priority", "Persistence", "Expiry", "MsgId", "CorrelId",
-     "BackoutCount", "ReplyToQ"}
+    {
+        "StrucId",
+        "Version",
+        "Priority",
+        "Persistence",
+        "Expiry",
+        "MsgId",
+        "CorrelId",
+        "BackoutCount",
+        "ReplyToQ",
+    }
 )
 _DEFAULT_MD = MQMD()
 _GENERIC = tuple(

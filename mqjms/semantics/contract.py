@@ -3,7 +3,14 @@
 IBM MQ is the reference semantics. A connection is one hconn with at most one unit of
 work at a time; a message is an MQMD plus bytes (any RFH2 or DLH chain included); a
 failure is an :class:`~mqjms.mq.errors.MQError` carrying IBM's reason code. A transport
-that lacks a feature natively emulates it and documents how.
+that lacks a feature natively emulates it and documents how; what it offers beyond the
+core calls it declares in ``capabilities`` (:class:`~.capabilities.Capability`), and each
+optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`,
+:class:`Reserves`).
+
+A transport over IBM MQ itself (``mq://``, to come) implements it directly, with no
+emulation; the embedded queue manager and the STOMP transport share the MQ rules they
+emulate through the rest of :mod:`mqjms.semantics`.
 """
 
 from __future__ import annotations
@@ -11,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
+
+from .capabilities import Capability
 
 
 class Browse(Enum):
@@ -49,6 +58,11 @@ class Connection(Protocol):
 
     @property
     def qmgr_name(self) -> str: ...
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What this connection offers beyond the calls below (see :class:`Capability`)."""
+        ...
 
     def open(self, queue: str, options: int) -> Handle:
         """MQOPEN with MQOO_* options; MQRC 2085 when the queue does not exist."""
@@ -113,17 +127,81 @@ class Connection(Protocol):
         ...
 
 
+class CommitsAndGets(Protocol):
+    """The call a connection declaring :attr:`Capability.COMMIT_AND_GET` has."""
+
+    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """MQCMIT, then MQGET under syncpoint without waiting, with exactly the outcome of
+        the two calls in turn (in one step: the embedded queue manager uses one database
+        transaction); None when no message is there."""
+        ...
+
+
+class WarnsOnPut(Protocol):
+    """The attribute a connection declaring :attr:`Capability.PUT_WARNINGS` has."""
+
+    @property
+    def last_warning(self) -> MQError | None:
+        """The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK."""
+        ...
+
+
+class Reserves(Protocol):
+    """The calls a connection declaring :attr:`Capability.RESERVE` has: messages of a
+    queue reserved for an owner (invisible to every other getter, numbered in the order
+    reserved) until the owner removes, renumbers or gives them back (the Spark source
+    stages on the queue this way)."""
+
+    def reserve(self, handle: Handle, owner: str, limit: int) -> int:
+        """Reserve up to ``limit`` more messages; the owner's last number."""
+        ...
+
+    def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
+        """``(seq, tag, md, data)`` reserved for ``owner`` in ``(lo, hi]``."""
+        ...
+
+    def reserved_numbers(
+        self, owner: str, lo: int, hi: int, limit: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        """``(seq, tag, BackoutCount)`` reserved for ``owner`` in ``(lo, hi]``."""
+        ...
+
+    def reservation_end(self, owner: str) -> int:
+        """The last number given to ``owner`` (0 before its first reservation)."""
+        ...
+
+    def release_reserved(self, owner: str, upto: int) -> int:
+        """Remove ``owner``'s messages numbered ``<= upto``."""
+        ...
+
+    def renumber_reserved(
+        self, owner: str, seqs: Sequence[int], *, tag: int, backout: int = 0
+    ) -> list[int]:
+        """New numbers at the tail for ``seqs``."""
+        ...
+
+    def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
+        """MQGET under syncpoint of the message reserved as ``seq``."""
+        ...
+
+    def give_back_reserved(self, owner: str) -> int:
+        """End ``owner``'s reservation: its messages are available again, in place."""
+        ...
+
+
 def put_warning(conn: Connection) -> MQError | None:
     """The MQCC_WARNING the connection's last MQPUT/MQPUT1 completed with, or None.
 
     The MQI returns CompCode MQCC_WARNING with a reason when a put succeeded with a
     remark, e.g. 2049 MQRC_PRIORITY_EXCEEDS_MAXIMUM (Priority above 9: the message is
     queued at priority 9 and its MQMD keeps the Priority given). Raising would suggest the
-    message was not put, so a transport that can warn keeps the warning of its last put in
+    message was not put, so a connection that can warn declares
+    :attr:`Capability.PUT_WARNINGS` and keeps the warning of its last put in
     ``last_warning`` (None after MQCC_OK) instead; a transport without it never warns.
     """
-    warning = getattr(conn, "last_warning", None)
-    return warning if isinstance(warning, MQError) else None
+    if Capability.PUT_WARNINGS not in conn.capabilities:
+        return None
+    return cast(WarnsOnPut, conn).last_warning
 
 
 def commit_and_get(
@@ -135,19 +213,19 @@ def commit_and_get(
 ) -> tuple[MQMD, bytes] | None:
     """MQCMIT, then MQGET under syncpoint: a consumer loop's step between two messages.
 
-    ``committed`` is called once the commit is done, before any waiting. A transport may
-    commit and get a waiting message in one round trip (the embedded queue manager does
-    both in one database transaction: ``conn.commit_and_get(handle)``); the outcome is that
-    of the two calls in turn, which is what any other transport does here.
+    ``committed`` is called once the commit is done, before any waiting. A connection
+    declaring :attr:`Capability.COMMIT_AND_GET` commits and gets a waiting message in one
+    step (``conn.commit_and_get(handle)``); the outcome is that of the two calls in turn,
+    which is what any other transport does here.
     """
-    combined = getattr(conn, "commit_and_get", None)
+    combined = Capability.COMMIT_AND_GET in conn.capabilities
     got: tuple[MQMD, bytes] | None = None
-    if combined is not None:
-        got = combined(handle)
+    if combined:
+        got = cast(CommitsAndGets, conn).commit_and_get(handle)
     else:
         conn.commit()
     if committed is not None:
         committed()
-    if got is None and (combined is None or wait != 0):
+    if got is None and (not combined or wait != 0):
         got = conn.get(handle, wait=wait, syncpoint=True)
     return got

@@ -1,0 +1,41 @@
+"""MQ semantics every transport shares, below the transports and the embedded queue manager.
+
+:mod:`.contract` is the MQI-shaped transport contract (Connection, Handle, Browse,
+Context) with its declared :mod:`.capabilities`; :mod:`.wrapper` the base class for
+connections that wrap another. The rest is IBM MQ's behaviour written once for the
+transports that emulate a queue manager (the embedded one and STOMP): object attributes
+(:mod:`.attributes`), queue definitions and alias resolution (:mod:`.definitions`), the
+argument and open rules (:mod:`.checks`), MQPUT's defaults and context (:mod:`.put`),
+MQINQ (:mod:`.inquire`), report and dead-letter messages (:mod:`.reports`,
+:mod:`.deadletter`). A transport over a real queue manager (IBM MQ) uses the contract only.
+
+This package imports only :mod:`mqjms.mq` and :mod:`mqjms.logs`.
+"""
+
+from .capabilities import Capability
+from .contract import (
+    Browse,
+    CommitsAndGets,
+    Connection,
+    Context,
+    Handle,
+    Reserves,
+    WarnsOnPut,
+    commit_and_get,
+    put_warning,
+)
+from .wrapper import ConnectionWrapper
+
+__all__ = [
+    "Browse",
+    "Capability",
+    "CommitsAndGets",
+    "Connection",
+    "ConnectionWrapper",
+    "Context",
+    "Handle",
+    "Reserves",
+    "WarnsOnPut",
+    "commit_and_get",
+    "put_warning",
+]

@@ -1,0 +1,40 @@
+"""What a transport offers beyond the contract's core, declared rather than probed.
+
+Every connection has ``capabilities``, a frozenset of :class:`Capability`. Callers ask it
+(``Capability.COMMIT_AND_GET in conn.capabilities``) instead of looking for methods with
+``getattr``, so a wrapper that delegates (:class:`~.wrapper.ConnectionWrapper`) keeps the
+fast paths of the connection it wraps, and the conformance suite skips what a transport
+says it lacks (``@pytest.mark.requires("fifo")`` reads the same values).
+
+Two kinds: optional *calls* (a method or attribute the connection then has, typed by a
+protocol in :mod:`.contract`) and *behaviours* of IBM MQ that a transport may not
+reproduce. New ones are added here as transports grow (dynamic queues by name, MQSET,
+message handles: see the IBM MQ transport's plans), never probed for.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Capability(StrEnum):
+    """One thing a transport can do. The value is the name tests and docs use."""
+
+    # optional calls
+    COMMIT_AND_GET = "commit_and_get"  # conn.commit_and_get(handle): MQCMIT + MQGET, one step
+    PUT_WARNINGS = "put_warnings"  # conn.last_warning: an MQPUT's MQCC_WARNING (e.g. 2049)
+    RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
+    # queue kinds
+    ALIAS_QUEUES = "alias"  # QALIAS resolves to its TARGET (MQOPEN, MQPUT1, MQINQ)
+    MODEL_QUEUES = "model"  # opening a QMODEL creates a dynamic queue
+    # IBM MQ behaviours
+    BACKOUT_COUNT = "backout_count"  # BackoutCount survives the getter's crash (seed 002)
+    BACKOUT_IN_PLACE = "backout_in_place"  # a backed-out message keeps its queue position
+    BROWSE_SKIPS_LOCKED = "browse_skips_locked"  # a browse skips messages got in another UOW
+    EXCLUSIVE_INPUT = "exclusive_input"  # MQOO_INPUT_EXCLUSIVE makes other input opens 2042
+    EXPIRY = "expiry"  # MQMD Expiry: an expired message is never returned (seed 000)
+    LAZY_EXPIRY = "lazy_expiry"  # an expired message stays until a get or browse reaches it
+    EXPIRATION_REPORTS = "expiration_report"  # MQRO_EXPIRATION* reports are sent (seed 000)
+    FIFO = "fifo"  # MSGDLVSQ(FIFO): priority ignored for ordering
+    PRIORITY = "priority"  # MSGDLVSQ(PRIORITY): higher priority first
+    PERSISTENCE = "persistence"  # persistent messages survive a restart, others do not

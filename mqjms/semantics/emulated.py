@@ -1,0 +1,158 @@
+"""EmulatedConnection: the MQI calls' common front for transports that emulate a queue
+manager (the embedded one, STOMP).
+
+Each call is checked here as the contract says, in IBM MQ's order (the connection, the
+handle, the options, the arguments), then handed to the transport's own step
+(``_open``, ``_get``, ``_put``, ``_inquire``) with the arguments gathered in one
+request; MQINQ on the queue manager is answered here from the attributes the transport
+keeps. What differs between transports (storage, broker I/O, units of work) stays theirs.
+A transport over a real queue manager (IBM MQ) does not use this: the queue manager
+checks its own calls.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Self
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+
+from .attributes import validate_name
+from .capabilities import Capability
+from .checks import check_get, check_inquire, check_open, check_put
+from .contract import Browse, Context, Handle
+from .definitions import AttrValue
+from .inquire import inquire_qmgr
+from .put import PutIdentity
+
+DEFAULT_DYNAMIC_NAME = "AMQ.*"  # MQOD.DynamicQName's default: AMQ. and a unique suffix
+
+
+@dataclass(frozen=True, slots=True)
+class GetRequest:
+    """What an MQGET asks for, its arguments checked."""
+
+    wait: float | None
+    syncpoint: bool
+    browse: Browse | None
+    msg_id: bytes | None
+    correl_id: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class PutRequest:
+    """How an MQPUT/MQPUT1 is to be made, its arguments checked."""
+
+    syncpoint: bool
+    context: Context
+    new_msg_id: bool
+
+
+class EmulatedConnection(ABC):
+    """An hconn whose MQI calls are checked here and carried out by the subclass."""
+
+    capabilities: frozenset[Capability]
+    identity: PutIdentity  # who this connection puts as (the put context)
+    _closed: bool
+    #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
+    #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
+    last_warning: MQError | None = None
+
+    @property
+    @abstractmethod
+    def qmgr_name(self) -> str: ...
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.disconnect()
+
+    @abstractmethod
+    def disconnect(self) -> None: ...
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise failed(C.MQRC_HCONN_ERROR, "the connection is closed")
+
+    @abstractmethod
+    def _check_handle(self, handle: Handle) -> None:
+        """MQRC_HOBJ_ERROR (2019) unless ``handle`` is open on this connection."""
+
+    # ------------------------------------------------------------------ the MQI calls
+    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+        """MQOPEN with MQOO_* options; MQRC 2085 when the queue does not exist. Opening a
+        model queue creates a dynamic queue named from ``dynamic_name``."""
+        self._check_open()
+        validate_name(queue)
+        check_open(options)
+        return self._open(queue, options, dynamic_name)
+
+    def get(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        syncpoint: bool = False,
+        browse: Browse | None = None,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        """MQGET (see :meth:`mqjms.semantics.Connection.get`)."""
+        self._check_open()
+        self._check_handle(handle)
+        check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
+        return self._get(handle, GetRequest(wait, syncpoint, browse, msg_id, correl_id))
+
+    def put(
+        self,
+        target: str | Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT (to a handle) or MQPUT1 (to a name); returns the MQMD as put."""
+        self._check_open()
+        self.last_warning = None
+        if isinstance(target, Handle):
+            self._check_handle(target)
+        name = check_put(target, data, context)
+        return self._put(name, md, bytes(data), PutRequest(syncpoint, context, new_msg_id))
+
+    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
+        """MQINQ on a queue: MQIA_* selectors give int, MQCA_* give str."""
+        self._check_open()
+        if isinstance(queue, Handle):
+            self._check_handle(queue)
+            check_inquire(queue)
+            return self._inquire(queue.name, selectors)
+        return self._inquire(queue, selectors)
+
+    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
+        """MQINQ on the queue manager object (e.g. MQCA_DEAD_LETTER_Q_NAME)."""
+        self._check_open()
+        return inquire_qmgr(self.qmgr_name, self._qmgr_attrs(), selectors)
+
+    # ------------------------------------------------------------------ the transport's steps
+    @abstractmethod
+    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle: ...
+
+    @abstractmethod
+    def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None: ...
+
+    @abstractmethod
+    def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD: ...
+
+    @abstractmethod
+    def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]: ...
+
+    @abstractmethod
+    def _qmgr_attrs(self) -> Mapping[str, AttrValue]:
+        """The queue manager's attributes under MQSC names (missing ones: MQ's defaults)."""

@@ -1,0 +1,83 @@
+"""Report messages: what a queue manager or application sends to a message's ReplyToQ
+when the message asked for it in its MQMD.Report options.
+
+One builder serves every kind (an expiration report when the queue manager discards an
+expired message, seed 000; an exception report when a trigger monitor cannot act on a
+trigger message): MsgType MQMT_REPORT, the Feedback given, MsgId and CorrelId by
+MQRO_PASS_MSG_ID / MQRO_PASS_CORREL_ID, MQRO_PASS_DISCARD_AND_EXPIRY honoured, and none,
+the first 100 bytes or all of the data, as the option chosen says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mqjms.mq import constants as C
+from mqjms.mq.md import MQMD
+
+WITH_DATA_LENGTH = 100  # MQRO_*_WITH_DATA reports carry the first 100 bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ReportKind:
+    """The Report options that ask for one kind of report, and with how much data."""
+
+    name: str
+    mask: int  # every option of the kind
+    with_data: int  # the first 100 bytes
+    with_full_data: int  # all of it
+
+
+EXPIRATION = ReportKind(
+    "expiration",
+    C.MQRO_EXPIRATION_MASK,
+    C.MQRO_EXPIRATION_WITH_DATA,
+    C.MQRO_EXPIRATION_WITH_FULL_DATA,
+)
+EXCEPTION = ReportKind(
+    "exception",
+    C.MQRO_EXCEPTION_MASK,
+    C.MQRO_EXCEPTION_WITH_DATA,
+    C.MQRO_EXCEPTION_WITH_FULL_DATA,
+)
+
+
+def report_message(
+    original: MQMD, data: bytes, *, kind: ReportKind, feedback: int
+) -> tuple[MQMD, bytes] | None:
+    """The ``kind`` of report ``original`` asks for, with ``feedback``; None when it asks
+    for none or has no ReplyToQ to send it to.
+
+    With MQRO_PASS_DISCARD_AND_EXPIRY the report keeps the original's MQRO_DISCARD_MSG
+    and its remaining Expiry (an expiration report's original has none left: its report
+    does not expire).
+    """
+    wanted = original.Report & kind.mask
+    if not wanted or not original.ReplyToQ.strip():
+        return None
+    report = MQMD(
+        MsgType=C.MQMT_REPORT,
+        Feedback=feedback,
+        Priority=original.Priority,
+        Persistence=original.Persistence,
+        Encoding=original.Encoding,
+        CodedCharSetId=original.CodedCharSetId,
+        Format=original.Format,
+        PutApplType=C.MQAT_QMGR,
+    )
+    report.MsgId = original.MsgId if original.Report & C.MQRO_PASS_MSG_ID else C.MQMI_NONE
+    report.CorrelId = (
+        original.CorrelId if original.Report & C.MQRO_PASS_CORREL_ID else original.MsgId
+    )
+    if original.Report & C.MQRO_PASS_DISCARD_AND_EXPIRY:
+        report.Report = original.Report & C.MQRO_DISCARD_MSG
+        if feedback != C.MQFB_EXPIRATION:
+            report.Expiry = original.Expiry
+    if wanted == kind.with_full_data:
+        body = data
+    elif wanted == kind.with_data:
+        body = data[:WITH_DATA_LENGTH]
+    else:
+        body = b""
+        report.Format = C.MQFMT_NONE
+    return report, body

@@ -1,0 +1,154 @@
+"""ConnectionWrapper: a connection that delegates everything to another one.
+
+Subclass it to watch or adjust a few calls (trigger/idle.py tracks activity; tests inject
+faults) and the rest, the declared capabilities and their optional calls included, stays
+that of the wrapped connection: wrapping never turns off a fast path. A subclass that
+watches :meth:`commit` and :meth:`get` watches :meth:`commit_and_get` too, which stands
+for the two; one that must not offer a capability narrows :attr:`capabilities`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+
+from .capabilities import Capability
+from .contract import (
+    Browse,
+    CommitsAndGets,
+    Connection,
+    Context,
+    Handle,
+    Reserves,
+    WarnsOnPut,
+)
+
+
+class ConnectionWrapper:
+    """A :class:`~.contract.Connection` over ``inner``, delegating every call."""
+
+    def __init__(self, inner: Connection) -> None:
+        self.inner = inner
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.inner!r})"
+
+    @property
+    def qmgr_name(self) -> str:
+        return self.inner.qmgr_name
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return self.inner.capabilities
+
+    def open(self, queue: str, options: int) -> Handle:
+        return self.inner.open(queue, options)
+
+    def close(self, handle: Handle) -> None:
+        self.inner.close(handle)
+
+    def get(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        syncpoint: bool = False,
+        browse: Browse | None = None,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        return self.inner.get(
+            handle,
+            wait=wait,
+            syncpoint=syncpoint,
+            browse=browse,
+            msg_id=msg_id,
+            correl_id=correl_id,
+        )
+
+    def put(
+        self,
+        target: str | Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        return self.inner.put(
+            target, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
+        )
+
+    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
+        return self.inner.inquire(queue, selectors)
+
+    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
+        return self.inner.inquire_qmgr(selectors)
+
+    def commit(self) -> None:
+        self.inner.commit()
+
+    def backout(self) -> None:
+        self.inner.backout()
+
+    def disconnect(self) -> None:
+        self.inner.disconnect()
+
+    # ------------------------------------------------------------------ optional calls
+    def _require(self, capability: Capability) -> None:
+        """MQRC_FUNCTION_NOT_SUPPORTED (2298) for an optional call not declared."""
+        if capability not in self.capabilities:
+            raise failed(
+                C.MQRC_FUNCTION_NOT_SUPPORTED,
+                f"{self.inner!r} does not declare {capability}",
+            )
+
+    def _reserves(self) -> Reserves:
+        self._require(Capability.RESERVE)
+        return cast(Reserves, self.inner)
+
+    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """The wrapped connection's combined MQCMIT + MQGET (:attr:`Capability.COMMIT_AND_GET`)."""
+        self._require(Capability.COMMIT_AND_GET)
+        return cast(CommitsAndGets, self.inner).commit_and_get(handle)
+
+    @property
+    def last_warning(self) -> MQError | None:
+        """The wrapped connection's last put warning (:attr:`Capability.PUT_WARNINGS`)."""
+        if Capability.PUT_WARNINGS not in self.inner.capabilities:
+            return None
+        return cast(WarnsOnPut, self.inner).last_warning
+
+    # :attr:`Capability.RESERVE`: see :class:`~.contract.Reserves`
+    def reserve(self, handle: Handle, owner: str, limit: int) -> int:
+        return self._reserves().reserve(handle, owner, limit)
+
+    def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
+        return self._reserves().reserved(owner, lo, hi)
+
+    def reserved_numbers(
+        self, owner: str, lo: int, hi: int, limit: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        return self._reserves().reserved_numbers(owner, lo, hi, limit)
+
+    def reservation_end(self, owner: str) -> int:
+        return self._reserves().reservation_end(owner)
+
+    def release_reserved(self, owner: str, upto: int) -> int:
+        return self._reserves().release_reserved(owner, upto)
+
+    def renumber_reserved(
+        self, owner: str, seqs: Sequence[int], *, tag: int, backout: int = 0
+    ) -> list[int]:
+        return self._reserves().renumber_reserved(owner, seqs, tag=tag, backout=backout)
+
+    def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
+        return self._reserves().get_reserved(owner, seq)
+
+    def give_back_reserved(self, owner: str) -> int:
+        return self._reserves().give_back_reserved(owner)

@@ -1,0 +1,83 @@
+"""MQGET with browse (MQGMO_BROWSE_FIRST / _NEXT) over STOMP browser subscriptions.
+
+A browser subscription (``browser:true``) is a snapshot of the queue ending with a
+``browser:end`` frame; a browse that reaches the end takes a new snapshot, skipping the
+MsgIds it has shown, so messages that arrived since are seen as MQ's cursor would.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Browse
+
+from . import mapping, release
+from .client import ConnectionLost
+from .state import BrowseCursor, OpenQueue, StompState
+
+_BROWSE_WAIT = 10.0
+
+
+class Browsing(StompState):
+    """The browse cursors of one connection's handles."""
+
+    def _browse_get(
+        self, state: OpenQueue, browse: Browse, selector: str | None, deadline: float | None
+    ) -> tuple[MQMD, bytes] | None:
+        cursor = state.browse
+        if browse is Browse.FIRST or cursor is None or cursor.selector != selector:
+            self._end_browse(state)
+            cursor = state.browse = BrowseCursor(selector)
+        fresh = cursor.sub is None  # a snapshot taken during this call
+        while True:
+            try:
+                client = self._live()
+                if cursor.sub is None:
+                    headers = {"browser": "true"}
+                    if selector:
+                        headers["selector"] = selector
+                    cursor.sub = client.subscribe(state.destination, headers, "auto")
+                    cursor.ended = False
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                # a browse ends with a browser:end frame, so waiting for it is never wasted
+                frame = client.take(
+                    cursor.sub, None if remaining is None else max(remaining, _BROWSE_WAIT)
+                )
+            except ConnectionLost:
+                self._recover()
+                cursor = state.browse = BrowseCursor(selector, seen=cursor.seen)
+                continue
+            if frame is not None and frame.headers.get("browser") == "end":
+                cursor.ended = True
+                self._unsubscribe(cursor.sub, browser=True)
+                cursor.sub = None
+                # a new snapshot shows messages that arrived since, skipping those seen
+                if fresh and deadline is not None and time.monotonic() >= deadline:
+                    return None
+                if fresh:
+                    time.sleep(0.05)
+                fresh = True
+                continue
+            if frame is None:
+                return None
+            now = time.time()
+            # One MsgId is shown once: a message being requeued (a backout, a give-back)
+            # exists twice on the broker for an instant, the original and its copy.
+            msg_id = frame.headers.get(mapping.H_MSG_ID) or (
+                mapping.native_msg_id(frame.message_id).hex()
+            )
+            if msg_id in cursor.seen or mapping.is_expired(frame.headers, now):
+                continue
+            cursor.seen.add(msg_id)
+            md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
+            if frame.headers.get("redelivered") == "true" and release.returned_peek(
+                frame.message_id
+            ):
+                md.BackoutCount += 1
+            return md, data
+
+    def _end_browse(self, state: OpenQueue) -> None:
+        cursor, state.browse = state.browse, None
+        if cursor is not None and cursor.sub is not None:
+            self._unsubscribe(cursor.sub, browser=True)
