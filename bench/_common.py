@@ -1,244 +1,392 @@
-"""Shared helpers for the benchmarks in ``bench/``: timing, rates and ratios, peak memory,
-and output as plain text (one metric per line) or one JSON object.
+"""Shared by the benchmarks in ``bench/``: rounds that alternate the contenders with a probe
+of the disk between them, ratios with their spread, and the report (text or JSON).
 
-Stdlib only, so a benchmark runs wherever mqjms itself runs.
+Why this shape: the disk of a shared machine switches between about 0.1 ms and 2-3 ms per
+fsync within seconds, so a rate means little on its own and a pass/fail verdict flips from
+run to run. Every figure is therefore a ratio of two contenders measured in the same round
+of interleaved rounds, reported as the median and the spread of the per-round ratios, with
+the disk's fsync time measured between the rounds beside it, so that a reader sees when the
+disk changed. Targets are printed as information: a benchmark's exit status is 0 unless the
+benchmark itself broke. It needs nothing that mqjms does not, so a benchmark runs wherever
+mqjms runs.
 """
 
 from __future__ import annotations
 
-import gc
+import argparse
+import datetime
 import json
+import logging
 import os
-import resource
+import shutil
+import sqlite3
 import statistics
 import sys
+import tempfile
 import time
-import tracemalloc
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-MB = 1024 * 1024
+REPO = Path(__file__).resolve().parent.parent
 
 
-# ---------------------------------------------------------------------------- timing
+# ---------------------------------------------------------------------------- environment
+def quiet_logging() -> None:
+    """Warnings and worse only, on stderr: stdout is the report (and valid JSON)."""
+    import structlog
+
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a child process: this checkout's ``mqjms`` and ``bench`` first
+    (an editable install may point at another checkout)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
 @contextmanager
-def stopwatch() -> Iterator[Callable[[], float]]:
-    """``with stopwatch() as elapsed: ...``; ``elapsed()`` is the seconds so far (frozen
-    once the block ends)."""
-    start = time.perf_counter()
-    end: float | None = None
-
-    def elapsed() -> float:
-        return (end if end is not None else time.perf_counter()) - start
-
+def scratch_dir(parent: Path | None, prefix: str) -> Iterator[Path]:
+    """A fresh temporary directory for a benchmark's files, removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix=f"mqjms-bench-{prefix}-", dir=parent))
     try:
-        yield elapsed
+        yield root
     finally:
-        end = time.perf_counter()
+        shutil.rmtree(root, ignore_errors=True)
 
 
-def timed(fn: Callable[[], object]) -> float:
-    """Seconds one call of ``fn`` takes."""
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+def add_common_args(p: argparse.ArgumentParser, rounds: int, quick_rounds: int) -> None:
+    p.add_argument(
+        "--rounds",
+        type=int,
+        help=f"interleaved rounds (default {rounds}; {quick_rounds} with --quick)",
+    )
+    p.add_argument("--quick", action="store_true", help="small counts: seconds, for CI")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--dir", type=Path, help="parent of the temporary directory (default $TMPDIR)")
+    p.set_defaults(_rounds=(rounds, quick_rounds))
 
 
-@dataclass
-class Rates:
-    """Throughput samples (operations per second) of one contender over several rounds."""
+def finish_args(p: argparse.ArgumentParser, args: argparse.Namespace, *positive: str) -> None:
+    """Fill in ``--rounds`` and refuse counts below 1."""
+    if args.rounds is None:
+        args.rounds = args._rounds[1] if args.quick else args._rounds[0]
+    for name in ("rounds", *positive):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
 
-    name: str
-    samples: list[float] = field(default_factory=list)
 
-    def add(self, operations: int, seconds: float) -> None:
-        self.samples.append(operations / seconds if seconds > 0 else float("inf"))
+# ---------------------------------------------------------------------------- the disk
+class FsyncProbe:
+    """How long the disk takes to make 4 KiB durable now: ``samples`` page writes, each
+    followed by ``fdatasync``, on a file beside the benchmark's databases (SQLite's commit
+    in WAL mode is one such write and sync). Cheap enough to run between every round."""
 
-    @property
-    def best(self) -> float:
-        return max(self.samples) if self.samples else 0.0
+    PAGE = b"\x5a" * 4096
+    SLOTS = 16
 
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples) if self.samples else 0.0
+    def __init__(self, directory: Path, samples: int = 5) -> None:
+        self.samples = samples
+        self.path = directory / "fsync-probe.bin"
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.pwrite(self._fd, self.PAGE * self.SLOTS, 0)
+        os.fsync(self._fd)
+        self._slot = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def measure(self) -> float:
+        """The median seconds of one write + fdatasync."""
+        times = []
+        for _ in range(self.samples):
+            self._slot = (self._slot + 1) % self.SLOTS
+            start = time.perf_counter()
+            os.pwrite(self._fd, self.PAGE, self._slot * len(self.PAGE))
+            os.fdatasync(self._fd)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+# ---------------------------------------------------------------------------- statistics
+@dataclass(frozen=True)
+class Spread:
+    """A median with its spread: min..max and the interquartile range."""
+
+    median: float
+    low: float
+    high: float
+    q1: float
+    q3: float
+    values: tuple[float, ...]
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        if not values:
+            raise ValueError("no values")
+        vs = tuple(values)
+        if len(vs) > 1:
+            q1, _, q3 = statistics.quantiles(vs, n=4, method="inclusive")
+        else:
+            q1 = q3 = vs[0]
+        return cls(statistics.median(vs), min(vs), max(vs), q1, q3, vs)
+
+    def as_dict(self, digits: int = 3) -> dict[str, Any]:
+        r = _rounder(digits)
         return {
-            "best": round(self.best, 1),
-            "median": round(self.median, 1),
-            "samples": [round(s, 1) for s in self.samples],
+            "median": r(self.median),
+            "min": r(self.low),
+            "max": r(self.high),
+            "q1": r(self.q1),
+            "q3": r(self.q3),
+            "per_round": [r(v) for v in self.values],
         }
 
-
-def interleaved(
-    contenders: Mapping[str, Callable[[int], float]],
-    operations: int,
-    rounds: int,
-    warmup: int | Mapping[str, int] = 0,
-) -> dict[str, Rates]:
-    """Run every contender ``rounds`` times, alternating between them so that machine noise
-    (other processes, disk cache, CPU frequency) hits each one alike.
-
-    A contender is ``fn(n) -> seconds`` doing ``n`` operations. Round order is reversed
-    every other round so that no contender always runs right after the same neighbour.
-    ``warmup`` operations (a count for all, or per contender name) run once per contender
-    first, untimed.
-    """
-    results = {name: Rates(name) for name in contenders}
-    for name, fn in contenders.items():
-        count = warmup.get(name, 0) if isinstance(warmup, Mapping) else warmup
-        if count:
-            fn(count)
-    names = list(contenders)
-    for r in range(rounds):
-        order = names if r % 2 == 0 else names[::-1]
-        for name in order:
-            results[name].add(operations, contenders[name](operations))
-    return results
+    def text(self, digits: int = 2, unit: str = "") -> str:
+        f = f"{{:.{digits}f}}"
+        u = f" {unit}" if unit else ""
+        spread = f"{f.format(self.low)}..{f.format(self.high)}"
+        if len(self.values) >= 4:
+            spread += f", IQR {f.format(self.q1)}..{f.format(self.q3)}"
+        return f"{f.format(self.median)}{u}  ({spread} over {len(self.values)} rounds)"
 
 
-def ratio(numerator: float, denominator: float) -> float:
-    return numerator / denominator if denominator else float("nan")
+def _rounder(digits: int) -> Callable[[float], float]:
+    return lambda v: round(v, digits) if v == v else v  # NaN stays NaN
 
 
-def paired_ratio(numerator: Rates, denominator: Rates) -> float:
-    """Median over rounds of numerator/denominator within the same round: robust to slow
-    drift of the machine, which the best-of ratio is not."""
-    pairs = [ratio(n, d) for n, d in zip(numerator.samples, denominator.samples, strict=True)]
-    return statistics.median(pairs) if pairs else float("nan")
+def percentile(values: Sequence[float], q: float) -> float:
+    """The value at quantile ``q`` (0..1), nearest rank."""
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
 
 
-def verdict(value: float, target: float) -> str:
-    return "PASS" if value >= target else "FAIL"
+# ---------------------------------------------------------------------------- rounds
+@dataclass(frozen=True)
+class Sample:
+    """One timed run: wall seconds, the process's CPU seconds (None when not measured), and
+    the operations done (None: the count the round asked for)."""
+
+    seconds: float
+    cpu: float | None = None
+    operations: int | None = None
 
 
-# ---------------------------------------------------------------------------- memory
-def rss_bytes() -> int | None:
-    """Current resident set size (Linux /proc); None where it cannot be read."""
+@contextmanager
+def clock() -> Iterator[Callable[[], Sample]]:
+    """``with clock() as took: ...``; ``took()`` is the :class:`Sample` of the block."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    end: Sample | None = None
+
+    def took() -> Sample:
+        if end is not None:
+            return end
+        return Sample(time.perf_counter() - wall, time.process_time() - cpu)
+
     try:
-        with open("/proc/self/statm") as f:
-            resident_pages = int(f.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return resident_pages * os.sysconf("SC_PAGE_SIZE")
+        yield took
+    finally:
+        end = took()
 
 
-def max_rss_bytes() -> int:
-    """The process's peak resident set size so far (getrusage; never goes down)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak) if sys.platform == "darwin" else int(peak) * 1024
+Contender = Callable[[int], "float | Sample"]
 
 
-@dataclass
-class MemorySample:
-    label: str
-    heap_bytes: int  # Python allocations traced by tracemalloc (0 when not tracing)
-    rss_bytes: int | None
+def _sum(samples: Sequence[Sample]) -> Sample:
+    """One sample of several runs: their seconds, CPU and operations added up."""
+    if len(samples) == 1:
+        return samples[0]
+    cpus = [s.cpu for s in samples]
+    ops = [s.operations for s in samples]
+    return Sample(
+        sum(s.seconds for s in samples),
+        None if None in cpus else sum(c for c in cpus if c is not None),
+        None if None in ops else sum(o for o in ops if o is not None),
+    )
 
 
-class MemoryMonitor:
-    """Peak memory over a block: the Python heap (tracemalloc, which does not see SQLite's
-    own allocations such as its page cache) and the resident set size (which does), sampled
-    whenever :meth:`sample` is called, plus the ``ru_maxrss`` delta.
+class Rounds:
+    """Contenders run in interleaved rounds, with the disk probed before each round.
 
-    ``ru_maxrss`` is a process-lifetime peak, so its delta is only non-zero when the block
-    goes above everything earlier in the process; the sampled RSS delta does not have that
-    blind spot but only sees the moments it samples.
+    A contender is ``fn(n) -> seconds | Sample`` doing ``n`` operations (any set-up it
+    needs, such as loading a queue, stays outside its timing). Every round runs each
+    contender once; the order is reversed every other round so that no contender always
+    follows the same neighbour, and noise (the disk, other processes, CPU frequency) hits
+    all alike.
     """
 
-    def __init__(self, trace_python_heap: bool = True) -> None:
-        self.trace = trace_python_heap
-        self.samples: list[MemorySample] = []
-        self._started_tracing = False
-        self.rss_start: int | None = None
-        self.rss_peak: int | None = None
-        self.maxrss_start = 0
-        self.maxrss_end = 0
-        self.heap_peak = 0
+    def __init__(self, names: Sequence[str]) -> None:
+        self.samples: dict[str, list[Sample]] = {name: [] for name in names}
+        self.requested: dict[str, list[int]] = {name: [] for name in names}
+        self.fsync: list[float] = []
 
-    def __enter__(self) -> MemoryMonitor:
-        gc.collect()
-        if self.trace and not tracemalloc.is_tracing():
-            tracemalloc.start()
-            self._started_tracing = True
-        if self.trace:
-            tracemalloc.reset_peak()
-        self.maxrss_start = max_rss_bytes()
-        self.rss_start = self.rss_peak = rss_bytes()
-        return self
+    @classmethod
+    def run(
+        cls,
+        contenders: Mapping[str, Contender],
+        operations: int | Mapping[str, int],
+        rounds: int,
+        probe: FsyncProbe | None,
+        warmup: int | Mapping[str, int] = 0,
+        slices: int = 1,
+    ) -> Rounds:
+        """``slices`` > 1 interleaves more finely: each contender's operations of a round
+        are done in that many slices, the contenders taking turns slice by slice, and the
+        slices' samples summed (for contenders with no set-up of their own, so that a disk
+        that changes speed within seconds meets all of them in the same state)."""
+        result = cls(list(contenders))
+        for name, fn in contenders.items():
+            count = warmup.get(name, 0) if isinstance(warmup, Mapping) else warmup
+            if count:
+                fn(count)
+        names = list(contenders)
+        turn = 0
+        for _ in range(rounds):
+            if probe is not None:
+                result.fsync.append(probe.measure())
+            parts: dict[str, list[Sample]] = {name: [] for name in names}
+            for s in range(slices):
+                for name in names if turn % 2 == 0 else names[::-1]:
+                    n = operations[name] if isinstance(operations, Mapping) else operations
+                    share = n // slices + (1 if s < n % slices else 0)
+                    out = contenders[name](share)
+                    parts[name].append(out if isinstance(out, Sample) else Sample(out))
+                turn += 1
+            for name in names:
+                n = operations[name] if isinstance(operations, Mapping) else operations
+                result.record(name, _sum(parts[name]), n)
+        return result
 
-    def sample(self, label: str = "") -> MemorySample:
-        heap = tracemalloc.get_traced_memory()[0] if tracemalloc.is_tracing() else 0
-        rss = rss_bytes()
-        if rss is not None and (self.rss_peak is None or rss > self.rss_peak):
-            self.rss_peak = rss
-        s = MemorySample(label, heap, rss)
-        self.samples.append(s)
-        return s
+    def record(self, name: str, sample: Sample, operations: int) -> None:
+        """Add one timed run measured by the caller (for contenders that must interleave
+        more finely than a run each)."""
+        self.samples[name].append(sample)
+        self.requested[name].append(operations)
 
-    def __exit__(self, *exc: object) -> None:
-        self.sample("end")
-        if tracemalloc.is_tracing():
-            self.heap_peak = tracemalloc.get_traced_memory()[1]
-        if self._started_tracing:
-            tracemalloc.stop()
-        self.maxrss_end = max_rss_bytes()
+    def rates(self, name: str) -> list[float]:
+        """Operations per second, one per round."""
+        return [
+            (s.operations if s.operations is not None else n) / s.seconds
+            for s, n in zip(self.samples[name], self.requested[name], strict=True)
+        ]
 
-    @property
-    def rss_peak_delta(self) -> int | None:
-        if self.rss_start is None or self.rss_peak is None:
-            return None
-        return self.rss_peak - self.rss_start
+    def rate(self, name: str) -> Spread:
+        return Spread.of(self.rates(name))
 
-    @property
-    def maxrss_delta(self) -> int:
-        return self.maxrss_end - self.maxrss_start
+    def ratio(self, numerator: str, denominator: str) -> Spread:
+        """numerator's rate / denominator's rate, per round."""
+        return Spread.of(
+            [
+                n / d if d else float("nan")
+                for n, d in zip(self.rates(numerator), self.rates(denominator), strict=True)
+            ]
+        )
 
+    def time_ratio(self, numerator: str, denominator: str) -> Spread:
+        """numerator's seconds / denominator's seconds, per round (a cost ratio)."""
+        return Spread.of(
+            [
+                n.seconds / d.seconds
+                for n, d in zip(self.samples[numerator], self.samples[denominator], strict=True)
+            ]
+        )
 
-def mb(n: int | float | None) -> float | None:
-    return None if n is None else round(n / MB, 2)
+    def cpu_per_operation(self, name: str) -> Spread | None:
+        """CPU seconds per operation, one per round (None when not measured)."""
+        values = [
+            s.cpu / (s.operations if s.operations is not None else n)
+            for s, n in zip(self.samples[name], self.requested[name], strict=True)
+            if s.cpu is not None
+        ]
+        return Spread.of(values) if values else None
 
 
 # ---------------------------------------------------------------------------- output
 class Report:
-    """Metrics collected in order; printed as ``label: value`` lines or one JSON object."""
+    """Metrics in order; printed as ``label: value`` lines or as one JSON object."""
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, benchmark: str, title: str) -> None:
         self.title = title
         self.lines: list[str] = []
-        self.data: dict[str, Any] = {}
+        self.data: dict[str, Any] = {"benchmark": benchmark, "title": title}
+        today = datetime.datetime.now(datetime.UTC).date().isoformat()
+        self.metric("config.date", "date", today)
+        self.metric("config.python", "python", sys.version.split()[0])
+        self.metric("config.sqlite", "sqlite", sqlite3.sqlite_version)
+        self.metric("config.cpus", "CPUs", os.cpu_count() or 0)
+        if hasattr(os, "getloadavg"):  # a busy machine stretches every timing
+            load = [round(v, 2) for v in os.getloadavg()]
+            self.metric(
+                "config.load_average", "load average at start", load, note="1, 5 and 15 minutes"
+            )
 
     def section(self, heading: str) -> None:
-        self.lines.append("")
-        self.lines.append(f"== {heading}")
-
-    def metric(self, key: str, label: str, value: Any, unit: str = "", note: str = "") -> None:
-        """One metric: ``key`` (dotted path) for JSON, ``label`` for the text line."""
-        self._put(key, value)
-        shown = _fmt(value)
-        text = f"{label}: {shown}{' ' + unit if unit else ''}"
-        if note:
-            text += f"  ({note})"
-        self.lines.append(text)
-
-    def data_only(self, key: str, value: Any) -> None:
-        self._put(key, value)
+        self.lines += ["", f"== {heading}"]
 
     def text(self, line: str) -> None:
         self.lines.append(line)
 
-    def _put(self, key: str, value: Any) -> None:
+    def data_only(self, key: str, value: Any) -> None:
         node = self.data
         *parents, last = key.split(".")
         for p in parents:
             node = node.setdefault(p, {})
         node[last] = value
 
+    def metric(self, key: str, label: str, value: Any, unit: str = "", note: str = "") -> None:
+        """One value: ``key`` (a dotted path) in JSON, ``label`` in the text."""
+        self.data_only(key, value)
+        line = f"{label}: {_fmt(value)}{' ' + unit if unit else ''}"
+        self.lines.append(f"{line}  ({note})" if note else line)
+
+    def rate(
+        self, key: str, label: str, spread: Spread, unit: str = "msg/s", note: str = ""
+    ) -> None:
+        self.data_only(key, {**spread.as_dict(1), "unit": unit})
+        line = f"{label}: {spread.text(0, unit)}"
+        self.lines.append(f"{line}  {note}" if note else line)
+
+    def ratio(
+        self,
+        key: str,
+        label: str,
+        spread: Spread,
+        target: str | None = None,
+        note: str = "",
+        digits: int = 2,
+    ) -> None:
+        """A ratio with its spread; ``target`` (e.g. ``">= 0.8"``) is printed beside it as
+        information, never judged."""
+        self.data_only(key, {**spread.as_dict(), "target": target})
+        line = f"{label}: {spread.text(digits)}"
+        if target:
+            line += f"  target {target}"
+        self.lines.append(f"{line}  [{note}]" if note else line)
+
+    def disk(self, fsync_seconds: Sequence[float], key: str = "disk") -> None:
+        """The disk's fsync time per round, so a reader sees when it changed."""
+        if not fsync_seconds:
+            return
+        ms = Spread.of([s * 1000 for s in fsync_seconds])
+        self.data_only(f"{key}.fsync_ms", ms.as_dict(3))
+        per_round = " ".join(f"{v:.2f}" for v in ms.values)
+        self.lines.append(
+            f"disk: fsync {ms.median:.2f} ms median, per round {per_round} ms "
+            "(4 KiB write + fdatasync, probed before each round)"
+        )
+
     def render(self, as_json: bool) -> str:
         if as_json:
-            return json.dumps(self.data, indent=None, sort_keys=False, default=str)
+            return json.dumps(self.data, default=str)
         return "\n".join([self.title, *self.lines])
 
 
@@ -253,6 +401,8 @@ def _fmt(value: Any) -> str:
         return f"{value:,.1f}" if abs(value) < 1000 else f"{value:,.0f}"
     if isinstance(value, int):
         return f"{value:,}"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_fmt(v)}" for k, v in value.items())
     if isinstance(value, Sequence) and not isinstance(value, str):
         return ", ".join(_fmt(v) for v in value)
     return str(value)
