@@ -59,7 +59,7 @@ from bench._common import (
     quiet_logging,
     scratch_dir,
 )
-from mqjms.consumer.message import NON_PERSISTENT, Queue, TextMessage, from_mq, to_mq
+from mqjms.jms.message import NON_PERSISTENT, Queue, TextMessage, from_mq, to_mq
 from mqjms.listeners import Worker
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD

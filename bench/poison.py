@@ -45,7 +45,7 @@ from bench._common import (
     scratch_dir,
 )
 from mqjms import logs
-from mqjms.consumer.message import PERSISTENT, Queue, TextMessage, to_mq
+from mqjms.jms.message import PERSISTENT, Queue, TextMessage, to_mq
 from mqjms.listeners import Worker
 from mqjms.transport import connect, embedded
 

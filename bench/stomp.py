@@ -51,7 +51,7 @@ from bench._common import (  # noqa: E402
     quiet_logging,
     scratch_dir,
 )
-from mqjms.consumer.message import Queue, TextMessage, to_mq  # noqa: E402
+from mqjms.jms.message import Queue, TextMessage, to_mq  # noqa: E402
 from mqjms.listeners import Worker  # noqa: E402
 from mqjms.transport import connect  # noqa: E402
 from mqjms.transport.stomp.mapping import to_frame  # noqa: E402

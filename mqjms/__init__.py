@@ -16,7 +16,7 @@ application configures structlog, sets ``MQJMS_LOG_LEVEL`` or calls
 
 from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
 from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler, PoisonOutcome
-from mqjms.consumer import (
+from mqjms.jms import (
     AUTO_ACKNOWLEDGE,
     CLIENT_ACKNOWLEDGE,
     DEFAULT_PRIORITY,

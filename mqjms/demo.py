@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from mqjms.consumer import ConnectionFactory, Message
+from mqjms.jms import ConnectionFactory, Message
 from mqjms.listeners import Worker
 from mqjms.transport.embedded import queue_manager
 from mqjms.transport.url import redact

@@ -36,10 +36,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mqjms",
         description="JMS-style consumers with IBM MQ semantics: administer and use queues.",
         epilog="The transport URL comes from --url, else $MQJMS_URL, else embedded:/// "
-               "(the embedded queue manager in ./.mqjms).",
+        "(the embedded queue manager in ./.mqjms).",
     )
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="log more (-v: info, -vv: debug) to standard error")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log more (-v: info, -vv: debug) to standard error",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")

@@ -18,14 +18,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "browse",
         help="print the messages on a queue without removing them",
         description="Browse QUEUE from the first message on, in delivery order. Nothing is "
-                    "printed, and the exit status is 0, when the queue is empty.",
+        "printed, and the exit status is 0, when the queue is empty.",
         epilog=JSON_HELP,
     )
     add_url(parser)
     parser.add_argument("queue", metavar="QUEUE")
     add_output_options(parser)
-    parser.add_argument("--count", type=positive_int, metavar="N",
-                        help="browse at most N messages (default: all)")
+    parser.add_argument(
+        "--count", type=positive_int, metavar="N", help="browse at most N messages (default: all)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -41,14 +42,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def browse_all(conn: Connection, handle: Handle, show: Callable[[MQMD, bytes, int], None],
-               args: argparse.Namespace, limit: int | None) -> int:
+def browse_all(
+    conn: Connection,
+    handle: Handle,
+    show: Callable[[MQMD, bytes, int], None],
+    args: argparse.Namespace,
+    limit: int | None,
+) -> int:
     """Browse first, then next, until no message or ``limit`` messages."""
     found = 0
     cursor = Browse.FIRST
     while limit is None or found < limit:
-        got = conn.get(handle, wait=args.wait, browse=cursor, msg_id=args.msg_id,
-                       correl_id=args.correl_id)
+        got = conn.get(
+            handle, wait=args.wait, browse=cursor, msg_id=args.msg_id, correl_id=args.correl_id
+        )
         if got is None:
             break
         found += 1

@@ -17,15 +17,17 @@ from mqjms.transport.url import scheme_of
 
 EXIT_USAGE = 2  # a bad argument, or an MQError that stopped the command
 
+
 class CLIError(Exception):
     """A user error that is not an MQError: printed as ``mqjms: <message>``, status 2."""
 
 
 def add_url(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--url", metavar="URL",
+        "--url",
+        metavar="URL",
         help="transport URL: embedded:///DIR, stomp://HOST:PORT or mq://QMGR@HOST(PORT)/CHL "
-             "(default: $MQJMS_URL, else embedded:/// = ./.mqjms)",
+        "(default: $MQJMS_URL, else embedded:/// = ./.mqjms)",
     )
 
 
@@ -95,8 +97,9 @@ def qmgr_ccsid(conn: Connection, default: int = 1208) -> int:
 def logging_to_stderr(verbosity: int) -> Iterator[None]:
     """structlog to standard error (warnings, or more with -v) while the command runs,
     so that log lines never mix with output such as JSON; the previous setup is restored."""
-    level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (
-        logging.DEBUG)
+    level = (
+        logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (logging.DEBUG)
+    )
     was_configured = structlog.is_configured()
     previous = structlog.get_config()
     structlog.configure(

@@ -16,23 +16,33 @@ from .common import add_url, hex_id, non_negative_float, open_connection, positi
 from .render import message_json, message_text
 
 JSON_HELP = (
-    "--json prints one JSON object per message and line: {\"md\": {...}, \"rfh2\": [...], "
-    "\"dlh\": {...} or null, \"body\": ...}. md and dlh use IBM's field names with byte "
-    "fields in hex; each RFH2 of the chain has its fixed fields and \"folders\" (the "
+    '--json prints one JSON object per message and line: {"md": {...}, "rfh2": [...], '
+    '"dlh": {...} or null, "body": ...}. md and dlh use IBM\'s field names with byte '
+    'fields in hex; each RFH2 of the chain has its fixed fields and "folders" (the '
     "NameValueData strings). body is a string when the final Format is MQSTR and the bytes "
-    "decode in its CCSID, otherwise {\"base64\": \"...\"}; a malformed header adds "
-    "\"error\" and leaves the bytes from that header on in body."
+    'decode in its CCSID, otherwise {"base64": "..."}; a malformed header adds '
+    '"error" and leaves the bytes from that header on in body.'
 )
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per message")
-    parser.add_argument("--wait", type=non_negative_float, default=0.0, metavar="SECONDS",
-                        help="wait up to SECONDS for each message (default 0)")
-    parser.add_argument("--msg-id", type=hex_id("--msg-id"), metavar="HEX",
-                        help="only the message with this MsgId")
-    parser.add_argument("--correl-id", type=hex_id("--correl-id"), metavar="HEX",
-                        help="only messages with this CorrelId")
+    parser.add_argument(
+        "--wait",
+        type=non_negative_float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait up to SECONDS for each message (default 0)",
+    )
+    parser.add_argument(
+        "--msg-id", type=hex_id("--msg-id"), metavar="HEX", help="only the message with this MsgId"
+    )
+    parser.add_argument(
+        "--correl-id",
+        type=hex_id("--correl-id"),
+        metavar="HEX",
+        help="only messages with this CorrelId",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,18 +50,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "get",
         help="get (remove) messages from a queue and print them",
         description="Get messages from QUEUE, each in its own unit of work that is committed "
-                    "only once the message has been printed. Nothing is printed, and the "
-                    "exit status is 0, when no message is available.",
+        "only once the message has been printed. Nothing is printed, and the "
+        "exit status is 0, when no message is available.",
         epilog=JSON_HELP,
     )
     add_url(parser)
     parser.add_argument("queue", metavar="QUEUE")
     add_output_options(parser)
     how_many = parser.add_mutually_exclusive_group()
-    how_many.add_argument("--count", type=positive_int, default=1, metavar="N",
-                          help="get up to N messages (default 1)")
-    how_many.add_argument("--all", action="store_true",
-                          help="get messages until none arrives within --wait")
+    how_many.add_argument(
+        "--count",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="get up to N messages (default 1)",
+    )
+    how_many.add_argument(
+        "--all", action="store_true", help="get messages until none arrives within --wait"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -63,8 +79,11 @@ def printer(args: argparse.Namespace, ccsid: int) -> Callable[[MQMD, bytes, int]
         if args.json:
             sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
         else:
-            sys.stdout.write(("\n" if number > 1 else "")
-                             + "\n".join(message_text(obj, number, args.queue)) + "\n")
+            sys.stdout.write(
+                ("\n" if number > 1 else "")
+                + "\n".join(message_text(obj, number, args.queue))
+                + "\n"
+            )
         sys.stdout.flush()
 
     return show
@@ -89,16 +108,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _drain(conn: Connection, handle: Handle, show: Callable[[MQMD, bytes, int], None],
-           args: argparse.Namespace, limit: int | None) -> int:
+def _drain(
+    conn: Connection,
+    handle: Handle,
+    show: Callable[[MQMD, bytes, int], None],
+    args: argparse.Namespace,
+    limit: int | None,
+) -> int:
     found = 0
     while limit is None or found < limit:
-        got = conn.get(handle, wait=args.wait, syncpoint=True, msg_id=args.msg_id,
-                       correl_id=args.correl_id)
+        got = conn.get(
+            handle, wait=args.wait, syncpoint=True, msg_id=args.msg_id, correl_id=args.correl_id
+        )
         if got is None:
             break
         found += 1
         show(got[0], got[1], found)
         conn.commit()
     return found
-

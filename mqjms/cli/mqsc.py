@@ -20,24 +20,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "mqsc",
         help="run MQSC commands (DEFINE, ALTER, DELETE, CLEAR, DISPLAY, REFRESH QMGR)",
         description="Read MQSC commands from FILE or standard input and run them on the "
-                    "embedded queue manager, printing what runmqsc prints: each command, "
-                    "its result (DISPLAY: one ATTR(value) per line), and a summary.",
+        "embedded queue manager, printing what runmqsc prints: each command, "
+        "its result (DISPLAY: one ATTR(value) per line), and a summary.",
         epilog="Exit status: 0 when every command worked, 10 when a command failed or had "
-               "a syntax error (as runmqsc), 2 when the commands could not be run at all.",
+        "a syntax error (as runmqsc), 2 when the commands could not be run at all.",
     )
     add_url(parser)
-    parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="a file of MQSC commands (default: standard input; - too)")
-    parser.add_argument("-e", "--no-echo", action="store_true",
-                        help="do not echo each command before its result (runmqsc -e)")
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a file of MQSC commands (default: standard input; - too)",
+    )
+    parser.add_argument(
+        "-e",
+        "--no-echo",
+        action="store_true",
+        help="do not echo each command before its result (runmqsc -e)",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     url = url_of(args)
     if scheme_of(url) != "embedded":
-        raise CLIError(f"mqsc administers the embedded queue manager; {redact(url)!r} is not an "
-                       "embedded: URL")
+        raise CLIError(
+            f"mqsc administers the embedded queue manager; {redact(url)!r} is not an embedded: URL"
+        )
     from mqjms.transport.embedded import queue_manager
 
     qm = queue_manager(url)

@@ -228,6 +228,8 @@ def run(args: argparse.Namespace) -> int:
         conn.disconnect()
     print("\n".join(ids))
     for warning in warnings.values():  # MQCC_WARNING: the message was put all the same
-        print(f"mqjms: warning: {warning.reason_name} ({warning.reason}): {warning.detail}",
-              file=sys.stderr)
+        print(
+            f"mqjms: warning: {warning.reason_name} ({warning.reason}): {warning.detail}",
+            file=sys.stderr,
+        )
     return 0

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqjms.backout import PoisonHook
-from mqjms.consumer.message import Message, Queue
+from mqjms.jms.message import Message, Queue
 from mqjms.mq.md import MQMD
 
 from .reconnect import WaitStrategy, wait_seconds

@@ -38,7 +38,7 @@ from mqjms.backout import (
     PoisonHandler,
     PoisonOutcome,
 )
-from mqjms.consumer.message import Message, to_message
+from mqjms.jms.message import Message, to_message
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError

@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 
 from mqjms import transport
 from mqjms.backout import FailureMemory, PoisonHandler
-from mqjms.consumer.message import Queue
+from mqjms.jms.message import Queue
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.transport.url import redact, resolve_url

@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from mqjms.backout.failure import PROPERTY_PREFIX
-from mqjms.consumer.message import TextMessage, from_mq
+from mqjms.jms.message import TextMessage, from_mq
 from mqjms.mq import constants as C
 from mqjms.mq import rfh2
 from mqjms.mq.dlh import parse_dlh

@@ -15,7 +15,7 @@ import contextvars
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from mqjms.consumer.message import DEFAULT_PRIORITY, PropertyValue, Queue, make_message, to_mq
+from mqjms.jms.message import DEFAULT_PRIORITY, PropertyValue, Queue, make_message, to_mq
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mqjms.backout import BackoutAttributes, Failure, PoisonHandler
-from mqjms.consumer.message import to_message
+from mqjms.jms.message import to_message
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD

@@ -24,7 +24,7 @@ from typing import Any
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
 
-from mqjms.consumer.message import DEFAULT_PRIORITY, Queue, make_message, to_mq
+from mqjms.jms.message import DEFAULT_PRIORITY, Queue, make_message, to_mq
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mqjms.consumer import ConnectionFactory, Message
-from mqjms.consumer.message import Queue, to_message, to_mq
+from mqjms.jms import ConnectionFactory, Message
+from mqjms.jms.message import Queue, to_message, to_mq
 from mqjms.listeners import Worker
 from mqjms.listeners.reconnect import is_connection_error
 from mqjms.mq import ccsid

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mqjms.consumer import TextMessage, from_mq
+from mqjms.jms import TextMessage, from_mq
 from mqjms.mq import MQMD, C, parse_chain, parse_dlh
 
 IN, BOQ, DLQ = "RW.IN", "RW.BACKOUT", "RW.DEAD"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import mqjms
-from mqjms.consumer import from_mq
+from mqjms.jms import from_mq
 from mqjms.mq import C
 
 IN, BOQ = "UOW.IN", "UOW.BACKOUT"

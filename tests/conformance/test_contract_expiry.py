@@ -222,7 +222,12 @@ def test_expiration_report_goes_to_reply_to_queue(
     # specified one of the MQRO_EXPIRATION_* report options"; _WITH_DATA carries the first
     # 100 bytes, _WITH_FULL_DATA all of them
     original = put(
-        conn, queue, bytes(range(250)), Expiry=SHORT, Report=report, ReplyToQ=reply_queue,
+        conn,
+        queue,
+        bytes(range(250)),
+        Expiry=SHORT,
+        Report=report,
+        ReplyToQ=reply_queue,
         Format=C.MQFMT_NONE,
     )
     time.sleep(PAST_SHORT)
@@ -243,7 +248,12 @@ def test_expiration_report_passes_ids_when_asked(
 ) -> None:
     corr = b"CORR".ljust(24, b"\0")
     original = put(
-        conn, queue, b"x", Expiry=SHORT, ReplyToQ=reply_queue, CorrelId=corr,
+        conn,
+        queue,
+        b"x",
+        Expiry=SHORT,
+        ReplyToQ=reply_queue,
+        CorrelId=corr,
         Report=C.MQRO_EXPIRATION | C.MQRO_PASS_MSG_ID | C.MQRO_PASS_CORREL_ID,
     )
     time.sleep(PAST_SHORT)
@@ -396,9 +406,7 @@ def test_expiry_of_a_syncpoint_put_starts_at_the_put_not_the_commit(
     assert depth(consumer, queue) == 0
 
 
-def test_remaining_expiry_of_a_syncpoint_put_counts_from_the_put(
-    connections, queue: str
-) -> None:
+def test_remaining_expiry_of_a_syncpoint_put_counts_from_the_put(connections, queue: str) -> None:
     # seed 004: the interval starts at the put
     producer, consumer = connections(), connections()
     producer.put(queue, MQMD(Expiry=30), b"x", syncpoint=True)
@@ -419,8 +427,14 @@ def test_invalid_expiry_fails_and_produces_no_report(
     # seed 000/001 note 1: Expiry 0 fails with MQRC_EXPIRY_ERROR and no report is generated
     # (other values below -1 are not valid either: MQEI_UNLIMITED is the only negative one)
     with pytest.raises(MQError) as err:
-        put(conn, queue, b"x", Expiry=expiry, Report=C.MQRO_EXPIRATION_WITH_FULL_DATA,
-            ReplyToQ=reply_queue)
+        put(
+            conn,
+            queue,
+            b"x",
+            Expiry=expiry,
+            Report=C.MQRO_EXPIRATION_WITH_FULL_DATA,
+            ReplyToQ=reply_queue,
+        )
     assert err.value.reason == C.MQRC_EXPIRY_ERROR == 2013
     handle = conn.open(queue, IN)
     assert conn.get(handle) is None
@@ -428,9 +442,7 @@ def test_invalid_expiry_fails_and_produces_no_report(
     assert depth(conn, reply_queue) == 0
 
 
-def test_expiry_zero_under_syncpoint_fails_and_leaves_nothing(
-    conn: Connection, queue: str
-) -> None:
+def test_expiry_zero_under_syncpoint_fails_and_leaves_nothing(conn: Connection, queue: str) -> None:
     # seed 000/001 note 1
     with pytest.raises(MQError) as err:
         put_md = MQMD(Expiry=0)

@@ -122,9 +122,7 @@ def test_browse_next_without_first_starts_at_the_beginning(conn: Connection, que
 
 # An ActiveMQ browser also sees messages another consumer holds in an open transaction.
 @pytest.mark.requires("browse_skips_locked")
-def test_browse_returns_backout_count_and_skips_locked_messages(
-    connections, queue: str
-) -> None:
+def test_browse_returns_backout_count_and_skips_locked_messages(connections, queue: str) -> None:
     holder, browser = connections(), connections()
     for body in (b"x", b"y"):
         holder.put(queue, MQMD(), body)
@@ -263,8 +261,12 @@ def test_put_appl_name_defaults_to_something(conn: Connection, queue: str) -> No
 
 def test_pass_all_context_keeps_the_given_context(conn: Connection, queue: str) -> None:
     original = MQMD(
-        PutApplName="original.app", PutDate="20200102", PutTime="03040506",
-        UserIdentifier="someone", ApplIdentityData="ident", PutApplType=C.MQAT_JAVA,
+        PutApplName="original.app",
+        PutDate="20200102",
+        PutTime="03040506",
+        UserIdentifier="someone",
+        ApplIdentityData="ident",
+        PutApplType=C.MQAT_JAVA,
     )
     conn.put(queue, original, b"moved", context=Context.PASS_ALL)
     md, _ = conn.get(conn.open(queue, IN))

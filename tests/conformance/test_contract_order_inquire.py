@@ -28,9 +28,7 @@ def drain(conn: Connection, queue: str) -> list[tuple[MQMD, bytes]]:
 
 
 @pytest.mark.requires("priority")
-def test_priority_queue_delivers_highest_priority_first_then_fifo(
-    conn: Connection, broker
-) -> None:
+def test_priority_queue_delivers_highest_priority_first_then_fifo(conn: Connection, broker) -> None:
     broker.define_queue("CONF.PRIO", MSGDLVSQ="PRIORITY")
     put_priorities(conn, "CONF.PRIO", [1, 5, 9, 5, 0, 9])
     got = [data for _, data in drain(conn, "CONF.PRIO")]
@@ -91,9 +89,7 @@ def test_fifo_queue_keeps_the_putters_priority_in_the_mqmd(conn: Connection, bro
 
 
 @pytest.mark.requires("fifo", "priority")
-def test_backed_out_message_returns_to_its_place_in_either_order(
-    conn: Connection, broker
-) -> None:
+def test_backed_out_message_returns_to_its_place_in_either_order(conn: Connection, broker) -> None:
     broker.define_queue("CONF.FIFO", MSGDLVSQ="FIFO")
     put_priorities(conn, "CONF.FIFO", [0, 9])
     handle = conn.open("CONF.FIFO", IN)
@@ -110,8 +106,12 @@ def test_inquire_backout_attributes_and_type(conn: Connection, broker) -> None:
     broker.define_queue("CONF.IN", BOTHRESH=3, BOQNAME="CONF.BOQ")
     got = conn.inquire(
         "CONF.IN",
-        [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME, C.MQIA_Q_TYPE,
-         C.MQIA_CURRENT_Q_DEPTH],
+        [
+            C.MQIA_BACKOUT_THRESHOLD,
+            C.MQCA_BACKOUT_REQ_Q_NAME,
+            C.MQIA_Q_TYPE,
+            C.MQIA_CURRENT_Q_DEPTH,
+        ],
     )
     assert got == {
         C.MQIA_BACKOUT_THRESHOLD: 3,
@@ -161,9 +161,7 @@ def test_inquire_qmgr_deadq(conn: Connection, broker) -> None:
     assert got == {C.MQCA_DEAD_LETTER_Q_NAME: broker.default_deadq}
     broker.define_queue("CONF.DLQ")
     broker.alter_qmgr(DEADQ="CONF.DLQ")
-    assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]) == {
-        C.MQCA_DEAD_LETTER_Q_NAME: "CONF.DLQ"
-    }
+    assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]) == {C.MQCA_DEAD_LETTER_Q_NAME: "CONF.DLQ"}
 
 
 def test_qmgr_name_is_known(conn: Connection) -> None:

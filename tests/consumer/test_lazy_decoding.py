@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mqjms
-from mqjms.consumer.message import Queue, from_mq, make_message, to_mq
+from mqjms.jms.message import Queue, from_mq, make_message, to_mq
 from mqjms.mq import MQMD, RFH2, C, JmsHeaders, build_chain, build_jms_folders, ccsid
 from mqjms.mq.errors import MQError
 from mqjms.mq.jms import SELECTOR_KEYWORDS

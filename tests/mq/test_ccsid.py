@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from mqjms.cli.render import message_json
-from mqjms.consumer.message import TextMessage, from_mq, to_message
+from mqjms.jms.message import TextMessage, from_mq, to_message
 from mqjms.mq import MQMD, C, ccsid
 from mqjms.mq.errors import MQError
 

@@ -86,9 +86,15 @@ def test_dlh_with_unusable_encoding_is_a_format_error() -> None:
 
 
 def sample_tm() -> MQTM:
-    return MQTM(QName="ORDERS.IN", ProcessName="ORDERS.PROC", TriggerData="data",
-                ApplType=C.MQAT_UNIX, ApplId="/usr/bin/worker", EnvData="env",
-                UserData="user")
+    return MQTM(
+        QName="ORDERS.IN",
+        ProcessName="ORDERS.PROC",
+        TriggerData="data",
+        ApplType=C.MQAT_UNIX,
+        ApplId="/usr/bin/worker",
+        EnvData="env",
+        UserData="user",
+    )
 
 
 def test_tm_layout_matches_ibm() -> None:

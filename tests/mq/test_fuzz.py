@@ -31,8 +31,25 @@ from mqjms.mq import (
 ENCODINGS = st.sampled_from([C.MQENC_NORMAL, C.MQENC_REVERSED, C.MQENC_S390, 0, 0x5, -1])
 SAFE_ENCODINGS = st.sampled_from([C.MQENC_NORMAL, C.MQENC_REVERSED])
 
-XML_BITS = [b"<", b">", b"/", b"</", b"<a>", b"</a>", b"<usr>", b"</usr>", b" ", b"\x00",
-            b"dt='i4'", b"xsi:nil='true'", b"&amp;", b"&#x41;", b"<!DOCTYPE", b"\xff", b"\xc3\xa9"]
+XML_BITS = [
+    b"<",
+    b">",
+    b"/",
+    b"</",
+    b"<a>",
+    b"</a>",
+    b"<usr>",
+    b"</usr>",
+    b" ",
+    b"\x00",
+    b"dt='i4'",
+    b"xsi:nil='true'",
+    b"&amp;",
+    b"&#x41;",
+    b"<!DOCTYPE",
+    b"\xff",
+    b"\xc3\xa9",
+]
 
 
 def check_chain(data: bytes, encoding: int, fmt: str = C.MQFMT_RF_HEADER_2) -> None:
@@ -92,9 +109,17 @@ def test_rfh2_shaped_bytes_to_parse_chain(data: bytes) -> None:
             Encoding=SAFE_ENCODINGS,
             Format=st.just(C.MQFMT_RF_HEADER_2),
             NameValueCCSID=st.sampled_from([1208, 1200]),
-            folders=st.lists(st.sampled_from(
-                ["<a/>", "<mcd><Msd>jms_text</Msd></mcd>", "<usr><p dt='i4'>1</p></usr>",
-                 "<x>\u00e9\U0001f600</x>"]), max_size=3),
+            folders=st.lists(
+                st.sampled_from(
+                    [
+                        "<a/>",
+                        "<mcd><Msd>jms_text</Msd></mcd>",
+                        "<usr><p dt='i4'>1</p></usr>",
+                        "<x>\u00e9\U0001f600</x>",
+                    ]
+                ),
+                max_size=3,
+            ),
         ),
         min_size=1,
         max_size=3,
@@ -112,7 +137,7 @@ def test_mutated_chains(
     chain = parse_chain(data, encoding, 1208, C.MQFMT_RF_HEADER_2)
     assert chain.headers == headers and chain.body == b"body"
     at = position % len(data)
-    mutated = data[:at] if truncate else data[:at] + replacement + data[at + len(replacement):]
+    mutated = data[:at] if truncate else data[:at] + replacement + data[at + len(replacement) :]
     check_chain(mutated, encoding)
 
 
@@ -139,8 +164,17 @@ def test_random_bytes_to_fixed_structures(data: bytes, encoding: int, offset: in
                 assert err.offset >= offset
 
 
-JMS_BITS = [*XML_BITS[:-2], b"mcd", b"jms", b"Tms", b"dt='r8'", b"x", b"1", b"<usr><a",
-            b"<jms><Pri>"]
+JMS_BITS = [
+    *XML_BITS[:-2],
+    b"mcd",
+    b"jms",
+    b"Tms",
+    b"dt='r8'",
+    b"x",
+    b"1",
+    b"<usr><a",
+    b"<jms><Pri>",
+]
 
 
 @settings(max_examples=300)
@@ -158,8 +192,11 @@ def test_random_folder_text_to_parse_jms_folders(pieces: list[bytes], text: str)
 
 def test_huge_struclength_and_deep_nesting_do_not_hang() -> None:
     deep = b"<a>" * 5000 + b"</a>" * 5000
-    data = struct.pack(">4s4i8s2i", b"RFH ", 2, 36 + 4 + len(deep), 273, 1208, b"MQSTR   ",
-                       0, 1208) + struct.pack(">i", len(deep)) + deep
+    data = (
+        struct.pack(">4s4i8s2i", b"RFH ", 2, 36 + 4 + len(deep), 273, 1208, b"MQSTR   ", 0, 1208)
+        + struct.pack(">i", len(deep))
+        + deep
+    )
     chain = parse_chain(data, 273, 1208, "MQHRF2")
     assert len(chain.headers[0].folders[0]) == len(deep)
     try:

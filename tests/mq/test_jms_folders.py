@@ -42,8 +42,12 @@ def test_mcd_with_jms_type() -> None:
 
 
 def test_ibm_example_folders() -> None:
-    headers = JmsHeaders(msd="jms_text", destination="queue:///COREDEVREQUESTQ01",
-                         timestamp=1342462125398, delivery_mode=2)
+    headers = JmsHeaders(
+        msd="jms_text",
+        destination="queue:///COREDEVREQUESTQ01",
+        timestamp=1342462125398,
+        delivery_mode=2,
+    )
     assert build_jms_folders(headers, {}) == [
         "<mcd><Msd>jms_text</Msd></mcd>",
         "<jms><Dst>queue:///COREDEVREQUESTQ01</Dst><Tms>1342462125398</Tms><Dlv>2</Dlv></jms>",
@@ -52,9 +56,16 @@ def test_ibm_example_folders() -> None:
 
 def test_jms_elements_in_ibm_order_without_dt() -> None:
     headers = JmsHeaders(
-        msd="jms_text", destination="queue://QM1/Q1?targetClient=1", reply_to="queue:///R",
-        timestamp=1, expiration=2, correlation_id="c<1>", priority=7, delivery_mode=1,
-        group_id="g", group_seq=3,
+        msd="jms_text",
+        destination="queue://QM1/Q1?targetClient=1",
+        reply_to="queue:///R",
+        timestamp=1,
+        expiration=2,
+        correlation_id="c<1>",
+        priority=7,
+        delivery_mode=1,
+        group_id="g",
+        group_seq=3,
     )
     _, jms = build_jms_folders(headers, {})
     assert jms == (
@@ -62,17 +73,33 @@ def test_jms_elements_in_ibm_order_without_dt() -> None:
         "<Exp>2</Exp><Cid>c&lt;1&gt;</Cid><Pri>7</Pri><Dlv>1</Dlv><Gid>g</Gid><Seq>3</Seq></jms>"
     )
     assert parse_jms_folders([jms]) == (
-        JmsHeaders(destination="queue://QM1/Q1?targetClient=1", reply_to="queue:///R",
-                   timestamp=1, expiration=2, correlation_id="c<1>", priority=7,
-                   delivery_mode=1, group_id="g", group_seq=3),
+        JmsHeaders(
+            destination="queue://QM1/Q1?targetClient=1",
+            reply_to="queue:///R",
+            timestamp=1,
+            expiration=2,
+            correlation_id="c<1>",
+            priority=7,
+            delivery_mode=1,
+            group_id="g",
+            group_seq=3,
+        ),
         {},
     )
 
 
 def test_usr_types_as_ibm_writes_them() -> None:
     properties: UserProperties = {
-        "Property_1": 42, "Big": 2**40, "Neg": -(2**31), "Ratio": 3.13, "Text": "a<b>&'\"",
-        "Empty": "", "Flag": True, "Off": False, "Raw": b"\x01\xab", "Nothing": None,
+        "Property_1": 42,
+        "Big": 2**40,
+        "Neg": -(2**31),
+        "Ratio": 3.13,
+        "Text": "a<b>&'\"",
+        "Empty": "",
+        "Flag": True,
+        "Off": False,
+        "Raw": b"\x01\xab",
+        "Nothing": None,
     }
     [usr] = build_jms_folders(None, properties)
     assert usr == (
@@ -95,8 +122,7 @@ def test_folder_order_is_mcd_jms_usr_and_empty_folders_are_omitted() -> None:
 
 def test_special_floats_are_written_the_java_way() -> None:
     [usr] = build_jms_folders(None, {"a": math.inf, "b": -math.inf, "c": math.nan})
-    assert usr == ("<usr><a dt='r8'>Infinity</a><b dt='r8'>-Infinity</b>"
-                   "<c dt='r8'>NaN</c></usr>")
+    assert usr == ("<usr><a dt='r8'>Infinity</a><b dt='r8'>-Infinity</b><c dt='r8'>NaN</c></usr>")
     _, props = parse_jms_folders([usr])
     assert props["a"] == math.inf and props["b"] == -math.inf
     assert isinstance(props["c"], float) and math.isnan(props["c"])
@@ -135,11 +161,22 @@ def test_header_ranges_are_checked() -> None:
 # --- property names -------------------------------------------------------------------
 
 BAD_NAMES = [
-    ("JMSPriority", "reserved"), ("JMSX_Custom", "reserved"), ("JMS_IBM_Format", "reserved"),
-    ("", "non-empty"), ("a.b", "'.'"), ("ns:a", "':'"), ("1abc", "XML"), ("a b", "XML"),
-    ("a<b", "XML"), ("a'b", "XML"), ("-a", "XML"),
+    ("JMSPriority", "reserved"),
+    ("JMSX_Custom", "reserved"),
+    ("JMS_IBM_Format", "reserved"),
+    ("", "non-empty"),
+    ("a.b", "'.'"),
+    ("ns:a", "':'"),
+    ("1abc", "XML"),
+    ("a b", "XML"),
+    ("a<b", "XML"),
+    ("a'b", "XML"),
+    ("-a", "XML"),
     *((kw, "keyword") for kw in SELECTOR_KEYWORDS),
-    ("null", "keyword"), ("True", "keyword"), ("between", "keyword"), ("Escape", "keyword"),
+    ("null", "keyword"),
+    ("True", "keyword"),
+    ("between", "keyword"),
+    ("Escape", "keyword"),
 ]
 
 
@@ -150,8 +187,9 @@ def test_bad_property_names_get_a_clear_error(name: str, why: str) -> None:
     assert repr(name) in str(info.value)
 
 
-@pytest.mark.parametrize("name", ["a", "_x", "Order_Id", "jmsLower", "\u00e9t\u00e9", "a-b1",
-                                  "NULLS", "Island", "ORDER"])
+@pytest.mark.parametrize(
+    "name", ["a", "_x", "Order_Id", "jmsLower", "\u00e9t\u00e9", "a-b1", "NULLS", "Island", "ORDER"]
+)
 def test_good_property_names(name: str) -> None:
     check_property_name(name)
 
@@ -163,12 +201,24 @@ def test_reader_accepts_every_ibm_type_spelling() -> None:
     usr = (
         "<usr><a dt='i1'>-128</a><b dt='i2'>32767</b><c dt='int'>9000000000</c>"
         "<d dt='r4'>1.5</d><e dt='string'>s</e><f dt='char'>c</f><g dt='boolean'>true</g>"
-        "<h dt=\"bin.hex\">0aFF</h><i xsi:nil=\"true\"/><j/><k dt='i8'> 7 </k></usr>"
+        '<h dt="bin.hex">0aFF</h><i xsi:nil="true"/><j/><k dt=\'i8\'> 7 </k></usr>'
     )
-    assert parse_jms_folders([usr]) == (None, {
-        "a": -128, "b": 32767, "c": 9000000000, "d": 1.5, "e": "s", "f": "c", "g": True,
-        "h": b"\n\xff", "i": None, "j": "", "k": 7,
-    })
+    assert parse_jms_folders([usr]) == (
+        None,
+        {
+            "a": -128,
+            "b": 32767,
+            "c": 9000000000,
+            "d": 1.5,
+            "e": "s",
+            "f": "c",
+            "g": True,
+            "h": b"\n\xff",
+            "i": None,
+            "j": "",
+            "k": 7,
+        },
+    )
 
 
 def test_first_folder_of_each_name_wins_and_others_are_ignored() -> None:
@@ -227,12 +277,17 @@ xml_text = st.text(
 )
 names = st.from_regex(r"[A-Za-z_\u00c0-\u00d6][A-Za-z0-9_\-\u00c0-\u00d6]{0,15}", fullmatch=True)
 values = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
-    st.floats(allow_nan=False), st.binary(max_size=16), xml_text,
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False),
+    st.binary(max_size=16),
+    xml_text,
 )
 properties_st = st.dictionaries(
     names.filter(lambda n: not n.startswith("JMS") and n.upper() not in SELECTOR_KEYWORDS),
-    values, max_size=8,
+    values,
+    max_size=8,
 )
 i8 = st.integers(-(2**63), 2**63 - 1)
 i4 = st.integers(-(2**31), 2**31 - 1)
@@ -269,11 +324,19 @@ def test_folders_round_trip(headers: JmsHeaders | None, properties: UserProperti
     body=st.binary(max_size=32),
 )
 def test_folders_round_trip_through_an_rfh2_message(
-    headers: JmsHeaders, properties: UserProperties, mqmd_encoding: int, nvccsid: int,
+    headers: JmsHeaders,
+    properties: UserProperties,
+    mqmd_encoding: int,
+    nvccsid: int,
     body: bytes,
 ) -> None:
-    header = RFH2(Encoding=C.MQENC_NORMAL, CodedCharSetId=1208, Format=C.MQFMT_STRING,
-                  NameValueCCSID=nvccsid, folders=build_jms_folders(headers, properties))
+    header = RFH2(
+        Encoding=C.MQENC_NORMAL,
+        CodedCharSetId=1208,
+        Format=C.MQFMT_STRING,
+        NameValueCCSID=nvccsid,
+        folders=build_jms_folders(headers, properties),
+    )
     data = build_chain([header], body, mqmd_encoding)
     chain = parse_chain(data, mqmd_encoding, 1208, C.MQFMT_RF_HEADER_2)
     assert chain.body == body

@@ -53,7 +53,10 @@ def test_single_rfh2_decodes_and_reencodes_byte_identically() -> None:
     assert header.StrucLength == 284 == 36 + (4 + 152) + (4 + 56) + (4 + 28)
     assert (header.Encoding, header.CodedCharSetId, header.Format) == (273, 1208, "MQSTR")
     assert (chain.Encoding, chain.CodedCharSetId, chain.Format, chain.body) == (
-        273, 1208, "MQSTR", BODY,
+        273,
+        1208,
+        "MQSTR",
+        BODY,
     )
     assert chain.folders == header.folders
     assert header.folder("mcd") == MCD_XMLNSC
@@ -84,7 +87,8 @@ JMS_EXAMPLE = (
     bytes.fromhex("52464820 00000002 000000a0 00000111")
     + bytes.fromhex("000004b8 4d515354 52202020 00000000")
     + bytes.fromhex("000004b8")
-    + bytes.fromhex("00000020") + b"<mcd><Msd>jms_text</Msd></mcd>  "
+    + bytes.fromhex("00000020")
+    + b"<mcd><Msd>jms_text</Msd></mcd>  "
     + bytes.fromhex("00000054")
     + b"<jms><Dst>queue:///COREDEVREQUESTQ01</Dst><Tms>1342462125398</Tms><Dlv>2</Dlv></jms>"
 )
@@ -97,8 +101,7 @@ def test_ibm_jms_text_message_example_is_reproduced() -> None:
         Format=C.MQFMT_STRING,
         folders=[
             "<mcd><Msd>jms_text</Msd></mcd>",
-            "<jms><Dst>queue:///COREDEVREQUESTQ01</Dst><Tms>1342462125398</Tms>"
-            "<Dlv>2</Dlv></jms>",
+            "<jms><Dst>queue:///COREDEVREQUESTQ01</Dst><Tms>1342462125398</Tms><Dlv>2</Dlv></jms>",
         ],
     )
     assert header.StrucLength == 160
@@ -114,10 +117,12 @@ def test_ibm_jms_text_message_example_is_reproduced() -> None:
 def test_integers_follow_the_preceding_header() -> None:
     # MQMD little-endian -> first RFH2's integers little-endian; its Encoding 273 makes
     # the second RFH2's integers big-endian; the second's Encoding describes the body.
-    first = RFH2(Encoding=C.MQENC_NORMAL, CodedCharSetId=1208, Format="MQHRF2",
-                 folders=["<a>1</a>"])
-    second = RFH2(Encoding=C.MQENC_REVERSED, CodedCharSetId=819, Format="MQSTR",
-                  folders=["<b>2</b>"])
+    first = RFH2(
+        Encoding=C.MQENC_NORMAL, CodedCharSetId=1208, Format="MQHRF2", folders=["<a>1</a>"]
+    )
+    second = RFH2(
+        Encoding=C.MQENC_REVERSED, CodedCharSetId=819, Format="MQSTR", folders=["<b>2</b>"]
+    )
     data = build_chain([first, second], b"body", C.MQENC_REVERSED)
     assert data[4:8] == struct.pack("<i", 2)
     assert data[36:40] == struct.pack("<i", 8)  # NameValueLength, little-endian
@@ -127,13 +132,15 @@ def test_integers_follow_the_preceding_header() -> None:
     chain = parse_chain(data, C.MQENC_REVERSED, 1208, "MQHRF2")
     assert chain.headers == [first, second]
     assert (chain.Encoding, chain.CodedCharSetId, chain.Format, chain.body) == (
-        546, 819, "MQSTR", b"body",
+        546,
+        819,
+        "MQSTR",
+        b"body",
     )
 
 
 def test_ccsid_inherit_resolves_to_the_header_ccsid() -> None:
-    header = RFH2(Encoding=273, CodedCharSetId=C.MQCCSI_INHERIT, Format="MQSTR",
-                  folders=["<a/>"])
+    header = RFH2(Encoding=273, CodedCharSetId=C.MQCCSI_INHERIT, Format="MQSTR", folders=["<a/>"])
     chain = parse_chain(header.pack(273) + b"x", 273, 819, "MQHRF2")
     assert chain.CodedCharSetId == 819
     assert chain.headers[0].CodedCharSetId == C.MQCCSI_INHERIT
@@ -159,8 +166,9 @@ def test_utf16_folders_follow_the_integer_byte_order(ccsid: int, encoding: int) 
 def test_unusual_padding_round_trips_byte_identically() -> None:
     # NUL padding (as pymqi-style writers produce) and surplus blanks are not canonical,
     # yet an unchanged header must re-encode exactly as it was received.
-    fixed = struct.pack(">4s4i8s2i", b"RFH ", 2, 36 + 4 + 12 + 4 + 8, 273, 1208,
-                        b"MQSTR\x00\x00\x00", 0, 1208)
+    fixed = struct.pack(
+        ">4s4i8s2i", b"RFH ", 2, 36 + 4 + 12 + 4 + 8, 273, 1208, b"MQSTR\x00\x00\x00", 0, 1208
+    )
     raw = fixed + struct.pack(">i", 12) + b"<a/>\x00\x00\x00\x00\x00\x00\x00\x00"
     raw += struct.pack(">i", 8) + b"<b/>    "
     header = RFH2.unpack(raw, 273)
@@ -245,34 +253,78 @@ MALFORMED = [
     pytest.param(fixed(version=1), "Version", 4, C.MQRC_RFH_ERROR, id="version"),
     pytest.param(fixed(length=32), "StrucLength", 8, C.MQRC_RFH_ERROR, id="length-short"),
     pytest.param(fixed(length=-4), "StrucLength", 8, C.MQRC_RFH_ERROR, id="length-negative"),
-    pytest.param(fixed(length=38) + b"\0\0", "StrucLength", 8, C.MQRC_RFH_ERROR,
-                 id="length-not-multiple-of-4"),
-    pytest.param(fixed(length=48) + pair(b"<a/>"), "StrucLength", 8, C.MQRC_RFH_ERROR,
-                 id="length-past-end"),
-    pytest.param(fixed(length=44) + pair(b"<a/>", -4), "NameValueLength", 36,
-                 C.MQRC_RFH_ERROR, id="nvlength-negative"),
-    pytest.param(fixed(length=44) + pair(b"<a/>", 8) + b"    ", "NameValueLength", 36,
-                 C.MQRC_RFH_ERROR, id="nvlength-past-struclength"),
-    pytest.param(fixed(length=48) + pair(b"<a/>  ", 6) + b"  ", "NameValueLength", 36,
-                 C.MQRC_RFH_ERROR, id="nvlength-not-multiple-of-4"),
-    pytest.param(fixed(length=52) + pair(b"<a/>") + pair(b"<b/>", 12), "NameValueLength", 44,
-                 C.MQRC_RFH_ERROR, id="second-nvlength-past-struclength"),
-    pytest.param(folder(b"<a>\xff\xfe</a>   "), "NameValueData", 40,
-                 C.MQRC_RFH_FORMAT_ERROR, id="invalid-utf8"),
-    pytest.param(folder(b"<a>x</b>    "), "NameValueData", 40,
-                 C.MQRC_RFH_FORMAT_ERROR, id="mismatched-tags"),
-    pytest.param(folder(b"<a/><b/>    "), "NameValueData", 40,
-                 C.MQRC_RFH_FORMAT_ERROR, id="two-roots"),
-    pytest.param(folder(b"    "), "NameValueData", 40,
-                 C.MQRC_RFH_FORMAT_ERROR, id="empty-folder"),
-    pytest.param(folder(b"<a>\x01</a>    "), "NameValueData", 40,
-                 C.MQRC_RFH_FORMAT_ERROR, id="control-char"),
-    pytest.param(folder(b'<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>'),
-                 "NameValueData", 40, C.MQRC_RFH_FORMAT_ERROR, id="doctype"),
-    pytest.param(folder(b"<a>&unknown;</a>"), "NameValueData", 40,
-                 C.MQRC_RFH_FORMAT_ERROR, id="undefined-entity"),
-    pytest.param(folder(b"<a/>", nvccsid=819), "NameValueCCSID", 32,
-                 C.MQRC_RFH_ERROR, id="name-value-ccsid"),
+    pytest.param(
+        fixed(length=38) + b"\0\0",
+        "StrucLength",
+        8,
+        C.MQRC_RFH_ERROR,
+        id="length-not-multiple-of-4",
+    ),
+    pytest.param(
+        fixed(length=48) + pair(b"<a/>"), "StrucLength", 8, C.MQRC_RFH_ERROR, id="length-past-end"
+    ),
+    pytest.param(
+        fixed(length=44) + pair(b"<a/>", -4),
+        "NameValueLength",
+        36,
+        C.MQRC_RFH_ERROR,
+        id="nvlength-negative",
+    ),
+    pytest.param(
+        fixed(length=44) + pair(b"<a/>", 8) + b"    ",
+        "NameValueLength",
+        36,
+        C.MQRC_RFH_ERROR,
+        id="nvlength-past-struclength",
+    ),
+    pytest.param(
+        fixed(length=48) + pair(b"<a/>  ", 6) + b"  ",
+        "NameValueLength",
+        36,
+        C.MQRC_RFH_ERROR,
+        id="nvlength-not-multiple-of-4",
+    ),
+    pytest.param(
+        fixed(length=52) + pair(b"<a/>") + pair(b"<b/>", 12),
+        "NameValueLength",
+        44,
+        C.MQRC_RFH_ERROR,
+        id="second-nvlength-past-struclength",
+    ),
+    pytest.param(
+        folder(b"<a>\xff\xfe</a>   "),
+        "NameValueData",
+        40,
+        C.MQRC_RFH_FORMAT_ERROR,
+        id="invalid-utf8",
+    ),
+    pytest.param(
+        folder(b"<a>x</b>    "), "NameValueData", 40, C.MQRC_RFH_FORMAT_ERROR, id="mismatched-tags"
+    ),
+    pytest.param(
+        folder(b"<a/><b/>    "), "NameValueData", 40, C.MQRC_RFH_FORMAT_ERROR, id="two-roots"
+    ),
+    pytest.param(folder(b"    "), "NameValueData", 40, C.MQRC_RFH_FORMAT_ERROR, id="empty-folder"),
+    pytest.param(
+        folder(b"<a>\x01</a>    "), "NameValueData", 40, C.MQRC_RFH_FORMAT_ERROR, id="control-char"
+    ),
+    pytest.param(
+        folder(b'<!DOCTYPE a [<!ENTITY x "y">]><a>&x;</a>'),
+        "NameValueData",
+        40,
+        C.MQRC_RFH_FORMAT_ERROR,
+        id="doctype",
+    ),
+    pytest.param(
+        folder(b"<a>&unknown;</a>"),
+        "NameValueData",
+        40,
+        C.MQRC_RFH_FORMAT_ERROR,
+        id="undefined-entity",
+    ),
+    pytest.param(
+        folder(b"<a/>", nvccsid=819), "NameValueCCSID", 32, C.MQRC_RFH_ERROR, id="name-value-ccsid"
+    ),
 ]
 
 

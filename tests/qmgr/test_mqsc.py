@@ -86,9 +86,15 @@ def test_minus_continuation_keeps_leading_blanks() -> None:
 def test_tokenize_quotes_and_positions() -> None:
     tokens = tokenize("DEF QL(x) DESCR('It''s  here')")
     assert [(t.kind, t.text, t.pos) for t in tokens] == [
-        ("word", "DEF", 0), ("word", "QL", 4), ("(", "(", 6), ("word", "x", 7),
-        (")", ")", 8), ("word", "DESCR", 10), ("(", "(", 15),
-        ("string", "It's  here", 16), (")", ")", 29),
+        ("word", "DEF", 0),
+        ("word", "QL", 4),
+        ("(", "(", 6),
+        ("word", "x", 7),
+        (")", ")", 8),
+        ("word", "DESCR", 10),
+        ("(", "(", 15),
+        ("string", "It's  here", 16),
+        (")", ")", 29),
     ]
 
 
@@ -96,7 +102,8 @@ def test_parse_folds_unquoted_names_and_keeps_quoted_case() -> None:
     command = parse_command("def ql(orders.in) descr('Mixed Case') like(base)")
     assert (command.verb, command.objtype, command.name) == ("DEFINE", "QLOCAL", "ORDERS.IN")
     assert [(p.keyword, p.value()) for p in command.params] == [
-        ("DESCR", "Mixed Case"), ("LIKE", "BASE"),
+        ("DESCR", "Mixed Case"),
+        ("LIKE", "BASE"),
     ]
     assert parse_command("DISPLAY QUEUE('lower.case')").name == "lower.case"
 
@@ -105,24 +112,36 @@ def test_parse_folds_unquoted_names_and_keeps_quoted_case() -> None:
 
 
 def test_define_display_alter_delete(qm: QueueManager) -> None:
-    results = run(qm, """
+    results = run(
+        qm,
+        """
         DEFINE QLOCAL(ORDERS.IN) DESCR('Orders in') MAXDEPTH(10) BOTHRESH(3) +
                BOQNAME(ORDERS.BO) HARDENBO MSGDLVSQ(FIFO)
         DISPLAY QLOCAL(ORDERS.IN) DESCR MAXDEPTH BOTHRESH BOQNAME HARDENBO MSGDLVSQ CURDEPTH
         ALTER QLOCAL(ORDERS.IN) NOHARDENBO PUT(DISABLED) DESCR(' ')
         DIS QL(ORDERS.IN) HARDENBO PUT DESCR
         DELETE QLOCAL(ORDERS.IN)
-    """)
+    """,
+    )
     assert [r.ok for r in results] == [True] * 5
     assert results[0].message == "AMQ8006I: mqjms queue created."
-    assert results[1].objects == [{
-        "QUEUE": "ORDERS.IN", "TYPE": "QLOCAL", "DESCR": "Orders in", "BOTHRESH": 3,
-        "BOQNAME": "ORDERS.BO", "HARDENBO": True, "MSGDLVSQ": "FIFO", "MAXDEPTH": 10,
-        "CURDEPTH": 0,
-    }]
+    assert results[1].objects == [
+        {
+            "QUEUE": "ORDERS.IN",
+            "TYPE": "QLOCAL",
+            "DESCR": "Orders in",
+            "BOTHRESH": 3,
+            "BOQNAME": "ORDERS.BO",
+            "HARDENBO": True,
+            "MSGDLVSQ": "FIFO",
+            "MAXDEPTH": 10,
+            "CURDEPTH": 0,
+        }
+    ]
     assert results[2].message == "AMQ8008I: mqjms queue changed."
-    assert results[3].objects == [{"QUEUE": "ORDERS.IN", "TYPE": "QLOCAL", "DESCR": "",
-                                   "PUT": "DISABLED", "HARDENBO": False}]
+    assert results[3].objects == [
+        {"QUEUE": "ORDERS.IN", "TYPE": "QLOCAL", "DESCR": "", "PUT": "DISABLED", "HARDENBO": False}
+    ]
     assert results[4].message == "AMQ8007I: mqjms queue deleted."
     assert reason(qm, "DISPLAY QLOCAL(ORDERS.IN)") == C.MQRC_UNKNOWN_OBJECT_NAME
 
@@ -161,13 +180,16 @@ def test_like_copies_attributes_and_replace_redefines(qm: QueueManager) -> None:
 
 
 def test_alias_model_and_abbreviations(qm: QueueManager) -> None:
-    results = run(qm, """
+    results = run(
+        qm,
+        """
         DEF QL(TARGET.Q)
         DEF QA(ALIAS.Q) TARGET(TARGET.Q) PUT(DISABLED)
         DEF QM(MODEL.Q) DEFTYPE(PERMDYN)
         DIS Q(AL*) TYPE(QALIAS) TARGET
         DIS QM(MODEL.Q) DEFTYPE
-    """)
+    """,
+    )
     assert all(r.ok for r in results), [r.error for r in results]
     assert results[3].objects == [{"QUEUE": "ALIAS.Q", "TYPE": "QALIAS", "TARGET": "TARGET.Q"}]
     assert results[4].objects == [{"QUEUE": "MODEL.Q", "TYPE": "QMODEL", "DEFTYPE": "PERMDYN"}]
@@ -201,7 +223,9 @@ def test_display_where(qm: QueueManager) -> None:
     ok(qm, "ALTER QLOCAL(W.FULL) DESCR('Full queue')")
     assert [o["QUEUE"] for o in display(qm, "DIS QL(W.*) WHERE(DESCR LK 'Full*')")] == ["W.FULL"]
     assert [o["QUEUE"] for o in display(qm, "DIS QL(W.*) WHERE(HARDENBO EQ NOHARDENBO)")] == [
-        "W.EMPTY", "W.FULL"]
+        "W.EMPTY",
+        "W.FULL",
+    ]
     assert reason(qm, "DIS QL(W.*) WHERE(CURDEPTH BIGGER 0)") == C.MQRCCF_PARM_SYNTAX_ERROR
 
 
@@ -228,7 +252,8 @@ def test_display_and_alter_qmgr(qm: QueueManager) -> None:
     assert attrs["DEADQ"] == "SYSTEM.DEAD.LETTER.QUEUE" and attrs["EXPRYINT"] == 0
     ok(qm, "DEFINE QLOCAL(MY.DLQ)")
     assert ok(qm, "ALTER QMGR DEADQ(MY.DLQ) EXPRYINT(60) DESCR('test qmgr')").message == (
-        "AMQ8005I: mqjms queue manager changed.")
+        "AMQ8005I: mqjms queue manager changed."
+    )
     assert display(qm, "DIS QMGR DEADQ EXPRYINT") == [
         {"QMNAME": qm.name, "DEADQ": "MY.DLQ", "EXPRYINT": 60}
     ]
@@ -304,8 +329,13 @@ def test_syntax_errors_name_token_and_column(
 
 
 def test_unknown_objects(qm: QueueManager) -> None:
-    for command in ("ALTER QLOCAL(NOPE) MAXDEPTH(1)", "DELETE QLOCAL(NOPE)",
-                    "CLEAR QLOCAL(NOPE)", "DISPLAY QLOCAL(NOPE)", "DISPLAY QUEUE(NOPE)"):
+    for command in (
+        "ALTER QLOCAL(NOPE) MAXDEPTH(1)",
+        "DELETE QLOCAL(NOPE)",
+        "CLEAR QLOCAL(NOPE)",
+        "DISPLAY QLOCAL(NOPE)",
+        "DISPLAY QUEUE(NOPE)",
+    ):
         result = one(qm, command)
         assert not result.ok and not result.syntax_error
         assert result.error is not None and result.error.reason == C.MQRC_UNKNOWN_OBJECT_NAME
@@ -334,12 +364,15 @@ def test_attribute_values_are_checked(qm: QueueManager) -> None:
 
 
 def test_script_keeps_going_after_failures_and_summarises(qm: QueueManager) -> None:
-    results = run(qm, """
+    results = run(
+        qm,
+        """
         DEFINE QLOCAL(S1)
         DEFINE QLOCAL(S1)
         DEFINE QLOCAL(S2) BOGUS
         DISPLAY QLOCAL(S1)
-    """)
+    """,
+    )
     assert [r.ok for r in results] == [True, False, False, True]
     assert [r.number for r in results] == [1, 2, 3, 4]
     assert [r.line for r in results] == [2, 3, 4, 5]
@@ -387,7 +420,9 @@ def test_render_and_format_attribute(qm: QueueManager) -> None:
 
 
 def test_process_definitions(qm: QueueManager) -> None:
-    results = run(qm, """
+    results = run(
+        qm,
+        """
         DEFINE PROCESS(ORDERS.PROC) APPLTYPE(UNIX) APPLICID('/usr/bin/orders') +
                USERDATA('mode=fast') DESCR('Starts orders')
         DEF PRO(COPY.PROC) LIKE(ORDERS.PROC) ENVRDATA('X=1')
@@ -398,7 +433,8 @@ def test_process_definitions(qm: QueueManager) -> None:
                PROCESS(ORDERS.PROC)
         DIS QL(TRIG.Q) TRIGGER TRIGTYPE PROCESS
         DELETE PROCESS(COPY.PROC)
-    """)
+    """,
+    )
     assert all(r.ok for r in results), [r.error for r in results]
     assert results[3].objects == [
         {"PROCESS": "COPY.PROC", "APPLICID": "/usr/bin/orders", "USERDATA": "mode=fast"},
@@ -406,8 +442,15 @@ def test_process_definitions(qm: QueueManager) -> None:
     ]
     assert results[4].objects[0]["ENVRDATA"] == "X=1"
     assert results[4].objects[0]["APPLTYPE"] == "UNIX"
-    assert results[6].objects == [{"QUEUE": "TRIG.Q", "TYPE": "QLOCAL", "TRIGGER": True,
-                                   "TRIGTYPE": "FIRST", "PROCESS": "ORDERS.PROC"}]
+    assert results[6].objects == [
+        {
+            "QUEUE": "TRIG.Q",
+            "TYPE": "QLOCAL",
+            "TRIGGER": True,
+            "TRIGTYPE": "FIRST",
+            "PROCESS": "ORDERS.PROC",
+        }
+    ]
     assert reason(qm, "DISPLAY PROCESS(COPY.PROC)") == C.MQRC_UNKNOWN_OBJECT_NAME
     assert reason(qm, "DEFINE PROCESS(ORDERS.PROC)") == C.MQRCCF_OBJECT_ALREADY_EXISTS
     assert reason(qm, "DEFINE PROCESS(P2) MAXDEPTH(1)") == C.MQRCCF_PARM_SYNTAX_ERROR

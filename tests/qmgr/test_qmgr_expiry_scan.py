@@ -56,8 +56,11 @@ def test_refresh_expiry_discards_expired_messages_now(qm: QueueManager) -> None:
     qm.define_queue("QLOCAL", "APP.REPLY")
     conn = qm.connect()
     for queue in ("APP.ONE", "APP.TWO", "OTHER.Q"):
-        conn.put(queue, MQMD(Expiry=1, Report=C.MQRO_EXPIRATION_WITH_DATA,
-                             ReplyToQ="APP.REPLY"), b"old " + queue.encode())
+        conn.put(
+            queue,
+            MQMD(Expiry=1, Report=C.MQRO_EXPIRATION_WITH_DATA, ReplyToQ="APP.REPLY"),
+            b"old " + queue.encode(),
+        )
         conn.put(queue, MQMD(), b"live")
     time.sleep(0.2)
     assert qm.refresh_expiry("APP.*") == 2
@@ -118,8 +121,11 @@ def test_expiry_above_999999999_fails_when_enforced(qm: QueueManager, monkeypatc
     conn = qm.connect()
     conn.put("EXP.Q", MQMD(Expiry=999_999_999), b"max is fine")
     with pytest.raises(MQError) as err:
-        conn.put("EXP.Q", MQMD(Expiry=1_000_000_000, Report=C.MQRO_EXPIRATION,
-                               ReplyToQ="EXP.REPLY"), b"x")
+        conn.put(
+            "EXP.Q",
+            MQMD(Expiry=1_000_000_000, Report=C.MQRO_EXPIRATION, ReplyToQ="EXP.REPLY"),
+            b"x",
+        )
     assert err.value.reason == C.MQRC_EXPIRY_ERROR
     assert qm.queue_depth("EXP.Q") == 1
     assert qm.queue_depth("EXP.REPLY") == 0

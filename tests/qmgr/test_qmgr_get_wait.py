@@ -89,7 +89,11 @@ def test_waiting_get_ends_with_an_mq_error_when_the_queue_manager_closes(
     [error] = outcome
     assert isinstance(error, MQError), repr(error)
     assert error.reason in (
-        C.MQRC_CONNECTION_BROKEN, C.MQRC_Q_MGR_STOPPING, C.MQRC_Q_MGR_QUIESCING,
-        C.MQRC_CONNECTION_STOPPING, C.MQRC_CONNECTION_QUIESCING, C.MQRC_HCONN_ERROR,
+        C.MQRC_CONNECTION_BROKEN,
+        C.MQRC_Q_MGR_STOPPING,
+        C.MQRC_Q_MGR_QUIESCING,
+        C.MQRC_CONNECTION_STOPPING,
+        C.MQRC_CONNECTION_QUIESCING,
+        C.MQRC_HCONN_ERROR,
         C.MQRC_Q_MGR_NOT_AVAILABLE,
     )

@@ -162,18 +162,23 @@ def test_queue_definitions_and_attributes_survive_a_restart(
     qm.restart()
     embedded.close_all()
     conn = connect(embedded_url)
-    got = conn.inquire("LC.Q", [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME,
-                                C.MQIA_MSG_DELIVERY_SEQUENCE])
-    assert got == {C.MQIA_BACKOUT_THRESHOLD: 4, C.MQCA_BACKOUT_REQ_Q_NAME: "LC.BO",
-                   C.MQIA_MSG_DELIVERY_SEQUENCE: C.MQMDS_FIFO}
-    assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]) == {
-        C.MQCA_DEAD_LETTER_Q_NAME: "LC.DLQ"}
+    got = conn.inquire(
+        "LC.Q", [C.MQIA_BACKOUT_THRESHOLD, C.MQCA_BACKOUT_REQ_Q_NAME, C.MQIA_MSG_DELIVERY_SEQUENCE]
+    )
+    assert got == {
+        C.MQIA_BACKOUT_THRESHOLD: 4,
+        C.MQCA_BACKOUT_REQ_Q_NAME: "LC.BO",
+        C.MQIA_MSG_DELIVERY_SEQUENCE: C.MQMDS_FIFO,
+    }
+    assert conn.inquire_qmgr([C.MQCA_DEAD_LETTER_Q_NAME]) == {C.MQCA_DEAD_LETTER_Q_NAME: "LC.DLQ"}
 
 
 def test_new_queue_manager_has_the_default_objects(qm: QueueManager) -> None:
     names = set(qm.queue_names())
     assert {
-        "SYSTEM.DEAD.LETTER.QUEUE", "SYSTEM.DEFAULT.LOCAL.QUEUE", "SYSTEM.DEFAULT.MODEL.QUEUE",
+        "SYSTEM.DEAD.LETTER.QUEUE",
+        "SYSTEM.DEFAULT.LOCAL.QUEUE",
+        "SYSTEM.DEFAULT.MODEL.QUEUE",
     } <= names
     assert qm.display_qmgr(["DEADQ"])["DEADQ"] == "SYSTEM.DEAD.LETTER.QUEUE"
 

@@ -27,7 +27,7 @@ def test_batch_write_derives_msg_ids_from_the_rows(spark: Any, tmp_path: Path) -
         ).save()
     got = queues.drain("OUT")
     assert len(got) == 12 and len({md.MsgId for md, _ in got}) == 6
-    import mqjms.consumer.message as jm
+    import mqjms.jms.message as jm
 
     texts = sorted(jm.from_mq(md, data).body for md, data in got)
     assert texts[:2] == ["text 0", "text 0"]
@@ -118,7 +118,7 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
     assert rows[0].failure_exception == "builtins.TimeoutError"
     assert backout_report.redrive(spark, queues.url, "ORDERS.BACKOUT", "builtins.TimeoutError") == 1
     assert queues.browse("ORDERS.BACKOUT") == []
-    import mqjms.consumer.message as jm
+    import mqjms.jms.message as jm
 
     back = queues.drain("ORDERS.IN")
     assert [jm.from_mq(m, d).body for m, d in back] == ["retry me"]

@@ -59,8 +59,9 @@ def test_broker_killed_and_restarted_under_a_worker_loses_nothing(amq: StompBrok
     @app.listener("RESTART.IN", concurrency=concurrency)
     def work(message: mqjms.Message) -> None:
         with lock:
-            processed.append(message.body.encode() if isinstance(message.body, str) else
-                             message.body)
+            processed.append(
+                message.body.encode() if isinstance(message.body, str) else message.body
+            )
 
     app.start()
     try:
@@ -125,7 +126,10 @@ def test_crash_loop_ends_with_the_message_on_the_backout_queue(amq: StompBroker)
     crashes = 0
     for _ in range(bothresh + 3):  # the supervisor: restart the consumer until it ends
         result = subprocess.run(
-            [sys.executable, "-c", CRASHER, url], capture_output=True, text=True, timeout=120,
+            [sys.executable, "-c", CRASHER, url],
+            capture_output=True,
+            text=True,
+            timeout=120,
             env={**os.environ},
         )
         if result.returncode == 0:

@@ -24,7 +24,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
-log = get_logger("mqjms.consumer")
+log = get_logger("mqjms.jms")
 
 PropertyValue = str | int | float | bool | bytes | None
 

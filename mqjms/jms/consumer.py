@@ -17,7 +17,7 @@ from .message import Message, Queue, TextMessage, to_message
 if TYPE_CHECKING:
     from .session import Session
 
-log = get_logger("mqjms.consumer")
+log = get_logger("mqjms.jms")
 T = TypeVar("T")
 
 
