@@ -13,7 +13,7 @@ import sqlite3
 import time
 import uuid
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,9 +21,10 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse, Capability, Context, Handle
+from mqjms.semantics import Browse, Capability, Context, Handle, TruncatedMessage
 from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, default_queue_attrs, validate_name
 from mqjms.semantics.checks import check_get, check_get_allowed, input_mode
+from mqjms.semantics.definitions import AttrValue, QueueDefinition
 from mqjms.semantics.emulated import EmulatedConnection, GetRequest, PutRequest
 from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import PutIdentity, priority_warning, set_context
@@ -46,6 +47,7 @@ log = get_logger("mqjms.qmgr")
 T = TypeVar("T")
 
 POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
+_NEXT_UNDER_SYNCPOINT = GetRequest(0.0, True, None, None, None)
 
 
 def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
@@ -267,14 +269,13 @@ class QMConnection(EmulatedConnection):
 
     # ------------------------------------------------------------------ MQGET
     def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
-        wait, syncpoint, browse = request.wait, request.syncpoint, request.browse
-        msg_id, correl_id = request.msg_id, request.correl_id
+        wait = request.wait
         deadline = None if wait is None else time.monotonic() + wait
         serial = activity_serial()
         # read before the first attempt, so a put that lands just after it is not missed
         seen_version = self._data_version() if wait != 0 else 0
-        found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
-        if found is not None or wait == 0:
+        found = self._get_once(handle, request)
+        if found is not None or wait == 0 or request.under_cursor:
             return found
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
@@ -290,7 +291,7 @@ class QMConnection(EmulatedConnection):
             version = self._data_version()
             if version != seen_version:  # something changed: another process or thread wrote
                 seen_version = version
-                found = self._get_once(handle, syncpoint, browse, msg_id, correl_id)
+                found = self._get_once(handle, request)
                 if found is not None:
                     return found
 
@@ -305,30 +306,23 @@ class QMConnection(EmulatedConnection):
             return failed(C.MQRC_Q_MGR_STOPPING, f"queue manager {self.qm.name} was closed")
         return failed(C.MQRC_HCONN_ERROR, "the connection was disconnected during the get")
 
-    def _get_once(
-        self,
-        handle: Handle,
-        syncpoint: bool,
-        browse: Browse | None,
-        msg_id: bytes | None,
-        correl_id: bytes | None,
-    ) -> tuple[MQMD, bytes] | None:
+    def _get_once(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         try:
-            if browse is not None:
-                return self._browse_once(handle, browse, msg_id, correl_id)
+            if request.browse is not None:
+                return self._browse_once(handle, request)
             self._refuse_if_read_only("no message can be removed from it")
             # A get without syncpoint removes the message for good: durable when it is
             # persistent. Under syncpoint, the get's in-flight mark is durable when the
             # queue hardens BackoutCount (HARDENBO). Guess from the last get of this
             # handle; retry if wrong.
-            if syncpoint:
+            if request.syncpoint:
                 durable = self._hardened.get(handle.hobj, False)
             else:
                 durable = self._last_persistent.get(handle.hobj, True)
             try:
-                return self._get_attempt(handle, syncpoint, msg_id, correl_id, durable)
+                return self._get_attempt(handle, request, durable)
             except _NeedsDurability:
-                return self._get_attempt(handle, syncpoint, msg_id, correl_id, True)
+                return self._get_attempt(handle, request, True)
         except (sqlite3.ProgrammingError, StorageError) as exc:
             closed = isinstance(exc, sqlite3.ProgrammingError) or isinstance(
                 exc.__cause__, sqlite3.ProgrammingError
@@ -338,34 +332,25 @@ class QMConnection(EmulatedConnection):
             raise
 
     def _get_attempt(
-        self,
-        handle: Handle,
-        syncpoint: bool,
-        msg_id: bytes | None,
-        correl_id: bytes | None,
-        durable: bool,
+        self, handle: Handle, request: GetRequest, durable: bool
     ) -> tuple[MQMD, bytes] | None:
         def attempt() -> tuple[MQMD, bytes] | None:
             with store.write(self._db, durable=durable) as db:
-                return self._claim(db, handle, syncpoint, None, msg_id, correl_id, durable)
+                return self._claim(db, handle, request, durable)
 
         return self._with_room(attempt)
 
-    def _browse_once(
-        self, handle: Handle, browse: Browse, msg_id: bytes | None, correl_id: bytes | None
-    ) -> tuple[MQMD, bytes] | None:
+    def _browse_once(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         """A browse reads without the write lock (so it works on a full disk and on a
         read-only copy), unless it must discard an expired message."""
         try:
             with store.read(self._db) as db:
-                return self._claim(
-                    db, handle, False, browse, msg_id, correl_id, False, writing=False
-                )
+                return self._claim(db, handle, request, False, writing=False)
         except _NeedsWrite:
 
             def attempt() -> tuple[MQMD, bytes] | None:
                 with store.write(self._db, durable=False) as db:
-                    return self._claim(db, handle, False, browse, msg_id, correl_id, False)
+                    return self._claim(db, handle, request, False)
 
             return self._with_room(attempt)
 
@@ -373,16 +358,14 @@ class QMConnection(EmulatedConnection):
         self,
         db: sqlite3.Connection,
         handle: Handle,
-        syncpoint: bool,
-        browse: Browse | None,
-        msg_id: bytes | None,
-        correl_id: bytes | None,
+        request: GetRequest,
         durable: bool,
         writing: bool = True,
     ) -> tuple[MQMD, bytes] | None:
         """The body of MQGET, inside the caller's transaction (a read one only for a browse:
         ``writing=False``)."""
         now = time.time()
+        syncpoint, browse = request.syncpoint, request.browse
         named = queues.require(db, handle.name)
         base = (
             queues.require(db, handle.resolved_name)
@@ -393,7 +376,18 @@ class QMConnection(EmulatedConnection):
         priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
         after = self._cursors.get(handle.hobj) if browse is Browse.NEXT else None
         while True:
-            row = next_message(db, base.name, priority_order, after, msg_id, correl_id)
+            if request.under_cursor:
+                row = self._under_cursor(db, handle, base.name)
+            else:
+                row = next_message(
+                    db,
+                    base.name,
+                    priority_order,
+                    after,
+                    request.msg_id,
+                    request.correl_id,
+                    request.group_id,
+                )
             if row is None:
                 return None
             msg = messages.from_row(row)
@@ -407,6 +401,14 @@ class QMConnection(EmulatedConnection):
                 raise _NeedsWrite
             else:  # a read-only copy cannot discard it: step over it
                 after = Cursor(msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId)
+            if request.under_cursor:
+                return None
+        md = msg.descriptor(now)
+        data = xmitq.on_get(md, msg.data, msg.md_bytes, now)  # seed 000 note 9
+        if request.max_length is not None and len(data) > request.max_length:
+            if browse is Browse.FIRST:  # MQ: the cursor goes before the first message
+                self._cursors[handle.hobj] = None
+            raise TruncatedMessage(md, data[: request.max_length], len(data), request.max_length)
         if browse is not None:
             self._cursors[handle.hobj] = Cursor(
                 msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
@@ -430,8 +432,29 @@ class QMConnection(EmulatedConnection):
             if msg.persistent and not durable:
                 raise _NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
-        md = msg.descriptor(now)
-        return md, xmitq.on_get(md, msg.data, msg.md_bytes, now)  # seed 000 note 9
+        return md, data
+
+    def _under_cursor(
+        self, db: sqlite3.Connection, handle: Handle, queue: str
+    ) -> tuple[object, ...] | None:
+        """MQGMO_MSG_UNDER_CURSOR: the message the handle's browse cursor is on, if it is
+        still there (MQRC_NO_MSG_UNDER_CURSOR when the handle never browsed)."""
+        cursor = self._cursors.get(handle.hobj)
+        if cursor is None:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR, f"the browse cursor of {handle.name!r} is on no message"
+            )
+        row: tuple[object, ...] | None = db.execute(
+            f"SELECT {messages.SELECT_COLUMNS} FROM messages"
+            " WHERE id = ? AND msg_id = ? AND queue = ? AND state = ?",
+            (cursor.id, cursor.msg_id, queue, store.AVAILABLE),
+        ).fetchone()
+        if row is None:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message under the browse cursor of {handle.name!r} is no longer there",
+            )
+        return row
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
     def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
@@ -508,6 +531,13 @@ class QMConnection(EmulatedConnection):
 
     def _qmgr_attrs(self) -> dict[str, int | str | bool]:
         return self.qm.display_qmgr()
+
+    # ------------------------------------------------------------------ MQSET
+    def _set(
+        self, queue: str, change: Callable[[QueueDefinition], Mapping[str, AttrValue]]
+    ) -> None:
+        self._refuse_if_read_only("no queue attribute can be set")
+        self.qm.alter_queue(queue, change(queues.require(self._db, queue)))
 
     # ------------------------------------------------------------------ reservations
     def reserve(self, handle: Handle, owner: str, limit: int) -> int:
@@ -648,7 +678,7 @@ class QMConnection(EmulatedConnection):
                 with store.write(self._db, durable=durable) as db:
                     self._commit_statements(db)
                     self._end_uow()
-                    return self._claim(db, handle, True, None, None, None, durable)
+                    return self._claim(db, handle, _NEXT_UNDER_SYNCPOINT, durable)
             except BaseException:
                 self._in_uow, self._uow_gets, self._uow_puts, self._uow_durable = saved
                 raise
@@ -680,15 +710,27 @@ class QMConnection(EmulatedConnection):
         self._end_uow()
         notify_activity()
 
-    def disconnect(self) -> None:
-        """MQDISC. Uncommitted work is backed out (as JMS Connection.close() does)."""
+    def disconnect(self, *, commit: bool = False) -> None:
+        """MQDISC. Uncommitted work is backed out (as JMS Connection.close() does), or
+        committed first with ``commit`` (as MQDISC does for an MQI application)."""
+        if self._closed:
+            return
+        if commit and self._in_uow:
+            try:
+                self.commit()
+            except MQError:
+                self._end(reason="disconnect: the commit failed")
+                raise
+        self._end(reason="disconnect without commit")
+
+    def _end(self, reason: str) -> None:
         if self._closed:
             return
         self._closed = True
         try:
             if self._in_uow:
-                log.info("uow.backed_out", connection=self.id, reason="disconnect without commit")
-            self.qm.end_connection(self._db, self.id, reason="disconnect without commit")
+                log.info("uow.backed_out", connection=self.id, reason=reason)
+            self.qm.end_connection(self._db, self.id, reason=reason)
         finally:
             self._handles.clear()
             self._finalizer.detach()

@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse
+from mqjms.semantics import Browse, TruncatedMessage
 
 from . import mapping, release
-from .client import ConnectionLost
+from .client import ConnectionLost, Frame
 from .state import BrowseCursor, OpenQueue, StompState
 
 _BROWSE_WAIT = 10.0
@@ -23,12 +23,20 @@ class Browsing(StompState):
     """The browse cursors of one connection's handles."""
 
     def _browse_get(
-        self, state: OpenQueue, browse: Browse, selector: str | None, deadline: float | None
+        self,
+        state: OpenQueue,
+        browse: Browse,
+        selector: str | None,
+        deadline: float | None,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
         cursor = state.browse
         if browse is Browse.FIRST or cursor is None or cursor.selector != selector:
             self._end_browse(state)
             cursor = state.browse = BrowseCursor(selector)
+        held, cursor.held = cursor.held, None
+        if held is not None:  # the message a 2080 left for the cursor's next step
+            return self._browsed(cursor, held, time.time(), max_length)
         fresh = cursor.sub is None  # a snapshot taken during this call
         while True:
             try:
@@ -70,12 +78,21 @@ class Browsing(StompState):
             if msg_id in cursor.seen or mapping.is_expired(frame.headers, now):
                 continue
             cursor.seen.add(msg_id)
-            md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
-            if frame.headers.get("redelivered") == "true" and release.returned_peek(
-                frame.message_id
-            ):
-                md.BackoutCount += 1
-            return md, data
+            return self._browsed(cursor, frame, now, max_length)
+
+    def _browsed(
+        self, cursor: BrowseCursor, frame: Frame, now: float, max_length: int | None
+    ) -> tuple[MQMD, bytes]:
+        """The browsed message, the cursor on it; 2080 (the cursor not moved) when it is
+        longer than ``max_length``."""
+        md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
+        if frame.headers.get("redelivered") == "true" and release.returned_peek(frame.message_id):
+            md.BackoutCount += 1
+        if max_length is not None and len(data) > max_length:
+            cursor.held = frame
+            raise TruncatedMessage(md, data[:max_length], len(data), max_length)
+        cursor.current = frame.message_id
+        return md, data
 
     def _end_browse(self, state: OpenQueue) -> None:
         cursor, state.browse = state.browse, None
