@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from mqjms.mq.bo import MQBO
-from mqjms.mq.callback import MQCBD, MQCTLO
+from mqjms.mq.callback import MQCBC, MQCBD, MQCTLO
 from mqjms.mq.cd import MQCD
 from mqjms.mq.cno import MQCNO
 from mqjms.mq.csp import MQCSP
@@ -36,7 +36,7 @@ from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
 from mqjms.mqi.structures import MQOpts, Shape, Structure
 
 __all__ = [
-    "BO", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
+    "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
     "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO", "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO",
     "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "Error", "MQMIError", "MQOpts", "PYIFError",
     "cd", "gmo", "md", "od", "pmo", "sco", "to_string",
@@ -186,6 +186,10 @@ class STS(Structure):
 
 class CBD(Structure):
     SHAPE = _shape(MQCBD, tail=(("_Reserved1", 0, "i"),))
+
+
+class CBC(Structure):
+    SHAPE = _shape(MQCBC)
 
 
 class CTLO(Structure):
