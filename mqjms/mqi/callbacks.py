@@ -120,11 +120,7 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
         delivery.stop.set()
         thread = delivery.thread
         if thread is not None and thread is not threading.current_thread():
-            hconn.lock.release()  # let the thread's get finish its slice
-            try:
-                thread.join(getting.WAIT_SLICE * 3)
-            finally:
-                hconn.lock.acquire()
+            thread.join(getting.WAIT_SLICE * 3)  # its get ends within a slice
     elif operation not in (CMQC.MQOP_SUSPEND, CMQC.MQOP_RESUME):
         raise failed(CMQC.MQRC_OPERATION_ERROR, f"MQCTL operation {operation} is not valid")
 

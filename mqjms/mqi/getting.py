@@ -43,10 +43,18 @@ class Truncated(MQError):
     """MQGET's truncation warnings (2079 message taken, 2080 left), with the data that
     fit (``message``) and the message's ``original_length``, as both libraries raise."""
 
-    def __init__(self, reason: int, message: bytes, original_length: int, detail: str) -> None:
+    def __init__(
+        self,
+        reason: int,
+        message: bytes,
+        original_length: int,
+        detail: str,
+        md: MQMD | None = None,
+    ) -> None:
         super().__init__(C.MQCC_WARNING, reason, detail)
         self.message = message
         self.original_length = original_length
+        self.md = md  # 2080: the MQMD MQ fills in though the message stays
 
 
 @dataclass(frozen=True)
@@ -157,7 +165,13 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
             with interrupts.deferred() as noted:
                 remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
                 slice_wait = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
-                outcome = _attempt(hconn, conn, obj, ask, slice_wait)
+                try:
+                    outcome = _attempt(hconn, conn, obj, ask, slice_wait)
+                except Truncated as exc:
+                    if exc.md is not None:  # a warning: MQ fills in the MQMD and MQGMO
+                        fields.md_into(md, exc.md)
+                        _gmo_into(gmo, obj, len(exc.message))
+                    raise
                 if isinstance(outcome, tuple):
                     noted.delivered()  # a Ctrl-C now waits for the program's next call
                     return _deliver(hconn, obj, ask, md, gmo, *outcome, target_ccsid)
@@ -201,7 +215,7 @@ def _attempt(
         )
     except TruncatedMessage as exc:
         raise Truncated(
-            C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail
+            C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
         ) from None
     if got is None:
         return None

@@ -30,7 +30,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle
-from mqjms.transport import connect as transport_connect
+import mqjms.transport
 
 from . import interrupts, routing, screening
 from .properties import PropertyStore
@@ -181,7 +181,7 @@ def connect(qmgr_name: str, appl_name: str | None = None) -> Hconn:
     """MQCONN(X) to the transport :mod:`.routing` chooses for ``qmgr_name``."""
     routes = routing.routes()
     url = routes.url_for(qmgr_name)
-    conn = transport_connect(url, appl_name or None)
+    conn = mqjms.transport.connect(url, appl_name or None)
     _register_exit()  # after the transport's own (atexit runs the last registered first)
     hconn = Hconn(conn, url, routes.poison)
     log.debug("mqi.connected", qmgr=qmgr_name, url=routing.describe(url), hconn=hconn.number)
