@@ -25,12 +25,12 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import mqjms.transport
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle
-import mqjms.transport
 
 from . import interrupts, routing, screening
 from .properties import PropertyStore

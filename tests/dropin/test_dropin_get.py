@@ -130,7 +130,9 @@ def test_a_short_buffer_is_2080_and_the_message_stays(mq: ModuleType, env: MQEnv
     assert queue.get(10) == b"0123456789"
 
 
-def test_accept_truncated_is_2079_and_the_message_is_taken(mq: ModuleType, env: MQEnv, qmgr) -> None:
+def test_accept_truncated_is_2079_and_the_message_is_taken(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
     put = env.put_raw(Q, b"0123456789")
     queue = mq.Queue(qmgr, Q)
     md = mq.MD()

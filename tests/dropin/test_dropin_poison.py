@@ -111,9 +111,7 @@ def test_a_poison_message_is_moved_and_the_get_returns_the_next(mq, env: MQEnv, 
     assert env.depth(IN) == 0
 
 
-def test_the_callers_md_is_untouched_when_a_poison_message_is_skipped(
-    mq, env: MQEnv, qmgr
-) -> None:
+def test_the_callers_md_is_untouched_when_a_poison_message_is_skipped(mq, env: MQEnv, qmgr) -> None:
     poison_queue(env)
     put_poison(env)
     md = mq.MD()
@@ -204,7 +202,9 @@ def test_under_syncpoint_a_move_joins_a_unit_of_work_holding_work(mq, env: MQEnv
     put_poison(env, b"poison")
     env.put_raw(IN, b"good")
     queue = mq.Queue(qmgr, IN)
-    mq.Queue(qmgr, "DEV.QUEUE.3").put(b"the program's own work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    mq.Queue(qmgr, "DEV.QUEUE.3").put(
+        b"the program's own work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT)
+    )
     assert get(mq, queue, mq.CMQC.MQGMO_SYNCPOINT) == b"good"
     assert moved(env) == []  # not yet: in the program's unit of work
     qmgr.backout()
@@ -238,9 +238,7 @@ def test_without_syncpoint_the_drop_in_moves_it_under_its_own(mq, env: MQEnv, qm
     assert len(moved(env)) == 1
 
 
-def test_without_syncpoint_while_holding_work_the_move_is_outside_it(
-    mq, env: MQEnv, qmgr
-) -> None:
+def test_without_syncpoint_while_holding_work_the_move_is_outside_it(mq, env: MQEnv, qmgr) -> None:
     poison_queue(env)
     put_poison(env)
     mq.Queue(qmgr, "DEV.QUEUE.3").put(b"work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
