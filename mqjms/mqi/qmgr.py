@@ -119,7 +119,11 @@ class QueueManager:
         with self.FLAVOUR.errors():
             connection = hconn.connect(text_arg(name), appl_name)
         connection.commit_at_exit = self._disconnect_on_exit
-        self._hconn, self._qmobj = connection, None
+        previous, self._hconn, self._qmobj = self._hconn, connection, None
+        if previous is not None and not previous.closed:
+            # MQCNO_HANDLE_SHARE_*: the earlier handle is out of the program's reach now
+            with contextlib.suppress(MQError):
+                previous.disconnect(commit=True)
         self._name = text_arg(name)
 
     @property
