@@ -5,7 +5,8 @@ drop-in answers the commands programs use directly from the queue manager's
 administration API instead (the same one MQSC uses), with results as the libraries return
 them: a list of dicts keyed by MQCA_*/MQIA_*/MQCACF_* selectors. Supported: PING_Q_MGR,
 INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, DELETE_Q,
-CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR; INQUIRE_CHANNEL(_NAMES) answers that there are no
+CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
+and application names); INQUIRE_CHANNEL(_NAMES) answers that there are no
 channels (2085: the embedded queue manager has none). Over another transport, only
 PING_Q_MGR and INQUIRE_Q_MGR.
 """
@@ -262,6 +263,22 @@ def _change_q_mgr(conn: Connection, command: str, params: Params) -> list[Respon
     return []
 
 
+def _inquire_connection(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    out: list[Response] = []
+    for found in qm.connections():
+        ident = str(found["CONN"]).encode("ascii", "replace")
+        out.append(
+            {
+                CMQCFC.MQBACF_CONNECTION_ID: ident[:24].ljust(24, b"\x00"),
+                CMQCFC.MQCACF_APPL_TAG: str(found["APPLTAG"]),
+                CMQCFC.MQIACF_PROCESS_ID: int(found["PID"]),
+                CMQCFC.MQBACF_CONN_TAG: ident.ljust(128, b"\x00"),
+            }
+        )
+    return out
+
+
 def _no_channels(conn: Connection, command: str, params: Params) -> list[Response]:
     pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
     raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no channel matches {pattern!r}: mqjms has none")
@@ -279,6 +296,7 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
     "MQCMD_CLEAR_Q": _clear_q,
     "MQCMD_INQUIRE_Q_MGR": _inquire_q_mgr,
     "MQCMD_CHANGE_Q_MGR": _change_q_mgr,
+    "MQCMD_INQUIRE_CONNECTION": _inquire_connection,
     "MQCMD_INQUIRE_CHANNEL": _no_channels,
     "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channels,
 }
