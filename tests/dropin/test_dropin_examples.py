@@ -111,7 +111,7 @@ IBMMQ: dict[str, Example] = {
     "dis_queues_extended": Example(('Found queue "SYSTEM.DEAD.LETTER.QUEUE"', "Done.")),
     "dlq_browse": Example(
         ("DLH:", "RFH:", "MSG:  b'the original body'", "No more messages."), setup=_dead_letter
-    ),  # fmt: skip
+    ),
     "dynamic_queues": Example(("Done.",), check=depth_is("DEV.QUEUE.1", 1)),
     "get_message": Example(("Message: b'Hello'",), setup=put("DEV.QUEUE.1", b"Hello")),
     "get_wait_multiple_messages": Example(
