@@ -13,8 +13,7 @@ PING_Q_MGR and INQUIRE_Q_MGR.
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mqjms.logs import get_logger
@@ -27,7 +26,6 @@ from mqjms.semantics.attributes import (
     ALIAS,
     LOCAL,
     MODEL,
-    QMGR_ATTR_BY_NAME,
     QMGR_ATTR_BY_SELECTOR,
     QTYPE_CODES,
     QUEUE_ATTR_BY_NAME,
@@ -258,8 +256,7 @@ def _inquire_q_mgr(conn: Connection, command: str, params: Params) -> list[Respo
 
 def _change_q_mgr(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
-    attrs = _mqsc_attrs(params, QMGR_ATTR_BY_SELECTOR, {CMQCFC.MQIACF_FORCE})
-    qm.alter_qmgr({QMGR_ATTR_BY_NAME[name].name: value for name, value in attrs.items()})
+    qm.alter_qmgr(_mqsc_attrs(params, QMGR_ATTR_BY_SELECTOR, {CMQCFC.MQIACF_FORCE}))
     return []
 
 
@@ -302,10 +299,4 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
 }
 
 
-def matches(pattern: str, name: str) -> bool:
-    """A generic PCF name (``SYSTEM.*``) matching ``name``."""
-    return fnmatch.fnmatchcase(name, pattern)
-
-
-__all__ = ["Response", "delete_dynamic", "execute", "matches", "queue_manager"]
-_ = Sequence
+__all__ = ["Response", "delete_dynamic", "execute", "queue_manager"]

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from mqjms.mq import constants as C
-from mqjms.mq.errors import MQError, failed
+from mqjms.mq.errors import failed
 from mqjms.transport.url import ENV_VAR, redact
 
 
@@ -109,4 +109,4 @@ def describe(url: str) -> str:
     return redact(url)
 
 
-__all__ = ["MQError", "PoisonMode", "Routes", "configure", "describe", "reset", "routes"]
+__all__ = ["PoisonMode", "Routes", "configure", "describe", "reset", "routes"]
