@@ -59,6 +59,7 @@ from mqjms.mqi.pymqi_flavour import (
     STS,
     TM,
     TMC2,
+    XQH,
     Error,
     MQMIError,
     MQOpts,
@@ -162,7 +163,7 @@ def is_unicode(value: Any) -> bool:
 __all__ = [
     "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CMQC",
     "CMQCFC", "CMQXC", "CMQZC", "CNO", "CSP", "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO",
-    "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO", "SD", "SMPO", "SRO", "STS", "TM", "TMC2",
+    "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO", "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH",
     "ByteString", "Error", "MQMIError", "MQOpts", "MessageHandle", "PCFExecute", "PYIFError",
     "Queue", "QueueManager", "Subscription", "Topic", "cd", "configure", "connect",
     "ensure_bytes", "gmo", "install_aliases", "is_unicode", "md", "od", "on_poison",

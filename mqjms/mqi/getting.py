@@ -152,6 +152,8 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
         obj = hconn.object(number)
         ask = request(md, gmo, max_length)
         target_ccsid = fields.option(md, "CodedCharSetId", C.MQCCSI_Q_MGR)
+        if ask.properties == "handle":
+            hconn.properties.get(ask.msg_handle)  # 2460 now, before a message is taken
         if ask.browse_under_cursor:
             if obj.browsed is None:
                 raise failed(
@@ -282,6 +284,10 @@ def _deliver(
     fields.md_into(md_opts, md)
     _gmo_into(gmo_opts, obj, len(data))
     if warning is not None:
+        # a warning still delivers the message: it travels with the error, as in both
+        # libraries (``e.message``, ``e.original_length``)
+        warning.__dict__.setdefault("message", data)
+        warning.__dict__.setdefault("original_length", original)
         raise warning
     return data
 

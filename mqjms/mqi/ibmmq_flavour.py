@@ -30,6 +30,7 @@ from mqjms.mq.sco import MQSCO
 from mqjms.mq.sts import MQSTS
 from mqjms.mq.sub import MQSD, MQSRO
 from mqjms.mq.tm import MQTM, MQTMC2
+from mqjms.mq.xqh import XQHFields
 from mqjms.mqi import errors, headers
 from mqjms.mqi.constants import CMQC, CMQXC
 from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
@@ -38,7 +39,7 @@ from mqjms.mqi.structures import MQOpts, Shape, Structure
 __all__ = [
     "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
     "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO", "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO",
-    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "Error", "MQMIError", "MQOpts", "PYIFError",
+    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH", "Error", "MQMIError", "MQOpts", "PYIFError",
     "cd", "gmo", "md", "od", "pmo", "sco", "to_string",
 ]  # fmt: skip
 
@@ -238,6 +239,11 @@ class CFH(Structure):
 
 class DLH(headers.HeaderMixin):
     SHAPE = _shape(MQDLH, defaults={"Format": CMQC.MQFMT_NONE})
+
+
+class XQH(headers.XQHBase):
+    SHAPE = _shape(XQHFields)
+    MD_CLASS = MD
 
 
 class MDE(headers.HeaderMixin):

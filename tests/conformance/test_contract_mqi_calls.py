@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from mqjms.mq import MQMD, C, MQError
-from mqjms.transport import Browse, Connection, Context
 from mqjms.semantics import TruncatedMessage
+from mqjms.transport import Browse, Connection, Context
 
 IN = C.MQOO_INPUT_SHARED
 OUT = C.MQOO_OUTPUT

@@ -22,7 +22,7 @@ if not TESTDATA.is_dir():  # the repository sits beside shared/ in the workspace
     TESTDATA = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "rfh2"
 STRUCTURES = [
     "MD", "GMO", "PMO", "OD", "CD", "SCO", "SD", "SRO", "CMHO", "PD", "SMPO", "IMPO", "TM",
-    "TMC2", "CFH", "CNO", "CSP", "STS", "CBD", "CTLO", "DMHO", "DMPO", "DLH", "MDE",
+    "TMC2", "CFH", "CNO", "CSP", "STS", "CBD", "CTLO", "DMHO", "DMPO", "DLH", "MDE", "XQH",
 ]  # fmt: skip
 FLAVOURS = {"pymqi": pymqi_flavour, "ibmmq": ibmmq_flavour}
 
