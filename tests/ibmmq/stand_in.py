@@ -19,6 +19,7 @@ and password from the MQCSP) is kept in :attr:`StandIn.connects` for tests to ch
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 import types
 from collections.abc import Callable
@@ -255,6 +256,7 @@ def pymqe_module(levels: tuple[str, ...]) -> types.ModuleType:
                 channel=_text(channel.ChannelName) if channel else "",
                 connection_name=_text(channel.ConnectionName) if channel else "",
                 cipher=_text(channel.SSLCipherSpec) if channel else "",
+                appl_name=os.environ.get("MQAPPLNAME", ""),  # as IBM's C client reads it
                 user=user.decode() if user else None,
                 password=password.decode() if password is not None else None,
             )

@@ -53,7 +53,7 @@ def test_unknown_scheme_names_the_schemes_there_are() -> None:
         transport.connect("amqp://bob:s3cret@host")
     text = str(err.value)
     assert "unknown transport 'amqp'" in text and "s3cret" not in text
-    assert "embedded:, stomp:, stomp+ssl:" in text and "mqjms.transport.register" in text
+    assert "embedded:, mq:, stomp:, stomp+ssl:" in text and "mqjms.transport.register" in text
 
 
 def test_mq_scheme_is_a_built_in_transport() -> None:

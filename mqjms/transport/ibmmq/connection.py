@@ -141,13 +141,35 @@ class MQConnection:
                 )
             raise error from None
 
+    @contextmanager
+    def _explained(self, queue: str) -> Iterator[None]:
+        """MQ's reason for a queue it cannot open, with what is wrong in words."""
+        try:
+            yield
+        except MQError as exc:
+            detail = self._why(queue, exc.reason)
+            if not detail:
+                raise
+            raise MQError(exc.comp, exc.reason, f"{detail} ({self.config.url})") from None
+
+    def _why(self, queue: str, reason: int) -> str:
+        if reason in (C.MQRC_OBJECT_NAME_ERROR, C.MQRC_UNKNOWN_OBJECT_NAME):
+            problem = name_problem(queue)
+            if problem:
+                return f"queue name {queue!r} {problem}"
+            if reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+                return f"queue {queue!r} is not defined on {self._qmgr_name}"
+        if reason == C.MQRC_UNKNOWN_ALIAS_BASE_Q:
+            return f"the target queue of alias queue {queue!r} is not defined"
+        return ""
+
     # ------------------------------------------------------------------ objects
     def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
         od = self.library.structure("OD")
         od.ObjectName = queue.encode()
         od.DynamicQName = dynamic_name.encode()
         od.Version = max(od.Version, self.library.CMQC.MQOD_VERSION_3)  # for ResolvedQName
-        with self._call(f"MQOPEN of {queue!r}"):
+        with self._explained(queue), self._call(f"MQOPEN of {queue!r}"):
             opened = self.library.module.Queue(self._qm, od, options)
         name = _text(od.ObjectName) or queue
         resolved = _text(getattr(od, "ResolvedQName", b"")) or name
@@ -196,9 +218,14 @@ class MQConnection:
             options |= cmqc.MQGMO_SYNCPOINT if syncpoint else cmqc.MQGMO_NO_SYNCPOINT
         if under_cursor:
             options |= cmqc.MQGMO_MSG_UNDER_CURSOR
-        if wait is None or wait > 0:
+        if wait is None or wait != 0:
             options |= cmqc.MQGMO_WAIT
-            gmo.WaitInterval = cmqc.MQWI_UNLIMITED if wait is None else math.ceil(wait * 1000)
+            if wait is None:
+                gmo.WaitInterval = cmqc.MQWI_UNLIMITED
+            elif wait > 0:
+                gmo.WaitInterval = math.ceil(wait * 1000)
+            else:  # MQ's 2090 (MQWI_UNLIMITED, -1, is not what a negative wait means)
+                gmo.WaitInterval = min(math.floor(wait * 1000), -2)
         gmo.Options = options
         md = lib.structure("MD", Version=cmqc.MQMD_VERSION_2)
         match = cmqc.MQMO_NONE
@@ -251,14 +278,14 @@ class MQConnection:
         options |= cmqc.MQPMO_SYNCPOINT if syncpoint else cmqc.MQPMO_NO_SYNCPOINT
         if new_msg_id:
             options |= cmqc.MQPMO_NEW_MSG_ID
-        options |= self._context_option(pmo, md, context)
+        options |= self._context_option(pmo, md, context, target)
         pmo.Options = options
         lib_md = lib.structure("MD")
         lib_md.unpack(md.pack(C.MQENC_NATIVE)[: lib_md.get_length()])
         name = target.name if isinstance(target, Handle) else target
         self.last_warning = None
         try:
-            with self._call(f"MQPUT to {name!r}"):
+            with self._explained(name), self._call(f"MQPUT to {name!r}"):
                 if isinstance(target, Handle):
                     self._queue(target).put(data, lib_md, pmo)
                 else:
@@ -273,21 +300,28 @@ class MQConnection:
             self._in_unit_of_work = True
         return self._mqmd(lib_md)
 
-    def _context_option(self, pmo: Any, md: MQMD, context: Context) -> int:
+    def _context_option(
+        self, pmo: Any, md: MQMD, context: Context, target: str | Handle
+    ) -> int:
+        """The MQPMO context option for ``context``. PASS_* passes the context of the last
+        message got on this connection from its handle (MQ's way); an MQMD that is not that
+        message's is put with SET_* where the open options allow it (MQPUT1 always)."""
         cmqc = self.library.CMQC
         if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
+            pass_all = context is Context.PASS_ALL
             source = self._context_source
             if source is not None and _same_context(source[1], md, context):
                 pmo.Context = int(source[0].get_handle())
+            elif not isinstance(target, Handle) or target.options & (
+                C.MQOO_SET_ALL_CONTEXT
+                if pass_all
+                else C.MQOO_SET_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+            ):
                 return int(
-                    cmqc.MQPMO_PASS_ALL_CONTEXT
-                    if context is Context.PASS_ALL
-                    else cmqc.MQPMO_PASS_IDENTITY_CONTEXT
+                    cmqc.MQPMO_SET_ALL_CONTEXT if pass_all else cmqc.MQPMO_SET_IDENTITY_CONTEXT
                 )
             return int(
-                cmqc.MQPMO_SET_ALL_CONTEXT
-                if context is Context.PASS_ALL
-                else cmqc.MQPMO_SET_IDENTITY_CONTEXT
+                cmqc.MQPMO_PASS_ALL_CONTEXT if pass_all else cmqc.MQPMO_PASS_IDENTITY_CONTEXT
             )
         return int(
             {
@@ -358,6 +392,23 @@ class MQConnection:
         raw = bytes(lib_md.pack())
         size = MQMD.size()
         return MQMD.unpack(raw[:size].ljust(size, b"\x00"), C.MQENC_NATIVE)
+
+
+_NAME_CHARACTERS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%"
+)
+
+
+def name_problem(name: str) -> str:
+    """What makes ``name`` an invalid MQ object name, "" when nothing does."""
+    if not name:
+        return "is empty"
+    if len(name) > C.MQ_Q_NAME_LENGTH:
+        return f"is {len(name)} characters, more than {C.MQ_Q_NAME_LENGTH}"
+    bad = next((char for char in name if char not in _NAME_CHARACTERS), None)
+    if bad is not None:
+        return f"has {bad!r}: names use A-Z a-z 0-9 . / _ %"
+    return ""
 
 
 def _same_context(got: MQMD, md: MQMD, context: Context) -> bool:

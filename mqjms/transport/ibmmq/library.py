@@ -14,7 +14,8 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -26,6 +27,20 @@ from .config import LIBRARIES, MQConfig
 
 _lock = threading.Lock()
 _CCDT_VAR = "MQCCDTURL"
+_APPL_NAME_VAR = "MQAPPLNAME"
+
+
+@contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    saved = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
 
 
 @dataclass(frozen=True)
@@ -80,7 +95,8 @@ class Library:
                 sco.CertificateLabel = config.cert_label.encode()
             kwargs["sco"] = sco
         if self.name == "ibmmq":
-            cno = self.structure("CNO", Options=options)
+            cno = self.structure("CNO")
+            cno.Options = options
             if config.ccdt:
                 cno.CCDTUrl = config.ccdt
                 cno.Version = max(cno.Version, self.CMQC.MQCNO_VERSION_6)
@@ -101,6 +117,11 @@ class Library:
                 kwargs["password"] = config.password or ""
             if config.ccdt:  # pymqi 1.12 has no MQCNO: the C client reads the variable
                 os.environ[_CCDT_VAR] = config.ccdt
+            name = config.appl_name or appl_name
+            if name:  # nor MQCNO.ApplName: the C client reads MQAPPLNAME at MQCONNX
+                with _lock, _environment(_APPL_NAME_VAR, name[:28]):
+                    qm.connect_with_options(config.qmgr, **kwargs)
+                return qm
         qm.connect_with_options(config.qmgr, **kwargs)
         return qm
 
