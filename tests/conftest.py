@@ -50,7 +50,8 @@ pytest_plugins = ["mqjms.testing.plugin", "pytester"]
 
 def features_of(capabilities: frozenset[Capability], *helper: str) -> frozenset[str]:
     """A Broker's features: its transport's declared capabilities by name, and ``helper``
-    features (what the Broker helper itself can do, such as restart the broker)."""
+    features (what the Broker helper itself can do, such as restart the broker, or be
+    reached from a child process: ``processes``)."""
     return frozenset({str(capability) for capability in capabilities} | set(helper))
 
 
@@ -230,7 +231,7 @@ class EmbeddedBroker(Broker):
     (``QueueManager.restart()``, endmqm + strmqm) on a fresh instance."""
 
     name = "embedded"
-    features = features_of(QMConnection.capabilities, "restart")
+    features = features_of(QMConnection.capabilities, "restart", "processes")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory

@@ -31,7 +31,8 @@ QMGR = "QM1"
 
 
 class StandInBroker(EmbeddedBroker):
-    """mq:// through ``library``'s real Python layer over the stand-in."""
+    """mq:// through ``library``'s real Python layer over the stand-in (in this process
+    only: a child process cannot reach it, so tests that need ``processes`` skip)."""
 
     features = features_of(MQConnection.capabilities, "restart")
 
@@ -77,7 +78,7 @@ _PCF_ATTRS: dict[str, tuple[str, str]] = {
 class RealQueueManagerBroker(Broker):
     """A real queue manager at MQJMS_TEST_MQ_URL, administered with PCF."""
 
-    features = features_of(MQConnection.capabilities)
+    features = features_of(MQConnection.capabilities, "processes")
 
     def __init__(self, url: str, library: str) -> None:
         self.name = f"mq-{library}"

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import mqjms.transport
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mqi import getting, inquiry, opening, putting
@@ -34,6 +33,7 @@ from mqjms.mqi import ibmmq_flavour as shapes
 from mqjms.mqi.constants import CMQC
 from mqjms.mqi.hconn import Hconn
 from mqjms.mqi.routing import PoisonMode
+from mqjms.transport import embedded
 
 Result = tuple[Any, ...]
 
@@ -138,7 +138,7 @@ class StandIn:
         self.connects.append(record)
 
         def call() -> Result:
-            conn = mqjms.transport.connect(self.backing_url, record.appl_name or None)
+            conn = embedded.connect(self.backing_url, record.appl_name or None)
             hconn = Hconn(conn, self.backing_url, PoisonMode.OFF)
             hconn.commit_at_exit = False
             with self._lock:
