@@ -346,11 +346,11 @@ def transport(request: pytest.FixtureRequest) -> str:
 def broker(transport: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Broker]:
     """The Broker helper for :func:`transport`; skips tests whose ``requires`` it lacks."""
     instance = BROKER_FACTORIES[transport](tmp_path)
-    for marker in request.node.iter_markers("requires"):
-        missing = set(marker.args) - instance.features
-        if missing:
-            pytest.skip(f"{transport} transport lacks {', '.join(sorted(missing))}")
     try:
+        for marker in request.node.iter_markers("requires"):
+            missing = set(marker.args) - instance.features
+            if missing:
+                pytest.skip(f"{transport} transport lacks {', '.join(sorted(missing))}")
         yield instance
     finally:
         instance.close()
