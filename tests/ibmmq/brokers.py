@@ -83,7 +83,9 @@ class RealQueueManagerBroker(Broker):
     def __init__(self, url: str, library: str) -> None:
         self.name = f"mq-{library}"
         self.library = library
-        self._url = url if "library=" in url else f"{url}{'&' if '?' in url else '?'}library={library}"
+        self._url = (
+            url if "library=" in url else f"{url}{'&' if '?' in url else '?'}library={library}"
+        )
         from mqjms.transport import connect
 
         conn = connect(self._url)
@@ -108,9 +110,13 @@ class RealQueueManagerBroker(Broker):
             if kind == "int":
                 args[selector] = int(str(value))
             elif kind == "yesno":
-                args[selector] = cmqc.MQPER_PERSISTENT if text == "YES" else cmqc.MQPER_NOT_PERSISTENT
+                args[selector] = (
+                    cmqc.MQPER_PERSISTENT if text == "YES" else cmqc.MQPER_NOT_PERSISTENT
+                )
             elif kind == "enabled":
-                args[selector] = cmqc.MQQA_GET_ALLOWED if text == "ENABLED" else cmqc.MQQA_GET_INHIBITED
+                args[selector] = (
+                    cmqc.MQQA_GET_ALLOWED if text == "ENABLED" else cmqc.MQQA_GET_INHIBITED
+                )
             else:
                 args[selector] = str(value).encode()
         return args
@@ -149,7 +155,8 @@ class RealQueueManagerBroker(Broker):
     def delete_queue(self, name: str) -> None:
         cmqc, cmqcfc = self._module.CMQC, self._module.CMQCFC
         self._command(
-            "MQCMD_DELETE_Q", {cmqc.MQCA_Q_NAME: name.encode(), cmqcfc.MQIACF_PURGE: cmqcfc.MQPO_YES}
+            "MQCMD_DELETE_Q",
+            {cmqc.MQCA_Q_NAME: name.encode(), cmqcfc.MQIACF_PURGE: cmqcfc.MQPO_YES},
         )
 
     def restart(self) -> None:

@@ -18,6 +18,7 @@ and password from the MQCSP) is kept in :attr:`StandIn.connects` for tests to ch
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import threading
@@ -98,10 +99,8 @@ class StandIn:
             hconns = list(self._hconns.items())
         for number, hconn in hconns:
             self._broken.add(number)
-            try:
+            with contextlib.suppress(MQError):
                 hconn.disconnect(commit=False)
-            except MQError:
-                pass
 
     def close_all(self) -> None:
         with self._lock:
@@ -109,10 +108,8 @@ class StandIn:
             self._hconns.clear()
             self._broken.clear()
         for hconn in hconns:
-            try:
+            with contextlib.suppress(MQError):
                 hconn.disconnect(commit=False)
-            except MQError:
-                pass
 
     # ------------------------------------------------------------------ plumbing
     def _hconn(self, number: int) -> Hconn:
@@ -148,10 +145,10 @@ class StandIn:
         return self._run(call, (0,))
 
     # ------------------------------------------------------------------ verbs
-    def MQCONN(self, name: Any) -> Result:  # noqa: N802 - the C function's name
+    def MQCONN(self, name: Any) -> Result:
         return self._connect(Connect(_text(name), 0))
 
-    def MQDISC(self, hconn: int) -> Result:  # noqa: N802
+    def MQDISC(self, hconn: int) -> Result:
         def call() -> Result:
             found = self._hconn(hconn)
             with self._lock:
@@ -161,7 +158,7 @@ class StandIn:
 
         return self._run(call, ())
 
-    def MQOPEN(self, hconn: int, od: bytes, options: int) -> Result:  # noqa: N802
+    def MQOPEN(self, hconn: int, od: bytes, options: int) -> Result:
         block = _block(shapes.OD, od)
 
         def call() -> Result:
@@ -170,17 +167,17 @@ class StandIn:
 
         return self._run(call, (0, od))
 
-    def MQCLOSE(self, hconn: int, hobj: int, options: int) -> Result:  # noqa: N802
+    def MQCLOSE(self, hconn: int, hobj: int, options: int) -> Result:
         def call() -> Result:
             opening.close_object(self._hconn(hconn), hobj, options)
             return (C.MQCC_OK, C.MQRC_NONE)
 
         return self._run(call, ())
 
-    def MQPUT(self, hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> Result:  # noqa: N802
+    def MQPUT(self, hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> Result:
         return self._put(md, pmo, lambda m, p: putting.put(self._hconn(hconn), hobj, m, p, msg))
 
-    def MQPUT1(self, hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> Result:  # noqa: N802
+    def MQPUT1(self, hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> Result:
         target = _block(shapes.OD, od)
         return self._put(md, pmo, lambda m, p: putting.put1(self._hconn(hconn), target, m, p, msg))
 
@@ -192,7 +189,7 @@ class StandIn:
             return (_out(md_block, len(md)), _out(pmo_block, len(pmo)), exc.comp, exc.reason)
         return (_out(md_block, len(md)), _out(pmo_block, len(pmo)), C.MQCC_OK, C.MQRC_NONE)
 
-    def MQGET(self, hconn: int, hobj: int, md: bytes, gmo: bytes, length: int) -> Result:  # noqa: N802
+    def MQGET(self, hconn: int, hobj: int, md: bytes, gmo: bytes, length: int) -> Result:
         md_block, gmo_block = _block(shapes.MD, md), _block(shapes.GMO, gmo)
 
         def packed() -> tuple[bytes, bytes]:
@@ -207,13 +204,13 @@ class StandIn:
             return (b"", *packed(), 0, exc.comp, exc.reason)
         return (data, *packed(), len(data), C.MQCC_OK, C.MQRC_NONE)
 
-    def MQBEGIN(self, hconn: int) -> Result:  # noqa: N802
+    def MQBEGIN(self, hconn: int) -> Result:
         return (C.MQCC_FAILED, C.MQRC_FUNCTION_NOT_SUPPORTED)
 
-    def MQCMIT(self, hconn: int) -> Result:  # noqa: N802
+    def MQCMIT(self, hconn: int) -> Result:
         return self._run(lambda: (self._hconn(hconn).commit(), C.MQCC_OK, C.MQRC_NONE)[1:], ())
 
-    def MQBACK(self, hconn: int) -> Result:  # noqa: N802
+    def MQBACK(self, hconn: int) -> Result:
         return self._run(lambda: (self._hconn(hconn).backout(), C.MQCC_OK, C.MQRC_NONE)[1:], ())
 
     def inquire(self, hconn: int, hobj: int, selectors: list[int]) -> dict[int, int | bytes]:

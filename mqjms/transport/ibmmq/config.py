@@ -90,18 +90,23 @@ def parse(url: str) -> MQConfig:
     unknown = sorted(set(query) - _KNOWN)
     if unknown:
         raise ValueError(
-            f"{shown!r}: unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_KNOWN))}"
+            f"{shown!r}: unknown parameter(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(_KNOWN))}"
         )
     url_user, qmgr, hosts = _authority(unquote(parts.netloc), shown)
     channel = unquote(parts.path).strip("/")
     if hosts and not channel:
-        raise ValueError(f"{shown!r}: a client connection names its channel: mq://QM@host(port)/CHANNEL")
+        raise ValueError(
+            f"{shown!r}: a client connection names its channel: mq://QM@host(port)/CHANNEL"
+        )
     library = query.get("library", "").strip().lower()
     if library and library not in LIBRARIES:
         raise ValueError(f"{shown!r}: library={library!r} must be one of {', '.join(LIBRARIES)}")
     reconnect = query.get("reconnect", "default").strip().lower()
     if reconnect not in _RECONNECT:
-        raise ValueError(f"{shown!r}: reconnect={reconnect!r} must be one of {', '.join(_RECONNECT)}")
+        raise ValueError(
+            f"{shown!r}: reconnect={reconnect!r} must be one of {', '.join(_RECONNECT)}"
+        )
     try:
         timeout = float(query.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
     except ValueError:

@@ -300,9 +300,7 @@ class MQConnection:
             self._in_unit_of_work = True
         return self._mqmd(lib_md)
 
-    def _context_option(
-        self, pmo: Any, md: MQMD, context: Context, target: str | Handle
-    ) -> int:
+    def _context_option(self, pmo: Any, md: MQMD, context: Context, target: str | Handle) -> int:
         """The MQPMO context option for ``context``. PASS_* passes the context of the last
         message got on this connection from its handle (MQ's way); an MQMD that is not that
         message's is put with SET_* where the open options allow it (MQPUT1 always)."""
@@ -394,9 +392,7 @@ class MQConnection:
         return MQMD.unpack(raw[:size].ljust(size, b"\x00"), C.MQENC_NATIVE)
 
 
-_NAME_CHARACTERS = frozenset(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%"
-)
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%")
 
 
 def name_problem(name: str) -> str:

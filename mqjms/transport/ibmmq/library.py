@@ -51,7 +51,7 @@ class Library:
     module: ModuleType
 
     @property
-    def CMQC(self) -> Any:  # noqa: N802 - IBM's name
+    def CMQC(self) -> Any:
         return self.module.CMQC
 
     def constant(self, name: str) -> int:
