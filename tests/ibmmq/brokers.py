@@ -49,6 +49,11 @@ class StandInBroker(EmbeddedBroker):
     def url(self) -> str:
         return f"mq://{QMGR}@localhost(1414)/DEV.APP.SVRCONN?library={self.library}"
 
+    @property
+    def backing_url(self) -> str:
+        """The embedded queue manager behind the stand-in (to look at it from outside)."""
+        return self._url
+
     def restart(self) -> None:
         STAND_IN.break_connections()
         super().restart()

@@ -11,7 +11,9 @@ pack the output fields back, returning the tuples the C functions return. So the
 and options, against a queue manager that keeps BackoutCount, BOTHRESH and expiry itself.
 
 What reached MQCONNX (queue manager, options, channel, connection name, CCDT URL, user
-and password from the MQCSP) is kept in :attr:`StandIn.connects` for tests to check.
+and password from the MQCSP) is kept in :attr:`StandIn.connects`, every MQOPEN's object
+and options in :attr:`StandIn.opens`, for tests to check; a queue named in
+:attr:`StandIn.denied` refuses puts with 2035 (MQRC_NOT_AUTHORIZED).
 :meth:`StandIn.break_connections` makes every later call on the open hconns fail with
 2009 (MQRC_CONNECTION_BROKEN), as a network failure does.
 """
@@ -86,12 +88,22 @@ class StandIn:
         self._hconns: dict[int, Hconn] = {}
         self._broken: set[int] = set()
         self._lock = threading.Lock()
+        self.opens: list[tuple[str, int]] = []  # (ObjectName, Options) of every MQOPEN
+        self.denied: set[str] = set()  # queues this user may not put to: 2035
 
     # ------------------------------------------------------------------ test controls
     def reset(self, backing_url: str) -> None:
         self.close_all()
         self.backing_url = backing_url
         self.connects.clear()
+        self.opens.clear()
+        self.denied.clear()
+
+    def _check_put_authority(self, od: Any, options: int) -> None:
+        """2035 (MQRC_NOT_AUTHORIZED) for an output open of a queue in :attr:`denied`,
+        as a queue manager without ``setmqaut -p user +put`` answers."""
+        if options & CMQC.MQOO_OUTPUT and _text(getattr(od, "ObjectName", b"")) in self.denied:
+            raise failed(C.MQRC_NOT_AUTHORIZED, "not authorized to put")
 
     def break_connections(self) -> None:
         """Every hconn open now fails its next calls with 2009, its unit of work backed out."""
@@ -162,6 +174,8 @@ class StandIn:
         block = _block(shapes.OD, od)
 
         def call() -> Result:
+            self.opens.append((_text(block.ObjectName), options))
+            self._check_put_authority(block, options)
             hobj = opening.open_object(self._hconn(hconn), block, options)
             return (hobj, _out(block, len(od)), C.MQCC_OK, C.MQRC_NONE)
 
@@ -179,7 +193,12 @@ class StandIn:
 
     def MQPUT1(self, hconn: int, od: bytes, md: bytes, pmo: bytes, msg: bytes) -> Result:
         target = _block(shapes.OD, od)
-        return self._put(md, pmo, lambda m, p: putting.put1(self._hconn(hconn), target, m, p, msg))
+
+        def put1(m: Any, p: Any) -> None:
+            self._check_put_authority(target, CMQC.MQOO_OUTPUT)
+            putting.put1(self._hconn(hconn), target, m, p, msg)
+
+        return self._put(md, pmo, put1)
 
     def _put(self, md: bytes, pmo: bytes, put: Callable[[Any, Any], None]) -> Result:
         md_block, pmo_block = _block(shapes.MD, md), _block(shapes.PMO, pmo)
