@@ -14,8 +14,10 @@ from . import libraries
 from .brokers import StandInBroker
 from .stand_in import STAND_IN, StandIn
 
+LIBRARY_PARAMS = [pytest.param(name, marks=pytest.mark.ibmmq) for name in libraries.LIBRARIES]
 
-@pytest.fixture(params=[pytest.param(name, marks=pytest.mark.ibmmq) for name in libraries.LIBRARIES])
+
+@pytest.fixture(params=LIBRARY_PARAMS)
 def library(request: pytest.FixtureRequest) -> str:
     libraries.load(str(request.param))  # skips without the sdist
     return str(request.param)
