@@ -18,37 +18,15 @@ from mqjms.mq.dlh import MQDLH
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import TruncatedMessage
-from mqjms.transport import embedded
 from mqjms.transport.ibmmq import PASSWORD_VAR, MQConnection
 
 from . import libraries
 from .brokers import StandInBroker
+from .helpers import browse, depth
 from .stand_in import StandIn
 
 IN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
 PASSWORD = "pa55-w0rd-never-logged"
-
-
-def _depth(mq: StandInBroker, queue: str) -> int:
-    conn = embedded.connect(mq.backing_url)
-    try:
-        return int(conn.inquire(queue, [C.MQIA_CURRENT_Q_DEPTH])[C.MQIA_CURRENT_Q_DEPTH])
-    finally:
-        conn.disconnect()
-
-
-def _browse(mq: StandInBroker, queue: str) -> list[tuple[MQMD, bytes]]:
-    conn = embedded.connect(mq.backing_url)
-    try:
-        handle = conn.open(queue, C.MQOO_BROWSE)
-        found = []
-        got = conn.get(handle, browse=transport.Browse.FIRST)
-        while got is not None:
-            found.append(got)
-            got = conn.get(handle, browse=transport.Browse.NEXT)
-        return found
-    finally:
-        conn.disconnect()
 
 
 # --------------------------------------------------------------------------- MQCONNX
@@ -179,7 +157,7 @@ def test_a_longer_message_than_max_length_stays_on_the_queue(mq: StandInBroker) 
     conn.disconnect()
 
 
-def test_wait_match_and_browse(mq: StandInBroker) -> None:
+def test_wait_match_andbrowse(mq: StandInBroker) -> None:
     conn = transport.connect(mq.url)
     first = conn.put("APP.IN", MQMD(), b"one")
     second = conn.put("APP.IN", MQMD(CorrelId=b"C2".ljust(24, b"\0")), b"two")
@@ -208,7 +186,7 @@ def test_a_move_passes_all_context_from_the_handle_it_was_got_with(mq: StandInBr
     )
     mover.commit()
     mover.disconnect()
-    [(moved, _)] = _browse(mq, "APP.BOQ")
+    [(moved, _)] = browse(mq, "APP.BOQ")
     assert moved.PutApplName == "original-app" and moved.MsgId == md.MsgId
 
 
@@ -217,7 +195,7 @@ def test_disconnect_backs_out_as_jms_close_does(mq: StandInBroker) -> None:
     conn.put("APP.IN", MQMD(), b"m")
     conn.get(conn.open("APP.IN", IN), syncpoint=True)
     conn.disconnect()  # MQBACK, then MQDISC (which would have committed)
-    [(md, _)] = _browse(mq, "APP.IN")
+    [(md, _)] = browse(mq, "APP.IN")
     assert md.BackoutCount == 1
 
 
@@ -264,10 +242,10 @@ def test_seed_002_a_poison_message_moves_to_boqname_of_the_underlying_queue(
             session.rollback()
         assert consumer.receive(timeout=0.2) is None  # moved, in this unit of work
         session.commit()
-    [(moved, data)] = _browse(mq, "APP.BOQ")
+    [(moved, data)] = browse(mq, "APP.BOQ")
     assert moved.BackoutCount == 0 and moved.Format == C.MQFMT_RF_HEADER_2 and b"poison" in data
     assert ("APP.IN", C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING) in stand_in.opens
-    assert _depth(mq, "APP.IN") == 0
+    assert depth(mq, "APP.IN") == 0
 
 
 def test_seed_002_not_authorized_on_the_backout_queue_falls_back_to_the_dead_letter_queue(
@@ -285,7 +263,7 @@ def test_seed_002_not_authorized_on_the_backout_queue_falls_back_to_the_dead_let
             session.rollback()
         assert consumer.receive(timeout=0.2) is None
         session.commit()
-    assert _depth(mq, "APP.BOQ") == 0
-    [(md, data)] = _browse(mq, "SYSTEM.DEAD.LETTER.QUEUE")
+    assert depth(mq, "APP.BOQ") == 0
+    [(md, data)] = browse(mq, "SYSTEM.DEAD.LETTER.QUEUE")
     assert md.Format == C.MQFMT_DEAD_LETTER_HEADER
     assert MQDLH.unpack(data[: MQDLH.size()], md.Encoding).DestQName == "APP.IN"
