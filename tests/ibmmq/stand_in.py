@@ -272,7 +272,8 @@ def pymqe_module(levels: tuple[str, ...]) -> types.ModuleType:
                 channel=_text(channel.ChannelName) if channel else "",
                 connection_name=_text(channel.ConnectionName) if channel else "",
                 cipher=_text(channel.SSLCipherSpec) if channel else "",
-                appl_name=os.environ.get("MQAPPLNAME", ""),  # as IBM's C client reads it
+                ccdt=os.environ.get("MQCCDTURL", ""),  # as IBM's C client reads them
+                appl_name=os.environ.get("MQAPPLNAME", ""),
                 user=user.decode() if user else None,
                 password=password.decode() if password is not None else None,
             )

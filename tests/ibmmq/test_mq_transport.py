@@ -5,6 +5,7 @@ BackoutCount and attributes."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
@@ -70,11 +71,11 @@ def test_channel_hosts_cipher_and_reconnect_reach_mqconnx(
     assert connect.appl_name == "orders"  # ibmmq: MQCNO.ApplName; pymqi: MQAPPLNAME
 
 
-def test_a_ccdt_reaches_mqconnx(mq: StandInBroker, stand_in: StandIn) -> None:
-    if mq.library != "ibmmq":
-        pytest.skip("pymqi 1.12 has no MQCNO: the C client reads MQCCDTURL")
-    transport.connect("mq://QM1?ccdt=file:///var/mqm/ccdt.json&library=ibmmq").disconnect()
+def test_a_ccdt_reaches_mqconnx(mq: StandInBroker, library: str, stand_in: StandIn) -> None:
+    # ibmmq: MQCNO.CCDTUrl; pymqi (no MQCNO): MQCCDTURL, set only while MQCONNX runs
+    transport.connect(f"mq://QM1?ccdt=file:///var/mqm/ccdt.json&library={library}").disconnect()
     assert stand_in.connects[-1].ccdt == "file:///var/mqm/ccdt.json"
+    assert "MQCCDTURL" not in os.environ
 
 
 def test_user_and_password_reach_mqcsp_and_the_password_is_never_logged(

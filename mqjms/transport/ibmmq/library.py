@@ -31,16 +31,18 @@ _APPL_NAME_VAR = "MQAPPLNAME"
 
 
 @contextmanager
-def _environment(name: str, value: str) -> Iterator[None]:
-    saved = os.environ.get(name)
-    os.environ[name] = value
+def _environment(values: Mapping[str, str]) -> Iterator[None]:
+    """``values`` in the environment while this lasts (for pymqi's MQCONNX)."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        if saved is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @dataclass(frozen=True)
@@ -115,13 +117,13 @@ class Library:
             if config.user:
                 kwargs["user"] = config.user
                 kwargs["password"] = config.password or ""
-            if config.ccdt:  # pymqi 1.12 has no MQCNO: the C client reads the variable
-                os.environ[_CCDT_VAR] = config.ccdt
+            # pymqi 1.12 has no MQCNO: its C client reads the CCDT's URL and the
+            # application name from the environment at MQCONNX.
             name = config.appl_name or appl_name
-            if name:  # nor MQCNO.ApplName: the C client reads MQAPPLNAME at MQCONNX
-                with _lock, _environment(_APPL_NAME_VAR, name[:28]):
-                    qm.connect_with_options(config.qmgr, **kwargs)
-                return qm
+            variables = {_CCDT_VAR: config.ccdt, _APPL_NAME_VAR: (name or "")[:28]}
+            with _lock, _environment({k: v for k, v in variables.items() if v}):
+                qm.connect_with_options(config.qmgr, **kwargs)
+            return qm
         qm.connect_with_options(config.qmgr, **kwargs)
         return qm
 
