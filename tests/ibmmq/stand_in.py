@@ -50,6 +50,8 @@ class Connect:
     channel: str = ""
     connection_name: str = ""
     cipher: str = ""
+    key_repository: str = ""
+    cert_label: str = ""
     ccdt: str = ""
     appl_name: str = ""
     user: str | None = None
@@ -263,6 +265,7 @@ def pymqe_module(levels: tuple[str, ...]) -> types.ModuleType:
     def mqconnx(name: Any, options: int, cd: bytes | None, user_password: dict[str, bytes],
                 sco: bytes | None = None) -> Result:  # fmt: skip
         channel = _block(shapes.CD, cd) if cd else None
+        tls = _block(shapes.SCO, sco) if sco else None
         user = user_password.get("user") if user_password else None
         password = user_password.get("password") if user_password else None
         return standin._connect(
@@ -272,6 +275,8 @@ def pymqe_module(levels: tuple[str, ...]) -> types.ModuleType:
                 channel=_text(channel.ChannelName) if channel else "",
                 connection_name=_text(channel.ConnectionName) if channel else "",
                 cipher=_text(channel.SSLCipherSpec) if channel else "",
+                key_repository=_text(tls.KeyRepository) if tls else "",
+                cert_label=_text(tls.CertificateLabel) if tls and tls.Version >= 5 else "",
                 ccdt=os.environ.get("MQCCDTURL", ""),  # as IBM's C client reads them
                 appl_name=os.environ.get("MQAPPLNAME", ""),
                 user=user.decode() if user else None,
@@ -330,6 +335,7 @@ def ibmmqc_module(strucversions: dict[str, int], version: str) -> types.ModuleTy
         options = _block(shapes.CNO, cno) if cno else None
         channel = _block(shapes.CD, cd) if cd else None
         auth = _block(shapes.CSP, csp) if csp else None
+        tls = _block(shapes.SCO, sco) if sco else None
         ccdt = None
         if options is not None and options.Version >= CMQC.MQCNO_VERSION_6:
             ccdt = _pointed(options.CCDTUrl, options._CCDTUrlLength)
@@ -340,6 +346,8 @@ def ibmmqc_module(strucversions: dict[str, int], version: str) -> types.ModuleTy
                 channel=_text(channel.ChannelName) if channel else "",
                 connection_name=_text(channel.ConnectionName) if channel else "",
                 cipher=_text(channel.SSLCipherSpec) if channel else "",
+                key_repository=_text(tls.KeyRepository) if tls else "",
+                cert_label=_text(tls.CertificateLabel) if tls and tls.Version >= 5 else "",
                 ccdt=ccdt or "",
                 appl_name=_text(getattr(options, "ApplName", b"")) if options else "",
                 user=_pointed(auth.CSPUserId, auth._CSPUserIdLength) if auth else None,

@@ -54,18 +54,19 @@ def test_without_either_library_mq_urls_say_what_to_install() -> None:
     assert "mqjms[ibmmq]" in str(err.value) and "IBM MQ client" in str(err.value)
 
 
-def test_channel_hosts_cipher_and_reconnect_reach_mqconnx(
+def test_channel_hosts_tls_and_reconnect_reach_mqconnx(
     mq: StandInBroker, library: str, stand_in: StandIn
 ) -> None:
     url = (
         "mq://QM1@host1(1414),host2(1415)/TLS.APP.SVRCONN?cipher=TLS_AES_256_GCM_SHA384"
-        f"&keyrepo=/var/mqm/key&reconnect=yes&library={library}"
+        f"&keyrepo=/var/mqm/key&certlabel=appcert&reconnect=yes&library={library}"
     )
     transport.connect(url, "orders").disconnect()
     [connect] = stand_in.connects
     assert connect.qmgr == "QM1" and connect.channel == "TLS.APP.SVRCONN"
     assert connect.connection_name == "host1(1414),host2(1415)"
     assert connect.cipher == "TLS_AES_256_GCM_SHA384"
+    assert (connect.key_repository, connect.cert_label) == ("/var/mqm/key", "appcert")
     cmqc = libraries.load(library).CMQC
     assert connect.options & cmqc.MQCNO_RECONNECT and connect.options & cmqc.MQCNO_CLIENT_BINDING
     assert connect.appl_name == "orders"  # ibmmq: MQCNO.ApplName; pymqi: MQAPPLNAME
