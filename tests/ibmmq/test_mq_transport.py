@@ -269,3 +269,18 @@ def test_seed_002_not_authorized_on_the_backout_queue_falls_back_to_the_dead_let
     [(md, data)] = browse(mq, "SYSTEM.DEAD.LETTER.QUEUE")
     assert md.Format == C.MQFMT_DEAD_LETTER_HEADER
     assert MQDLH.unpack(data[: MQDLH.size()], md.Encoding).DestQName == "APP.IN"
+
+
+def test_a_name_longer_than_48_never_reaches_mqopen_cut_short(
+    mq: StandInBroker, stand_in: StandIn
+) -> None:
+    # the libraries pack MQOD.ObjectName into 48 bytes: a 49-character name must not
+    # open (or put to) the queue named by its first 48
+    conn = transport.connect(mq.url)
+    mq.define_queue("Q" * 48)
+    for call in (lambda: conn.open("Q" * 49, IN), lambda: conn.put("Q" * 49, MQMD(), b"x")):
+        with pytest.raises(MQError) as err:
+            call()
+        assert err.value.reason == C.MQRC_OBJECT_NAME_ERROR and "49 characters" in str(err.value)
+    assert all(len(name) < 49 and name != "Q" * 48 for name, _ in stand_in.opens)
+    conn.disconnect()

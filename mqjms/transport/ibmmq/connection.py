@@ -166,8 +166,8 @@ class MQConnection:
     # ------------------------------------------------------------------ objects
     def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
         od = self.library.structure("OD")
-        od.ObjectName = queue.encode()
-        od.DynamicQName = dynamic_name.encode()
+        od.ObjectName = _object_name(queue)
+        od.DynamicQName = _object_name(dynamic_name)
         od.Version = max(od.Version, self.library.CMQC.MQOD_VERSION_3)  # for ResolvedQName
         with self._explained(queue), self._call(f"MQOPEN of {queue!r}"):
             opened = self.library.module.Queue(self._qm, od, options)
@@ -290,7 +290,7 @@ class MQConnection:
                     self._queue(target).put(data, lib_md, pmo)
                 else:
                     od = lib.structure("OD")
-                    od.ObjectName = target.encode()
+                    od.ObjectName = _object_name(target)
                     self._qm.put1(od, data, lib_md, pmo)
         except MQError as exc:
             if exc.comp != C.MQCC_WARNING:
@@ -372,6 +372,9 @@ class MQConnection:
                     self.commit()
                 else:
                     self.backout()
+        except MQError as exc:
+            if commit or exc.reason not in GONE:
+                raise  # a connection gone has backed out: the disconnect is done
         finally:
             self._queues.clear()
             self._context_source = None
@@ -405,6 +408,15 @@ def name_problem(name: str) -> str:
     if bad is not None:
         return f"has {bad!r}: names use A-Z a-z 0-9 . / _ %"
     return ""
+
+
+def _object_name(name: str) -> bytes:
+    """``name`` for an MQOD: the libraries pack it into 48 bytes and would cut a longer
+    one short (opening another queue), so a name MQ cannot hold is refused here: 2152."""
+    raw = name.encode("utf-8")
+    if len(raw) > C.MQ_Q_NAME_LENGTH:
+        raise failed(C.MQRC_OBJECT_NAME_ERROR, f"queue name {name!r} {name_problem(name)}")
+    return raw
 
 
 def _same_context(got: MQMD, md: MQMD, context: Context) -> bool:
