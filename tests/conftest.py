@@ -323,7 +323,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = metafunc.definition.get_closest_marker("embedded_only")
     if marker is None:
         suite = metafunc.definition.path.parent.name
-        if "transport" in metafunc.fixturenames and suite not in MQ_SUITES:
+        own = any(
+            "transport" in str(mark.args[0]).replace(" ", "").split(",")
+            for mark in metafunc.definition.iter_markers("parametrize")
+            if mark.args
+        )
+        if "transport" in metafunc.fixturenames and suite not in MQ_SUITES and not own:
             metafunc.definition.add_marker(
                 pytest.mark.parametrize("transport", NOT_MQ, indirect=True)
             )
