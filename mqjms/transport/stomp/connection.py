@@ -102,7 +102,8 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         self.params = params
         config = params.config()
         self.prefix = params.prefix if params.prefix is not None else config.prefix
-        self.identity = PutIdentity.of(appl_name)
+        # a broker has no put application: "mqjms" unless named (never the program name)
+        self.identity = PutIdentity.of(appl_name or "mqjms")
         self._strict = params.strict if params.strict is not None else config.strict
         self._handles = {}
         self._hobjs = itertools.count(1)

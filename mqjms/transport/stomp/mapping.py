@@ -284,7 +284,9 @@ def _split_chain(md: MQMD, data: bytes, headers: dict[str, str], prefix: str) ->
         failed_on = extra.get(FAILURE_QUEUE) or dlh_queue
         if failed_on:  # a poison or dead-letter message: where it came from
             extra["original-destination"] = queue_destination(failed_on, prefix)
-    except (MQError, ValueError):
+    except (MQError, ValueError) as exc:
+        if isinstance(exc, MQError) and exc.reason == C.MQRC_PROPERTY_TYPE_ERROR:
+            raise  # a property no header can carry: refused, never dropped
         return data  # travels as it is: exact, if less readable
     prefix_bytes = data[: len(data) - len(body)] if body else data
     encoded = base64.b64encode(prefix_bytes).decode("ascii")
