@@ -22,11 +22,28 @@ class CLIError(Exception):
     """A user error that is not an MQError: printed as ``mqjms: <message>``, status 2."""
 
 
-def add_url(parser: argparse.ArgumentParser) -> None:
+#: How each built-in scheme's URL looks, for --url help.
+URL_FORMS = {
+    "embedded": "embedded:///DIR",
+    "stomp": "stomp://[USER@]HOST:PORT",
+    "stomp+ssl": "stomp+ssl://[USER@]HOST:PORT?ca=FILE",
+    "mq": "mq://QMGR@HOST(PORT)/CHANNEL",
+}
+
+
+def add_url(parser: argparse.ArgumentParser, *, embedded_only: bool = False) -> None:
+    """--url, its help listing the schemes this command accepts (every transport
+    registered, or the embedded queue manager alone)."""
+    if embedded_only:
+        forms = [URL_FORMS["embedded"]]
+    else:
+        from mqjms.transport.registry import schemes  # entry points: read only here
+
+        forms = [URL_FORMS.get(scheme, f"{scheme}://...") for scheme in schemes()]
     parser.add_argument(
         "--url",
         metavar="URL",
-        help="transport URL: embedded:///DIR, stomp://HOST:PORT or mq://QMGR@HOST(PORT)/CHL "
+        help=f"transport URL: {' or '.join(forms)} "
         "(default: $MQJMS_URL, else embedded:/// = ./.mqjms)",
     )
 

@@ -15,7 +15,7 @@ import pytest
 
 import mqjms
 from examples import request_reply
-from mqjms.mq import C, MQError
+from mqjms.mq import C
 from mqjms.transport import connect
 from tests.stomp.activemq_support import RawStomp, StompBroker
 from tests.stomp.java_support import JavaClient
@@ -142,7 +142,9 @@ def test_java_correlation_ids_map_and_object_messages_arrive_whole(
     assert isinstance(empty, mqjms.TextMessage) and empty.body == ""
 
 
-def test_a_java_map_message_backed_out_keeps_its_entries(java: JavaClient, amq: StompBroker) -> None:
+def test_a_java_map_message_backed_out_keeps_its_entries(
+    java: JavaClient, amq: StompBroker
+) -> None:
     # item 6: the copy that carries the raised BackoutCount keeps the map
     java.run("send", java.queue("MAP.BO"), "map=a:int:1,b:string:x")
     factory = mqjms.ConnectionFactory(amq.url)
@@ -263,11 +265,15 @@ def test_typed_properties_match_java_selectors_by_activemqs_conversion(
     assert got["properties"]["intProp"] == ["String", "42"]  # STOMP carries strings
 
 
-def test_a_bytes_property_is_refused_not_dropped(amq: StompBroker) -> None:
-    with pytest.raises(MQError) as error:
-        send(amq, "BYTES.Q", "x", properties={"token": b"\x01\x02"})
-    assert error.value.reason == C.MQRC_PROPERTY_TYPE_ERROR
-    assert "'token'" in error.value.detail
+def test_a_bytes_property_reaches_java_as_hex_and_mqjms_as_bytes(
+    java: JavaClient, amq: StompBroker
+) -> None:
+    # item 7: never dropped; typed for mqjms (the chain), hex text for everyone else
+    send(amq, "BYTES.Q", "x", properties={"token": b"\x01\xab"})
+    send(amq, "BYTES.Q", "y", properties={"token": b"\x01\xab"})
+    got = java.run("receive", java.queue("BYTES.Q"), "10000")
+    assert got["properties"]["token"] == ["String", "01AB"]
+    assert receive(amq, "BYTES.Q").properties["token"] == b"\x01\xab"
 
 
 def test_a_default_put_tells_no_consumer_the_os_user_or_the_program(

@@ -381,9 +381,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             )
         try:
             if syncpoint:
-                broker_id = self._client.send(
-                    destination, headers, body, transaction=self._begin()
-                )
+                broker_id = self._client.send(destination, headers, body, transaction=self._begin())
                 self._puts += 1
                 self._uow_puts[destination] = self._uow_puts.get(destination, 0) + 1
             else:

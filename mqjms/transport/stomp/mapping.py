@@ -21,8 +21,8 @@ other fields           ``mqjms_md_<Field>`` when it differs from IBM's default; 
                        every consumer the OS user (PutDate/PutTime come from the broker's
                        ``timestamp`` instead)
 mcd.Type (JMSType)     ``type``
-usr properties         one header each, by name (strings: STOMP has no other type; a
-                       bytes property is refused, MQRC_PROPERTY_TYPE_ERROR 2473)
+usr properties         one header each, by name (strings: STOMP has no other type;
+                       bytes as hex digits, as ``bin.hex``)
 MQDLH                  ``mqjms_dlh_reason`` (+ ``_name``), ``original-destination``,
                        ``mqjms_dlh_dest_q``, ``mqjms_dlh_dest_qmgr``
 moved poison message   its ``mqjms_failure_*`` properties, and ``original-destination``
@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 from mqjms.mq.dlh import MQDLH_LENGTH_1, parse_dlh
-from mqjms.mq.errors import MQError, failed, reason_name
+from mqjms.mq.errors import MQError, reason_name
 from mqjms.mq.md import MQMD
 from mqjms.mq.structure import BYTE, INT
 
@@ -284,9 +284,7 @@ def _split_chain(md: MQMD, data: bytes, headers: dict[str, str], prefix: str) ->
         failed_on = extra.get(FAILURE_QUEUE) or dlh_queue
         if failed_on:  # a poison or dead-letter message: where it came from
             extra["original-destination"] = queue_destination(failed_on, prefix)
-    except (MQError, ValueError) as exc:
-        if isinstance(exc, MQError) and exc.reason == C.MQRC_PROPERTY_TYPE_ERROR:
-            raise  # a property no header can carry: refused, never dropped
+    except (MQError, ValueError):
         return data  # travels as it is: exact, if less readable
     prefix_bytes = data[: len(data) - len(body)] if body else data
     encoded = base64.b64encode(prefix_bytes).decode("ascii")
@@ -308,19 +306,16 @@ def _jms_headers(folders: list[str], extra: dict[str, str]) -> None:
     for name, value in properties.items():
         if is_reserved(name) or value is None:
             continue
-        if isinstance(value, bytes):
-            # a STOMP header is text: dropping it would be silent, a hex string a lie
-            raise failed(
-                C.MQRC_PROPERTY_TYPE_ERROR,
-                f"property {name!r} is bytes, which a STOMP header cannot carry: send it "
-                "as a str (hex or base64) for a broker's consumers to read",
-            )
         extra[name] = _property_text(value)
 
 
-def _property_text(value: str | int | float | bool) -> str:
+def _property_text(value: str | int | float | bool | bytes) -> str:
+    """A property as header text: STOMP has no other type. bytes as hex digits, as the
+    RFH2 writes them (``dt='bin.hex'``); the chain keeps every type for mqjms readers."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, bytes):
+        return value.hex().upper()
     return str(value)
 
 
