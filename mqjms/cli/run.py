@@ -93,7 +93,7 @@ def port_number(value: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    with logging_to_stderr(max(1, int(getattr(args, "verbose", 0)))):  # a service logs INFO
+    with logging_to_stderr(int(getattr(args, "verbose", 0)), default=1):  # a service: INFO
         try:
             app = load_app(args.spec)
         except AppLoadError as exc:
