@@ -28,7 +28,8 @@ import org.apache.activemq.ActiveMQConnectionFactory;
  * run; every result is one JSON object on standard output.
  *
  * <pre>
- *   send URL QUEUE [text=T | bytes=HEX | map=NAME:TYPE:VALUE,... | object=TEXT] [prop=NAME:TYPE:VALUE]...
+ *   send URL QUEUE [text=T | bytes=HEX | map=NAME:TYPE:VALUE,... | object=TEXT | stream=TEXT]
+ *        [prop=NAME:TYPE:VALUE]...
  *        [correlation=ID] [replyto=QUEUE] [type=T] [priority=N] [ttl=MS] [persistent=false]
  *   receive URL QUEUE TIMEOUT_MS [SELECTOR]
  *   request URL QUEUE REPLY_QUEUE TEXT TIMEOUT_MS      standard JMS requester: reply matched by
@@ -82,6 +83,12 @@ public final class JmsClient {
                         map.setObject(parts[0], typed(parts[1], parts[2]));
                     }
                     message = map;
+                    break;
+                }
+                case "stream": {
+                    javax.jms.StreamMessage stream = session.createStreamMessage();
+                    stream.writeString(value);
+                    message = stream;
                     break;
                 }
                 case "object": {
