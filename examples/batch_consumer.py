@@ -32,9 +32,7 @@ def process(order: dict[str, object]) -> None:
         raise ValueError(f"not an order: {order}")
 
 
-def receive_batch(
-    consumer: mqjms.MessageConsumer, size: int, idle: float
-) -> list[mqjms.Message]:
+def receive_batch(consumer: mqjms.MessageConsumer, size: int, idle: float) -> list[mqjms.Message]:
     """Up to ``size`` messages: waits ``idle`` seconds for the first, briefly for others."""
     batch: list[mqjms.Message] = []
     while len(batch) < size:
