@@ -359,7 +359,7 @@ class Worker:
                 self.start()
             except Exception as exc:
                 if isinstance(exc, MQError):  # one line: what, where, and what to do
-                    log.error("worker.start_failed", reason=exc.reason_name, error=exc.detail)
+                    log.error("worker.start_failed", reason=exc.reason_name, error=str(exc))
                 else:
                     trace = None if isinstance(exc, ValueError) else exc
                     log.error("worker.start_failed", error=str(exc), exc_info=trace)
