@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -246,8 +247,8 @@ def test_ctrl_c_during_a_wait_leaves_the_connection_usable(env: MQEnv, tmp_path:
             queue = pymqi.Queue(qmgr, "{Q}")
             gmo = pymqi.GMO(Options=pymqi.CMQC.MQGMO_WAIT | pymqi.CMQC.MQGMO_SYNCPOINT)
             gmo.WaitInterval = pymqi.CMQC.MQWI_UNLIMITED
-            print("waiting", flush=True)
             try:
+                print("waiting", flush=True)  # inside: a Ctrl-C just after it is caught too
                 queue.get(None, pymqi.MD(), gmo)
             except KeyboardInterrupt:
                 print("interrupted", flush=True)
@@ -269,6 +270,7 @@ def test_ctrl_c_during_a_wait_leaves_the_connection_usable(env: MQEnv, tmp_path:
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "waiting"
+        time.sleep(0.5)  # most often inside the wait by now (either way it is caught)
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
     finally:
