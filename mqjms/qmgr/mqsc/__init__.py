@@ -1,9 +1,9 @@
 """MQSC for the embedded queue manager: parse ``runmqsc``-style scripts and run them.
 
 The rules are runmqsc's, so MQ administrators can paste their scripts (:mod:`.parser`
-says which). Every command gives a :class:`CommandResult`: ok or an :class:`~mqjms.mq.errors.MQError` (a
-syntax error is an :class:`MQSCSyntaxError`, reason MQRCCF_PARM_SYNTAX_ERROR, naming the
-token and its column), and for DISPLAY the objects as attribute dicts in MQSC order.
+says which). Every command gives a :class:`CommandResult`: ok or an MQError (a syntax
+error is an :class:`MQSCSyntaxError`, reason MQRCCF_PARM_SYNTAX_ERROR, naming the token
+and its column), and for DISPLAY the objects as attribute dicts in MQSC order.
 
 One module per step: :mod:`.lexer` (tokens), :mod:`.parser` (commands and scripts),
 :mod:`.registry` (a handler per verb and object type: :func:`register` adds an object
