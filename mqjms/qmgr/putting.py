@@ -26,7 +26,9 @@ class Putting(ConnectionState):
         self._refuse_if_read_only("no message can be put")
         with self._session() as db:
             if self.qm.reserve is not None:
-                self.qm.reserve.check_for_put(db)  # the space kept for draining is not for puts
+                self.qm.reserve.check_for_put(
+                    db, len(data)
+                )  # the space kept for draining is not for puts
             # A put outside syncpoint is durable when the message is persistent, which for
             # "as queue default" depends on the queue: guess from the last put; retry if wrong.
             if request.syncpoint:
