@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 from mqjms.mq import constants as C
@@ -32,7 +32,7 @@ from mqjms.semantics.emulated import EmulatedConnection
 from .delivery import Cursor
 from .failures import StorageError
 from .space import with_room
-from .transaction import Transaction, reading, writing
+from .transaction import Transaction
 
 if TYPE_CHECKING:
     from .manager import QueueManager
@@ -73,6 +73,33 @@ class UnitOfWorkState:
         )
 
 
+class Session:
+    """A connection's database handle held by one thread for one block (a class, not a
+    generator: every MQI call enters one). Fails with an MQError, without touching the
+    handle, once the connection or its queue manager has ended."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: ConnectionState) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        conn = self._conn
+        conn._lock.acquire()
+        if conn._closed or conn.qm.closed:
+            conn._lock.release()
+            raise conn._ended_error()
+        return conn._db
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._conn._lock.release()
+
+
 class ConnectionState(EmulatedConnection):
     """The state of one connection to the embedded queue manager."""
 
@@ -93,32 +120,24 @@ class ConnectionState(EmulatedConnection):
         return self.qm.name
 
     # ------------------------------------------------------------------ the database handle
-    @contextmanager
-    def _session(self) -> Iterator[sqlite3.Connection]:
+    def _session(self) -> Session:
         """The connection's database handle, for this thread until the block ends."""
-        with self._lock:
-            if self._closed or self.qm.closed:
-                raise self._ended_error()
-            yield self._db
+        return Session(self)
 
     def _ended_error(self) -> MQError:
         if self.qm.closed:
             return failed(C.MQRC_Q_MGR_STOPPING, f"queue manager {self.qm.name} was closed")
         return failed(C.MQRC_HCONN_ERROR, "the connection is closed")
 
-    @contextmanager
-    def _writing(self, *, durable: bool = True, putting: bool = False) -> Iterator[Transaction]:
+    def _writing(self, *, durable: bool = True, putting: bool = False) -> Transaction:
         """One write transaction of this connection (inside :meth:`_session`)."""
-        with writing(
+        return Transaction(
             self._db, self.qm.name, conn_id=self.id, durable=durable, putting=putting
-        ) as tx:
-            yield tx
+        )
 
-    @contextmanager
-    def _reading(self) -> Iterator[Transaction]:
+    def _reading(self) -> Transaction:
         """A read snapshot for this connection (inside :meth:`_session`)."""
-        with reading(self._db, self.qm.name, conn_id=self.id) as tx:
-            yield tx
+        return Transaction(self._db, self.qm.name, conn_id=self.id, writable=False)
 
     def _with_room(self, attempt: Callable[[], T]) -> T:
         """Run a write; on a full disk make room and run it again (see space.py)."""

@@ -193,6 +193,43 @@ def _rollback(db: sqlite3.Connection) -> None:
             db.execute("ROLLBACK")
 
 
+def begin_write(db: sqlite3.Connection, durable: bool = True, *, putting: bool = False) -> None:
+    """BEGIN IMMEDIATE, with the fsync setting for its commit (see :func:`write`)."""
+    try:
+        mode = "FULL" if durable else "NORMAL"
+        if getattr(db, "synchronous", None) != mode:
+            # set before BEGIN: the setting has no effect on a transaction already open
+            db.execute(f"PRAGMA synchronous={mode}")
+            if isinstance(db, Database):
+                db.synchronous = mode
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise failures.translate(exc, _file(db), putting=putting) from exc
+
+
+def begin_read(db: sqlite3.Connection) -> None:
+    try:
+        db.execute("BEGIN")
+    except sqlite3.Error as exc:
+        raise failures.translate(exc, _file(db)) from exc
+
+
+def end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool = False) -> None:
+    """End the transaction :func:`begin_write` or :func:`begin_read` began: COMMIT when
+    its body ended without ``failure``, otherwise roll back. A SQLite failure, the body's
+    or the commit's, is raised as a StorageError; any other failure is left to the caller
+    to re-raise."""
+    if failure is None:
+        try:
+            db.execute("COMMIT")
+            return
+        except sqlite3.Error as exc:
+            failure = exc
+    _rollback(db)
+    if isinstance(failure, sqlite3.Error):
+        raise failures.translate(failure, _file(db), putting=putting) from failure
+
+
 @contextmanager
 def write(
     db: sqlite3.Connection, durable: bool = True, *, putting: bool = False
@@ -205,38 +242,23 @@ def write(
     as a :class:`~mqjms.qmgr.failures.StorageError` naming the file; ``putting`` makes a
     full disk MQRC_Q_SPACE_NOT_AVAILABLE.
     """
-    try:
-        mode = "FULL" if durable else "NORMAL"
-        if getattr(db, "synchronous", None) != mode:
-            # set before BEGIN: the setting has no effect on a transaction already open
-            db.execute(f"PRAGMA synchronous={mode}")
-            if isinstance(db, Database):
-                db.synchronous = mode
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
-        raise failures.translate(exc, _file(db), putting=putting) from exc
+    begin_write(db, durable, putting=putting)
     try:
         yield db
-        db.execute("COMMIT")
-    except sqlite3.Error as exc:
-        _rollback(db)
-        raise failures.translate(exc, _file(db), putting=putting) from exc
-    except BaseException:
-        _rollback(db)
+    except BaseException as exc:
+        end(db, exc, putting=putting)
         raise
+    end(db, None, putting=putting)
 
 
 @contextmanager
 def read(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One read transaction: a consistent snapshot that takes no write lock, so it works
     on a full disk and on a read-only copy."""
+    begin_read(db)
     try:
-        db.execute("BEGIN")
         yield db
-        db.execute("COMMIT")
-    except sqlite3.Error as exc:
-        _rollback(db)
-        raise failures.translate(exc, _file(db)) from exc
-    except BaseException:
-        _rollback(db)
+    except BaseException as exc:
+        end(db, exc)
         raise
+    end(db, None)

@@ -7,17 +7,18 @@ belongs to, one clock reading for every rule inside it (expiry, PutDate and PutT
 TRIGINT), the queue manager's attributes read at most once, and the side effects that
 must wait until COMMIT: waking the gets that wait (:mod:`.wakeup`).
 
-:func:`writing` opens one (BEGIN IMMEDIATE ... COMMIT, see :func:`.store.write`);
-:func:`reading` gives the same view of a read-only snapshot (a browse), which takes no
-write lock.
+A Transaction is its own context manager (a class, not a generator: it is entered on
+every MQI call): :func:`writing` makes one for a write transaction (BEGIN IMMEDIATE ...
+COMMIT, see :func:`.store.write`), :func:`reading` one for a read-only snapshot (a
+browse), which takes no write lock.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from types import TracebackType
 
 from . import meta, store, wakeup
 
@@ -25,7 +26,18 @@ from . import meta, store, wakeup
 class Transaction:
     """The context of one database transaction of the queue manager."""
 
-    __slots__ = ("_after", "_attrs", "_now", "_ring", "conn_id", "db", "qmgr_name", "writable")
+    __slots__ = (
+        "_after",
+        "_attrs",
+        "_durable",
+        "_now",
+        "_putting",
+        "_ring",
+        "conn_id",
+        "db",
+        "qmgr_name",
+        "writable",
+    )
 
     def __init__(
         self,
@@ -34,6 +46,8 @@ class Transaction:
         *,
         conn_id: str | None = None,
         writable: bool = True,
+        durable: bool = True,
+        putting: bool = False,
     ) -> None:
         self.db = db
         self.qmgr_name = qmgr_name
@@ -43,6 +57,8 @@ class Transaction:
         #: False in a read snapshot: a rule that must write (discard an expired message)
         #: cannot run there.
         self.writable = writable
+        self._durable = durable
+        self._putting = putting
         self._now: float | None = None
         self._attrs: dict[str, meta.AttrValue] | None = None
         self._ring = False
@@ -72,14 +88,27 @@ class Transaction:
         """Run ``action`` once the transaction has committed (not if it rolls back)."""
         self._after.append(action)
 
-    def _committed(self) -> None:
-        for action in self._after:
-            action()
-        if self._ring:
-            wakeup.ring()
+    def __enter__(self) -> Transaction:
+        if self.writable:
+            store.begin_write(self.db, self._durable, putting=self._putting)
+        else:
+            store.begin_read(self.db)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        store.end(self.db, exc, putting=self._putting)  # raises a SQLite failure translated
+        if exc is None:
+            for action in self._after:
+                action()
+            if self._ring:
+                wakeup.ring()
 
 
-@contextmanager
 def writing(
     db: sqlite3.Connection,
     qmgr_name: str,
@@ -87,19 +116,12 @@ def writing(
     conn_id: str | None = None,
     durable: bool = True,
     putting: bool = False,
-) -> Iterator[Transaction]:
+) -> Transaction:
     """One write transaction (see :func:`.store.write` for ``durable`` and ``putting``);
     its side effects run after COMMIT."""
-    tx = Transaction(db, qmgr_name, conn_id=conn_id)
-    with store.write(db, durable, putting=putting):
-        yield tx
-    tx._committed()
+    return Transaction(db, qmgr_name, conn_id=conn_id, durable=durable, putting=putting)
 
 
-@contextmanager
-def reading(
-    db: sqlite3.Connection, qmgr_name: str, *, conn_id: str | None = None
-) -> Iterator[Transaction]:
+def reading(db: sqlite3.Connection, qmgr_name: str, *, conn_id: str | None = None) -> Transaction:
     """A read-only snapshot (see :func:`.store.read`) seen through a Transaction."""
-    with store.read(db):
-        yield Transaction(db, qmgr_name, conn_id=conn_id, writable=False)
+    return Transaction(db, qmgr_name, conn_id=conn_id, writable=False)
