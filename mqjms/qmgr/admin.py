@@ -34,7 +34,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import catalog, expiry, meta, processes, queues, store, triggers
+from . import catalog, expiry, meta, processes, queues, triggers
 from .failures import translating
 from .naming import matches, queue_type
 from .transaction import Transaction, writing
@@ -163,12 +163,9 @@ class Administration:
             if found.qtype != LOCAL:
                 raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}")
             _refuse_if_open(tx.db, name)
-            if tx.db.execute(
-                "SELECT 1 FROM messages WHERE queue = ? AND state != ? LIMIT 1",
-                (name, store.AVAILABLE),
-            ).fetchone():
+            if catalog.holds_messages_in_flight(tx.db, name):
                 raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} has uncommitted messages")
-            cleared = tx.db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
+            cleared = catalog.clear(tx.db, name, held=False)
         log.info("qmgr.queue_cleared", queue=name, messages=cleared)
         return int(cleared)
 

@@ -18,6 +18,8 @@ from mqjms.mq import constants as C
 from mqjms.semantics import definitions
 from mqjms.semantics.attributes import LOCAL
 
+from . import store
+
 Attrs = dict[str, int | str | bool]
 
 
@@ -90,8 +92,32 @@ def update_attrs(db: sqlite3.Connection, name: str, attrs: Mapping[str, int | st
 
 def delete(db: sqlite3.Connection, name: str) -> None:
     """Delete a queue and every message on it."""
-    db.execute("DELETE FROM messages WHERE queue = ?", (name,))
+    clear(db, name, held=True)
     db.execute("DELETE FROM queues WHERE name = ?", (name,))
+
+
+def clear(db: sqlite3.Connection, name: str, *, held: bool) -> int:
+    """Delete the available messages of a queue, and with ``held`` those in flight too;
+    how many (each part is found through its own index: see store.DELIVERY_INDEXES)."""
+    count = db.execute(
+        f"DELETE FROM messages WHERE queue = ? AND state = {store.AVAILABLE}", (name,)
+    ).rowcount
+    if held:
+        count += db.execute(
+            "DELETE FROM messages INDEXED BY messages_uow WHERE uow IS NOT NULL AND queue = ?",
+            (name,),
+        ).rowcount
+    return int(count)
+
+
+def holds_messages_in_flight(db: sqlite3.Connection, name: str) -> bool:
+    """True when the queue has messages uncommitted, locked in a unit of work or reserved."""
+    row = db.execute(
+        "SELECT 1 FROM messages INDEXED BY messages_uow WHERE uow IS NOT NULL AND queue = ?"
+        " LIMIT 1",
+        (name,),
+    ).fetchone()
+    return row is not None
 
 
 def open_for_input(db: sqlite3.Connection, name: str) -> bool:

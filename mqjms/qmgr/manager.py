@@ -167,6 +167,8 @@ class QueueManager(Administration):
             if not store.has_schema(db):
                 store.create_schema(db)
             self._ensure_created(name)
+            if store.upgrade(db):
+                log.info("qmgr.upgraded", path=str(self.path), schema=store.SCHEMA_VERSION)
             regroup = marker is not None and group_access not in (None, marker.group_access)
             if marker is None or not marker.name or regroup:
                 created = marker.created if marker else ""
@@ -271,8 +273,11 @@ class QueueManager(Administration):
             meta.put(db, "boot_id", boot_id())
             # depth counters are rebuilt from the rows, so a crash can never skew them
             db.execute(
-                "UPDATE queues SET depth = (SELECT COUNT(*) FROM messages m"
-                " WHERE m.queue = queues.name)"
+                "UPDATE queues SET depth ="
+                f" (SELECT COUNT(*) FROM messages m WHERE m.queue = queues.name"
+                f" AND m.state = {store.AVAILABLE})"
+                " + (SELECT COUNT(*) FROM messages m INDEXED BY messages_uow"
+                " WHERE m.uow IS NOT NULL AND m.queue = queues.name)"
             )
         for stale in (self.path / "conn").glob("*.lock"):
             if owner_is_dead(stale):

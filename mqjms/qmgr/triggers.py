@@ -33,6 +33,18 @@ from .transaction import Transaction
 log = get_logger("mqjms.qmgr")
 
 TRIGGER_ATTRS = ("TRIGTYPE", "TRIGMPRI", "TRIGDPTH")
+# item 3 note 1: committed and uncommitted messages count alike (and reserved ones)
+_COUNT_AVAILABLE = (
+    "SELECT COUNT(*) FROM (SELECT 1 FROM messages INDEXED BY messages_priority"
+    f" WHERE queue = ? AND state = {store.AVAILABLE} AND priority >= ? LIMIT ?)"
+)
+_COUNT_HELD = (
+    "SELECT COUNT(*) FROM (SELECT 1 FROM messages INDEXED BY messages_uow"
+    " WHERE uow IS NOT NULL AND queue = ? AND priority >= ? LIMIT ?)"
+)
+_COUNT_HELD_EXCEPT_GOT = _COUNT_HELD.replace(
+    "AND priority", f"AND state != {store.GOT_IN_UOW} AND priority"
+)
 Attrs = dict[str, int | str | bool]
 
 
@@ -79,15 +91,15 @@ class TriggerMessage:
 def _qualifying(
     tx: Transaction, queue: str, min_priority: int, limit: int, exclude_got: bool = False
 ) -> int:
-    """Messages on ``queue`` with priority >= TRIGMPRI (item 2), counted up to ``limit``."""
-    sql = "SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE queue = ? AND priority >= ?"
-    params: list[object] = [queue, min_priority]
-    if exclude_got:
-        sql += " AND state != ?"
-        params.append(store.GOT_IN_UOW)
-    sql += " LIMIT ?)"
-    params.append(limit)
-    return int(tx.db.execute(sql, params).fetchone()[0])
+    """Messages on ``queue`` with priority >= TRIGMPRI (item 2), counted up to ``limit``:
+    the available ones, then those in flight (uncommitted, got in a unit of work unless
+    ``exclude_got``, reserved), each through its own index (see store.DELIVERY_INDEXES)."""
+    available = tx.db.execute(_COUNT_AVAILABLE, (queue, min_priority, limit)).fetchone()[0]
+    if available >= limit:
+        return int(available)
+    held = _COUNT_HELD_EXCEPT_GOT if exclude_got else _COUNT_HELD
+    in_flight = tx.db.execute(held, (queue, min_priority, limit - available)).fetchone()[0]
+    return int(available + in_flight)
 
 
 def _decide(
