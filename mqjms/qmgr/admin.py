@@ -124,11 +124,7 @@ class Administration:
         """ALTER QLOCAL|QALIAS|QMODEL(name) attrs."""
         validate_name(name)
         with self._writing() as tx:
-            found = catalog.require(tx.db, name)
-            if qtype is not None and queue_type(qtype) != found.qtype:
-                raise failed(
-                    C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
-                )
+            found = _require_queue(tx, name, qtype)
             before = dict(found.attrs)
             found.attrs.update(normalize_queue_attrs(found.qtype, attrs))
             catalog.update_attrs(tx.db, name, found.attrs)
@@ -141,11 +137,7 @@ class Administration:
         """DELETE QLOCAL(name) [PURGE]: refused while open, or not empty without PURGE."""
         validate_name(name)
         with self._writing() as tx:
-            found = catalog.require(tx.db, name)
-            if qtype is not None and queue_type(qtype) != found.qtype:
-                raise failed(
-                    C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
-                )
+            found = _require_queue(tx, name, qtype)
             _refuse_if_open(tx.db, name)
             if found.depth and not purge:
                 raise failed(
@@ -315,6 +307,14 @@ class Administration:
                     item[attr.name] = stored.get(attr.name, attr.default)
             out.append(item)
         return out
+
+
+def _require_queue(tx: Transaction, name: str, qtype: str | None) -> catalog.QueueRow:
+    """The queue ``name``, which must be a ``qtype`` when one is given (ALTER QLOCAL...)."""
+    found = catalog.require(tx.db, name)
+    if qtype is not None and queue_type(qtype) != found.qtype:
+        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}")
+    return found
 
 
 def _refuse_if_open(db: sqlite3.Connection, name: str) -> None:

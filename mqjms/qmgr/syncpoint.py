@@ -10,6 +10,8 @@ touched persistent messages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Handle
 from mqjms.semantics.checks import check_get
@@ -33,6 +35,16 @@ class UnitOfWork(Getting):
 
     def commit(self) -> None:
         """MQCMIT: gets become removals, puts become visible."""
+        self._end_unit_of_work(self._commit_statements)
+
+    def backout(self) -> None:
+        """MQBACK: puts vanish; gets return to their places with BackoutCount + 1."""
+        # the raised BackoutCount of persistent messages is durable, whatever HARDENBO says
+        self._end_unit_of_work(self._backout_statements)
+
+    def _end_unit_of_work(self, statements: Callable[[Transaction], None]) -> None:
+        """One transaction running ``statements``, durable when the unit of work touched
+        persistent messages; nothing when there is no unit of work."""
         self._check_open()
         with self._session():
             if not self._uow.active:
@@ -40,7 +52,7 @@ class UnitOfWork(Getting):
 
             def attempt() -> None:
                 with self._writing(durable=self._uow.durable) as tx:
-                    self._commit_statements(tx)
+                    statements(tx)
 
             self._with_room(attempt)
             self._uow.end()
@@ -88,18 +100,6 @@ class UnitOfWork(Getting):
             except NeedsDurability:
                 return self._with_room(lambda: attempt(True))
 
-    def backout(self) -> None:
-        """MQBACK: puts vanish; gets return to their places with BackoutCount + 1."""
-        self._check_open()
-        with self._session():
-            if not self._uow.active:
-                return
-
-            # the raised BackoutCount of persistent messages is durable, whatever HARDENBO says
-            def attempt() -> None:
-                with self._writing(durable=self._uow.durable) as tx:
-                    recovery.backout_uow(tx.db, self.id)
-                    tx.wake_getters()
-
-            self._with_room(attempt)
-            self._uow.end()
+    def _backout_statements(self, tx: Transaction) -> None:
+        recovery.backout_uow(tx.db, self.id)
+        tx.wake_getters()
