@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 
 from mqjms.backout import PoisonOutcome
+from mqjms.counters import Counters
 
 
 @dataclass
-class WorkerStats:
+class WorkerStats(Counters):
     """Messages by outcome since the worker was created. Thread-safe."""
 
     delivered: int = 0  # handed to a listener function
@@ -20,15 +20,6 @@ class WorkerStats:
     discarded: int = 0  # poison: MQRO_DISCARD_MSG
     requeue_failed: int = 0  # poison: no queue took it; returned to the input queue
     reconnects: int = 0  # connections made again after one was lost
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-    def add(self, name: str, n: int = 1) -> None:
-        with self._lock:
-            setattr(self, name, getattr(self, name) + n)
 
     def add_outcome(self, outcome: PoisonOutcome) -> None:
         self.add(outcome.value)
-
-    def snapshot(self) -> dict[str, int]:
-        with self._lock:
-            return {f.name: getattr(self, f.name) for f in fields(self) if f.name[0] != "_"}
