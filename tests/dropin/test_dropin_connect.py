@@ -297,3 +297,47 @@ def test_install_aliases_makes_the_library_names_resolve(monkeypatch: pytest.Mon
         for name in ("ibmmq", "ibmmq.CMQC", "ibmmq.CMQCFC", "ibmmq.CMQXC", "ibmmq.CMQZC"):
             sys.modules.pop(name, None)
         sys.modules.pop("ibmmq.CMQSTRC", None)
+
+
+class _InterruptedDuring:
+    """The real transport connection; a Ctrl-C arrives while its ``verb`` runs (as one
+    does when the user presses it during any MQI call)."""
+
+    def __init__(self, conn: object, verb: str) -> None:
+        self._conn = conn
+        self._verb = verb
+
+    def __getattr__(self, name: str) -> object:
+        found = getattr(self._conn, name)
+        if name != self._verb:
+            return found
+
+        def interrupted(*args: object, **kwargs: object) -> object:
+            os.kill(os.getpid(), signal.SIGINT)
+            return found(*args, **kwargs)
+
+        return interrupted
+
+
+@pytest.mark.parametrize("verb", ["open", "put"])
+def test_ctrl_c_during_any_call_is_raised_once_the_call_is_done(
+    mq: ModuleType, env: MQEnv, qmgr, verb: str
+) -> None:
+    # A KeyboardInterrupt inside the transport could leave it half way (a lock held, a
+    # message neither put nor not); the program gets it when the call is over, as it
+    # would from the C library, whose call returns before Python sees the signal. A lazy
+    # open is a call of its own: interrupted there, the put never starts.
+    hconn = qmgr._hconn
+    hconn.conn = _InterruptedDuring(hconn.conn, verb)
+    queue = mq.Queue(qmgr, Q)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            queue.put(b"interrupted")
+    finally:
+        hconn.conn = hconn.conn._conn
+    inquiry = mq.Queue(qmgr, Q, C.MQOO_INQUIRE)
+    assert inquiry.inquire(C.MQIA_OPEN_OUTPUT_COUNT) == 1  # the open was done
+    inquiry.close()
+    queue.put(b"next")  # on that handle: the connection works
+    interrupted = [b"interrupted"] if verb == "put" else []
+    assert [data for _, data in env.browse(Q)] == [*interrupted, b"next"]
