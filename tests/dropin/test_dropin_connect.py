@@ -335,9 +335,10 @@ def test_ctrl_c_during_any_call_is_raised_once_the_call_is_done(
             queue.put(b"interrupted")
     finally:
         hconn.conn = hconn.conn._conn
-    inquiry = mq.Queue(qmgr, Q, C.MQOO_INQUIRE)
-    assert inquiry.inquire(C.MQIA_OPEN_OUTPUT_COUNT) == 1  # the open was done
-    inquiry.close()
+    if env.url.startswith("embedded"):  # a broker does not count the opens (OPPROCS)
+        inquiry = mq.Queue(qmgr, Q, C.MQOO_INQUIRE)
+        assert inquiry.inquire(C.MQIA_OPEN_OUTPUT_COUNT) == 1  # the open was done
+        inquiry.close()
     queue.put(b"next")  # on that handle: the connection works
     interrupted = [b"interrupted"] if verb == "put" else []
     assert [data for _, data in env.browse(Q)] == [*interrupted, b"next"]
