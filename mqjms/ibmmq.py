@@ -95,6 +95,7 @@ FLAVOUR = Flavour(
     strict_types=True,
     inquire_lists=True,
     pcf_strings_stripped=True,
+    pcf_empty_responses_kept=False,
     property_length_name="data_length",
 )
 

@@ -93,6 +93,7 @@ FLAVOUR = Flavour(
     strict_types=False,
     inquire_lists=False,
     pcf_strings_stripped=False,
+    pcf_empty_responses_kept=True,
     property_length_name="dataLength",
 )
 

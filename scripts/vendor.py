@@ -8,25 +8,32 @@ unchanged. Nothing of theirs is committed: this puts their sdists, unpacked, in
 
 * ibmmq 2.1.2 from PyPI's simple API (JSON), its sha256 checked against the index's and
   against the one pinned here;
-* pymqi 1.12.13 with ``pip download --no-binary :all: --no-deps``, its sha256 checked.
+* pymqi 1.12.13 with ``pip download --no-binary :all: --no-deps``, its sha256 checked;
+* the examples and tests of dsuch/pymqi and ibm-messaging/mq-mqi-python (pymqi's sdist
+  ships neither) at pinned commits from GitHub's archive service, checked against a
+  digest of every file's sha256, into ``github/OWNER/NAME/code/{examples,tests}``.
 
 Run again, it does nothing for what is there already. ``--check`` only says what is
-missing. Exit status 0 when both are there, 1 otherwise (a machine without network still
-runs every other test: these skip).
+missing. Exit status 0 when everything is there, 1 when an sdist is missing, 2 when only
+a GitHub checkout is (GitHub is not reachable from every machine that reaches PyPI).
+A machine without network still runs every other test: these skip, unless
+``MQJMS_REQUIRE_VENDOR=1`` (CI) makes a missing vendor file a failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.error
 import urllib.request
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 SIMPLE_API = "https://pypi.org/simple/{name}/"
 JSON_ACCEPT = "application/vnd.pypi.simple.v1+json"
@@ -39,6 +46,20 @@ SDISTS = {
     ("pymqi", "1.12.13"): (
         "code/pymqi",
         "a74a48d6f0c59180f678a926927b69d8d7e7df0b228f8903c08b95f54627051c",
+    ),
+}
+
+GITHUB_ARCHIVE = "https://codeload.github.com/{repo}/tar.gz/{commit}"
+GITHUB_FOLDERS = ("code/examples", "code/tests")
+CHECKOUTS = {
+    # repository: (commit, digest of "path\0sha256\n" over GITHUB_FOLDERS' files, sorted)
+    "dsuch/pymqi": (
+        "16184a62f368fde6eaa17d80c818be1b2d4bdbe9",
+        "13cfbb29bcb23ab827b61aa3ecbc53f2eecfd89ac95c87fa19281fd52419bef6",
+    ),
+    "ibm-messaging/mq-mqi-python": (
+        "e35541ae87939466095ddb0e608c5b4dcd74b77c",
+        "23c6b2a13ee5fd1a58ebec63ec1db508b5a3d2407e1742b079801a16626546e6",
     ),
 }
 
@@ -113,19 +134,78 @@ def fetch(name: str, version: str, root: Path, check_only: bool) -> bool:
     return True
 
 
+def manifest_digest(checkout: Path) -> str:
+    """One digest of every file under GITHUB_FOLDERS: path and sha256, sorted."""
+    digest = hashlib.sha256()
+    files = sorted(
+        path
+        for folder in GITHUB_FOLDERS
+        for path in (checkout / folder).rglob("*")
+        if path.is_file()
+    )
+    for path in files:
+        relative = path.relative_to(checkout).as_posix()
+        digest.update(f"{relative}\0{sha256(path)}\n".encode())
+    return digest.hexdigest()
+
+
+def fetch_checkout(repo: str, root: Path, check_only: bool) -> bool:
+    """GITHUB_FOLDERS of ``repo`` at its pinned commit, in ``root/github/repo``."""
+    commit, pinned = CHECKOUTS[repo]
+    target = root / "github" / repo
+    if all((target / folder).is_dir() for folder in GITHUB_FOLDERS):
+        if manifest_digest(target) == pinned:
+            print(f"vendor: {repo}@{commit[:7]}: present in {root}")
+            return True
+        print(f"vendor: {repo}: {target} is not the pinned commit {commit[:7]}", file=sys.stderr)
+        return False
+    if check_only:
+        print(f"vendor: {repo}@{commit[:7]}: missing from {root}")
+        return False
+    url = GITHUB_ARCHIVE.format(repo=repo, commit=commit)
+    with urllib.request.urlopen(url, timeout=300) as response:
+        archive = response.read()
+    with tempfile.TemporaryDirectory(dir=root) as scratch:
+        staged = Path(scratch)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            for member in tar.getmembers():
+                inside = PurePosixPath(*PurePosixPath(member.name).parts[1:])  # NAME-COMMIT/
+                if member.isfile() and any(
+                    inside.is_relative_to(folder) for folder in GITHUB_FOLDERS
+                ):
+                    extracted = tar.extractfile(member)
+                    assert extracted is not None
+                    path = staged / inside
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(extracted.read())
+        if manifest_digest(staged) != pinned:
+            raise SystemExit(f"vendor: {url} does not hold the files mqjms checked")
+        for folder in GITHUB_FOLDERS:
+            (target / folder).parent.mkdir(parents=True, exist_ok=True)
+            (staged / folder).replace(target / folder)
+    print(f"vendor: {repo}@{commit[:7]}: unpacked into {target}")
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only say what is missing")
     args = parser.parse_args(argv)
     root = vendor_root()
-    ok = True
+    sdists_ok = checkouts_ok = True
     for name, version in SDISTS:
         try:
-            ok = fetch(name, version, root, args.check) and ok
+            sdists_ok = fetch(name, version, root, args.check) and sdists_ok
         except (OSError, subprocess.CalledProcessError) as exc:
             print(f"vendor: {name} {version}: {exc}", file=sys.stderr)
-            ok = False
-    return 0 if ok else 1
+            sdists_ok = False
+    for repo in CHECKOUTS:
+        try:
+            checkouts_ok = fetch_checkout(repo, root, args.check) and checkouts_ok
+        except (OSError, urllib.error.URLError, tarfile.TarError) as exc:
+            print(f"vendor: {repo}: {exc}", file=sys.stderr)
+            checkouts_ok = False
+    return 0 if sdists_ok and checkouts_ok else 1 if not sdists_ok else 2
 
 
 if __name__ == "__main__":

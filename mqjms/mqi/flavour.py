@@ -3,7 +3,8 @@
 The API classes (:mod:`.qmgr`, :mod:`.queue`, :mod:`.message_handle`, :mod:`.pcf`) are
 written once; each flavour module subclasses them with a :class:`Flavour`: its structure
 and error classes, its constants, and the few behaviours the two libraries differ in
-(type checks on the MQMD and options, ``inquire`` of a list, PCF strings padded or not).
+(type checks on the MQMD and options, ``inquire`` of a list, PCF strings padded or not,
+PCF responses without parameters listed or not).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Flavour:
     strict_types: bool  # ibmmq: the MQMD must be an MD, the options a GMO or PMO (TypeError)
     inquire_lists: bool  # ibmmq: inquire([selectors]) -> dict, set({selector: value})
     pcf_strings_stripped: bool  # ibmmq 2.1 strips PCF response strings; pymqi keeps padding
+    # pymqi lists a response without parameters (a ping's, a create's) as {}; ibmmq drops it
+    pcf_empty_responses_kept: bool
     property_length_name: str  # the attribute of a property error: dataLength / data_length
 
     @property

@@ -113,13 +113,20 @@ class Hconn:
     # ------------------------------------------------------------------ calls
     @contextlib.contextmanager
     def call(self) -> Iterator[Connection]:
-        """One MQI call: the connection's lock, a Ctrl-C put off by a delivery, and 2018
-        on a connection that was disconnected."""
+        """One MQI call: the connection's lock, a Ctrl-C put off by a delivery, a Ctrl-C
+        during the call raised once it is over (:mod:`.interrupts`), and 2018 on a
+        connection that was disconnected."""
         interrupts.check_pending()
-        with self.lock:
-            if self.closed:
-                raise failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")
-            yield self.conn
+        with interrupts.deferred() as noted:
+            try:
+                with self.lock:
+                    if self.closed:
+                        raise failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")
+                    yield self.conn
+            except BaseException:
+                noted.act()  # the Ctrl-C first, as the program would have seen it
+                raise
+            noted.act()
 
     def add_object(self, name: str, options: int, handle: Handle | None) -> Hobj:
         obj = Hobj(next(self._hobjs), name, options, handle)

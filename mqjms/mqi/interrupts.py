@@ -1,11 +1,13 @@
 """Ctrl-C during an MQI call: the program gets its KeyboardInterrupt, no message is lost.
 
 A KeyboardInterrupt raised at an arbitrary point inside a transport call could land after
-a message left the queue and before the call returned it: gone for a get without
-syncpoint. So while the transport works, SIGINT is only noted (:func:`deferred`), and
-acted on when the call is over: at once when it brought nothing (a wait is cut into
-slices, so a waiting get notices within one slice), or, when it did bring a message, at
-the program's next MQI call, after the program has the message. A program's own SIGINT
+a message left the queue and before the call returned it (gone for a get without
+syncpoint), or leave the transport half way through any other call. So during every MQI
+call (:meth:`.Hconn.call`) SIGINT is only noted (:func:`deferred`) and acted on when the
+call is over, as with the C library, whose call returns before Python sees the signal:
+at once when it brought nothing (a wait is cut into slices, so a waiting get notices
+within one slice), or, when a get did bring a message, at the program's next MQI call,
+after the program has the message. A program's own SIGINT
 handler is called as soon as the transport call is over. Only the main thread receives
 signals; other threads are left alone.
 """
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 _pending = threading.Event()  # a Ctrl-C that arrived while a message was being delivered
+_current: Deferral | None = None  # the main thread's deferral in force (calls nest)
 
 
 class Deferral:
@@ -58,10 +61,15 @@ def check_pending() -> None:
 @contextlib.contextmanager
 def deferred() -> Iterator[Deferral]:
     """Note SIGINT instead of raising it inside the block (main thread only); the caller
-    then calls :meth:`Deferral.delivered` if it got a message, and :meth:`Deferral.act`."""
+    then calls :meth:`Deferral.delivered` if it got a message, and :meth:`Deferral.act`.
+    Inside another such block it is that block's deferral."""
+    global _current
     noted = Deferral()
     if threading.current_thread() is not threading.main_thread():
         yield noted
+        return
+    if _current is not None:
+        yield _current
         return
     try:
         previous = signal.getsignal(signal.SIGINT)
@@ -77,7 +85,9 @@ def deferred() -> Iterator[Deferral]:
 
     noted.handler = previous
     signal.signal(signal.SIGINT, note)
+    _current = noted
     try:
         yield noted
     finally:
+        _current = None
         signal.signal(signal.SIGINT, previous)

@@ -133,6 +133,8 @@ class PCFExecute(QueueManager):
                 responses.append(({}, self._cfh(command, exc.comp, exc.reason)))
                 raise
         shaped = [self._shaped(result) for result in results]
+        if not shaped and flavour.pcf_empty_responses_kept:
+            shaped = [{}]  # the command server's one reply, with no parameters
         if responses is None:
             return shaped
         del responses[:]

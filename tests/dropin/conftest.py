@@ -10,6 +10,7 @@ the embedded queue manager itself (model queues, PCF) are marked ``embedded_only
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -26,6 +27,18 @@ REPO = Path(__file__).resolve().parents[2]
 DEV_CONFIG = REPO / "examples" / "pymqi" / "dev-config.mqsc"
 DEV_QUEUES = ("DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "TEST.1")
 DEV_DLQ = "DEV.DEAD.LETTER.QUEUE"
+
+
+@pytest.fixture(autouse=True)
+def interruptible() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt, here and in the programs the tests start (which
+    inherit an ignored SIGINT, not a handler), as from a terminal, even when the test run
+    was started in the background: a shell starts those with SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(params=["pymqi", "ibmmq"])

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -246,8 +247,8 @@ def test_ctrl_c_during_a_wait_leaves_the_connection_usable(env: MQEnv, tmp_path:
             queue = pymqi.Queue(qmgr, "{Q}")
             gmo = pymqi.GMO(Options=pymqi.CMQC.MQGMO_WAIT | pymqi.CMQC.MQGMO_SYNCPOINT)
             gmo.WaitInterval = pymqi.CMQC.MQWI_UNLIMITED
-            print("waiting", flush=True)
             try:
+                print("waiting", flush=True)  # inside: a Ctrl-C just after it is caught too
                 queue.get(None, pymqi.MD(), gmo)
             except KeyboardInterrupt:
                 print("interrupted", flush=True)
@@ -269,6 +270,7 @@ def test_ctrl_c_during_a_wait_leaves_the_connection_usable(env: MQEnv, tmp_path:
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "waiting"
+        time.sleep(0.5)  # most often inside the wait by now (either way it is caught)
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
     finally:
@@ -295,3 +297,48 @@ def test_install_aliases_makes_the_library_names_resolve(monkeypatch: pytest.Mon
         for name in ("ibmmq", "ibmmq.CMQC", "ibmmq.CMQCFC", "ibmmq.CMQXC", "ibmmq.CMQZC"):
             sys.modules.pop(name, None)
         sys.modules.pop("ibmmq.CMQSTRC", None)
+
+
+class _InterruptedDuring:
+    """The real transport connection; a Ctrl-C arrives while its ``verb`` runs (as one
+    does when the user presses it during any MQI call)."""
+
+    def __init__(self, conn: object, verb: str) -> None:
+        self._conn = conn
+        self._verb = verb
+
+    def __getattr__(self, name: str) -> object:
+        found = getattr(self._conn, name)
+        if name != self._verb:
+            return found
+
+        def interrupted(*args: object, **kwargs: object) -> object:
+            os.kill(os.getpid(), signal.SIGINT)
+            return found(*args, **kwargs)
+
+        return interrupted
+
+
+@pytest.mark.parametrize("verb", ["open", "put"])
+def test_ctrl_c_during_any_call_is_raised_once_the_call_is_done(
+    mq: ModuleType, env: MQEnv, qmgr, verb: str
+) -> None:
+    # A KeyboardInterrupt inside the transport could leave it half way (a lock held, a
+    # message neither put nor not); the program gets it when the call is over, as it
+    # would from the C library, whose call returns before Python sees the signal. A lazy
+    # open is a call of its own: interrupted there, the put never starts.
+    hconn = qmgr._hconn
+    hconn.conn = _InterruptedDuring(hconn.conn, verb)
+    queue = mq.Queue(qmgr, Q)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            queue.put(b"interrupted")
+    finally:
+        hconn.conn = hconn.conn._conn
+    if env.url.startswith("embedded"):  # a broker does not count the opens (OPPROCS)
+        inquiry = mq.Queue(qmgr, Q, C.MQOO_INQUIRE)
+        assert inquiry.inquire(C.MQIA_OPEN_OUTPUT_COUNT) == 1  # the open was done
+        inquiry.close()
+    queue.put(b"next")  # on that handle: the connection works
+    interrupted = [b"interrupted"] if verb == "put" else []
+    assert [data for _, data in env.browse(Q)] == [*interrupted, b"next"]

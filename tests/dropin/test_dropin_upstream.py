@@ -24,18 +24,6 @@ import pytest
 from tests.mqi import mqi_vendor as vendor
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_RFH2 = (
-    next(
-        (
-            p
-            for p in (REPO.parent / "shared", REPO.parents[1] / "shared")
-            if (p / "testdata").is_dir()
-        ),
-        REPO / "shared",
-    )
-    / "testdata"
-    / "rfh2"
-)
 
 
 def _tests_dir(flavour: str) -> Path:
@@ -48,11 +36,10 @@ def _run_suite(flavour: str, modules: list[str], tmp_path: Path, url: str | None
     tests = _tests_dir(flavour)
     for module in modules:
         if not (tests / f"{module}.py").exists():
-            pytest.skip(f"{tests / module}.py is absent")
+            vendor.absent(f"{tests / module}.py is absent")
     for source in tests.glob("*.py"):  # the suite's helpers (config, utils, test_setup) too
         (tmp_path / source.name).symlink_to(source)  # run as they are, beside our data
-    messages = SHARED_RFH2 if SHARED_RFH2.is_dir() else tests / "messages"
-    (tmp_path / "messages").symlink_to(messages)
+    (tmp_path / "messages").symlink_to(vendor.rfh2_testdata())
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     if url is not None:

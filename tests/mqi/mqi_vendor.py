@@ -9,7 +9,9 @@ looked for under ``$MQJMS_VENDOR`` or ``~/.cache/mqjms/vendor``::
     github/dsuch/pymqi/code/{examples,tests}     github.com/dsuch/pymqi
     github/ibm-messaging/mq-mqi-python/code/...  github.com/ibm-messaging/mq-mqi-python
 
-Tests that need them skip, saying what is missing, when they are absent.
+Tests that need them skip, saying what is missing, when they are absent; with
+``MQJMS_REQUIRE_VENDOR=1`` (``.ci/run`` sets it: ``scripts/setup`` fetched them) a missing
+file fails the test instead, so CI cannot pass with the upstream checks skipped.
 
 Both libraries import a native extension (``pymqi.pymqe``, ``ibmmq.ibmmqc``) at import
 time; :func:`load_pymqi` and :func:`load_ibmmq` put a minimal stand-in module in its
@@ -28,6 +30,7 @@ import sys
 import types
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -85,13 +88,26 @@ def vendor_root() -> Path | None:
     return None
 
 
+def required() -> bool:
+    """Whether a missing vendor file fails (CI) rather than skips."""
+    return os.environ.get("MQJMS_REQUIRE_VENDOR", "") not in ("", "0")
+
+
+def absent(reason: str) -> NoReturn:
+    """Skip, or fail when the vendor files are required; ``scripts/vendor.py`` fetches them."""
+    reason += " (run scripts/vendor.py)"
+    if required():
+        pytest.fail(f"{reason}; MQJMS_REQUIRE_VENDOR is set", pytrace=False)
+    pytest.skip(reason)
+
+
 def _require(relative: Path | str, what: str) -> Path:
     root = vendor_root()
     if root is None:
-        pytest.skip(f"{what}: no vendor directory ($MQJMS_VENDOR or ~/.cache/mqjms/vendor)")
+        absent(f"{what}: no vendor directory ($MQJMS_VENDOR or ~/.cache/mqjms/vendor)")
     path = root / relative
     if not path.exists():
-        pytest.skip(f"{what}: {path} is absent")
+        absent(f"{what}: {path} is absent")
     return path
 
 
@@ -109,6 +125,16 @@ def pymqi_github_code() -> Path:
 
 def ibmmq_github_code() -> Path:
     return _require(IBMMQ_GITHUB / "code", "an ibm-messaging/mq-mqi-python checkout")
+
+
+def rfh2_testdata() -> Path:
+    """The captured RFH2 messages: shared/testdata/rfh2 beside the repository when it is
+    there, else the same files as ibmmq's sdist ships them (tests/messages)."""
+    for parent in Path(__file__).resolve().parents:
+        shared = parent / "shared" / "testdata" / "rfh2"
+        if shared.is_dir():
+            return shared
+    return _require(Path(IBMMQ_SDIST, "code", "tests", "messages"), f"the {IBMMQ_SDIST} sdist")
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ import time
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Browse, TruncatedMessage
 
-from . import mapping, release
+from . import bodies, mapping, release
 from .client import ConnectionLost, Frame
 from .state import BrowseCursor, OpenQueue, StompState
 
@@ -36,7 +36,7 @@ class Browsing(StompState):
             cursor = state.browse = BrowseCursor(selector)
         held, cursor.held = cursor.held, None
         if held is not None:  # the message a 2080 left for the cursor's next step
-            return self._browsed(cursor, held, time.time(), max_length)
+            return self._browsed(cursor, held, *self._from_frame(held, time.time()), max_length)
         fresh = cursor.sub is None  # a snapshot taken during this call
         while True:
             try:
@@ -70,24 +70,33 @@ class Browsing(StompState):
             if frame is None:
                 return None
             now = time.time()
+            if mapping.is_expired(frame.headers, now):
+                continue
+            md, data = self._from_frame(frame, now)
             # One MsgId is shown once: a message being requeued (a backout, a give-back)
             # exists twice on the broker for an instant, the original and its copy.
-            msg_id = frame.headers.get(mapping.H_MSG_ID) or (
-                mapping.native_msg_id(frame.message_id).hex()
-            )
-            if msg_id in cursor.seen or mapping.is_expired(frame.headers, now):
+            if md.MsgId in cursor.seen:
                 continue
-            cursor.seen.add(msg_id)
-            return self._browsed(cursor, frame, now, max_length)
+            cursor.seen.add(md.MsgId)
+            return self._browsed(cursor, frame, md, data, max_length)
+
+    def _from_frame(self, frame: Frame, now: float) -> tuple[MQMD, bytes]:
+        md, data = mapping.from_frame(
+            frame.headers,
+            frame.body,
+            prefix=self.prefix,
+            now=now,
+            converted=bodies.converted(self.params, frame),
+        )
+        if frame.headers.get("redelivered") == "true" and release.returned_peek(frame.message_id):
+            md.BackoutCount += 1
+        return md, data
 
     def _browsed(
-        self, cursor: BrowseCursor, frame: Frame, now: float, max_length: int | None
+        self, cursor: BrowseCursor, frame: Frame, md: MQMD, data: bytes, max_length: int | None
     ) -> tuple[MQMD, bytes]:
         """The browsed message, the cursor on it; 2080 (the cursor not moved) when it is
         longer than ``max_length``."""
-        md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
-        if frame.headers.get("redelivered") == "true" and release.returned_peek(frame.message_id):
-            md.BackoutCount += 1
         if max_length is not None and len(data) > max_length:
             cursor.held = frame
             raise TruncatedMessage(md, data[:max_length], len(data), max_length)
