@@ -182,5 +182,5 @@ def mq_broker(directory: Path, library: str) -> Broker:
             if exc.reason != C.MQRC_ENVIRONMENT_ERROR:
                 raise
             pytest.skip(f"{library} is not installed: {exc.detail}")
-    libraries.load(library)  # skips, saying what is missing, without the sdist
+    libraries.load(library)  # without the sdist: skips (fails with MQJMS_REQUIRE_VENDOR=1)
     return StandInBroker(directory, library)
