@@ -40,6 +40,7 @@ from .manager import (
     wait_for_activity,
 )
 from .space import with_room
+from .subscribing import Subscribing
 
 log = get_logger("mqjms.qmgr")
 
@@ -64,7 +65,7 @@ class _NeedsWrite(Exception):
 
 
 @translating
-class QMConnection(EmulatedConnection):
+class QMConnection(Subscribing, EmulatedConnection):
     """An MQI connection. Not thread-safe: use one per thread, as with an MQ hconn.
 
     On a read-only queue manager (a read-only file system or copy) a connection is not

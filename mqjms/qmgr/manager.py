@@ -54,7 +54,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import files, integrity, queues, store, triggers
+from . import files, integrity, queues, store, subscriptions, topics, triggers
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
 from .space import SpaceReserve, with_room
@@ -133,7 +133,7 @@ def default_qmgr_name(path: Path) -> str:
 
 
 @translating
-class QueueManager:
+class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdministration):
     """An embedded queue manager on a directory; thread-safe; one per directory per process
     is enough, but more are harmless."""
 
@@ -199,6 +199,7 @@ class QueueManager:
             if not store.has_schema(db):
                 store.create_schema(db)
             self._ensure_created(name)
+            topics.ensure(db)  # pub/sub tables and SYSTEM.BASE.TOPIC (also in older ones)
             regroup = marker is not None and group_access not in (None, marker.group_access)
             if marker is None or not marker.name or regroup:
                 created = marker.created if marker else ""
@@ -299,6 +300,7 @@ class QueueManager:
                 "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1 WHERE state = ?",
                 (store.AVAILABLE, store.GOT_IN_UOW),
             ).rowcount
+            subscriptions.on_restart(db)  # non-durable subscriptions end with their queues
             db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
             db.execute("DELETE FROM handles")
             db.execute("DELETE FROM connections")
@@ -457,6 +459,7 @@ class QueueManager:
             for qname in temp:
                 tx.execute("DELETE FROM messages WHERE queue = ?", (qname,))
                 tx.execute("DELETE FROM queues WHERE name = ?", (qname,))
+            subscriptions.on_connection_end(tx, conn_id)  # its non-durable subscriptions
             tx.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
         self.connection_lock_path(conn_id).unlink(missing_ok=True)
         if got or put:

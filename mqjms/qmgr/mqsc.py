@@ -898,6 +898,9 @@ register("ALTER", "PROCESS", "PRO")(alter_process)
 register("DELETE", "PROCESS", "PRO")(delete_process)
 register("DISPLAY", "PROCESS", "PRO")(display_process)
 
+# Publish/subscribe (TOPIC, SUB, TPSTATUS) registers its handlers in a module of its own.
+from . import mqsc_topics  # noqa: E402, F401
+
 __all__ = [
     "Command",
     "CommandResult",
