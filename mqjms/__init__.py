@@ -31,6 +31,7 @@ from mqjms.jms import (
     Connection,
     ConnectionFactory,
     IllegalStateException,
+    InvalidDestinationException,
     JMSException,
     Message,
     MessageConsumer,
@@ -39,6 +40,8 @@ from mqjms.jms import (
     Queue,
     Session,
     TextMessage,
+    Topic,
+    TopicSubscriber,
     remaining_time_to_live,
 )
 from mqjms.listeners import Listener, Worker
@@ -63,6 +66,7 @@ __all__ = [
     "ConnectionFactory",
     "Failure",
     "IllegalStateException",
+    "InvalidDestinationException",
     "JMSException",
     "Listener",
     "MQError",
@@ -77,6 +81,8 @@ __all__ = [
     "Queue",
     "Session",
     "TextMessage",
+    "Topic",
+    "TopicSubscriber",
     "TriggerMonitor",
     "Worker",
     "__version__",

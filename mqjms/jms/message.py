@@ -15,7 +15,7 @@ import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from mqjms.logs import get_logger
@@ -65,6 +65,19 @@ class Queue:
     @property
     def uri(self) -> str:
         return f"queue://{self.qmgr}/{self.name}"
+
+
+class Destination(Protocol):
+    """Where a message is sent: a :class:`Queue` or a :class:`~mqjms.jms.topic.Topic`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def uri(self) -> str: ...
+
+    @property
+    def target_client(self) -> int: ...
 
 
 class Message:
@@ -351,7 +364,7 @@ def _put_millis(md: MQMD) -> int:
 # --------------------------------------------------------------------------- sending
 def to_mq(
     message: Message,
-    destination: Queue,
+    destination: Destination,
     *,
     delivery_mode: int = PERSISTENT,
     priority: int = DEFAULT_PRIORITY,
