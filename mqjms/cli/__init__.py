@@ -23,6 +23,7 @@ COMMANDS: tuple[str, ...] = (
     "demo",
     "mqsc",
     "put",
+    "publish",
     "get",
     "browse",
     "restart",
