@@ -27,6 +27,7 @@ TINY = {
     "startup": ["--rounds", "2"],
     "browse": ["--small", "100", "--rounds", "2"],
     "memory": ["--messages", "300", "--batch", "100"],
+    "pubsub": ["--messages", "20", "--subscribers", "3", "--rounds", "2"],
 }
 
 
