@@ -25,7 +25,7 @@ import hashlib
 import itertools
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from mqjms.logs import get_logger
@@ -279,7 +279,8 @@ class PublishSubscribe(StompState):
                 ) from None
         try:
             with self._lock:
-                found = records.find(self._live(), self.prefix, name)
+                with _broker("reading the subscription's record"):
+                    found = records.find(self._live(), self.prefix, name)
                 if found is not None:
                     if not sd.options & (C.MQSO_RESUME | C.MQSO_ALTER):
                         raise failed(C.MQRC_SUB_ALREADY_EXISTS, f"subscription {name!r} exists")
@@ -303,7 +304,8 @@ class PublishSubscribe(StompState):
                         else self._provided(queue)
                     )
                     record = records.Record(name, full, dest, sd.shared, sd.managed, model)
-                    records.write(self._live(), self.prefix, record)
+                    with _broker("recording the subscription"):
+                        records.write(self._live(), self.prefix, record)
                     created = True
         except BaseException:
             if feed_client is not None:
@@ -417,7 +419,7 @@ class PublishSubscribe(StompState):
             with contextlib.suppress(MQError):
                 self.close(sub.handle)
         if removing:
-            with self._lock:
+            with self._lock, _broker("removing the subscription's record"):
                 records.remove(self._live(), self.prefix, sub.name)
         if sub.managed and (removing or not (sub.durable or sub.shared)):
             self._purge(sub.handle.resolved_name)  # the managed queue goes with it, on MQ
@@ -449,6 +451,17 @@ class PublishSubscribe(StompState):
         for one in held:
             with contextlib.suppress(MQError, ConnectionLost, BrokerError):
                 self._end(one, remove=False)
+
+
+@contextlib.contextmanager
+def _broker(doing: str) -> Iterator[None]:
+    """A broker failure while ``doing``: MQRC_CONNECTION_BROKEN or the broker's refusal."""
+    try:
+        yield
+    except ConnectionLost as exc:
+        raise failed(C.MQRC_CONNECTION_BROKEN, f"connection lost {doing}: {exc}") from None
+    except BrokerError as exc:
+        raise failed(C.MQRC_UNEXPECTED_ERROR, f"the broker refused {doing}: {exc}") from None
 
 
 def _presence_queue(prefix: str, name: str) -> str:
