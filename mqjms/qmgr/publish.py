@@ -19,8 +19,6 @@ What each copy is:
 
 from __future__ import annotations
 
-import sqlite3
-
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
@@ -29,25 +27,24 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.put import check_md_for_put
 
-from . import messages, queues, subscriptions, topics
+from . import catalog, messages, queues, subscriptions, topics
+from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
 
 
 def publish(
-    db: sqlite3.Connection,
-    qmgr_name: str,
-    stamp: int,
+    tx: Transaction,
     topic_string: str,
     md: MQMD,
     data: bytes,
     *,
     uow: str | None,
-    now: float,
     new_msg_id: bool,
 ) -> tuple[MQMD, int]:
-    """Publish ``md``/``data`` on ``topic_string``; (the MQMD as published, copies
-    delivered). ``md`` has its context set already."""
+    """Publish ``md``/``data`` on ``topic_string`` in ``tx``; (the MQMD as published,
+    copies delivered). ``md`` has its context set already."""
+    db, qmgr_name = tx.db, tx.qmgr_name
     rules.check_topic_string(topic_string, wildcards=False)
     attrs = topics.resolved(db, topic_string)
     if attrs["PUB"] == "DISABLED":
@@ -60,7 +57,7 @@ def publish(
     if md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
         md.ReplyToQMgr = qmgr_name
     if md.CodedCharSetId == C.MQCCSI_Q_MGR:
-        md.CodedCharSetId = int(queues.qmgr_attr(db, "CCSID"))
+        md.CodedCharSetId = int(tx.qmgr_attr("CCSID"))
     md.BackoutCount = 0
     if new_msg_id or md.MsgId == C.MQMI_NONE:
         md.MsgId = messages.make_msg_id(qmgr_name)
@@ -72,7 +69,7 @@ def publish(
             copy.CorrelId = sub.correl_id
         if sub.pub_priority >= 0:
             copy.Priority = sub.pub_priority
-        if _deliver(db, qmgr_name, stamp, sub, copy, data, uow=uow, now=now):
+        if _deliver(tx, sub, copy, data, uow=uow):
             delivered += 1
     log.debug(
         "topic.published",
@@ -85,23 +82,21 @@ def publish(
 
 
 def _deliver(
-    db: sqlite3.Connection,
-    qmgr_name: str,
-    stamp: int,
+    tx: Transaction,
     sub: subscriptions.SubscriptionRow,
     md: MQMD,
     data: bytes,
     *,
     uow: str | None,
-    now: float,
 ) -> bool:
     """Put one copy on the subscription's queue, else dead-letter it; True if delivered."""
+    qmgr_name = tx.qmgr_name
     try:
-        _put_copy(db, qmgr_name, stamp, sub.dest, md, data, uow=uow, now=now)
+        _put_copy(tx, sub.dest, md, data, uow=uow)
         return True
     except MQError as exc:
         reason = exc
-    deadq = str(queues.qmgr_attr(db, "DEADQ")).strip()
+    deadq = str(tx.qmgr_attr("DEADQ")).strip()
     dl_md, dl_data = dead_letter_message(
         md,
         data,
@@ -110,12 +105,12 @@ def _deliver(
         dest_qmgr=qmgr_name,
         appl_name=qmgr_name,
         appl_type=C.MQAT_QMGR,
-        now=now,
+        now=tx.now,
     )
     try:
         if not deadq:
             raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, "the queue manager has no DEADQ")
-        _put_copy(db, qmgr_name, stamp, deadq, dl_md, dl_data, uow=uow, now=now)
+        _put_copy(tx, deadq, dl_md, dl_data, uow=uow)
     except MQError as exc:
         if md.Persistence == C.MQPER_PERSISTENT and sub.durable:
             raise failed(
@@ -144,24 +139,13 @@ def _deliver(
     return False
 
 
-def _put_copy(
-    db: sqlite3.Connection,
-    qmgr_name: str,
-    stamp: int,
-    queue: str,
-    md: MQMD,
-    data: bytes,
-    *,
-    uow: str | None,
-    now: float,
-) -> None:
+def _put_copy(tx: Transaction, queue: str, md: MQMD, data: bytes, *, uow: str | None) -> None:
     """One put inside a savepoint, so a refused one leaves nothing behind."""
+    db = tx.db
     db.execute("SAVEPOINT publication")
     try:
-        named, base = queues.resolve(db, queue)
-        queues.put_message(
-            db, qmgr_name, stamp, named, base, md, data, uow=uow, now=now, new_msg_id=False
-        )
+        named, base = catalog.resolve(db, queue)
+        queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=False)
     except BaseException:
         db.execute("ROLLBACK TO publication")
         db.execute("RELEASE publication")

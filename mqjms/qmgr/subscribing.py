@@ -8,9 +8,6 @@ and :mod:`.topics`, the delivery of a publication :mod:`.publish`.
 from __future__ import annotations
 
 import sqlite3
-import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -20,17 +17,14 @@ from mqjms.semantics import Handle
 from mqjms.semantics import topics as rules
 from mqjms.semantics.emulated import DEFAULT_DYNAMIC_NAME, PutRequest
 from mqjms.semantics.pubsub import Subscription, SubscriptionDescriptor, topic_handle_name
-from mqjms.semantics.put import PutIdentity, priority_warning, set_context
+from mqjms.semantics.put import priority_warning, set_context
 
-from . import publish, store, subscriptions, topics
+from . import catalog, publish, subscriptions, topics
+from .connection_state import ConnectionState
+from .failures import translating
 from .subscriptions import SubscriptionRow
 
-if TYPE_CHECKING:
-    from .manager import QueueManager
-
 log = get_logger("mqjms.qmgr")
-
-T = TypeVar("T")
 
 #: How a managed subscription's queue is opened for the subscriber (the Hobj MQSUB returns).
 MANAGED_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
@@ -46,28 +40,15 @@ TOPIC_OPEN = (
 )
 
 
-class Subscribing:
+@translating
+class Subscribing(ConnectionState):
     """Publish/subscribe on a :class:`~.connection.QMConnection` (see the module docstring)."""
 
-    qm: QueueManager
-    id: str
-    identity: PutIdentity
-    last_warning: MQError | None
-    _db: sqlite3.Connection
-    _handles: dict[int, Handle]
-    _cursors: dict[int, Any]
     _local_hobj: int
-    _in_uow: bool
-    _uow_puts: bool
-    _uow_durable: bool
 
-    # provided by QMConnection / EmulatedConnection
-    _check_open: Callable[[], None]
-    _handle: Callable[[Handle], Handle]
-    _refuse_if_read_only: Callable[[str], None]
-    _with_room: Callable[[Callable[[], Any]], Any]
-    _open: Callable[[str, int, str], Handle]
-    close: Callable[[Handle], None]
+    def close(self, handle: Handle) -> None:
+        """MQCLOSE of a queue handle: :class:`~.connection.QMConnection`'s."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ MQOPEN (topic)
     def open_topic(self, topic_string: str = "", options: int = 0, *, topic: str = "") -> Handle:
@@ -83,57 +64,47 @@ class Subscribing:
                 "MQOO_OUTPUT to publish (subscribe to receive)",
             )
         rules.check_topic_string(topic_string, wildcards=True)
-        with store.read(self._db) as db:
-            full = topics.full_topic_string(db, topic, topic_string)
-        rules.check_topic_string(full, wildcards=False)
-        self._local_hobj -= 1
-        handle = Handle(
-            name=topic or topic_handle_name(full),
-            resolved_name="",
-            options=options,
-            hobj=self._local_hobj,
-            topic=full,
-        )
-        self._handles[handle.hobj] = handle
-        self._cursors[handle.hobj] = None
+        with self._session(), self._reading() as tx:
+            full = topics.full_topic_string(tx.db, topic, topic_string)
+            rules.check_topic_string(full, wildcards=False)
+            self._local_hobj -= 1  # no handles row: a topic is not a queue
+            handle = Handle(
+                name=topic or topic_handle_name(full),
+                resolved_name="",
+                options=options,
+                hobj=self._local_hobj,
+                topic=full,
+            )
+            self._handles[handle.hobj] = handle
+            self._cursors[handle.hobj] = None
         return handle
 
     # ------------------------------------------------------------------ MQPUT (publish)
     def _publish(self, topic: Handle, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
         assert topic.topic is not None
         self._refuse_if_read_only("no message can be published")
-        if self.qm.reserve is not None:
-            self.qm.reserve.check_for_put(self._db)
         syncpoint = request.syncpoint
         durable = not syncpoint and md.Persistence != C.MQPER_NOT_PERSISTENT
-        now = time.time()
-        out = md.copy()
-        set_context(out, request.context, self.identity, now)
 
         def attempt() -> tuple[MQMD, int]:
-            with store.write(self._db, durable=durable, putting=True) as db:
+            with self._writing(durable=durable, putting=True) as tx:
+                out = md.copy()
+                set_context(out, request.context, self.identity, tx.now)
                 return publish.publish(
-                    db,
-                    self.qm.name,
-                    self.qm.stamp,
+                    tx,
                     str(topic.topic),
-                    out.copy(),
+                    out,
                     data,
                     uow=self.id if syncpoint else None,
-                    now=now,
                     new_msg_id=request.new_msg_id,
                 )
 
-        published: tuple[MQMD, int] = self._with_room(attempt)
-        result, delivered = published
-        if syncpoint:
-            self._in_uow = True
-            self._uow_puts = True
-            self._uow_durable = self._uow_durable or result.Persistence == C.MQPER_PERSISTENT
-        elif delivered:
-            from .manager import notify_activity
-
-            notify_activity()
+        with self._session() as db:
+            if self.qm.reserve is not None:
+                self.qm.reserve.check_for_put(db, len(data))  # the reserve is for draining
+            result, _ = self._with_room(attempt)
+            if syncpoint:
+                self._uow.put(result.Persistence == C.MQPER_PERSISTENT)
         self.last_warning = priority_warning(result)
         return result
 
@@ -153,19 +124,22 @@ class Subscribing:
                 )
             self._handle(queue)
         try:
-            row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))
+            with self._session():
+                row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))
         except MQError as exc:
             # a subscriber holding it may be a process that died: back its work out, retry
             if exc.reason != C.MQRC_SUBSCRIPTION_IN_USE or not self.qm.recover_abandoned(
                 force=True
             ):
                 raise
-            row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))
+            with self._session():
+                row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))
         if row.managed:
             try:
                 handle = self._open(row.dest, MANAGED_OPEN, DEFAULT_DYNAMIC_NAME)
             except BaseException:
-                self._with_room(lambda: self._unsubscribe(hsub, row.name, remove=False))
+                with self._session():
+                    self._with_room(lambda: self._unsubscribe(hsub, row.name, remove=False))
                 raise
         else:
             assert queue is not None
@@ -194,7 +168,8 @@ class Subscribing:
     def _subscribe(
         self, sd: SubscriptionDescriptor, queue: Handle | None
     ) -> tuple[SubscriptionRow, int, bool]:
-        with store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             name = sd.sub_name.strip() and rules.validate_sub_name(sd.sub_name)
             existing = subscriptions.load(db, name) if name else None
             if existing is not None:
@@ -254,7 +229,7 @@ class Subscribing:
             if sd.options & C.MQSO_SET_CORREL_ID
             else subid[: C.MQ_CORREL_ID_LENGTH]
         )
-        stamp = time.strftime("%Y-%m-%d %H.%M.%S", time.gmtime())
+        stamp = catalog.stamp()
         row = SubscriptionRow(
             name or subid.hex().upper(),
             subid,
@@ -284,12 +259,14 @@ class Subscribing:
             self.close(subscription.handle)
         if self.qm.read_only:
             return
-        self._with_room(
-            lambda: self._unsubscribe(subscription.hsub, subscription.name, remove=remove)
-        )
+        with self._session():
+            self._with_room(
+                lambda: self._unsubscribe(subscription.hsub, subscription.name, remove=remove)
+            )
 
     def _unsubscribe(self, hsub: int, name: str, *, remove: bool) -> None:
-        with store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             held = db.execute(
                 "SELECT 1 FROM subscribers WHERE hsub = ? AND conn = ?", (hsub, self.id)
             ).fetchone()

@@ -19,9 +19,7 @@ one by any number (JMS 2.0 shared subscriptions).
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import threading
 import time
 import uuid
 from collections.abc import Sequence
@@ -34,7 +32,8 @@ from mqjms.mq.errors import failed
 from mqjms.semantics import topics as rules
 from mqjms.semantics.attributes import LOCAL, MODEL, default_queue_attrs
 
-from . import messages, queues, store, topics
+from . import catalog, messages, topics
+from .admin import Administration
 
 log = get_logger("mqjms.qmgr")
 
@@ -126,7 +125,7 @@ def managed_queue(db: sqlite3.Connection, topic_string: str, *, durable: bool) -
     non-durable one, owned by the subscription (deleted with it, not with a connection).
     """
     model_name = rules.model_queue(topic_string, topics.lookup(db), durable=durable)
-    model = queues.load(db, model_name)
+    model = catalog.load(db, model_name)
     kind = "MDURMDL" if durable else "MNDURMDL"
     if model is None:
         raise failed(
@@ -143,12 +142,7 @@ def managed_queue(db: sqlite3.Connection, topic_string: str, *, durable: bool) -
     name = (prefix + uuid.uuid4().hex.upper())[: C.MQ_Q_NAME_LENGTH]
     attrs = default_queue_attrs(LOCAL)
     attrs.update({k: v for k, v in model.attrs.items() if k in attrs})
-    stamp = _stamp()
-    db.execute(
-        "INSERT INTO queues (name, qtype, attrs, deftype, owner, created, altered)"
-        " VALUES (?,?,?,?,NULL,?,?)",
-        (name, LOCAL, json.dumps(attrs), "PERMDYN" if durable else "TEMPDYN", stamp, stamp),
-    )
+    catalog.insert(db, name, LOCAL, attrs, deftype="PERMDYN" if durable else "TEMPDYN")
     log.info(
         "qmgr.managed_queue_created",
         queue=name,
@@ -200,9 +194,9 @@ def remove(db: sqlite3.Connection, sub: SubscriptionRow, *, reason: str) -> int:
     db.execute("DELETE FROM subscriptions WHERE name = ?", (sub.name,))
     dropped = 0
     if sub.managed:
-        dropped = int(db.execute("DELETE FROM messages WHERE queue = ?", (sub.dest,)).rowcount)
         db.execute("DELETE FROM handles WHERE queue = ?", (sub.dest,))
-        db.execute("DELETE FROM queues WHERE name = ?", (sub.dest,))
+        dropped = catalog.clear(db, sub.dest, held=True)
+        catalog.delete(db, sub.dest)
     log.info(
         "qmgr.subscription_removed",
         subscription=sub.name,
@@ -298,12 +292,9 @@ SUB_DISPLAY = (
 )
 
 
-class SubscriptionAdministration:
+class SubscriptionAdministration(Administration):
     """DEFINE SUB, DELETE SUB and DISPLAY SUB on a QueueManager (administrative
     subscriptions are durable, as on MQ)."""
-
-    _db: sqlite3.Connection
-    _lock: threading.RLock
 
     def define_subscription(
         self,
@@ -325,7 +316,8 @@ class SubscriptionAdministration:
             )
         if managed and dest:
             raise failed(C.MQRCCF_PARM_CONFLICT, "DEST cannot be given with DESTCLAS(MANAGED)")
-        with self._lock, store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             full = topics.full_topic_string(db, topic_object, topic_string)
             rules.check_topic_string(full, wildcards=True)
             existing = load(db, name)
@@ -341,7 +333,7 @@ class SubscriptionAdministration:
             if managed:
                 dest, _ = managed_queue(db, full, durable=True)
             else:
-                queues.resolve(db, dest)  # 2085 / 2082 when it names no queue
+                catalog.resolve(db, dest)  # 2085 / 2082 when it names no queue
             stamp = _stamp()
             insert(
                 db,
@@ -367,7 +359,8 @@ class SubscriptionAdministration:
 
     def delete_subscription(self, name: str) -> None:
         """DELETE SUB(name): refused while a subscriber holds it (MQRCCF_OBJECT_IN_USE)."""
-        with self._lock, store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             sub = load(db, name)
             if sub is None:
                 raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {name!r} does not exist")
@@ -382,7 +375,8 @@ class SubscriptionAdministration:
         wanted = None if attrs is None else [a.upper() for a in attrs]
         if wanted is not None and "ALL" in wanted:
             wanted = None
-        rows = every(self._db)
+        with self._database() as db:
+            rows = every(db)
         if pattern.endswith("*"):
             rows = [r for r in rows if r.name.startswith(pattern[:-1])]
         else:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.topics import BASE_TOPIC, BASE_TOPIC_ATTRS, TOPIC_ATTRS
 
 from . import store
+from .admin import Administration
 
 log = get_logger("mqjms.qmgr")
 
@@ -121,11 +121,8 @@ def _display(row: TopicRow, wanted: Sequence[str] | None) -> dict[str, Value]:
     return item
 
 
-class TopicAdministration:
+class TopicAdministration(Administration):
     """DEFINE/ALTER/DELETE/DISPLAY TOPIC and DISPLAY TPSTATUS on a QueueManager."""
-
-    _db: sqlite3.Connection
-    _lock: threading.RLock
 
     def define_topic(
         self,
@@ -139,7 +136,8 @@ class TopicAdministration:
         required, unique among topic objects, and cannot change (MQ's rules)."""
         rules.validate_topic_name(name)
         given = rules.normalize_topic_attrs(attrs or {})
-        with self._lock, store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             merged = rules.default_topic_attrs()
             if like:
                 base = load(db, like)
@@ -179,7 +177,8 @@ class TopicAdministration:
         """ALTER TOPIC(name) attrs (TOPICSTR cannot change)."""
         rules.validate_topic_name(name)
         changes = rules.normalize_topic_attrs(attrs)
-        with self._lock, store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             found = load(db, name)
             if found is None:
                 raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"topic {name!r} is not defined")
@@ -201,7 +200,8 @@ class TopicAdministration:
         rules.validate_topic_name(name)
         if name == BASE_TOPIC:
             raise failed(C.MQRCCF_OBJECT_IN_USE, f"{BASE_TOPIC} cannot be deleted")
-        with self._lock, store.write(self._db) as db:
+        with self._writing() as tx:
+            db = tx.db
             if not db.execute("DELETE FROM topics WHERE name = ?", (name,)).rowcount:
                 raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"topic {name!r} is not defined")
         log.info("qmgr.topic_deleted", topic=name)
@@ -214,7 +214,9 @@ class TopicAdministration:
         wanted = None if attrs is None else [a.upper() for a in attrs]
         if wanted is not None and "ALL" in wanted:
             wanted = None
-        return [_display(row, wanted) for row in every(self._db) if _matches(pattern, row.name)]
+        with self._database() as db:
+            rows = every(db)
+        return [_display(row, wanted) for row in rows if _matches(pattern, row.name)]
 
     def topic_status(self, topic_string: str) -> list[dict[str, Value]]:
         """DISPLAY TPSTATUS('topic string'): the node's resolved attributes, which object
@@ -222,29 +224,29 @@ class TopicAdministration:
         ``/#``) shows every node of the tree under it: administered nodes and the nodes
         subscriptions are on."""
         rules.check_topic_string(topic_string, wildcards=True)
-        db = self._db
-        nodes = {row.topic_string for row in every(db)}
-        counts: dict[str, tuple[int, int]] = {}
-        for topicstr, durable in db.execute("SELECT topicstr, durable FROM subscriptions"):
-            total, durables = counts.get(topicstr, (0, 0))
-            counts[topicstr] = (total + 1, durables + int(bool(durable)))
-            nodes.add(topicstr)
-        if rules.has_wildcards(topic_string):
-            shown = sorted(n for n in nodes if rules.matches(topic_string, n))
-        else:
-            shown = [topic_string]
-        out: list[dict[str, Value]] = []
-        for node in shown:
-            item: dict[str, Value] = {
-                "TOPICSTR": node,
-                "ADMIN": rules.admin_object(node, lookup(db)),
-            }
-            item.update(resolved(db, node))
-            subs, durables = counts.get(node, (0, 0))
-            item["SUBCOUNT"] = subs
-            item["DURSUBS"] = durables
-            out.append(item)
-        return out
+        with self._database() as db:
+            nodes = {row.topic_string for row in every(db)}
+            counts: dict[str, tuple[int, int]] = {}
+            for topicstr, durable in db.execute("SELECT topicstr, durable FROM subscriptions"):
+                total, durables = counts.get(topicstr, (0, 0))
+                counts[topicstr] = (total + 1, durables + int(bool(durable)))
+                nodes.add(topicstr)
+            if rules.has_wildcards(topic_string):
+                shown = sorted(n for n in nodes if rules.matches(topic_string, n))
+            else:
+                shown = [topic_string]
+            out: list[dict[str, Value]] = []
+            for node in shown:
+                item: dict[str, Value] = {
+                    "TOPICSTR": node,
+                    "ADMIN": rules.admin_object(node, lookup(db)),
+                }
+                item.update(resolved(db, node))
+                subs, durables = counts.get(node, (0, 0))
+                item["SUBCOUNT"] = subs
+                item["DURSUBS"] = durables
+                out.append(item)
+            return out
 
 
 def _check_base(changes: Mapping[str, Value]) -> None:

@@ -48,7 +48,7 @@ def queue_manager(url: str) -> QueueManager:
     key = path.resolve()
     with _lock:
         qm = _managers.get(key)
-        if qm is None or qm._closed:
+        if qm is None or qm.closed:
             try:
                 qm = QueueManager(key, name, group_access=group_access(url))
             except OSError as exc:

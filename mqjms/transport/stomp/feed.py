@@ -206,8 +206,9 @@ class Feed:
         client.begin(tx)
         try:
             for frame in frames:
-                headers, body = release.copy_of(frame, _count(frame), self.prefix)
-                headers[mapping.H_MSG_ID] = self._new_msg_id().hex()
+                headers, body = release.copy_of(
+                    frame, _count(frame), self.prefix, self.params, msg_id=self._new_msg_id()
+                )
                 client.send(self.queue, headers, body, transaction=tx)
                 client.ack(frame.ack_id, transaction=tx)
             client.commit(tx)

@@ -1,6 +1,7 @@
 """MQSC for publish/subscribe: TOPIC objects, subscriptions and the topic tree's status.
 
-Registered with the MQSC dispatcher (:func:`.mqsc.register`) when :mod:`.mqsc` loads:
+Registered with the MQSC registry (:func:`.registry.register`) when :mod:`mqjms.qmgr.mqsc`
+loads:
 
 * ``DEFINE TOPIC(name) TOPICSTR('prices/eu') [LIKE(t)] [REPLACE] MDURMDL(q) MNDURMDL(q)
   DEFPSIST(YES|NO|ASPARENT) DEFPRTY(0-9|ASPARENT) PUB(...) SUB(...) DURSUB(...) DESCR('')``,
@@ -20,22 +21,20 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.semantics import topics as rules
 from mqjms.semantics.topics import TOPIC_ATTR_BY_NAME
 
-from .mqsc import (
-    Command,
-    Outcome,
-    Param,
-    Where,
-    _check_object_name,
-    _like_replace,
-    _once,
-    _where,
+from ..subscriptions import SUB_DISPLAY
+from .keywords import (
     attribute_params,
-    register,
+    display_selection,
+    like_replace,
+    none_found,
+    object_name,
+    once,
 )
-from .subscriptions import SUB_DISPLAY
+from .parser import Command, Param
+from .registry import CommandOutput, register
 
 if TYPE_CHECKING:
-    from .manager import QueueManager
+    from ..manager import QueueManager
 
 
 # --- topics -----------------------------------------------------------------------------
@@ -52,30 +51,30 @@ def _topic_attrs(command: Command, params: list[Param]) -> dict[str, int | str |
     return attribute_params(command, TOPIC_ATTR_BY_NAME, rest)
 
 
-def define_topic(qm: QueueManager, command: Command) -> Outcome:
-    name = _check_object_name(command)
-    like, replace, rest = _like_replace(command)
+def define_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    name = object_name(command)
+    like, replace, rest = like_replace(command)
     qm.define_topic(name, _topic_attrs(command, rest), like=like, replace=replace)
-    return Outcome("AMQ8690I: mqjms topic created.")
+    return CommandOutput("AMQ8690I: mqjms topic created.")
 
 
-def alter_topic(qm: QueueManager, command: Command) -> Outcome:
-    name = _check_object_name(command)
+def alter_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    name = object_name(command)
     qm.alter_topic(name, _topic_attrs(command, command.params))
-    return Outcome("AMQ8691I: mqjms topic changed.")
+    return CommandOutput("AMQ8691I: mqjms topic changed.")
 
 
-def delete_topic(qm: QueueManager, command: Command) -> Outcome:
-    name = _check_object_name(command)
+def delete_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    name = object_name(command)
     if command.params:
         param = command.params[0]
         raise command.error(f"{param.keyword} is not a keyword of DELETE TOPIC", param)
     qm.delete_topic(name)
-    return Outcome("AMQ8692I: mqjms topic deleted.")
+    return CommandOutput("AMQ8692I: mqjms topic deleted.")
 
 
-def _wanted(command: Command, names: tuple[str, ...] | list[str]) -> tuple[list[str], bool]:
-    """DISPLAY's attribute keywords and ALL."""
+def _wanted(command: Command, names: tuple[str, ...]) -> tuple[list[str], bool]:
+    """DISPLAY SUB's attribute keywords and ALL."""
     wanted: list[str] = []
     show_all = False
     for param in command.params:
@@ -84,41 +83,32 @@ def _wanted(command: Command, names: tuple[str, ...] | list[str]) -> tuple[list[
         elif param.keyword in names and not param.has_value:
             if param.keyword not in wanted:
                 wanted.append(param.keyword)
-        elif param.keyword not in ("WHERE", "TYPE"):
+        else:
             raise command.error(f"{param.keyword} is not an attribute to display", param)
     return wanted, show_all
 
 
-def display_topic(qm: QueueManager, command: Command) -> Outcome:
-    pattern = _check_object_name(command, generic=True)
-    wanted, show_all = _wanted(command, tuple(TOPIC_ATTR_BY_NAME))
-    where: Where | None = None
+def display_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    pattern = object_name(command, generic=True)
     seen: set[str] = set()
-    for param in command.params:
-        if param.keyword == "WHERE":
-            _once(command, seen, param, "WHERE")
-            where = _where(command, param, TOPIC_ATTR_BY_NAME)
-        elif param.keyword == "TYPE" and param.value() not in ("LOCAL", "ALL"):
+
+    def type_filter(param: Param) -> bool:
+        if param.keyword != "TYPE":
+            return False
+        once(command, seen, param, "TYPE")
+        if param.value() not in ("LOCAL", "ALL"):
             raise command.error("TYPE must be LOCAL or ALL", param)
-    if where is not None and where.attr not in wanted:
-        wanted.append(where.attr)
+        return True
+
+    selection = display_selection(command, TOPIC_ATTR_BY_NAME, "topic", type_filter)
     objects = qm.display_topics(pattern)
     if not objects:
-        raise failed(
-            C.MQRC_UNKNOWN_OBJECT_NAME,
-            f"no topic matches {pattern!r}"
-            if pattern.endswith("*")
-            else f"topic {pattern!r} is not defined",
-        )
-    if where is not None:
-        objects = [o for o in objects if where.matches(o)]
-    if not show_all:
-        keep = {"TOPIC", "TYPE", "TOPICSTR", *wanted}
-        objects = [{k: v for k, v in o.items() if k in keep} for o in objects]
-    return Outcome("AMQ8633I: Display topic details.", objects)
+        raise none_found("topic", pattern)
+    shown = selection.apply(objects, always=("TOPIC", "TYPE", "TOPICSTR"))
+    return CommandOutput("AMQ8633I: Display topic details.", shown)
 
 
-def display_tpstatus(qm: QueueManager, command: Command) -> Outcome:
+def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
     topic_string = command.name or ""
     for param in command.params:
         if param.keyword == "TYPE" and param.value() == "TOPIC":
@@ -131,7 +121,7 @@ def display_tpstatus(qm: QueueManager, command: Command) -> Outcome:
         objects = qm.topic_status(topic_string)
     except MQError as exc:
         raise failed(C.MQRCCF_TOPIC_STRING_NOT_FOUND, exc.detail) from None
-    return Outcome("AMQ8754I: Display topic status details.", objects)
+    return CommandOutput("AMQ8754I: Display topic status details.", objects)
 
 
 # --- subscriptions ----------------------------------------------------------------------
@@ -149,7 +139,7 @@ def _sub_name(command: Command, *, generic: bool = False) -> str:
     return name
 
 
-def define_sub(qm: QueueManager, command: Command) -> Outcome:
+def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
     name = _sub_name(command)
     values: dict[str, str] = {}
     replace = False
@@ -157,10 +147,10 @@ def define_sub(qm: QueueManager, command: Command) -> Outcome:
     for param in command.params:
         key = param.keyword
         if key in ("REPLACE", "NOREPLACE") and not param.has_value:
-            _once(command, seen, param, "REPLACE")
+            once(command, seen, param, "REPLACE")
             replace = key == "REPLACE"
         elif key in ("TOPICSTR", "TOPICOBJ", "DEST", "DESTCLAS", "USERDATA"):
-            _once(command, seen, param, key)
+            once(command, seen, param, key)
             values[key] = param.value()
         else:
             raise command.error(f"{key} is not a keyword of DEFINE SUB mqjms knows", param)
@@ -178,19 +168,19 @@ def define_sub(qm: QueueManager, command: Command) -> Outcome:
         userdata=values.get("USERDATA", ""),
         replace=replace,
     )
-    return Outcome("AMQ8094I: mqjms subscription created.")
+    return CommandOutput("AMQ8094I: mqjms subscription created.")
 
 
-def delete_sub(qm: QueueManager, command: Command) -> Outcome:
+def delete_sub(qm: QueueManager, command: Command) -> CommandOutput:
     name = _sub_name(command)
     if command.params:
         param = command.params[0]
         raise command.error(f"{param.keyword} is not a keyword of DELETE SUB", param)
     qm.delete_subscription(name)
-    return Outcome("AMQ8095I: mqjms subscription deleted.")
+    return CommandOutput("AMQ8095I: mqjms subscription deleted.")
 
 
-def display_sub(qm: QueueManager, command: Command) -> Outcome:
+def display_sub(qm: QueueManager, command: Command) -> CommandOutput:
     pattern = _sub_name(command, generic=True)
     wanted, show_all = _wanted(command, SUB_DISPLAY)
     objects = qm.display_subscriptions(pattern)
@@ -204,7 +194,7 @@ def display_sub(qm: QueueManager, command: Command) -> Outcome:
     if not show_all:
         keep = {"SUBNAME", "SUBID", *wanted}
         objects = [{k: v for k, v in o.items() if k in keep} for o in objects]
-    return Outcome("AMQ8096I: mqjms subscription inquired.", objects)
+    return CommandOutput("AMQ8096I: mqjms subscription inquired.", objects)
 
 
 register("DEFINE", "TOPIC")(define_topic)
