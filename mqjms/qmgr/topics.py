@@ -5,7 +5,7 @@ A TOPIC object attaches attributes to a node of the topic tree (its TOPICSTR); t
 :mod:`mqjms.semantics.topics`, shared with the STOMP transport. ``DEFINE TOPIC``,
 ``ALTER TOPIC``, ``DELETE TOPIC``, ``DISPLAY TOPIC`` and ``DISPLAY TPSTATUS`` are the
 :class:`TopicAdministration` methods of :class:`~.manager.QueueManager` (MQSC:
-:mod:`.mqsc_topics`).
+:mod:`.mqsc.pubsub`).
 """
 
 from __future__ import annotations
