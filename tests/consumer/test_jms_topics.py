@@ -56,6 +56,19 @@ def test_an_unshared_durable_subscription_needs_a_client_id(env: Any) -> None:
         session.durable_consumer(session.topic("jt/d"), "jt-needs-id")
 
 
+def test_a_client_id_set_on_the_connection_before_its_first_session(env: Any) -> None:
+    connection = env.connect()
+    connection.client_id = "jt-conn"  # JMS Connection.setClientID
+    session = connection.session()
+    consumer = session.durable_consumer(session.topic("jt/conn-id"), "jt-by-conn")
+    session.producer(session.topic("jt/conn-id")).send("held for jt-conn")
+    assert _bodies(consumer) == ["held for jt-conn"]
+    with pytest.raises(mqjms.IllegalStateException, match="before the first session"):
+        connection.client_id = "too-late"
+    consumer.close()
+    session.unsubscribe("jt-by-conn")
+
+
 def test_a_durable_subscription_outlives_its_consumer_until_unsubscribed(env: Any) -> None:
     factory = env.factory(client_id="jt-svc")
     session = env.connect(factory).session()
