@@ -9,6 +9,7 @@ objects (DISPLAY SUB, queue names, restarts, a subscriber process killed).
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -190,6 +191,26 @@ def test_a_restart_ends_every_non_durable_subscription(qm: QueueManager, embedde
     qm.restart()
     assert qm.display_subscriptions("*") == []
     assert sub.handle.resolved_name not in qm.queue_names()
+
+
+def test_a_queue_manager_made_before_pubsub_gains_its_tables_at_open(tmp_path: Path) -> None:
+    with QueueManager(tmp_path / "old") as qm:
+        qm.define_queue("QLOCAL", "KEPT.Q")
+    db = sqlite3.connect(tmp_path / "old" / "qmgr.db")
+    with db:  # as a version without publish/subscribe left it
+        for table in ("topics", "subscriptions", "subscribers"):
+            db.execute(f"DROP TABLE {table}")
+    db.close()
+    with QueueManager(tmp_path / "old") as qm:
+        assert qm.display_topics("SYSTEM.BASE.TOPIC")[0]["TOPICSTR"] == ""
+        assert "KEPT.Q" in qm.queue_names()
+        conn = qm.connect()
+        try:
+            sub = conn.subscribe(sd("t/old"))
+            publish(conn, "t/old", b"after the upgrade")
+            assert bodies(conn, sub) == [b"after the upgrade"]
+        finally:
+            conn.disconnect()
 
 
 def test_each_copy_has_its_own_msgid_and_the_subscriptions_correlid(
