@@ -4,7 +4,8 @@ The MQ rules it shares with the other emulating transports (open checks, put def
 and context, alias resolution, MQINQ) come from :mod:`mqjms.semantics`; what is its own
 is storage: SQLite transactions, units of work, waiting for messages across processes.
 It is assembled from one module per concept (see :mod:`.connection_state`); this one
-connects, opens and closes queues, answers MQINQ and disconnects.
+connects, opens and closes queues, answers MQINQ and disconnects; :mod:`.subscribing`
+is publish/subscribe.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .locks import FileLock
 from .manager import QueueManager
 from .putting import Putting
 from .reserving import Reserving
+from .subscribing import Subscribing
 from .syncpoint import UnitOfWork
 
 log = get_logger("mqjms.qmgr")
@@ -49,7 +51,7 @@ def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
 
 
 @translating
-class QMConnection(UnitOfWork, Putting, Reserving):
+class QMConnection(UnitOfWork, Putting, Reserving, Subscribing):
     """An MQI connection: one unit of work at a time, used by one thread at a time (as an
     MQ hconn); another thread may end it (see :mod:`.connection_state`).
 

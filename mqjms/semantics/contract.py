@@ -75,12 +75,16 @@ class TruncatedMessage(MQError):
 
 @dataclass(frozen=True, slots=True)
 class Handle:
-    """An open queue (hobj). ``resolved_name`` is the local queue an alias resolves to."""
+    """An open queue (hobj). ``resolved_name`` is the local queue an alias resolves to.
+
+    A topic opened for publishing (:mod:`.pubsub`) is a handle too: ``topic`` is its full
+    topic string, and a put to it publishes."""
 
     name: str
     resolved_name: str
     options: int
     hobj: int
+    topic: str | None = None
 
 
 @runtime_checkable

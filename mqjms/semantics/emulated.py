@@ -142,7 +142,10 @@ class EmulatedConnection(ABC):
         if isinstance(target, Handle):
             self._check_handle(target)
         name = check_put(target, data, context)
-        return self._put(name, md, bytes(data), PutRequest(syncpoint, context, new_msg_id))
+        request = PutRequest(syncpoint, context, new_msg_id)
+        if isinstance(target, Handle) and target.topic is not None:
+            return self._publish(target, md, bytes(data), request)
+        return self._put(name, md, bytes(data), request)
 
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
         """MQINQ on a queue: MQIA_* selectors give int, MQCA_* give str."""
@@ -177,6 +180,11 @@ class EmulatedConnection(ABC):
 
     @abstractmethod
     def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]: ...
+
+    def _publish(self, topic: Handle, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
+        """MQPUT to a topic handle (:mod:`.pubsub`): a transport with publish/subscribe
+        delivers a copy to every matching subscription."""
+        raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{type(self).__name__} cannot publish")
 
     @abstractmethod
     def _set(

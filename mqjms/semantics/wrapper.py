@@ -27,6 +27,7 @@ from .contract import (
     Reserves,
     WarnsOnPut,
 )
+from .pubsub import Subscribes, Subscription, SubscriptionDescriptor
 
 
 class ConnectionWrapper:
@@ -159,6 +160,22 @@ class ConnectionWrapper:
 
     def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
         return self._reserves().get_reserved(owner, seq)
+
+    # :attr:`Capability.PUBLISH_SUBSCRIBE`: see :class:`~.pubsub.Subscribes`
+    def _subscribes(self) -> Subscribes:
+        self._require(Capability.PUBLISH_SUBSCRIBE)
+        return cast(Subscribes, self.inner)
+
+    def open_topic(self, topic_string: str = "", options: int = 0, *, topic: str = "") -> Handle:
+        return self._subscribes().open_topic(topic_string, options, topic=topic)
+
+    def subscribe(
+        self, descriptor: SubscriptionDescriptor, queue: Handle | None = None
+    ) -> Subscription:
+        return self._subscribes().subscribe(descriptor, queue)
+
+    def close_subscription(self, subscription: Subscription, *, remove: bool = False) -> None:
+        self._subscribes().close_subscription(subscription, remove=remove)
 
     def give_back_reserved(self, owner: str) -> int:
         return self._reserves().give_back_reserved(owner)

@@ -72,6 +72,7 @@ from . import bodies, broker_ids, mapping, release
 from .browse import Browsing
 from .client import BrokerError, ConnectionLost, ConnectRefused, StompClient
 from .config import QueueDefinition, StompParams
+from .pubsub import PublishSubscribe
 from .state import Got, OpenQueue, locked
 from .statistics import QueueStatistics
 from .subscriptions import DISPATCH_GRACE, Subscriptions
@@ -86,7 +87,7 @@ _AGAIN = object()
 UNDER_CURSOR_WAIT = 2.0
 
 
-class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
+class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, QueueStatistics):
     """An MQI connection (hconn) on a STOMP broker. Not thread-safe: one per thread."""
 
     #: What a broker gives, emulated where it lacks it (BackoutCount, alias queues); no
@@ -99,6 +100,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             Capability.EXPIRY,
             Capability.PRIORITY,
             Capability.PERSISTENCE,
+            Capability.PUBLISH_SUBSCRIBE,
         }
     )
 
@@ -125,6 +127,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         self._lock = threading.RLock()
         self._sub_used = {}
         self._reaper = None
+        self._init_pubsub()
         self._client = self._new_client()
         log.debug("stomp.connected", url=params.safe_url, appl=self.identity.appl_name)
 
@@ -147,6 +150,9 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         return found
 
     def _find(self, name: str) -> QueueDefinition | None:
+        managed = self._managed_definition(name)  # a subscription's queue (pubsub.py)
+        if managed is not None:
+            return managed
         strict = self._strict
         if strict and name == self._dead_letter_queue():
             strict = False  # the queue manager's DEADQ always exists (ActiveMQ.DLQ)
@@ -471,6 +477,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         if self._closed:
             return
         try:
+            self._end_subscriptions()
             if self.in_unit_of_work and not self._client.lost:
                 log.info("uow.backed_out", reason="disconnect without commit")
                 try:
