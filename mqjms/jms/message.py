@@ -9,7 +9,6 @@ TextMessage of Format MQSTR and a BytesMessage of anything else.
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 import time
@@ -377,6 +376,8 @@ def _put_millis(md: MQMD) -> int:
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 62):
         return 0
     hundredths = int(clock[6:8] or 0)
+    import calendar  # here: it loads locale, which a bare import of mqjms never needs
+
     return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) * 1000 + (
         hundredths * 10
     )

@@ -22,15 +22,12 @@ worker stopping: an unexpected error is logged and the message backed out.
 
 from __future__ import annotations
 
-import concurrent.futures
 import inspect
 import threading
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import tenacity
+from typing import TYPE_CHECKING, Any
 
 from mqjms.backout import (
     FailureMemory,
@@ -58,6 +55,11 @@ from .reconnect import (
     wait_seconds,
 )
 from .stats import WorkerStats
+
+if TYPE_CHECKING:
+    import concurrent.futures
+
+    import tenacity
 
 log = get_logger("mqjms.listeners")
 
@@ -192,6 +194,8 @@ class ListenerThread:
         missing queue is a configuration error, raised at once); a reconnection retries
         anything. Each failed attempt is one log line: no traceback.
         """
+        import tenacity  # here: importing mqjms does not import it
+
         stopping = self.rt.stopping
 
         def retry_on(exc: BaseException) -> bool:
