@@ -280,8 +280,11 @@ class MqjmsLogger:
 def _structlog_configured() -> bool:
     """Whether anyone configured structlog; False, without importing it, when nobody
     imported it (an application configures structlog by importing it first)."""
-    structlog = sys.modules.get("structlog")
-    return structlog is not None and bool(structlog.is_configured())
+    if "structlog" not in sys.modules:
+        return False
+    import structlog  # waits for another thread's import of it to finish
+
+    return bool(structlog.is_configured())
 
 
 @cache
