@@ -224,7 +224,7 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
     )
     if rfh2.is_rfh2(md.Format):
         # the JMS mapping parses the folders it reads; malformed ones raise from there
-        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
+        chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
         headers, parsed = jms.parse_jms_folders(chain.folders)
         properties = dict(parsed)
         body_bytes, body_format = chain.body, chain.Format
@@ -253,7 +253,7 @@ def _is_folder(text: str, name: str) -> bool:
 
 
 def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
-    chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
+    chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
     folders = chain.folders
     mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
     headers, _ = jms.parse_jms_folders([mcd]) if mcd else (None, {})
