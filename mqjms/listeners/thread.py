@@ -26,36 +26,26 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from mqjms.backout import (
-    FailureMemory,
-    ListenerPoisonFlow,
-    PoisonEvent,
-    PoisonHandler,
-    PoisonOutcome,
-)
+from mqjms.backout import ListenerPoisonFlow, PoisonEvent, PoisonOutcome
 from mqjms.jms.message import Message, to_message
 from mqjms.logs import get_logger
-from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, commit_and_get
 
 from .activity import ActivityTracker
-from .eventloop import EventLoopThread
-from .isolation import SuspectGate, SuspectGates
-from .listener import Listener, PoisonCallback
+from .isolation import SuspectGate
+from .listener import Listener
 from .reconnect import (
-    WaitStrategy,
     is_connection_error,
     is_retried_at_connect,
     reason_of,
     wait_seconds,
 )
-from .stats import WorkerStats
+from .runtime import OPEN_OPTIONS, Abandoned, Runtime
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -63,35 +53,6 @@ if TYPE_CHECKING:
     import tenacity
 
 log = get_logger("mqjms.listeners")
-
-Connector = Callable[[str, str | None], Connection]
-OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
-
-
-@dataclass(frozen=True, slots=True)
-class Runtime:
-    """What every listener thread of one running worker shares."""
-
-    url: str = field(repr=False)  # may carry a password
-    appl_name: str | None
-    connector: Connector
-    poison: PoisonHandler
-    failures: FailureMemory
-    stats: WorkerStats
-    stopping: threading.Event
-    loop: EventLoopThread | None
-    poison_hooks: Sequence[PoisonCallback]
-    reconnect_wait: WaitStrategy
-    get_wait: float
-    on_fatal: Callable[[ListenerThread, BaseException], None]
-    suspects: SuspectGates = field(default_factory=SuspectGates)
-    #: Called once a consumer's first connection is made (the worker logs
-    #: ``worker.started`` when every consumer has one).
-    on_connected: Callable[[ListenerThread], None] = lambda consumer: None
-
-
-class Abandoned(Exception):
-    """The in-flight message was backed out by a shutdown deadline: the thread ends."""
 
 
 class ListenerThread:
