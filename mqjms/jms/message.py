@@ -13,6 +13,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mqjms.logs import get_logger
@@ -256,7 +257,7 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
     folders = chain.folders
     mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
-    headers, _ = jms.parse_jms_folders([mcd]) if mcd else (None, {})
+    headers = (_mcd_headers if mcd and len(mcd) <= _MCD_CACHED else _mcd_parsed)(mcd)
     message = _body_message(
         headers, chain.body, chain.Format, chain.CodedCharSetId, chain.Encoding, lazy=True
     )
@@ -264,6 +265,19 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     message._acknowledge = None
     message._lazy = (folders, md, now)
     return message
+
+
+_MCD_CACHED = 200  # characters: an mcd folder up to this long is parsed once, then cached
+
+
+def _mcd_parsed(mcd: str | None) -> jms.JmsHeaders | None:
+    """The headers of the ``mcd`` folder alone (what decides the type and the body)."""
+    return jms.parse_jms_folders([mcd])[0] if mcd else None
+
+
+# A producer writes the same few mcd folders (`<mcd><Msd>jms_text</Msd></mcd>`): each is
+# parsed once. Shared: the callers only read the result.
+_mcd_headers = lru_cache(maxsize=64)(_mcd_parsed)
 
 
 def _body_message(
