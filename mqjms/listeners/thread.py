@@ -447,7 +447,7 @@ class ListenerThread:
         fn = self.listener.fn
         if not self.listener.is_async:
             result = fn(message)
-            if inspect.isawaitable(result):
+            if result is not None and inspect.isawaitable(result):
                 _close(result)
                 raise TypeError(
                     f"listener {self.listener.name} returned an awaitable: declare it async def"
