@@ -36,6 +36,7 @@ from mqjms.jms import (
     Connection,
     ConnectionFactory,
     IllegalStateException,
+    InvalidDestinationException,
     JMSException,
     MapMessage,
     Message,
@@ -46,6 +47,8 @@ from mqjms.jms import (
     Queue,
     Session,
     TextMessage,
+    Topic,
+    TopicSubscriber,
     remaining_time_to_live,
 )
 from mqjms.listeners import Listener, Worker
@@ -87,6 +90,7 @@ __all__ = [
     "ConnectionFactory",
     "Failure",
     "IllegalStateException",
+    "InvalidDestinationException",
     "JMSException",
     "Listener",
     "MQError",
@@ -103,6 +107,8 @@ __all__ = [
     "Queue",
     "Session",
     "TextMessage",
+    "Topic",
+    "TopicSubscriber",
     "TriggerMonitor",
     "Worker",
     "__version__",
