@@ -13,7 +13,8 @@ Per message:
    at once instead.
 
 A message with BackoutCount > 0 is processed alone, apart from the queue's other
-consumers (see :mod:`.isolation`), so that a crash counts only against it.
+consumers (see :mod:`.isolation`), so that a crash counts only against it. It is screened
+first: one the flow moves at BOTHRESH is never delivered, so it waits for nobody.
 
 A lost connection is dropped and made again with backoff (see :mod:`.reconnect`); the
 cached BOTHRESH/BOQNAME are dropped with it. Nothing else ends the thread except the
@@ -22,78 +23,37 @@ worker stopping: an unexpected error is logged and the message backed out.
 
 from __future__ import annotations
 
-import concurrent.futures
 import inspect
 import threading
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
-import tenacity
-
-from mqjms.backout import (
-    FailureMemory,
-    ListenerPoisonFlow,
-    PoisonEvent,
-    PoisonHandler,
-    PoisonOutcome,
-)
+from mqjms.backout import ListenerPoisonFlow, PoisonEvent, PoisonOutcome
 from mqjms.jms.message import Message, to_message
 from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
-from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, commit_and_get
 
 from .activity import ActivityTracker
-from .eventloop import EventLoopThread
-from .isolation import SuspectGate, SuspectGates
-from .listener import Listener, PoisonCallback
+from .isolation import SuspectGate
+from .listener import Listener
 from .reconnect import (
-    WaitStrategy,
     is_connection_error,
     is_retried_at_connect,
     reason_of,
     wait_seconds,
 )
-from .stats import WorkerStats
+from .runtime import OPEN_OPTIONS, Abandoned, Runtime
+
+if TYPE_CHECKING:
+    import concurrent.futures
+
+    import tenacity
 
 log = get_logger("mqjms.listeners")
-
-Connector = Callable[[str, str | None], Connection]
-OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
-
-
-@dataclass(frozen=True, slots=True)
-class Runtime:
-    """What every listener thread of one running worker shares."""
-
-    url: str = field(repr=False)  # may carry a password
-    appl_name: str | None
-    connector: Connector
-    poison: PoisonHandler
-    failures: FailureMemory
-    stats: WorkerStats
-    stopping: threading.Event
-    loop: EventLoopThread | None
-    poison_hooks: Sequence[PoisonCallback]
-    reconnect_wait: WaitStrategy
-    get_wait: float
-    on_fatal: Callable[[ListenerThread, BaseException], None]
-    suspects: SuspectGates = field(default_factory=SuspectGates)
-    client_id: str | None = None  # names topic listeners' durable subscriptions
-    #: Tells this worker's shared non-durable subscriptions from another process's.
-    instance: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    #: Called once a consumer's first connection is made (the worker logs
-    #: ``worker.started`` when every consumer has one).
-    on_connected: Callable[[ListenerThread], None] = lambda consumer: None
-
-
-class Abandoned(Exception):
-    """The in-flight message was backed out by a shutdown deadline: the thread ends."""
 
 
 class ListenerThread:
@@ -197,6 +157,8 @@ class ListenerThread:
         missing queue is a configuration error, raised at once); a reconnection retries
         anything. Each failed attempt is one log line: no traceback.
         """
+        import tenacity  # here: importing mqjms does not import it
+
         stopping = self.rt.stopping
 
         def retry_on(exc: BaseException) -> bool:
@@ -298,7 +260,7 @@ class ListenerThread:
                     gate.leave(self)
                     concurrent = gate.enter(self)
                     if not concurrent:
-                        self._take_turn(conn, handle, gate)
+                        concurrent = self._take_turn(conn, handle, gate)
                     continue
                 done, self._done = self._done, None
                 if done is not None:
@@ -326,10 +288,12 @@ class ListenerThread:
                 self.activity.got(got[0] if got else None)
                 if got is None:
                     continue
-                if got[0].BackoutCount > 0:  # a suspect: processed alone
+                if got[0].BackoutCount > 0:  # a suspect: screened, then processed alone
+                    if self._screen(conn, handle, got[0], got[1]):
+                        continue  # requeued (or backed out): its unit of work has ended
                     concurrent = False
                     with gate.alone(self):
-                        self._process(conn, handle, got[0], got[1])
+                        self._process(conn, handle, got[0], got[1], screened=True)
                         self._commit_done(conn)
                 else:
                     self._process(conn, handle, got[0], got[1])
@@ -339,20 +303,28 @@ class ListenerThread:
             finally:
                 gate.leave(self)
 
-    def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> None:
+    def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> bool:
         """The queue is serial: get and process one message in this thread's turn (none
-        when the queue turns concurrent or the worker stops while it waits)."""
+        when the queue turns concurrent or the worker stops while it waits).
+
+        True when the turn got a message with BackoutCount 0 and no suspect waits: the
+        queue turned concurrent, this consumer with it, and the message is processed as
+        any concurrent one (committed with the next get). Otherwise the message's unit of
+        work ends within the turn."""
         with gate.turn(self, self.rt.stopping) as mine:
             if not mine:
-                return
+                return False
             got = conn.get(handle, wait=self.rt.get_wait, syncpoint=True)
             self._errors = 0
             self.activity.got(got[0] if got else None)
-            if got is not None:
-                if got[0].BackoutCount == 0:
-                    gate.cleared()
+            if got is None:
+                return False
+            if got[0].BackoutCount > 0 or not gate.cleared(self):
                 self._process(conn, handle, got[0], got[1])
                 self._commit_done(conn)
+                return False
+        self._process(conn, handle, got[0], got[1])
+        return True
 
     def _commit_done(self, conn: Connection) -> None:
         """MQCMIT for the message whose listener returned, if one waits for it."""
@@ -371,16 +343,37 @@ class ListenerThread:
         self.poison.committed(md)
         self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
 
-    def _process(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
-        self.rt.stats.add("received", listener=self.stats)
+    def _process(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool = False
+    ) -> None:
+        """Screen ``md`` (unless :meth:`_screen` did), deliver it, and back it out on a
+        failure of ours."""
+        if not screened:
+            self.rt.stats.add("received", listener=self.stats)
         try:
-            self._process_one(conn, handle, md, data)
+            self._process_one(conn, handle, md, data, screened)
         except Abandoned:
             raise
         except Exception as exc:
             self._message_error(conn, md, exc)
         else:
             self._message_errors = 0
+
+    def _screen(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> bool:
+        """The flow's screen alone, before a suspect waits to run alone: True when the
+        message's unit of work has ended (requeued at BOTHRESH, or backed out on a failure
+        of ours), False when it is to be delivered."""
+        self.rt.stats.add("received", listener=self.stats)
+        try:
+            event = self.poison.screen(conn, handle, md, data)
+        except Exception as exc:
+            self._message_error(conn, md, exc)
+            return True
+        if event is None:
+            return False
+        self._message_errors = 0
+        self._requeued(event)
+        return True
 
     def _message_error(self, conn: Connection, md: MQMD, exc: Exception) -> None:
         """A failure of ours (not the listener's) while handling ``md``: back it out."""
@@ -417,8 +410,10 @@ class ListenerThread:
         self._message_errors += 1
         self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._message_errors))
 
-    def _process_one(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
-        event = self.poison.screen(conn, handle, md, data)
+    def _process_one(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool
+    ) -> None:
+        event = None if screened else self.poison.screen(conn, handle, md, data)
         if event is not None:
             self._requeued(event)
             return
@@ -475,7 +470,7 @@ class ListenerThread:
         fn = self.listener.fn
         if not self.listener.is_async:
             result = fn(message)
-            if inspect.isawaitable(result):
+            if result is not None and inspect.isawaitable(result):
                 _close(result)
                 raise TypeError(
                     f"listener {self.listener.name} returned an awaitable: declare it async def"

@@ -19,12 +19,15 @@ import importlib
 import threading
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from mqjms.logs import get_logger
 from mqjms.semantics import Connection
 
 from .url import redact, resolve_url, scheme_of
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 log = get_logger("mqjms.transport")
 
@@ -113,7 +116,10 @@ def _key(scheme: str) -> str:
 
 @cache
 def _entry_points() -> dict[str, EntryPoint]:
-    """The group's entry points by scheme, read once (the first of a scheme wins)."""
+    """The group's entry points by scheme, read once (the first of a scheme wins); the
+    metadata machinery is imported then, not with mqjms."""
+    from importlib.metadata import entry_points
+
     found: dict[str, EntryPoint] = {}
     for point in entry_points(group=GROUP):
         found.setdefault(_key(point.name), point)
