@@ -591,13 +591,14 @@ class QMConnection(EmulatedConnection):
         self._uow_durable = self._uow_durable or msg.persistent
         return msg.descriptor(time.time()), msg.data
 
-    def give_back_reserved(self, owner: str) -> int:
-        """End ``owner``'s reservation: its messages are available again, in place."""
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        """Give back ``owner``'s messages numbered above ``after`` (all by default): they
+        are available again, in place."""
         self._check_open()
 
         def attempt() -> int:
             with store.write(self._db) as db:
-                return reservations.give_back(db, owner)
+                return reservations.give_back(db, owner, after)
 
         count = self._with_room(attempt)
         notify_activity()

@@ -17,6 +17,8 @@ must meanwhile. A reservation gives exactly that, in the queue manager's own dat
 * :func:`take` moves one reserved message into a connection's unit of work, as a get
   under syncpoint does: a commit removes it, a backout makes it available again with
   BackoutCount + 1.
+* :func:`give_back` makes the messages numbered above some ``seq`` available again, in
+  their place (a consumer that stops gives back what it reserved and never used).
 
 The table is created on first use, so a queue manager made by an older version gains it
 without a migration.
@@ -231,13 +233,14 @@ def take(db: sqlite3.Connection, owner: str, seq: int, uow: str) -> messages.Sto
     return found.message
 
 
-def give_back(db: sqlite3.Connection, owner: str) -> int:
-    """End ``owner``'s reservation: every message it holds is available again, in its
-    place, BackoutCount unchanged; how many."""
+def give_back(db: sqlite3.Connection, owner: str, after: int = 0) -> int:
+    """Give back the messages reserved for ``owner`` with ``seq > after`` (all of them
+    by default): available again, in their place, BackoutCount unchanged; how many."""
     ensure_tables(db)
     count = db.execute(
-        "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
-        (store.AVAILABLE, owner_uow(owner), store.RESERVED),
+        "UPDATE messages SET state = ?, uow = NULL WHERE state = ? AND id IN"
+        " (SELECT message FROM reservations WHERE owner = ? AND seq > ?)",
+        (store.AVAILABLE, store.RESERVED, owner, after),
     ).rowcount
-    db.execute("DELETE FROM reservations WHERE owner = ?", (owner,))
+    db.execute("DELETE FROM reservations WHERE owner = ? AND seq > ?", (owner, after))
     return int(count)

@@ -150,5 +150,5 @@ class ConnectionWrapper:
     def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
         return self._reserves().get_reserved(owner, seq)
 
-    def give_back_reserved(self, owner: str) -> int:
-        return self._reserves().give_back_reserved(owner)
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        return self._reserves().give_back_reserved(owner, after)
