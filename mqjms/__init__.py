@@ -41,7 +41,7 @@ from mqjms.jms import (
     TextMessage,
     remaining_time_to_live,
 )
-from mqjms.listeners import Listener, Worker
+from mqjms.listeners import Listener, Worker, send
 from mqjms.mq.errors import MQError
 from mqjms.trigger import TriggerMonitor
 
@@ -81,4 +81,5 @@ __all__ = [
     "Worker",
     "__version__",
     "remaining_time_to_live",
+    "send",
 ]

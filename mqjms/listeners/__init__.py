@@ -6,6 +6,7 @@ from mqjms.backout import FailureMemory
 from .activity import ConsumerActivity, Held
 from .listener import Listener
 from .runner import AppLoadError, load_app, run
+from .send import send
 from .stats import WorkerStats
 from .worker import Worker
 
@@ -19,4 +20,5 @@ __all__ = [
     "WorkerStats",
     "load_app",
     "run",
+    "send",
 ]
