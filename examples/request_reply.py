@@ -5,6 +5,9 @@ receives it and replies with ``time_to_live=mqjms.remaining_time_to_live(request
 reply nobody will read any more expires when the request would have.
 
     python examples/request_reply.py            # runs both sides on ./.mqjms
+
+Either side may be a Java JMS application on ActiveMQ (``--url stomp://...``): the reply's
+JMSCorrelationID is the request's JMSMessageID both ways (docs/java-interop.md).
 """
 
 from __future__ import annotations

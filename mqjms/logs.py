@@ -12,6 +12,15 @@ every mqjms module logs through :func:`get_logger`, whose loggers decide at each
 
 So a library user sees warnings and errors only, until they set ``MQJMS_LOG_LEVEL=INFO``
 or call ``mqjms.logs.configure(level="INFO")``.
+
+An application whose logging is the standard library's calls :func:`configure_stdlib`:
+structlog's stdlib integration then sends every event (mqjms's, and the application's
+own structlog events) to ``logging`` under the module's logger name (``mqjms.backout``,
+...), where the application's handlers, filters and levels apply; :func:`formatter` renders
+them, and the application's plain ``logging`` records, as JSON or console lines.
+
+Levels by environment: ``MQJMS_LOG_LEVEL=INFO`` sets mqjms's level; a comma-separated
+list also sets levels per logger, ``MQJMS_LOG_LEVEL=WARNING,mqjms.backout=DEBUG``.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import structlog
 
 LEVEL_ENV = "MQJMS_LOG_LEVEL"
 FORMAT_ENV = "MQJMS_LOG_FORMAT"
+ROOT = "mqjms"  # the standard library logger every mqjms logger is below
 #: The level of mqjms's events when nobody configured logging: a library stays quiet.
 LIBRARY_LEVEL = "WARNING"
 
@@ -39,19 +49,151 @@ _LEVELS = {
 }
 
 
+#: Set while structlog's configuration is a default the ``mqjms`` command made, which an
+#: application's own :func:`configure` or :func:`configure_stdlib` replaces.
+_command_default = False
+
+
 def configure(level: str | None = None, fmt: str | None = None, force: bool = False) -> None:
     """Configure structlog: mqjms's renderer on standard error at ``level`` (default
     ``MQJMS_LOG_LEVEL``, else INFO), unless the application already configured structlog
     (then its configuration stays, and mqjms's events go through it) or ``force``."""
-    if structlog.is_configured() and not force:
+    if _configured_by_application() and not force:
         return
-    name = (level or os.environ.get(LEVEL_ENV) or "INFO").upper()
-    structlog.configure(
+    name = (level or levels_from_env()[0] or "INFO").upper()
+    _set_configuration(
         processors=_processors(fmt),
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(name, logging.INFO)),
         logger_factory=lambda *args: _StderrPrinter(),
         cache_logger_on_first_use=False,
     )
+
+
+def configure_stdlib(
+    level: str | None = None,
+    fmt: str | None = None,
+    *,
+    handler: bool = True,
+    force: bool = False,
+) -> None:
+    """Send structlog's events, mqjms's included, through the standard library's logging.
+
+    Each event becomes a ``logging`` record of the logger named after the module that
+    logged it (``mqjms.listeners``, ``mqjms.backout``, ...), so the application's handlers,
+    filters and levels decide what is written where. ``level`` (default: ``MQJMS_LOG_LEVEL``,
+    else INFO) is set on the ``mqjms`` logger, with any per-logger levels of
+    ``MQJMS_LOG_LEVEL``. ``handler``: when the root logger has no handler yet, give it one
+    on standard error rendering JSON or console lines (``fmt``, default
+    ``MQJMS_LOG_FORMAT``) with :func:`formatter`, as ``logging.basicConfig`` would.
+    An application that configured structlog itself keeps its configuration unless
+    ``force``."""
+    default_level, per_logger = levels_from_env()
+    logging.getLogger(ROOT).setLevel(_level_number(level or default_level or "INFO"))
+    for name, value in per_logger.items():
+        logging.getLogger(name).setLevel(_level_number(value))
+    if handler and not logging.getLogger().handlers:
+        stream = logging.StreamHandler(sys.stderr)
+        stream.setFormatter(formatter(fmt))
+        logging.getLogger().addHandler(stream)
+    if _configured_by_application() and not force:
+        return
+    _set_configuration(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.stdlib.filter_by_level,
+            structlog.stdlib.add_logger_name,
+            structlog.stdlib.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.StackInfoRenderer(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
+
+
+def formatter(fmt: str | None = None) -> logging.Formatter:
+    """A ``logging.Formatter`` rendering structlog events and plain ``logging`` records
+    alike, as JSON (``fmt="json"``) or console lines (default: ``MQJMS_LOG_FORMAT``);
+    for ``logging.config.dictConfig``: ``{"()": "mqjms.logs.formatter", "fmt": "json"}``."""
+    shared: list[structlog.typing.Processor] = [
+        structlog.stdlib.add_logger_name,
+        structlog.stdlib.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            structlog.processors.format_exc_info,
+            _renderer(fmt),
+        ],
+    )
+
+
+def levels_from_env() -> tuple[str | None, dict[str, str]]:
+    """``MQJMS_LOG_LEVEL``: mqjms's level, and levels per logger (``name=LEVEL``)."""
+    return _parse_levels(os.environ.get(LEVEL_ENV, ""))
+
+
+@cache
+def _parse_levels(text: str) -> tuple[str | None, dict[str, str]]:
+    default: str | None = None
+    per_logger: dict[str, str] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        if sep:
+            per_logger[name.strip()] = value.strip().upper()
+        else:
+            default = item.upper()
+    return default, per_logger
+
+
+def _level_for(name: str, default: str) -> str:
+    """The level of logger ``name``: the longest per-logger prefix, else ``default``."""
+    env_default, per_logger = levels_from_env()
+    best, found = -1, env_default or default
+    for prefix, value in per_logger.items():
+        if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best:
+            best, found = len(prefix), value
+    return found
+
+
+def _level_number(name: str) -> int:
+    return _LEVELS.get(name.upper(), logging.INFO)
+
+
+def _configured_by_application() -> bool:
+    return structlog.is_configured() and not _command_default
+
+
+def _set_configuration(**config: Any) -> None:
+    global _command_default
+    structlog.configure(**config)
+    _command_default = False
+
+
+def configure_for_command(level: int, fmt: str | None = None) -> None:
+    """The ``mqjms`` command's default: events at ``level`` on standard error, which an
+    application (a Worker module ``mqjms run`` imports) may replace with its own."""
+    global _command_default
+    structlog.configure(
+        processors=_processors(fmt),
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=lambda *args: _StderrPrinter(),
+        cache_logger_on_first_use=False,
+    )
+    _command_default = True
+
+
+def reset() -> None:
+    """Back to nobody's configuration: mqjms's quiet library default applies again."""
+    global _command_default
+    structlog.reset_defaults()
+    _command_default = False
 
 
 def get_logger(name: str) -> MqjmsLogger:
@@ -73,9 +215,7 @@ class MqjmsLogger:
     def _target(self) -> Any:
         if structlog.is_configured():
             return self._proxy
-        return _library_logger(
-            os.environ.get(LEVEL_ENV) or LIBRARY_LEVEL, os.environ.get(FORMAT_ENV)
-        )
+        return _library_logger(_level_for(self._name, LIBRARY_LEVEL), os.environ.get(FORMAT_ENV))
 
     def bind(self, **context: Any) -> Any:
         """A logger with ``context`` on every event, under today's configuration."""
@@ -112,13 +252,15 @@ def _library_logger(level: str, fmt: str | None) -> Any:
     return wrapper(_StderrPrinter(), processors=_processors(fmt), context={})
 
 
-def _processors(fmt: str | None) -> list[structlog.typing.Processor]:
+def _renderer(fmt: str | None) -> structlog.typing.Processor:
     fmt = (fmt or os.environ.get(FORMAT_ENV) or "console").lower()
-    renderer: structlog.typing.Processor = (
-        structlog.processors.JSONRenderer()
-        if fmt == "json"
-        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
-    )
+    if fmt == "json":
+        return structlog.processors.JSONRenderer()
+    return structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+
+
+def _processors(fmt: str | None) -> list[structlog.typing.Processor]:
+    renderer = _renderer(fmt)
     return [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,

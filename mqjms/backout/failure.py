@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+import traceback as tb
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 MAX_MESSAGE_LENGTH = 1000
+MAX_TRACEBACK_LENGTH = 8000
 PROPERTY_PREFIX = "mqjms_failure_"
 DEFAULT_CAPACITY = 10_000
 
@@ -35,6 +37,8 @@ class Failure:
     listener: str
     queue: str
     time: dt.datetime = field(default_factory=_now)
+    #: The formatted traceback, logged once, with the move (never a property).
+    traceback: str = field(default="", repr=False, compare=False)
 
     @classmethod
     def from_exception(cls, exc: BaseException, listener: str, queue: str) -> Failure:
@@ -44,6 +48,7 @@ class Failure:
             message=truncate(str(exc)),
             listener=listener,
             queue=queue,
+            traceback=truncate("".join(tb.format_exception(exc)), MAX_TRACEBACK_LENGTH),
         )
 
     def properties(self) -> dict[str, str]:

@@ -255,6 +255,9 @@ class PoisonHandler:
         failed = event.outcome is PoisonOutcome.REQUEUE_FAILED
         if failed:
             fields["returned_to_queue"] = event.returned_to_queue
+        elif event.failure is not None and event.failure.traceback:
+            # the listener's last traceback, once, here (each attempt logged one line)
+            fields["exception"] = event.failure.traceback
         (log.error if failed else log.warning)(completed_event_name(event.outcome), **fields)
         for hook in (*self.hooks, *hooks):
             if hook is None:

@@ -14,6 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from mqjms import __version__
 from mqjms.mq.errors import MQError
 
 from .common import EXIT_USAGE, CLIError, logging_to_stderr
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="The transport URL comes from --url, else $MQJMS_URL, else embedded:/// "
         "(the embedded queue manager in ./.mqjms).",
     )
+    parser.add_argument("--version", action="version", version=f"mqjms {__version__}")
     parser.add_argument(
         "-v",
         "--verbose",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import structlog
 
+from mqjms import logs
 from mqjms.mq import constants as C
 from mqjms.transport import Connection, connect, resolve_url
 from mqjms.transport.url import scheme_of
@@ -22,11 +22,28 @@ class CLIError(Exception):
     """A user error that is not an MQError: printed as ``mqjms: <message>``, status 2."""
 
 
-def add_url(parser: argparse.ArgumentParser) -> None:
+#: How each built-in scheme's URL looks, for --url help.
+URL_FORMS = {
+    "embedded": "embedded:///DIR",
+    "stomp": "stomp://[USER@]HOST:PORT",
+    "stomp+ssl": "stomp+ssl://[USER@]HOST:PORT?ca=FILE",
+    "mq": "mq://QMGR@HOST(PORT)/CHANNEL",
+}
+
+
+def add_url(parser: argparse.ArgumentParser, *, embedded_only: bool = False) -> None:
+    """--url, its help listing the schemes this command accepts (every transport
+    registered, or the embedded queue manager alone)."""
+    if embedded_only:
+        forms = [URL_FORMS["embedded"]]
+    else:
+        from mqjms.transport.registry import schemes  # entry points: read only here
+
+        forms = [URL_FORMS.get(scheme, f"{scheme}://...") for scheme in schemes()]
     parser.add_argument(
         "--url",
         metavar="URL",
-        help="transport URL: embedded:///DIR, stomp://HOST:PORT or mq://QMGR@HOST(PORT)/CHL "
+        help=f"transport URL: {' or '.join(forms)} "
         "(default: $MQJMS_URL, else embedded:/// = ./.mqjms)",
     )
 
@@ -94,28 +111,27 @@ def qmgr_ccsid(conn: Connection, default: int = 1208) -> int:
 
 
 @contextmanager
-def logging_to_stderr(verbosity: int) -> Iterator[None]:
-    """structlog to standard error (warnings, or more with -v) while the command runs,
-    so that log lines never mix with output such as JSON; the previous setup is restored."""
-    level = (
-        logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else (logging.DEBUG)
-    )
+def logging_to_stderr(verbosity: int, default: int = 0) -> Iterator[None]:
+    """structlog to standard error while the command runs, so that log lines never mix
+    with output such as JSON; the previous setup is restored. The level: ``-v`` info,
+    ``-vv`` debug; without them ``MQJMS_LOG_LEVEL``, else ``default`` (0 warnings, 1 info).
+    ``MQJMS_LOG_FORMAT=json`` writes JSON lines. A Worker module that ``mqjms run``
+    imports may replace this with its own configuration (``mqjms.logs.configure_stdlib``)."""
+    chosen = verbosity or default
+    level = logging.WARNING if chosen <= 0 else logging.INFO if chosen == 1 else logging.DEBUG
+    env_level = logs.levels_from_env()[0]
+    if not verbosity and env_level:
+        level = logging.getLevelName(env_level) if env_level in _NAMED_LEVELS else level
     was_configured = structlog.is_configured()
     previous = structlog.get_config()
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            structlog.dev.ConsoleRenderer(colors=False),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=lambda *args: structlog.PrintLogger(sys.stderr),
-        cache_logger_on_first_use=False,
-    )
+    logs.configure_for_command(level)
     try:
         yield
     finally:
         if was_configured:
             structlog.configure(**previous)
         else:  # back to nobody's configuration: mqjms's library default applies again
-            structlog.reset_defaults()
+            logs.reset()
+
+
+_NAMED_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})

@@ -20,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "of orders of which some can never be processed, runs a listener service over them "
         "with a live progress line, and ends with a summary checked against the queue depths.",
     )
-    add_url(parser)
+    add_url(parser, embedded_only=True)
     parser.add_argument("--orders", type=positive_int, default=1000, metavar="N")
     parser.add_argument(
         "--poison-every",

@@ -17,11 +17,13 @@ from .render import message_json, message_text
 
 JSON_HELP = (
     '--json prints one JSON object per message and line: {"md": {...}, "rfh2": [...], '
-    '"dlh": {...} or null, "body": ...}. md and dlh use IBM\'s field names with byte '
-    'fields in hex; each RFH2 of the chain has its fixed fields and "folders" (the '
-    "NameValueData strings). body is a string when the final Format is MQSTR and the bytes "
-    'decode in its CCSID, otherwise {"base64": "..."}; a malformed header adds '
-    '"error" and leaves the bytes from that header on in body.'
+    '"dlh": {...} or null, "properties": {...}, "jms": {...}, "body": ...}. md and dlh use '
+    "IBM's field names with byte fields in hex; each RFH2 of the chain has its fixed fields "
+    'and "folders" (the NameValueData strings). properties are the message\'s JMS '
+    "properties, typed, and jms its JMS header fields (JMSMessageID, JMSCorrelationID, "
+    "JMSType, JMSPriority, ...), as a JMS application sees them. body is a string when the "
+    'final Format is MQSTR and the bytes decode in its CCSID, otherwise {"base64": "..."}; '
+    'a malformed header adds "error" and leaves the bytes from that header on in body.'
 )
 
 

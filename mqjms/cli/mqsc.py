@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         epilog="Exit status: 0 when every command worked, 10 when a command failed or had "
         "a syntax error (as runmqsc), 2 when the commands could not be run at all.",
     )
-    add_url(parser)
+    add_url(parser, embedded_only=True)
     parser.add_argument(
         "file",
         nargs="?",

@@ -2,7 +2,8 @@
 
 JSON form::
 
-    {"md": {...}, "rfh2": [{...,"folders": [...]}, ...], "dlh": {...} | null, "body": ...}
+    {"md": {...}, "rfh2": [{...,"folders": [...]}, ...], "dlh": {...} | null,
+     "properties": {...}, "jms": {"JMSMessageID": ..., ...}, "body": ...}
 
 ``md`` and ``dlh`` use IBM's field names (byte fields as hex); each RFH2 of the chain is
 its fixed fields under IBM's names plus ``folders`` (the NameValueData strings). The
@@ -10,7 +11,9 @@ headers are walked as the Format fields say (MQDEAD, MQHRF2, in any order). ``bo
 a string when the final Format is MQSTR and the bytes decode in its CCSID (the table in
 :mod:`mqjms.mq.ccsid`, the one the JMS API uses), otherwise
 ``{"base64": "..."}``. When a header is malformed the object also has ``"error"`` and
-``body`` holds every byte from that header on.
+``body`` holds every byte from that header on. ``properties`` (the ``usr`` folder, typed;
+bytes as ``{"base64": ...}``) and ``jms`` (the JMS header fields) are what a JMS
+application receiving the message sees.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from mqjms.jms.message import Message, to_message
 from mqjms.mq import constants as C
 from mqjms.mq.ccsid import decode
 from mqjms.mq.dlh import parse_dlh
@@ -38,7 +42,9 @@ def body_value(data: bytes, fmt: str, ccsid: int, encoding: int) -> str | dict[s
 
 def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208) -> dict[str, Any]:
     """A message as the JSON object that get/browse --json print."""
-    out: dict[str, Any] = {"md": md.to_dict(), "rfh2": [], "dlh": None, "body": None}
+    out: dict[str, Any] = {"md": md.to_dict(), "rfh2": [], "dlh": None}
+    out.update(jms_view(to_message(md, data, "")))
+    out["body"] = None
     encoding, fmt = md.Encoding, md.Format
     ccsid = md.CodedCharSetId if md.CodedCharSetId > 0 else qmgr_ccsid
     rest = bytes(data)
@@ -67,6 +73,30 @@ def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208) -> dict[str, Any
         return out
     out["body"] = body_value(rest, fmt, ccsid, encoding)
     return out
+
+
+def jms_view(message: Message) -> dict[str, Any]:
+    """The properties and JMS header fields a JMS application would see."""
+    properties = {
+        name: {"base64": base64.b64encode(value).decode("ascii")}
+        if isinstance(value, bytes)
+        else value
+        for name, value in message.properties.items()
+    }
+    headers = {
+        "JMSMessageID": message.jms_message_id,
+        "JMSCorrelationID": message.jms_correlation_id,
+        "JMSType": message.jms_type,
+        "JMSDeliveryMode": message.jms_delivery_mode,
+        "JMSPriority": message.jms_priority,
+        "JMSTimestamp": message.jms_timestamp,
+        "JMSExpiration": message.jms_expiration,
+        "JMSReplyTo": message.jms_reply_to,
+        "JMSDestination": message.jms_destination,
+        "JMSRedelivered": message.jms_redelivered,
+        "JMSXDeliveryCount": message.delivery_count,
+    }
+    return {"properties": properties, "jms": headers}
 
 
 _REPORT_GROUPS = ("EXCEPTION", "EXPIRATION", "COA", "COD")

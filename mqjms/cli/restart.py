@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(BackoutCount + 1) and trigger intervals reset. Refused while another process "
         "has the queue manager open. A reboot of the machine restarts it as well.",
     )
-    add_url(parser)
+    add_url(parser, embedded_only=True)
     parser.set_defaults(handler=run)
 
 

@@ -10,14 +10,15 @@ arrived for the idle timeout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 
-from mqjms.listeners import AppLoadError, load_app
+from mqjms.listeners import AppLoadError, Worker, load_app
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.mq.tm import MQTMC2_LENGTH_2, MQTMC_STRUC_ID, parse_tmc2
 
-from .common import EXIT_USAGE, add_url, logging_to_stderr
+from .common import EXIT_USAGE, CLIError, add_url, logging_to_stderr
 
 log = get_logger("mqjms.cli")
 
@@ -59,11 +60,40 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="exit after SECONDS without a message (default: run until stopped)",
     )
+    parser.add_argument(
+        "--metrics-port",
+        type=port_number,
+        metavar="PORT",
+        help="serve Prometheus metrics (/metrics) and health checks (/healthz liveness, "
+        "/readyz readiness) over HTTP on PORT; metrics need pip install 'mqjms[metrics]'",
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default="0.0.0.0",
+        metavar="HOST",
+        help="the address --metrics-port listens on (default 0.0.0.0: every interface)",
+    )
+    parser.add_argument(
+        "--health-file",
+        metavar="PATH",
+        help="keep PATH while the worker is ready (rewritten every 5 s with its health as "
+        "JSON, removed when not ready and at exit), for checks that read a file",
+    )
     parser.set_defaults(handler=run)
 
 
+def port_number(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number (0-65535)")
+    return number
+
+
 def run(args: argparse.Namespace) -> int:
-    with logging_to_stderr(max(1, int(getattr(args, "verbose", 0)))):  # a service logs INFO
+    with logging_to_stderr(int(getattr(args, "verbose", 0)), default=1):  # a service: INFO
         try:
             app = load_app(args.spec)
         except AppLoadError as exc:
@@ -73,15 +103,34 @@ def run(args: argparse.Namespace) -> int:
             app.url = args.url
         if args.trigger is not None:
             _log_trigger(args.trigger, sorted({lst.queue for lst in app.listeners}))
-        if args.idle_timeout is not None:
-            from mqjms.trigger.idle import stop_when_idle
+        with contextlib.ExitStack() as operations:
+            _operate(app, args, operations)
+            if args.idle_timeout is not None:
+                from mqjms.trigger.idle import stop_when_idle
 
-            watch = stop_when_idle(app, args.idle_timeout)
-            try:
-                return app.run()
-            finally:
-                watch.cancel()
-        return app.run()
+                watch = stop_when_idle(app, args.idle_timeout)
+                operations.callback(watch.cancel)
+            return app.run()
+
+
+def _operate(app: Worker, args: argparse.Namespace, operations: contextlib.ExitStack) -> None:
+    """Metrics and health checks beside the worker, stopped when it has stopped."""
+    from mqjms.listeners.exporter import HealthFile, OperationsServer  # http.server: when used
+
+    if args.metrics_port is not None:
+        try:
+            server = OperationsServer(app, args.metrics_port, args.metrics_host)
+        except ImportError as exc:
+            raise CLIError(str(exc)) from None
+        except OSError as exc:
+            where = f"{args.metrics_host}:{args.metrics_port}"
+            raise CLIError(f"cannot listen on {where}: {exc}") from None
+        server.start()
+        operations.callback(server.stop)
+    if args.health_file:
+        health = HealthFile(app, args.health_file)
+        health.start()
+        operations.callback(health.stop)
 
 
 def _log_trigger(text: str, queues: list[str]) -> None:

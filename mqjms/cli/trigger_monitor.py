@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    with logging_to_stderr(max(1, int(getattr(args, "verbose", 0)))):  # a service logs INFO
+    with logging_to_stderr(int(getattr(args, "verbose", 0)), default=1):  # a service: INFO
         monitor = TriggerMonitor(
             url_of(args), args.initq, wait=args.wait, stop_timeout=args.stop_timeout
         )

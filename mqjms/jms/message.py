@@ -14,15 +14,18 @@ import math
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
 
 from mqjms.logs import get_logger
-from mqjms.mq import ccsid, jms, rfh2
+from mqjms.mq import ccsid, jms, jms_map, rfh2
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
+
+from .destination import TARGET_JMS as TARGET_JMS  # re-exported: Queue moved there
+from .destination import TARGET_MQ as TARGET_MQ
+from .destination import Queue as Queue
+from .errors import MessageFormatException
 
 log = get_logger("mqjms.jms")
 
@@ -32,39 +35,6 @@ NON_PERSISTENT = 1  # JMS DeliveryMode
 PERSISTENT = 2
 DEFAULT_PRIORITY = 4
 DEFAULT_TIME_TO_LIVE = 0  # milliseconds; 0 = never expires
-TARGET_JMS = 0  # targetClient: write an RFH2
-TARGET_MQ = 1  # targetClient: plain MQ application, no RFH2
-
-
-@dataclass(frozen=True, slots=True)
-class Queue:
-    """A JMS queue destination. ``target_client=TARGET_MQ`` sends without an RFH2."""
-
-    name: str
-    target_client: int = TARGET_JMS
-    qmgr: str = ""  # the queue manager that owns the queue; "" = the one connected to
-
-    @classmethod
-    def parse(cls, destination: str | Queue) -> Queue:
-        """A name, or a JMS URI such as ``queue:///ORDERS.IN?targetClient=1`` or
-        ``queue://QM1/ORDERS.REPLY``."""
-        if isinstance(destination, Queue):
-            return destination
-        if not isinstance(destination, str):
-            raise TypeError(
-                "a queue is a name (str) or an mqjms.Queue, not "
-                f"{type(destination).__name__} {destination!r}"
-            )
-        if destination.startswith("queue://"):
-            parts = urlsplit(destination)
-            name = parts.path.lstrip("/")
-            target = parse_qs(parts.query).get("targetClient", ["0"])[0]
-            return cls(name, TARGET_MQ if target == "1" else TARGET_JMS, parts.netloc)
-        return cls(destination)
-
-    @property
-    def uri(self) -> str:
-        return f"queue://{self.qmgr}/{self.name}"
 
 
 class Message:
@@ -160,8 +130,52 @@ class BytesMessage(Message):
     body: bytes
 
 
+class MapMessage(Message):
+    """Named, typed values (str, int, float, bool, bytes or None), as a JMS MapMessage."""
+
+    msd = "jms_map"
+    body: dict[str, PropertyValue]
+
+
+class ObjectMessage(Message):
+    """A JMS ObjectMessage: a serialized Java object, which Python cannot deserialize.
+
+    Reading ``body`` raises MessageFormatException, as JMS ``getObject()`` does for an
+    object it cannot deserialize, unless the object came as text: over ActiveMQ, the
+    broker's XML of the object when it can make one (docs/java-interop.md). ``data`` has
+    the serialized bytes, when a transport can carry them.
+    """
+
+    msd = "jms_object"
+
+    def __init__(
+        self,
+        text: str | None = None,
+        properties: Mapping[str, PropertyValue] | None = None,
+        data: bytes = b"",
+    ) -> None:
+        super().__init__(text, properties)
+        self.data = data
+
+    @property
+    def body(self) -> str:
+        text: str | None = self.__dict__.get("_text")
+        if text is None:
+            raise MessageFormatException(
+                f"message {self.__dict__.get('jms_message_id')}: an ObjectMessage holds a "
+                f"serialized Java object ({len(self.data)} bytes), which Python cannot read; "
+                "have the Java side send a TextMessage (JSON) or a MapMessage"
+            )
+        return text
+
+    @body.setter
+    def body(self, text: str | None) -> None:
+        self.__dict__["_text"] = text
+
+
 def make_message(body: object, properties: Mapping[str, PropertyValue] | None = None) -> Message:
-    """A message for a body: str -> TextMessage, bytes -> BytesMessage, None -> Message."""
+    """A message for a body: str -> TextMessage, bytes -> BytesMessage, dict ->
+    MapMessage, None -> Message."""
     if isinstance(body, Message):
         if properties:
             body.properties.update(properties)
@@ -170,9 +184,13 @@ def make_message(body: object, properties: Mapping[str, PropertyValue] | None = 
         return TextMessage(body, properties)
     if isinstance(body, bytes | bytearray | memoryview):
         return BytesMessage(bytes(body), properties)
+    if isinstance(body, dict):
+        return MapMessage(dict(body), properties)
     if body is None:
         return Message(None, properties)
-    raise TypeError(f"a message body must be str, bytes or a Message, not {type(body).__name__}")
+    raise TypeError(
+        f"a message body must be str, bytes, dict or a Message, not {type(body).__name__}"
+    )
 
 
 def remaining_time_to_live(message: Message) -> int:
@@ -212,18 +230,7 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
         properties = dict(parsed)
         body_bytes, body_format = chain.body, chain.Format
         body_ccsid, body_encoding = chain.CodedCharSetId, chain.Encoding
-    msd = headers.msd if headers and headers.msd else None
-    if msd == "jms_text" or (msd is None and body_format == C.MQFMT_STRING):
-        text = (
-            None
-            if headers and headers.null_body
-            else _decode(body_bytes, body_ccsid, body_encoding)
-        )
-        message: Message = TextMessage(text)
-    elif msd == "jms_none" and not body_bytes:
-        message = Message(None)
-    else:
-        message = BytesMessage(body_bytes)
+    message = _body_message(headers, body_bytes, body_format, body_ccsid, body_encoding)
     message.properties = properties
     message.md = md
     _headers_from_mq(message, md, headers, now)
@@ -251,25 +258,49 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     folders = chain.folders
     mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
     headers, _ = jms.parse_jms_folders([mcd]) if mcd else (None, {})
-    msd = headers.msd if headers and headers.msd else None
-    body = chain.body
-    if msd == "jms_text" or (msd is None and chain.Format == C.MQFMT_STRING):
-        text = (
-            None
-            if headers and headers.null_body
-            else _decode(body, chain.CodedCharSetId, chain.Encoding)
-        )
-        message: Message = TextMessage.__new__(TextMessage)
-        message.body = text
-    elif msd == "jms_none" and not body:
-        message = Message.__new__(Message)
-        message.body = None
-    else:
-        message = BytesMessage.__new__(BytesMessage)
-        message.body = body
+    message = _body_message(
+        headers, chain.body, chain.Format, chain.CodedCharSetId, chain.Encoding, lazy=True
+    )
     message.md = md
     message._acknowledge = None
     message._lazy = (folders, md, now)
+    return message
+
+
+def _body_message(
+    headers: jms.JmsHeaders | None,
+    body: bytes,
+    body_format: str,
+    body_ccsid: int,
+    encoding: int,
+    *,
+    lazy: bool = False,
+) -> Message:
+    """The message of the JMS type ``mcd.Msd`` says (else the Format), with its body;
+    ``lazy``: made without ``__init__``, for :func:`_lazy_from_mq` to fill in."""
+    msd = headers.msd if headers and headers.msd else None
+    value: Any
+    data = b""
+    if msd == jms.MSD_TEXT or (msd is None and body_format == C.MQFMT_STRING):
+        kind: type[Message] = TextMessage
+        null = headers is not None and headers.null_body
+        value = None if null else _decode(body, body_ccsid, encoding)
+    elif msd == jms.MSD_MAP:
+        kind, value = MapMessage, jms_map.parse_map(_decode(body, body_ccsid, encoding))
+    elif msd == jms.MSD_OBJECT:
+        kind = ObjectMessage
+        if body_format == C.MQFMT_STRING:  # the object as text (see ObjectMessage)
+            value = _decode(body, body_ccsid, encoding)
+        else:
+            value, data = None, body
+    elif msd == jms.MSD_NONE and not body:
+        kind, value = Message, None
+    else:
+        kind, value = BytesMessage, body
+    message = kind(value) if not lazy else kind.__new__(kind)
+    message.body = value
+    if isinstance(message, ObjectMessage):
+        message.data = data
     return message
 
 
@@ -298,7 +329,10 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
     defaults from ``__init__`` to fall back on (a header it lacks must read as None or 0,
     exactly as on an eagerly decoded one).
     """
-    message.jms_message_id = "ID:" + md.MsgId.hex()
+    if h and h.message_id:  # the id a broker other than IBM MQ gave it
+        message.jms_message_id = h.message_id
+    else:
+        message.jms_message_id = "ID:" + md.MsgId.hex()
     if h and h.correlation_id is not None:
         message.jms_correlation_id = h.correlation_id
     elif md.CorrelId != C.MQCI_NONE:
@@ -425,6 +459,10 @@ def _body_bytes(message: Message) -> tuple[bytes, str]:
         return (message.body or "").encode("utf-8"), C.MQFMT_STRING
     if isinstance(message, BytesMessage):
         return bytes(message.body or b""), C.MQFMT_NONE
+    if isinstance(message, MapMessage):
+        return jms_map.build_map(message.body or {}).encode("utf-8"), C.MQFMT_STRING
+    if isinstance(message, ObjectMessage):
+        raise TypeError("mqjms cannot send an ObjectMessage (a serialized Java object)")
     return b"", C.MQFMT_NONE
 
 
@@ -456,6 +494,5 @@ def to_message(md: MQMD, data: bytes, queue: str, *, lazy: bool = False) -> Mess
         )
         message = BytesMessage(data)
         message.md = md
-        message.jms_message_id = "ID:" + md.MsgId.hex()
-        message.jms_redelivered = md.BackoutCount > 0
+        _headers_from_mq(message, md, None, time.time())  # the MQMD's, never defaults
         return message

@@ -26,6 +26,7 @@ from __future__ import annotations
 import concurrent.futures
 import inspect
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,6 +85,9 @@ class Runtime:
     get_wait: float
     on_fatal: Callable[[ListenerThread, BaseException], None]
     suspects: SuspectGates = field(default_factory=SuspectGates)
+    #: Called once a consumer's first connection is made (the worker logs
+    #: ``worker.started`` when every consumer has one).
+    on_connected: Callable[[ListenerThread], None] = lambda consumer: None
 
 
 class Abandoned(Exception):
@@ -101,6 +105,8 @@ class ListenerThread:
         self.ready = threading.Event()  # set once the first connection attempt has finished
         self.activity = ActivityTracker(self.name, listener.name, listener.queue)
         self.error: BaseException | None = None  # what ended the thread, when not a stop
+        self.stats = runtime.stats.listener(listener.name, listener.queue)
+        self._started = False  # the first connection was made
         self._ctx: dict[str, Any] = {"queue": listener.queue, "listener": listener.name}
         self._log: Any = log  # bound to the context when the thread starts (see _run)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
@@ -137,6 +143,11 @@ class ListenerThread:
     def thread(self) -> threading.Thread:
         return self._thread
 
+    @property
+    def connected(self) -> bool:
+        """The consumer has a connection with its queue open (it is consuming)."""
+        return self._conn is not None
+
     def _run(self) -> None:
         # One logger per thread run, bound once: structlog's configuration at start applies.
         self._log = log.bind(**self._ctx)
@@ -146,8 +157,9 @@ class ListenerThread:
             pass
         except BaseException as exc:
             self.error = exc
-            trace = None if isinstance(exc, MQError) else exc  # an MQError's text says it all
-            log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=trace)
+            if self._started:  # a failure to start is the worker's to report, once
+                trace = None if isinstance(exc, MQError) else exc  # its text says it all
+                log.critical("worker.consumer_failed", **self._ctx, error=repr(exc), exc_info=trace)
             self.rt.on_fatal(self, exc)
         finally:
             self.ready.set()
@@ -223,7 +235,9 @@ class ListenerThread:
             raise
         self.ready.set()
         if first:
+            self._started = True
             log.info("listener.started", **self._ctx, transacted=self.listener.transacted)
+            self.rt.on_connected(self)
         else:
             # Seed 002 caches BOTHRESH/BOQNAME; definitions may have changed meanwhile.
             self.rt.poison.cache.clear()
@@ -329,11 +343,12 @@ class ListenerThread:
         self._committed(done)
 
     def _committed(self, md: MQMD) -> None:
-        self.rt.stats.add("committed")
+        self.rt.stats.add("committed", listener=self.stats)
         self.poison.committed(md)
         self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
 
     def _process(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
+        self.rt.stats.add("received", listener=self.stats)
         try:
             self._process_one(conn, handle, md, data)
         except Abandoned:
@@ -365,7 +380,7 @@ class ListenerThread:
             exc_info=exc,
         )
         conn.backout()
-        self.rt.stats.add("backed_out")
+        self.rt.stats.add("backed_out", listener=self.stats)
         log.warning(
             "message.backed_out",
             **self._ctx,
@@ -385,7 +400,7 @@ class ListenerThread:
             return
         # lazy: a listener that reads only the body never maps the jms and usr folders
         message = to_message(md, data, self.listener.queue, lazy=True)
-        self.rt.stats.add("delivered")
+        self.rt.stats.add("delivered", listener=self.stats)
         self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
         outbox = Outbox()
         error = self._deliver(message, md, outbox)
@@ -399,7 +414,8 @@ class ListenerThread:
             self._requeued(event)
             return
         conn.backout()
-        self.rt.stats.add("backed_out")
+        self.rt.stats.add("backed_out", listener=self.stats)
+        # one line per attempt; the traceback is logged once, when the message is moved
         log.warning(
             "message.backed_out",
             **self._ctx,
@@ -407,7 +423,6 @@ class ListenerThread:
             backout_count=md.BackoutCount,
             exception_type=failure.exception_type,
             reason=failure.message,
-            exc_info=error,
         )
 
     def _put_sends(self, conn: Connection, md: MQMD, outbox: Outbox) -> bool:
@@ -442,10 +457,12 @@ class ListenerThread:
             self._delivering, self._current = True, md
         error: BaseException | None = None
         try:
+            started = time.perf_counter()
             try:
                 self._call(message, outbox)
             except BaseException as exc:  # any failure of the listener rolls the message back
                 error = exc
+            self.rt.stats.processed(self.stats, time.perf_counter() - started, error is not None)
             if error is not None:
                 delay = self.poison.retry_delay(md, error)
                 if delay > 0:
@@ -488,7 +505,7 @@ class ListenerThread:
             self._requeue_failures = 0
 
     def _count(self, event: PoisonEvent) -> None:
-        self.rt.stats.add_outcome(event.outcome)
+        self.rt.stats.add_outcome(event.outcome, self.stats)
 
     # ------------------------------------------------------------------ shutdown deadline
     def abort(self) -> MQMD | None:

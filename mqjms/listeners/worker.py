@@ -50,6 +50,7 @@ from mqjms.transport.url import redact, resolve_url
 from . import signals
 from .activity import ConsumerActivity
 from .eventloop import EventLoopThread
+from .health import Health, queue_depths, start_error
 from .listener import Listener, PoisonCallback, RetryWait
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .stats import WorkerStats
@@ -104,6 +105,11 @@ class Worker:
         self._lifecycle = threading.Lock()  # one start or stop at a time
         self._running = False
         self._fatal: BaseException | None = None
+        self._started_logged = False  # worker.started: once every consumer is connected
+        self._lifecycle_log = threading.Lock()
+        self._failed_queue = ""
+        self._connected_once: set[str] = set()
+        self._resolved_url = ""
 
     @property
     def url(self) -> str | None:
@@ -183,6 +189,25 @@ class Worker:
         """What each consumer of the running worker holds now (see :mod:`.activity`)."""
         return [consumer.activity.snapshot() for consumer in self._consumers]
 
+    def health(self) -> Health:
+        """Liveness and readiness now: see :class:`~.health.Health`."""
+        consumers = list(self._consumers)
+        return Health.of(
+            running=self._running,
+            stopping=self._stopping.is_set(),
+            alive=sum(c.is_alive() for c in consumers),
+            connected=sum(c.connected for c in consumers),
+            consumers=len(consumers),
+            error=self._fatal,
+        )
+
+    def queue_depths(self) -> dict[str, int]:
+        """CURDEPTH of every listener's queue, inquired now on a connection of its own
+        (an empty dict when the queue manager cannot be reached)."""
+        url = self._resolved_url or resolve_url(self._url)
+        queues = sorted({lst.queue for lst in self.listeners})
+        return queue_depths(self.connector, url, self.appl_name, queues)
+
     def start(self) -> None:
         """Start every listener's consumers and return once each has made its first
         connection attempt. Raises when a listener cannot start (e.g. MQRC 2085, its
@@ -195,7 +220,9 @@ class Worker:
             self._stopping.clear()
             self._force.clear()
             self._fatal = None
-            url = resolve_url(self._url)
+            self._started_logged = False
+            self._connected_once = set()
+            url = self._resolved_url = resolve_url(self._url)
             for hook in self._on_start:
                 hook()
             if any(lst.is_async for lst in self.listeners):
@@ -214,6 +241,7 @@ class Worker:
                 reconnect_wait=self.reconnect_wait,
                 get_wait=self.get_wait,
                 on_fatal=self._consumer_failed,
+                on_connected=self._consumer_connected,
             )
             self._consumers = [
                 ListenerThread(lst, index, runtime)
@@ -227,11 +255,26 @@ class Worker:
                 consumer.ready.wait(READY_TIMEOUT)
         if self._fatal is not None:
             fatal = self._fatal
-            self.stop()
-            raise fatal
+            with self._lifecycle:
+                try:
+                    self._stop(self.shutdown_timeout, quiet=True)  # nothing ever started
+                finally:
+                    self._running = False
+            raise start_error(fatal, self._failed_queue, url)
+        waiting = [c.name for c in self._consumers if not c.connected]
+        if waiting:  # retrying with backoff (worker.connecting): started once connected
+            log.warning("worker.waiting_for_connection", url=redact(url), consumers=waiting)
+
+    def _consumer_connected(self, consumer: ListenerThread) -> None:
+        """A consumer made its first connection: ``worker.started`` once all have one."""
+        with self._lifecycle_log:
+            self._connected_once.add(consumer.name)
+            if self._started_logged or len(self._connected_once) < len(self._consumers):
+                return
+            self._started_logged = True
         log.info(
             "worker.started",
-            url=redact(url),
+            url=redact(self._resolved_url),
             consumers=len(self._consumers),
             listeners={lst.name: lst.queue for lst in self.listeners},
         )
@@ -255,10 +298,11 @@ class Worker:
             finally:
                 self._running = False
 
-    def _stop(self, timeout: float) -> bool:
+    def _stop(self, timeout: float, *, quiet: bool = False) -> bool:
         deadline = time.monotonic() + timeout
         self._stopping.set()
-        log.info("worker.stopping", timeout=timeout)
+        if not quiet:
+            log.info("worker.stopping", timeout=timeout)
         consumers, self._consumers = self._consumers, []
         for consumer in consumers:
             while consumer.is_alive() and not self._force.is_set():
@@ -276,7 +320,7 @@ class Worker:
                 queues=sorted({c.listener.queue for c, _ in abandoned}),
             )
             for consumer, md in abandoned:
-                self.stats.add("backed_out")
+                self.stats.add("backed_out", listener=consumer.stats)
                 log.warning(
                     "message.backed_out",
                     queue=consumer.listener.queue,
@@ -299,7 +343,8 @@ class Worker:
                 hook()
             except Exception as exc:
                 log.error("worker.on_stop_failed", hook=repr(hook), error=repr(exc), exc_info=exc)
-        log.info("worker.stopped", clean=not abandoned, **self.stats.snapshot())
+        if not quiet:
+            log.info("worker.stopped", clean=not abandoned, **self.stats.snapshot())
         return not abandoned
 
     def run(self) -> int:
@@ -313,8 +358,11 @@ class Worker:
             try:
                 self.start()
             except Exception as exc:
-                trace = None if isinstance(exc, MQError | ValueError) else exc
-                log.error("worker.start_failed", error=str(exc), exc_info=trace)
+                if isinstance(exc, MQError):  # one line: what, where, and what to do
+                    log.error("worker.start_failed", reason=exc.reason_name, error=str(exc))
+                else:
+                    trace = None if isinstance(exc, ValueError) else exc
+                    log.error("worker.start_failed", error=str(exc), exc_info=trace)
                 return 1
             try:
                 while not self._stopping.wait(1.0):
@@ -343,6 +391,7 @@ class Worker:
     def _consumer_failed(self, consumer: ListenerThread, exc: BaseException) -> None:
         if self._fatal is None:
             self._fatal = exc
+            self._failed_queue = consumer.listener.queue
         self._stopping.set()
 
     def _on_worker_thread(self) -> bool:

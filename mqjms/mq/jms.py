@@ -66,11 +66,21 @@ class JmsHeaders:
     delivery_mode: int | None = None  # jms.Dlv: 1 NON_PERSISTENT, 2 PERSISTENT
     group_id: str | None = None  # jms.Gid: JMSXGroupID
     group_seq: int | None = None  # jms.Seq: JMSXGroupSeq
+    # jms.Mid, mqjms's own (IBM's client neither writes nor reads it): the JMSMessageID
+    # that a broker other than IBM MQ gave a message (ActiveMQ's ``ID:host-...:1:1:1:1``),
+    # which a 24-byte MsgId cannot hold. Only the STOMP transport writes it.
+    message_id: str | None = None
     null_body: bool = False  # mcd.msgbody xsi:nil: a TextMessage whose text is null
 
 
 _MCD = (("msd", "Msd"), ("type", "Type"))
-_JMS_STR = {"Dst": "destination", "Rto": "reply_to", "Cid": "correlation_id", "Gid": "group_id"}
+_JMS_STR = {
+    "Dst": "destination",
+    "Rto": "reply_to",
+    "Cid": "correlation_id",
+    "Gid": "group_id",
+    "Mid": "message_id",
+}
 _JMS_INT = {
     "Tms": ("timestamp", _I8),
     "Exp": ("expiration", _I8),
@@ -78,7 +88,7 @@ _JMS_INT = {
     "Dlv": ("delivery_mode", _I4),
     "Seq": ("group_seq", _I4),
 }
-_JMS_ORDER = ("Dst", "Rto", "Tms", "Exp", "Cid", "Pri", "Dlv", "Gid", "Seq")
+_JMS_ORDER = ("Dst", "Rto", "Tms", "Exp", "Cid", "Pri", "Dlv", "Gid", "Seq", "Mid")
 _NULL_BODY = '<msgbody xsi:nil="true"></msgbody>'  # IBM writes double quotes here
 
 

@@ -163,7 +163,7 @@ def test_put_text_then_browse_and_get_json(cli: CLI) -> None:
     [again] = cli.messages("browse", "ORDERS.IN")  # a browse leaves it on the queue
     assert browsed["md"]["MsgId"] == again["md"]["MsgId"] == msg_id
     [got] = cli.messages("get", "ORDERS.IN")
-    assert set(got) == {"md", "rfh2", "dlh", "body"}
+    assert set(got) == {"md", "rfh2", "dlh", "properties", "jms", "body"}
     md = got["md"]
     assert (md["Format"], md["CodedCharSetId"], md["Encoding"]) == ("MQSTR", 1208, 546)
     assert (md["Priority"], md["ReplyToQ"], md["BackoutCount"]) == (4, "REPLIES", 0)

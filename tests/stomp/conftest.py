@@ -1,4 +1,5 @@
-"""ActiveMQ for the STOMP tests: a real broker, started once per session by scripts/activemq.
+"""ActiveMQ for the STOMP tests: a real broker, started once per session by scripts/activemq,
+and a real Java JMS client on it (OpenWire) for the interoperability tests.
 
 The session fixture installs Debian's ``activemq`` package when it is missing (root
 needed) and starts a private broker on 127.0.0.1. Only when the broker cannot be
@@ -17,6 +18,7 @@ import pytest
 from mqjms.mq import MQError
 from mqjms.transport import Connection, connect
 from tests.stomp.activemq_support import BrokerUnavailable, StompBroker, ensure_activemq
+from tests.stomp.java_support import JavaClient, JavaUnavailable, compile_client, openwire_url
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -66,3 +68,20 @@ def sconnect(amq: StompBroker, stomp_conns: list[Connection]):  # type: ignore[n
         return conn
 
     return make
+
+
+@pytest.fixture(scope="session")
+def java_classpath(activemq_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """JmsClient.java compiled for the session (a JDK and ActiveMQ's client jars)."""
+    try:
+        return compile_client(tmp_path_factory.mktemp("java"))
+    except JavaUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"Java is needed in CI (scripts/setup installs it): {exc}")
+        pytest.skip(f"no Java JMS client here: {exc}")
+
+
+@pytest.fixture
+def java(java_classpath: str, amq: StompBroker) -> JavaClient:
+    """A real Java JMS client (OpenWire) on the test broker, using the test's queues."""
+    return JavaClient(java_classpath, openwire_url(), amq.prefix)

@@ -12,7 +12,7 @@ import time
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Browse
 
-from . import mapping, release
+from . import bodies, mapping, release
 from .client import ConnectionLost
 from .state import BrowseCursor, OpenQueue, StompState
 
@@ -62,15 +62,20 @@ class Browsing(StompState):
             if frame is None:
                 return None
             now = time.time()
+            if mapping.is_expired(frame.headers, now):
+                continue
+            md, data = mapping.from_frame(
+                frame.headers,
+                frame.body,
+                prefix=self.prefix,
+                now=now,
+                converted=bodies.converted(self.params, frame),
+            )
             # One MsgId is shown once: a message being requeued (a backout, a give-back)
             # exists twice on the broker for an instant, the original and its copy.
-            msg_id = frame.headers.get(mapping.H_MSG_ID) or (
-                mapping.native_msg_id(frame.message_id).hex()
-            )
-            if msg_id in cursor.seen or mapping.is_expired(frame.headers, now):
+            if md.MsgId in cursor.seen:
                 continue
-            cursor.seen.add(msg_id)
-            md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
+            cursor.seen.add(md.MsgId)
             if frame.headers.get("redelivered") == "true" and release.returned_peek(
                 frame.message_id
             ):

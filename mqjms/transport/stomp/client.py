@@ -23,7 +23,7 @@ import stomp.utils  # type: ignore[import-untyped]
 
 from mqjms.logs import get_logger
 
-from . import logbridge
+from . import broker_ids, logbridge
 from .config import StompParams
 
 log = get_logger("mqjms.transport.stomp")
@@ -58,6 +58,7 @@ class Frame:
     headers: dict[str, str]
     body: bytes
     received: float = field(default_factory=time.monotonic)
+    converted: Any = None  # what .bodies found an empty frame from another client to be
 
     @property
     def message_id(self) -> str:
@@ -88,7 +89,7 @@ class _Listener(stomp.ConnectionListener):  # type: ignore[misc]
         self.client = client
 
     def on_connected(self, frame: Any) -> None:
-        self.client._on_connected()
+        self.client._on_connected(frame.headers)
 
     def on_message(self, frame: Any) -> None:
         self.client._on_message(frame)
@@ -120,6 +121,10 @@ class StompClient:
         self._closing = False
         self._connected = False  # CONNECTED received: from then on, losses are news
         self.server = ""
+        self.session = ""  # the CONNECTED frame's session (ActiveMQ: the connection id)
+        self._sends = 0  # SEND frames written: ActiveMQ numbers message-ids by them
+        #: A lost connection is no news (a probe the broker may close: see .bodies).
+        self.loss_expected = False
         conn = stomp.Connection12(
             [(params.host, params.port)],
             reconnect_attempts_max=1,
@@ -179,8 +184,10 @@ class StompClient:
         )
 
     # ------------------------------------------------------------------ callbacks
-    def _on_connected(self) -> None:
+    def _on_connected(self, headers: Mapping[str, str]) -> None:
         with self._cond:
+            self.server = headers.get("server", "")
+            self.session = headers.get("session", "")
             self._connected = True
             self._cond.notify_all()
 
@@ -218,7 +225,7 @@ class StompClient:
         with self._cond:
             self._lost = True
             self._cond.notify_all()
-        if self._connected and not self._closing:
+        if self._connected and not self._closing and not self.loss_expected:
             log.warning("stomp.connection_lost", url=self.params.safe_url)
 
     # ------------------------------------------------------------------ state
@@ -232,6 +239,14 @@ class StompClient:
 
     def new_id(self, kind: str) -> str:
         return f"{kind}-{next(self._ids)}"
+
+    def _count_send(self) -> str | None:
+        """Count a SEND about to be written; the message-id ActiveMQ will give it (None
+        on another broker: see :mod:`.broker_ids`)."""
+        self._sends += 1
+        if not self.server.startswith("ActiveMQ/") or not self.session:
+            return None
+        return broker_ids.predicted_id(self.session, self._sends)
 
     # ------------------------------------------------------------------ frames out
     def _call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
@@ -274,6 +289,7 @@ class StompClient:
         frames: list[tuple[str, dict[str, str], bytes]] = [("BEGIN", {"transaction": tx}, b"")]
         for ack_id, destination, headers, body in replacements:
             frames.append(("ACK", {"id": ack_id, "transaction": tx}, b""))
+            self._count_send()
             out = _send_headers(headers, body, tx)
             out["destination"] = destination
             frames.append(("SEND", out, body))
@@ -310,15 +326,19 @@ class StompClient:
         *,
         transaction: str | None = None,
         receipt: bool = False,
-    ) -> None:
+    ) -> str | None:
+        """SEND; returns the message-id the broker gives the message when it is known
+        (ActiveMQ), else None."""
         out = _send_headers(headers, body, transaction)
         rid = None
         if receipt:
             rid = self.new_id("r")
             out["receipt"] = rid
+        message_id = self._count_send()
         self._call(self._conn.send, destination, body, headers=out)
         if rid is not None:
             self.wait_receipt(rid)
+        return message_id
 
     def ack(self, ack_id: str, *, transaction: str | None = None, receipt: bool = False) -> None:
         rid = self.new_id("r") if receipt else None

@@ -50,7 +50,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Capability, Handle, definitions
+from mqjms.semantics import Capability, Context, Handle, definitions
 from mqjms.semantics.attributes import QMGR_ATTR_BY_NAME
 from mqjms.semantics.checks import check_get_allowed, input_mode
 from mqjms.semantics.emulated import GetRequest, PutRequest
@@ -66,7 +66,7 @@ from mqjms.semantics.put import (
     set_context,
 )
 
-from . import mapping, release
+from . import bodies, broker_ids, mapping, release
 from .browse import Browsing
 from .client import BrokerError, ConnectionLost, ConnectRefused, StompClient
 from .config import QueueDefinition, StompParams
@@ -102,7 +102,8 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         self.params = params
         config = params.config()
         self.prefix = params.prefix if params.prefix is not None else config.prefix
-        self.identity = PutIdentity.of(appl_name)
+        # a broker has no put application: "mqjms" unless named (never the program name)
+        self.identity = PutIdentity.of(appl_name or "mqjms")
         self._strict = params.strict if params.strict is not None else config.strict
         self._handles = {}
         self._hobjs = itertools.count(1)
@@ -325,7 +326,10 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             return _AGAIN
         if self._returned:
             self._returned.pop(frame.message_id, None)
-        md, data = mapping.from_frame(frame.headers, frame.body, prefix=self.prefix, now=now)
+        converted = bodies.converted(self.params, frame)
+        md, data = mapping.from_frame(
+            frame.headers, frame.body, prefix=self.prefix, now=now, converted=converted
+        )
         if release.was_redelivered(frame):
             md.BackoutCount += 1
             if syncpoint:
@@ -364,7 +368,9 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         )
         # a broker has priorities 0-9: the MQMD says the one the message was put at
         out.Priority = min(out.Priority, MAX_PRIORITY)
-        headers, body = mapping.to_frame(out, data, prefix=self.prefix, now=now)
+        headers, body = mapping.to_frame(
+            out, data, prefix=self.prefix, now=now, context=context is not Context.DEFAULT
+        )
         if self._client.lost:
             self._recover()
         if syncpoint and self._broken:
@@ -375,11 +381,13 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             )
         try:
             if syncpoint:
-                self._client.send(destination, headers, body, transaction=self._begin())
+                broker_id = self._client.send(destination, headers, body, transaction=self._begin())
                 self._puts += 1
                 self._uow_puts[destination] = self._uow_puts.get(destination, 0) + 1
             else:
-                self._client.send(destination, headers, body, receipt=True)
+                broker_id = self._client.send(destination, headers, body, receipt=True)
+            if out.ReplyToQ and broker_id is not None:  # a request: a JMS reply names it so
+                broker_ids.requests.remember(broker_id, out.MsgId)
         except ConnectionLost:
             self._recover()
             raise failed(
@@ -431,6 +439,11 @@ def _selector(msg_id: bytes | None, correl_id: bytes | None) -> str | None:
         wanted = msg_id.ljust(24, b"\x00")[:24].hex()
         parts.append(f"{mapping.H_MSG_ID} = '{wanted}'")
     if correl_id is not None:
-        text = mapping.correl_text(correl_id.ljust(24, b"\x00")[:24]).replace("'", "''")
-        parts.append(f"JMSCorrelationID = '{text}'")
+        wanted_id = correl_id.ljust(24, b"\x00")[:24]
+        texts = [mapping.correl_text(wanted_id)]
+        broker_id = broker_ids.requests.broker_id(wanted_id)
+        if broker_id is not None:  # a JMS reply to our request names its broker id
+            texts.append(broker_id)
+        quoted = ", ".join("'" + text.replace("'", "''") + "'" for text in texts)
+        parts.append(f"JMSCorrelationID IN ({quoted})")
     return " AND ".join(parts) or None

@@ -33,8 +33,9 @@ from collections.abc import Sequence
 
 from mqjms.logs import get_logger
 
-from . import mapping
+from . import bodies, mapping
 from .client import Frame, Replacement, StompClient
+from .config import StompParams
 
 log = get_logger("mqjms.transport.stomp")
 
@@ -44,10 +45,13 @@ _RETURNED_MAX = 100_000
 _TOP_PRIORITY = "127"  # ActiveMQ's highest consumer priority
 
 
-def copy_of(frame: Frame, count: int, prefix: str) -> tuple[dict[str, str], bytes]:
+def copy_of(
+    frame: Frame, count: int, prefix: str, params: StompParams
+) -> tuple[dict[str, str], bytes]:
     """A frame's message as a new SEND with BackoutCount ``count``: every MQMD field,
-    MsgId and the absolute expiry kept."""
-    md, data = mapping.from_frame(frame.headers, frame.body, prefix=prefix)
+    MsgId and the absolute expiry kept (a Java MapMessage's entries too: see .bodies)."""
+    converted = bodies.converted(params, frame)
+    md, data = mapping.from_frame(frame.headers, frame.body, prefix=prefix, converted=converted)
     md.BackoutCount = count
     headers, body = mapping.to_frame(md, data, prefix=prefix)
     expires = frame.headers.get("expires", "0")
@@ -132,7 +136,8 @@ def _requeue(
     finally:
         replacements: list[Replacement] = []
         for frame in got:
-            headers, body = copy_of(frame, count_of(by_id[frame.message_id], prefix), prefix)
+            count = count_of(by_id[frame.message_id], prefix)
+            headers, body = copy_of(frame, count, prefix, client.params)
             replacements.append((frame.ack_id, frame.headers.get("destination", ""), headers, body))
         client.release(catcher, replacements)
     log.debug(
@@ -147,7 +152,12 @@ def _requeue(
 def count_of(frame: Frame, prefix: str) -> int:
     """The BackoutCount a frame's message has: its header's, + 1 when the broker
     redelivers it after a failure (not when this process returned it unseen)."""
-    count = mapping.from_frame(frame.headers, b"", prefix=prefix)[0].BackoutCount
+    headers = frame.headers
+    count = 0
+    if mapping.H_BACKOUT in headers and headers.get(mapping.H_DIGEST) == mapping.digest(
+        headers, frame.body
+    ):  # another client's message, or a changed copy, has no count of ours
+        count = int(headers[mapping.H_BACKOUT])
     return count + 1 if was_redelivered(frame) else count
 
 

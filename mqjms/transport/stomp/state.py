@@ -38,7 +38,7 @@ class BrowseCursor:
     selector: str | None
     sub: str | None = None
     ended: bool = False
-    seen: set[str] = field(default_factory=set)
+    seen: set[bytes] = field(default_factory=set)  # MsgIds shown
 
 
 @dataclass(slots=True)

@@ -153,7 +153,7 @@ class UnitOfWork(StompState):
         client.begin(tx)
         try:
             for frame, count in items:
-                headers, body = release.copy_of(frame, count, self.prefix)
+                headers, body = release.copy_of(frame, count, self.prefix, self.params)
                 client.ack(frame.ack_id, transaction=tx)
                 client.send(frame.headers.get("destination", ""), headers, body, transaction=tx)
             client.commit(tx)

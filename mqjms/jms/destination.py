@@ -1,0 +1,40 @@
+"""JMS destinations: a queue by name or by JMS URI, and whether its readers expect an RFH2."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+TARGET_JMS = 0  # targetClient: write an RFH2
+TARGET_MQ = 1  # targetClient: plain MQ application, no RFH2
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """A JMS queue destination. ``target_client=TARGET_MQ`` sends without an RFH2."""
+
+    name: str
+    target_client: int = TARGET_JMS
+    qmgr: str = ""  # the queue manager that owns the queue; "" = the one connected to
+
+    @classmethod
+    def parse(cls, destination: str | Queue) -> Queue:
+        """A name, or a JMS URI such as ``queue:///ORDERS.IN?targetClient=1`` or
+        ``queue://QM1/ORDERS.REPLY``."""
+        if isinstance(destination, Queue):
+            return destination
+        if not isinstance(destination, str):
+            raise TypeError(
+                "a queue is a name (str) or an mqjms.Queue, not "
+                f"{type(destination).__name__} {destination!r}"
+            )
+        if destination.startswith("queue://"):
+            parts = urlsplit(destination)
+            name = parts.path.lstrip("/")
+            target = parse_qs(parts.query).get("targetClient", ["0"])[0]
+            return cls(name, TARGET_MQ if target == "1" else TARGET_JMS, parts.netloc)
+        return cls(destination)
+
+    @property
+    def uri(self) -> str:
+        return f"queue://{self.qmgr}/{self.name}"
