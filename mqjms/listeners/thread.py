@@ -436,7 +436,7 @@ class ListenerThread:
             failure = Failure.from_exception(exc, self.listener.name, self.listener.queue)
             self.poison.failures.remember(md.MsgId, failure)
             conn.backout()
-            self.rt.stats.add("backed_out")
+            self.rt.stats.add("backed_out", listener=self.stats)
             log.warning(
                 "message.backed_out",
                 **self._ctx,
