@@ -19,7 +19,7 @@ def ship(msg: mqjms.Message) -> None:
         raise ValueError(f"cannot ship {msg.body}")
     if msg.body.startswith("never"):
         raise Unshippable(msg.body)
-    mqjms.spark.send("ORDERS.SHIPPED", f"shipped {msg.body}", properties={"n": msg.body})
+    mqjms.send("ORDERS.SHIPPED", f"shipped {msg.body}", properties={"n": msg.body})
 
 
 move_on_app = mqjms.Worker()
