@@ -84,7 +84,8 @@ def put(conn: Connection, marker: Marker, record: dict[str, Any]) -> None:
         Persistence=C.MQPER_PERSISTENT,
     )
     body = {"query": marker.query, "batch": marker.batch, "partition": marker.partition}
-    conn.put(marker.queue, md, json.dumps({**body, **record}).encode(), syncpoint=True)
+    data = json.dumps({**body, **record}).encode()
+    conn.put(marker.queue, md, data, syncpoint=True, new_msg_id=False)
 
 
 def put_once(
