@@ -2,7 +2,9 @@
 
 A queue delivers by priority, then arrival (``MSGDLVSQ(PRIORITY)``), or by arrival only
 (``MSGDLVSQ(FIFO)``); the indexes ``messages_priority`` and ``messages_fifo`` hold those
-orders. A browse cursor is the *key* of the last message it returned, and the next one is
+orders, of the available messages only (``state = 0``, written literally in every query:
+SQLite uses a partial index only then), so messages locked in units of work cost a get
+nothing. A browse cursor is the *key* of the last message it returned, and the next one is
 found by seeking the index just past that key (keyset pagination), so each browse step
 costs O(log depth) however deep the queue, instead of walking the index from its head.
 """
@@ -19,7 +21,7 @@ from . import messages, store
 _FROM = f"SELECT {messages.SELECT_COLUMNS} FROM messages"
 _PRIORITY = " INDEXED BY messages_priority"
 _FIFO = " INDEXED BY messages_fifo"
-_AVAILABLE = " WHERE queue = ? AND state = ?"
+_AVAILABLE = f" WHERE queue = ? AND state = {store.AVAILABLE}"
 # a row id is reused only by a message that arrived after the one under the cursor was
 # removed: that message is after the cursor too, so ids equal to the cursor's count unless
 # the MsgId is the cursor's own
@@ -50,7 +52,7 @@ def next_message(
     matching ``msg_id``/``correl_id`` when given."""
     if msg_id is not None or correl_id is not None:
         return _next_matching(db, queue, priority_order, after, msg_id, correl_id)
-    head: list[object] = [queue, store.AVAILABLE]
+    head: list[object] = [queue]
     if after is None:
         order = " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
         return db.execute(_FROM + _AVAILABLE + order, head).fetchone()  # type: ignore[no-any-return]
@@ -86,7 +88,7 @@ def _next_matching(
     the whole queue in delivery order instead, so the id's index is named."""
     index = ""
     where = _AVAILABLE
-    params: list[object] = [queue, store.AVAILABLE]
+    params: list[object] = [queue]
     if msg_id is not None:
         index = " INDEXED BY messages_msg_id"
         where += " AND msg_id = ?"

@@ -17,11 +17,18 @@ Storage. The directory and its files are private to their owner (``files``), a s
 refuses a missing, emptied or damaged database (``integrity``), a full disk stops puts
 but not consumers (``space``), a read-only directory opens for browsing only, and every
 SQLite failure reaches callers as an MQError (``failures``).
+
+Threads. A QueueManager is shared by the threads of its process; its own database
+connection serves one of them at a time, and each QMConnection has its own. Closing the
+queue manager waits for the calls in flight and ends the waiting ones with an MQError.
+
+The parts: this module (opening, starting, closing, recovery), :mod:`.admin` (what MQSC
+does), :mod:`.connection` (the MQI), :mod:`.queues` and :mod:`.triggers` (the put path
+and seed 003), :mod:`.expiry`, :mod:`.recovery`, each change one :mod:`.transaction`.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import re
@@ -30,7 +37,6 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,23 +47,18 @@ from mqjms.semantics.attributes import (
     ALIAS,
     LOCAL,
     MODEL,
-    PROCESS_ATTRS,
-    QMGR_ATTR_BY_NAME,
     QMGR_ATTRS,
-    QUEUE_ATTR_BY_NAME,
-    QUEUE_ATTRS,
-    QUEUE_TYPES,
     default_queue_attrs,
-    normalize,
-    normalize_process_attrs,
-    normalize_queue_attrs,
     validate_name,
 )
 
-from . import files, integrity, queues, store, triggers
+from . import catalog, files, integrity, meta, recovery, store, wakeup
+from .admin import Administration
+from .expiry import ExpiryScanner
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
 from .space import SpaceReserve, with_room
+from .transaction import writing
 
 if TYPE_CHECKING:
     from .connection import QMConnection
@@ -79,37 +80,6 @@ DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
     ),
     (LOCAL, "SYSTEM.DEFAULT.INITIATION.QUEUE", {}),
 )
-SYSTEM_DEFAULTS = {
-    LOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE",
-    ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
-    MODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
-}
-
-# Waiters in this process are woken when a local connection commits or puts.
-_activity = threading.Condition()
-_activity_serial = 0
-
-
-def notify_activity() -> None:
-    global _activity_serial
-    with _activity:
-        _activity_serial += 1
-        _activity.notify_all()
-
-
-def wait_for_activity(seen: int, timeout: float) -> int:
-    with _activity:
-        if _activity_serial == seen:
-            _activity.wait(timeout)
-        return _activity_serial
-
-
-def activity_serial() -> int:
-    return _activity_serial
-
-
-def _now_stamp() -> str:
-    return time.strftime("%Y-%m-%d %H.%M.%S", time.gmtime())
 
 
 def boot_id() -> str:
@@ -133,7 +103,7 @@ def default_qmgr_name(path: Path) -> str:
 
 
 @translating
-class QueueManager:
+class QueueManager(Administration):
     """An embedded queue manager on a directory; thread-safe; one per directory per process
     is enough, but more are harmless."""
 
@@ -150,7 +120,7 @@ class QueueManager:
         self._closed = False
         self._last_recovery = 0.0
         self._connections: weakref.WeakSet[QMConnection] = weakref.WeakSet()
-        self._stop_scanner = threading.Event()
+        self._scanner: ExpiryScanner | None = None
         marker = files.read_marker(self.path) if self.path.is_dir() else None
         # group access is chosen at creation (or changed by its owner) and kept in qmgr.ini
         group = group_access if group_access is not None else bool(marker and marker.group_access)
@@ -165,8 +135,8 @@ class QueueManager:
         else:
             self._db = self._open_read_write(name, group_access)
         try:
-            self.name = str(self._meta("qmgr_name"))
-            self.stamp = int(self._meta("created_stamp") or 0)
+            self.name = str(meta.get(self._db, "qmgr_name"))
+            self.stamp = int(meta.get(self._db, "created_stamp") or 0)
             if self.read_only:
                 return
             self.recover_abandoned(force=True)
@@ -175,9 +145,7 @@ class QueueManager:
             self.name = getattr(self, "name", "")
             self.close()  # let go of the lock and the database: this object is never used
             raise
-        self._scanner = threading.Thread(
-            target=self._scan_loop, name=f"mqjms-expiry-{self.name}", daemon=True
-        )
+        self._scanner = ExpiryScanner(self.name, self.open_db)
         self._scanner.start()
 
     def _open_read_write(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:
@@ -199,13 +167,15 @@ class QueueManager:
             if not store.has_schema(db):
                 store.create_schema(db)
             self._ensure_created(name)
+            if store.upgrade(db):
+                log.info("qmgr.upgraded", path=str(self.path), schema=store.SCHEMA_VERSION)
             regroup = marker is not None and group_access not in (None, marker.group_access)
             if marker is None or not marker.name or regroup:
                 created = marker.created if marker else ""
-                qmname = str(self._meta("qmgr_name"))
+                qmname = str(meta.get(db, "qmgr_name"))
                 marker = files.Marker(qmname, created, self.access.group)
                 files.write_marker(self.path, marker, self.access)
-            if self._meta("boot_id") != boot_id():
+            if meta.get(db, "boot_id") != boot_id():
                 self._start()
             self._active.acquire(exclusive=False)
         except sqlite3.Error as exc:
@@ -262,13 +232,9 @@ class QueueManager:
             log.warning("storage.reserve_failed", file=str(self.reserve.path), error=str(exc))
 
     # ------------------------------------------------------------------ lifecycle
-    def _meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
     def _ensure_created(self, name: str | None) -> None:
         with store.write(self._db) as db:
-            if db.execute("SELECT 1 FROM meta WHERE key = 'qmgr_name'").fetchone():
+            if meta.get(db, "qmgr_name") is not None:
                 return
             qmname = validate_name(name or default_qmgr_name(self.path), "queue manager")
             db.executemany(
@@ -283,9 +249,7 @@ class QueueManager:
                 ],
             )
             for qtype, qname, attrs in DEFAULT_OBJECTS:
-                merged = default_queue_attrs(qtype)
-                merged.update(attrs)
-                self._insert_queue(db, qname, qtype, merged)
+                catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
             log.info("qmgr.created", qmgr=qmname, path=str(self.path))
 
     def _start(self) -> None:
@@ -306,22 +270,21 @@ class QueueManager:
             db.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'incarnation'"
             )
-            db.execute(
-                "INSERT INTO meta (key, value) VALUES ('boot_id', ?)"
-                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (boot_id(),),
-            )
+            meta.put(db, "boot_id", boot_id())
             # depth counters are rebuilt from the rows, so a crash can never skew them
             db.execute(
-                "UPDATE queues SET depth = (SELECT COUNT(*) FROM messages m"
-                " WHERE m.queue = queues.name)"
+                "UPDATE queues SET depth ="
+                f" (SELECT COUNT(*) FROM messages m WHERE m.queue = queues.name"
+                f" AND m.state = {store.AVAILABLE})"
+                " + (SELECT COUNT(*) FROM messages m INDEXED BY messages_uow"
+                " WHERE m.uow IS NOT NULL AND m.queue = queues.name)"
             )
         for stale in (self.path / "conn").glob("*.lock"):
             if owner_is_dead(stale):
                 stale.unlink(missing_ok=True)
         log.info(
             "qmgr.started",
-            qmgr=self._meta("qmgr_name"),
+            qmgr=meta.get(self._db, "qmgr_name"),
             nonpersistent_dropped=dropped,
             units_of_work_backed_out=backed,
         )
@@ -353,7 +316,8 @@ class QueueManager:
                     f"({self._other_users()}); stop it first",
                 )
             try:
-                self._start()
+                with self._lock:
+                    self._start()
             finally:
                 self._active.acquire(exclusive=False)
         finally:
@@ -366,21 +330,32 @@ class QueueManager:
         return ", ".join(others[:5]) or "a process without connections"
 
     def close(self) -> None:
-        """Close every connection of this object (backing out their work) and let go."""
-        with self._lock:
+        """Close every connection of this object (backing out their work) and let go.
+
+        Safe while other threads are inside calls: a call on a connection finishes (or, a
+        get that waits, wakes) and the next one fails with an MQError; nothing uses a
+        database handle after it is closed."""
+        with self._lock:  # waits for the use of the queue manager's own connection
             if self._closed:
                 return
             self._closed = True
-        self._stop_scanner.set()
+        wakeup.ring()  # the gets that wait look again, and find the queue manager closing
         try:
+            if self._scanner is not None:
+                self._scanner.stop()
             for conn in list(self._connections):
                 try:
-                    conn.disconnect()
+                    conn.disconnect()  # waits for the connection's call in flight
                 except MQError as exc:  # e.g. a damaged database: still let go of the rest
                     log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
         finally:
-            self._active.release()
-            self._db.close()
+            with self._lock:
+                self._active.release()
+                self._db.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def __enter__(self) -> QueueManager:
         return self
@@ -396,7 +371,13 @@ class QueueManager:
             raise failed(C.MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {self.name} is closed")
         self.recover_abandoned()
         conn = QMConnection(self, appl_name)
-        self._connections.add(conn)
+        with self._lock:
+            closed = self._closed
+            if not closed:
+                self._connections.add(conn)
+        if closed:  # closed meanwhile, by another thread
+            conn.disconnect()
+            raise failed(C.MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {self.name} is closed")
         return conn
 
     def new_connection_id(self) -> str:
@@ -406,7 +387,14 @@ class QueueManager:
         return self.path / "conn" / f"{conn_id}.lock"
 
     def open_db(self) -> sqlite3.Connection:
+        """A new connection to the database, for a QMConnection or a thread of its own."""
         return store.connect_db(self.db_file, read_only=self.read_only, create=False)
+
+    def mqsc(self, text: str) -> list[CommandResult]:
+        """Run MQSC commands; see :mod:`mqjms.qmgr.mqsc`."""
+        from .mqsc import run_script
+
+        return list(run_script(self, text))
 
     # ------------------------------------------------------------------ recovery
     def recover_abandoned(self, force: bool = False) -> int:
@@ -425,40 +413,20 @@ class QueueManager:
         return len(dead)
 
     def end_connection(self, db: sqlite3.Connection, conn_id: str, reason: str) -> None:
-        """Back out a connection's unit of work and drop its handles and temporary queues."""
+        """Back out a connection's unit of work and drop its handles and temporary queues,
+        on ``db`` (the connection's own, or the queue manager's for a dead process's)."""
         if self.read_only:
             return
-        with_room(db, self.reserve, lambda: self._end_connection(db, conn_id, reason))
 
-    def _end_connection(self, db: sqlite3.Connection, conn_id: str, reason: str) -> None:
-        with store.write(db) as tx:
-            if not tx.execute("SELECT 1 FROM connections WHERE id = ?", (conn_id,)).fetchone():
-                return
-            got, put = backout_uow(tx, conn_id)
-            closed = [
-                r[0]
-                for r in tx.execute(
-                    "SELECT DISTINCT queue FROM handles WHERE conn = ? AND options & ? != 0",
-                    (conn_id, C.MQOO_INPUT_MASK),
-                ).fetchall()
-            ]
-            tx.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
-            ctx = triggers.Context(self.name, self.stamp, time.time())
-            for qname in closed:
-                # seed 003 item 12 note 2: an application that ends (or abends) after
-                # backing out leaves its messages to trigger a new server
-                triggers.on_close(tx, ctx, qname)
-            temp = [
-                r[0]
-                for r in tx.execute(
-                    "SELECT name FROM queues WHERE deftype = 'TEMPDYN' AND owner = ?", (conn_id,)
-                ).fetchall()
-            ]
-            for qname in temp:
-                tx.execute("DELETE FROM messages WHERE queue = ?", (qname,))
-                tx.execute("DELETE FROM queues WHERE name = ?", (qname,))
-            tx.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
+        def attempt() -> tuple[int, int] | None:
+            with writing(db, self.name) as tx:
+                return recovery.end_connection(tx, conn_id)
+
+        ended = with_room(db, self.reserve, attempt)
+        if ended is None:
+            return
         self.connection_lock_path(conn_id).unlink(missing_ok=True)
+        got, put = ended
         if got or put:
             log.warning(
                 "uow.backed_out",
@@ -467,390 +435,6 @@ class QueueManager:
                 messages_got=got,
                 messages_put=put,
             )
-            notify_activity()
-
-    # ------------------------------------------------------------------ expiry scan
-    def _scan_loop(self) -> None:
-        db: sqlite3.Connection | None = None
-        failing = False
-        try:
-            while not self._stop_scanner.wait(1.0):
-                if db is None:
-                    db = self.open_db()
-                try:
-                    self._maybe_scan(db)
-                    failing = False
-                except MQError as exc:  # e.g. a full disk: the next interval tries again
-                    if not failing:
-                        log.warning(
-                            "expiry.scan_failed",
-                            qmgr=self.name,
-                            reason=exc.reason_name,
-                            detail=exc.detail,
-                        )
-                    failing = True
-        except Exception as exc:  # the scanner must never take the process down
-            log.error("expiry.scan_failed", qmgr=self.name, error=repr(exc))
-        finally:
-            if db is not None:
-                db.close()
-
-    def _maybe_scan(self, db: sqlite3.Connection) -> None:
-        interval = int(queues.qmgr_attr(db, "EXPRYINT"))
-        if interval <= 0:
-            return
-        now = time.time()
-        with store.write(db, durable=False) as tx:
-            last = float(
-                tx.execute("SELECT value FROM meta WHERE key = 'last_expiry_scan'").fetchone()[0]
-            )
-            if now - last < interval:
-                return
-            tx.execute("UPDATE meta SET value = ? WHERE key = 'last_expiry_scan'", (str(now),))
-            count = queues.scan_expired(tx, self.name, self.stamp, now)
-        log.info("expiry.scanned", qmgr=self.name, discarded=count, interval=interval)
-
-    def refresh_expiry(self, pattern: str = "*") -> int:
-        """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages now."""
-        now = time.time()
-        names = [q["QUEUE"] for q in self.display_queues(pattern, LOCAL, ["QUEUE"])]
-        total = 0
-        with self._lock, store.write(self._db) as db:
-            for qname in names:
-                total += queues.scan_expired(db, self.name, self.stamp, now, str(qname))
-        log.info("expiry.refreshed", qmgr=self.name, pattern=pattern, discarded=total)
-        return total
-
-    # ------------------------------------------------------------------ administration
-    def _insert_queue(
-        self,
-        db: sqlite3.Connection,
-        name: str,
-        qtype: str,
-        attrs: Mapping[str, int | str | bool],
-        deftype: str | None = None,
-        owner: str | None = None,
-    ) -> None:
-        stamp = _now_stamp()
-        db.execute(
-            "INSERT INTO queues (name, qtype, attrs, deftype, owner, created, altered)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (name, qtype, json.dumps(dict(attrs)), deftype, owner, stamp, stamp),
-        )
-
-    def define_queue(
-        self,
-        qtype: str,
-        name: str,
-        attrs: Mapping[str, object] | None = None,
-        *,
-        like: str | None = None,
-        replace: bool = False,
-    ) -> None:
-        """DEFINE QLOCAL|QALIAS|QMODEL(name) [LIKE(q)] [REPLACE] attrs."""
-        qtype = _queue_type(qtype)
-        validate_name(name)
-        given = normalize_queue_attrs(qtype, attrs or {})
-        with self._lock, store.write(self._db) as db:
-            base_name = like or SYSTEM_DEFAULTS[qtype]
-            base = queues.load(db, base_name)
-            if base is None:
-                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE queue {base_name!r} is not defined")
-            if like and base.qtype != qtype:
-                raise failed(
-                    C.MQRCCF_OBJECT_WRONG_TYPE,
-                    f"LIKE({like}) is a {base.qtype}, not a {qtype}",
-                )
-            merged = default_queue_attrs(qtype)
-            merged.update({k: v for k, v in base.attrs.items() if k in merged})
-            merged.update(given)
-            existing = queues.load(db, name)
-            if existing is not None:
-                if not replace:
-                    raise failed(
-                        C.MQRCCF_OBJECT_ALREADY_EXISTS,
-                        f"queue {name!r} already exists (add REPLACE to redefine it)",
-                    )
-                if existing.qtype != qtype:
-                    raise failed(
-                        C.MQRCCF_OBJECT_WRONG_TYPE,
-                        f"queue {name!r} exists as a {existing.qtype}; DELETE it first",
-                    )
-                db.execute(
-                    "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
-                    (json.dumps(merged), _now_stamp(), name),
-                )
-                if qtype == LOCAL:
-                    ctx = triggers.Context(self.name, self.stamp, time.time())
-                    triggers.on_alter(db, ctx, name, existing.attrs, merged)
-            else:
-                self._insert_queue(db, name, qtype, merged)
-        log.info("qmgr.queue_defined", queue=name, qtype=qtype, replace=replace)
-
-    def alter_queue(self, name: str, attrs: Mapping[str, object], qtype: str | None = None) -> None:
-        """ALTER QLOCAL|QALIAS|QMODEL(name) attrs."""
-        validate_name(name)
-        with self._lock, store.write(self._db) as db:
-            found = queues.require(db, name)
-            if qtype is not None and _queue_type(qtype) != found.qtype:
-                raise failed(
-                    C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
-                )
-            before = dict(found.attrs)
-            found.attrs.update(normalize_queue_attrs(found.qtype, attrs))
-            db.execute(
-                "UPDATE queues SET attrs = ?, altered = ? WHERE name = ?",
-                (json.dumps(found.attrs), _now_stamp(), name),
-            )
-            if found.qtype == LOCAL:
-                ctx = triggers.Context(self.name, self.stamp, time.time())
-                triggers.on_alter(db, ctx, name, before, found.attrs)
-        notify_activity()
-        log.info("qmgr.queue_altered", queue=name, attrs=dict(attrs))
-
-    def delete_queue(self, name: str, qtype: str | None = None, *, purge: bool = False) -> None:
-        """DELETE QLOCAL(name) [PURGE]: refused while open, or not empty without PURGE."""
-        validate_name(name)
-        with self._lock, store.write(self._db) as db:
-            found = queues.require(db, name)
-            if qtype is not None and _queue_type(qtype) != found.qtype:
-                raise failed(
-                    C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}, not {qtype}"
-                )
-            if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1", (name,)).fetchone():
-                raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} is open; close it first")
-            if found.depth and not purge:
-                raise failed(
-                    C.MQRC_Q_NOT_EMPTY,
-                    f"queue {name!r} holds {found.depth} messages (add PURGE to delete them)",
-                )
-            db.execute("DELETE FROM messages WHERE queue = ?", (name,))
-            db.execute("DELETE FROM queues WHERE name = ?", (name,))
-        log.info("qmgr.queue_deleted", queue=name, purge=purge)
-
-    def clear_queue(self, name: str) -> int:
-        """CLEAR QLOCAL(name): refused while open or holding uncommitted messages."""
-        validate_name(name)
-        with self._lock, store.write(self._db) as db:
-            found = queues.require(db, name)
-            if found.qtype != LOCAL:
-                raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"queue {name!r} is a {found.qtype}")
-            if db.execute("SELECT 1 FROM handles WHERE queue = ? LIMIT 1", (name,)).fetchone():
-                raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} is open; close it first")
-            if db.execute(
-                "SELECT 1 FROM messages WHERE queue = ? AND state != ? LIMIT 1",
-                (name, store.AVAILABLE),
-            ).fetchone():
-                raise failed(C.MQRC_OBJECT_IN_USE, f"queue {name!r} has uncommitted messages")
-            cleared = db.execute("DELETE FROM messages WHERE queue = ?", (name,)).rowcount
-        log.info("qmgr.queue_cleared", queue=name, messages=cleared)
-        return int(cleared)
-
-    def queue_names(self, pattern: str = "*", qtype: str = "QUEUE") -> list[str]:
-        kinds = QUEUE_TYPES if qtype.upper() in ("QUEUE", "Q") else (_queue_type(qtype),)
-        rows = self._db.execute("SELECT name, qtype FROM queues ORDER BY name").fetchall()
-        return [n for n, t in rows if t in kinds and _matches(pattern, n)]
-
-    def display_queues(
-        self, pattern: str = "*", qtype: str = "QUEUE", attrs: Sequence[str] | None = None
-    ) -> list[dict[str, int | str | bool]]:
-        """DISPLAY QUEUE|QLOCAL|QALIAS|QMODEL(pattern) [ALL | attrs]: one dict per queue,
-        in MQSC order (QUEUE, TYPE, then the attributes). ``attrs=None`` means ALL."""
-        wanted = [a.upper() for a in attrs] if attrs is not None else None
-        if wanted is not None:
-            for a in wanted:
-                if a not in QUEUE_ATTR_BY_NAME and a not in ("QUEUE", "TYPE", "QTYPE", "ALL"):
-                    raise failed(C.MQRCCF_ATTR_VALUE_ERROR, f"{a} is not a queue attribute")
-            if "ALL" in wanted:
-                wanted = None
-        out: list[dict[str, int | str | bool]] = []
-        for qname in self.queue_names(pattern, qtype):
-            row = queues.load(self._db, qname)
-            if row is None:
-                continue
-            live = self._status(row)
-            item: dict[str, int | str | bool] = {"QUEUE": row.name, "TYPE": row.qtype}
-            for attr in QUEUE_ATTRS:
-                if row.qtype not in attr.types:
-                    continue
-                if wanted is not None and attr.name not in wanted:
-                    continue
-                item[attr.name] = (
-                    live[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
-                )
-            out.append(item)
-        return out
-
-    def _status(self, row: queues.QueueRow) -> dict[str, int]:
-        if row.qtype != LOCAL:
-            return {}
-        counts = self._db.execute(
-            "SELECT SUM(options & ? != 0), SUM(options & ? != 0) FROM handles WHERE queue = ?",
-            (C.MQOO_INPUT_MASK, C.MQOO_OUTPUT, row.name),
-        ).fetchone()
-        return {
-            "CURDEPTH": row.depth,
-            "IPPROCS": int(counts[0] or 0),
-            "OPPROCS": int(counts[1] or 0),
-        }
-
-    def queue_depth(self, name: str) -> int:
-        """CURDEPTH: committed and uncommitted messages, expired ones included (seed 000 note 2)."""
-        return int(queues.require(self._db, name).depth)
-
-    def alter_qmgr(self, attrs: Mapping[str, object]) -> None:
-        """ALTER QMGR attrs (DEADQ, EXPRYINT, TRIGINT, MAXMSGL, DESCR, CCSID)."""
-        current = self.display_qmgr()
-        changes: dict[str, int | str | bool] = {}
-        for key, value in attrs.items():
-            attr = QMGR_ATTR_BY_NAME.get(key.upper())
-            if attr is None:
-                raise failed(C.MQRCCF_ATTR_VALUE_ERROR, f"{key} is not a queue manager attribute")
-            changes[attr.name] = normalize(attr, value)
-        with self._lock, store.write(self._db) as db:
-            stored = {k: v for k, v in current.items() if k in QMGR_ATTR_BY_NAME}
-            stored.update(changes)
-            db.execute("UPDATE meta SET value = ? WHERE key = 'qmgr_attrs'", (json.dumps(stored),))
-        log.info("qmgr.altered", qmgr=self.name, attrs=changes)
-
-    def display_qmgr(self, attrs: Iterable[str] | None = None) -> dict[str, int | str | bool]:
-        row = self._meta("qmgr_attrs")
-        stored: dict[str, int | str | bool] = json.loads(row) if row else {}
-        out: dict[str, int | str | bool] = {"QMNAME": str(self._meta("qmgr_name"))}
-        wanted = {a.upper() for a in attrs} if attrs is not None else None
-        if wanted is not None and "ALL" in wanted:
-            wanted = None
-        for attr in QMGR_ATTRS:
-            if wanted is None or attr.name in wanted:
-                out[attr.name] = stored.get(attr.name, attr.default)
-        return out
-
-    # ------------------------------------------------------------------ processes
-    def define_process(
-        self,
-        name: str,
-        attrs: Mapping[str, object] | None = None,
-        *,
-        like: str | None = None,
-        replace: bool = False,
-    ) -> None:
-        """DEFINE PROCESS(name) APPLTYPE(...) APPLICID('...') ENVRDATA('...') USERDATA('...')."""
-        validate_name(name, "process")
-        given = normalize_process_attrs(attrs or {})
-        with self._lock, store.write(self._db) as db:
-            merged: dict[str, int | str | bool] = {a.name: a.default for a in PROCESS_ATTRS}
-            if like:
-                base = self._load_process(db, like)
-                if base is None:
-                    raise failed(
-                        C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE process {like!r} is not defined"
-                    )
-                merged.update(base)
-            merged.update(given)
-            exists = self._load_process(db, name) is not None
-            if exists and not replace:
-                raise failed(
-                    C.MQRCCF_OBJECT_ALREADY_EXISTS,
-                    f"process {name!r} already exists (add REPLACE to redefine it)",
-                )
-            stamp = _now_stamp()
-            db.execute(
-                "INSERT INTO processes (name, attrs, created, altered) VALUES (?,?,?,?)"
-                " ON CONFLICT(name) DO UPDATE SET attrs = excluded.attrs,"
-                " altered = excluded.altered",
-                (name, json.dumps(merged), stamp, stamp),
-            )
-        log.info("qmgr.process_defined", process=name, replace=replace)
-
-    def alter_process(self, name: str, attrs: Mapping[str, object]) -> None:
-        validate_name(name, "process")
-        changes = normalize_process_attrs(attrs)
-        with self._lock, store.write(self._db) as db:
-            current = self._load_process(db, name)
-            if current is None:
-                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name!r} is not defined")
-            current.update(changes)
-            db.execute(
-                "UPDATE processes SET attrs = ?, altered = ? WHERE name = ?",
-                (json.dumps(current), _now_stamp(), name),
-            )
-        log.info("qmgr.process_altered", process=name, attrs=changes)
-
-    def delete_process(self, name: str) -> None:
-        validate_name(name, "process")
-        with self._lock, store.write(self._db) as db:
-            if not db.execute("DELETE FROM processes WHERE name = ?", (name,)).rowcount:
-                raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"process {name!r} is not defined")
-        log.info("qmgr.process_deleted", process=name)
-
-    def display_processes(
-        self, pattern: str = "*", attrs: Sequence[str] | None = None
-    ) -> list[dict[str, int | str | bool]]:
-        """DISPLAY PROCESS(pattern) [ALL | attrs]: one dict per process, PROCESS first."""
-        wanted = [a.upper() for a in attrs] if attrs is not None else None
-        if wanted is not None and "ALL" in wanted:
-            wanted = None
-        out: list[dict[str, int | str | bool]] = []
-        rows = self._db.execute("SELECT name, attrs FROM processes ORDER BY name").fetchall()
-        for name, raw in rows:
-            if not _matches(pattern, name):
-                continue
-            stored = json.loads(raw)
-            item: dict[str, int | str | bool] = {"PROCESS": name}
-            for attr in PROCESS_ATTRS:
-                if wanted is None or attr.name in wanted:
-                    item[attr.name] = stored.get(attr.name, attr.default)
-            out.append(item)
-        return out
-
-    def _load_process(
-        self, db: sqlite3.Connection, name: str
-    ) -> dict[str, int | str | bool] | None:
-        row = db.execute("SELECT attrs FROM processes WHERE name = ?", (name,)).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
-
-    def mqsc(self, text: str) -> list[CommandResult]:
-        """Run MQSC commands; see :mod:`mqjms.qmgr.mqsc`."""
-        from .mqsc import run_script
-
-        return list(run_script(self, text))
 
 
-def backout_uow(db: sqlite3.Connection, uow: str) -> tuple[int, int]:
-    """Undo a unit of work: its puts vanish, its gets return with BackoutCount + 1 in
-    their original position (rows keep their id, which is their place in the queue)."""
-    put = db.execute(
-        "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
-        (uow, store.PUT_IN_UOW),
-    ).rowcount
-    # seed 003 item 10: a FIRST or DEPTH trigger message is released by a backout too
-    db.execute(
-        "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
-        " WHERE uow = ? AND state = ?",
-        (store.AVAILABLE, uow, store.PUT_IN_UOW),
-    )
-    got = db.execute(
-        "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
-        " WHERE uow = ? AND state = ?",
-        (store.AVAILABLE, uow, store.GOT_IN_UOW),
-    ).rowcount
-    return int(got), int(put)
-
-
-def _queue_type(qtype: str) -> str:
-    upper = qtype.upper()
-    aliases = {"QL": LOCAL, "QA": ALIAS, "QM": MODEL}
-    upper = aliases.get(upper, upper)
-    if upper not in QUEUE_TYPES:
-        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"{qtype} is not QLOCAL, QALIAS or QMODEL")
-    return upper
-
-
-def _matches(pattern: str, name: str) -> bool:
-    """MQSC generic names: a trailing ``*`` matches any suffix; otherwise an exact match."""
-    if pattern.endswith("*"):
-        return name.startswith(pattern[:-1])
-    return fnmatch.fnmatchcase(name, pattern) if "*" in pattern else name == pattern
-
-
-__all__ = ["MQError", "QueueManager", "backout_uow"]
+__all__ = ["RECOVERY_INTERVAL", "QueueManager"]

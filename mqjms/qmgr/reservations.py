@@ -102,7 +102,7 @@ def reserve(
     uow = owner_uow(owner)
     order = _PRIORITY_ORDER if priority_order else _FIFO_ORDER
     while taken < limit:
-        rows = db.execute(order, (queue, store.AVAILABLE, limit - taken)).fetchall()
+        rows = db.execute(order, (queue, limit - taken)).fetchall()
         if not rows:
             break
         live = [int(mid) for mid, expires in rows if not messages.is_expired(expires, now)]
@@ -127,14 +127,15 @@ def reserve(
     return taken, expired
 
 
-# the orders of delivery.next_message, as one walk of the same index
+# the orders of delivery.next_message, as one walk of the same (partial) index: SQLite
+# uses it only when the query says ``state = 0`` literally
 _PRIORITY_ORDER = (
     "SELECT id, expires FROM messages INDEXED BY messages_priority"
-    " WHERE queue = ? AND state = ? ORDER BY priority DESC, id LIMIT ?"
+    f" WHERE queue = ? AND state = {store.AVAILABLE} ORDER BY priority DESC, id LIMIT ?"
 )
 _FIFO_ORDER = (
     "SELECT id, expires FROM messages INDEXED BY messages_fifo"
-    " WHERE queue = ? AND state = ? ORDER BY id LIMIT ?"
+    f" WHERE queue = ? AND state = {store.AVAILABLE} ORDER BY id LIMIT ?"
 )
 
 

@@ -3,12 +3,13 @@
 SQLite writes every change to the write-ahead log first, and frees log space only by a
 checkpoint, which copies the log into ``qmgr.db`` and may need to grow it: on a full disk
 even a get, which frees space, cannot be written. So the queue manager keeps a *reserve*,
-``space.reserve``, a file of allocated blocks as large as the log plus a margin (topped up
-by every put). Puts never use it: a put that finds the disk full, or the reserve not
-restorable, fails with MQRC_Q_SPACE_NOT_AVAILABLE (2056). Anything else that meets a full
-disk (a get, a commit, a backout, an open) first checkpoints and empties the log, then,
-if that is not enough, gives up the reserve, and tries again. Once space is free again
-the next put restores the reserve.
+``space.reserve``, a file of allocated blocks as large as the log plus a margin, which
+every put checks still covers the log (topping it up) before it writes. Puts never use
+it: a put that finds the disk full, or the reserve not restorable, fails with
+MQRC_Q_SPACE_NOT_AVAILABLE (2056). Anything else that meets a full disk (a get, a
+commit, a backout, an open) first checkpoints and empties the log, then, if that is not
+enough, gives up the reserve, and tries again. Once space is free again the next put
+restores the reserve.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ T = TypeVar("T")
 
 RESERVE_MARGIN = 256 * 1024  # bytes kept beyond the log's size: room for a few gets
 RESERVE_LIMIT = 64 * 1024 * 1024  # the reserve never grows beyond this
-TRUST_INTERVAL = 0.05  # seconds a reserve found whole is not checked again by puts
+TRUST_INTERVAL = 0.05  # seconds a reserve found whole is not looked at again on disk by puts
 _CHUNK = 64 * 1024
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
@@ -47,25 +48,29 @@ class SpaceReserve:
         # plain strings: a put checks both files, and os.stat on a str is the cheapest way
         self._reserve_file = str(self.path)
         self._log_file = str(directory / f"{DATABASE}-wal")
+        self._size = 0  # the reserve's size when last found or made
         self._trusted_until = 0.0
 
-    def wanted(self) -> int:
-        """The reserve's target size: the log's, plus the margin, in 64 KiB steps."""
+    def wanted(self, incoming: int = 0) -> int:
+        """The reserve's target size: the log's, with ``incoming`` bytes about to be
+        written, plus the margin, in 64 KiB steps."""
         try:
             log_size = os.stat(self._log_file).st_size
         except FileNotFoundError:
             log_size = 0
-        size = min(log_size + RESERVE_MARGIN, RESERVE_LIMIT)
+        size = min(log_size + incoming + RESERVE_MARGIN, RESERVE_LIMIT)
         return -(-size // _CHUNK) * _CHUNK
 
-    def top_up(self) -> bool:
-        """Grow the reserve to its target; False when the disk has no room for it."""
-        wanted = self.wanted()
+    def top_up(self, wanted: int | None = None) -> bool:
+        """Grow the reserve to ``wanted`` bytes (default :meth:`wanted`); False when the
+        disk has no room for it."""
+        wanted = self.wanted() if wanted is None else wanted
         try:
-            if os.stat(self._reserve_file).st_size >= wanted:
+            self._size = os.stat(self._reserve_file).st_size
+            if self._size >= wanted:
                 return True
         except FileNotFoundError:
-            pass
+            self._size = 0
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, self.access.file_mode)
         except OSError as exc:
@@ -76,19 +81,21 @@ class SpaceReserve:
             if os.fstat(fd).st_uid == os.geteuid():
                 os.fchmod(fd, self.access.file_mode)  # whatever the umask
             os.posix_fallocate(fd, 0, wanted)
+            self._size = wanted
         except OSError as exc:
             if exc.errno in _NO_SPACE:
                 return False
             if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
                 raise
             # a file system without fallocate: the reserve is best effort there
+            self._size = wanted
         finally:
             os.close(fd)
         return True
 
-    def _top_up_logged(self) -> bool:
+    def _top_up_logged(self, incoming: int) -> bool:
         try:
-            return self.top_up()
+            return self.top_up(self.wanted(incoming))
         except OSError as exc:
             log.warning("storage.reserve_failed", file=str(self.path), error=str(exc))
             return False
@@ -100,29 +107,33 @@ class SpaceReserve:
             self.path.unlink()
         except FileNotFoundError:
             return False
+        self._size = 0
         self._trusted_until = 0.0
         log.warning("storage.reserve_released", file=str(self.path), bytes=size)
         return size > 0
 
-    def check_for_put(self, db: sqlite3.Connection) -> None:
-        """Refuse a put while the reserve cannot be kept: the space is for draining. On a
-        tight disk the log is emptied first, which shrinks the reserve it needs.
+    def check_for_put(self, db: sqlite3.Connection, incoming: int = 0) -> None:
+        """Refuse a put of ``incoming`` bytes while the reserve cannot be kept: the space is
+        for draining. On a tight disk the log is emptied first, which shrinks the reserve
+        it needs.
 
-        A reserve found whole is trusted for ``TRUST_INTERVAL``: the log grows less in that
-        time than the margin, and puts do not pay two ``stat`` calls each.
+        The reserve must cover the log at every put, whatever the put rate (the log can
+        grow by megabytes in a few milliseconds): each put compares the log's size with
+        the reserve's as last found, which costs one ``stat``. A reserve found whole on
+        disk is trusted there for ``TRUST_INTERVAL`` (another process may give it up).
         """
         now = time.monotonic()
-        if now < self._trusted_until:
+        if now < self._trusted_until and self.wanted(incoming) <= self._size:
             return
-        if self._top_up_logged() or (checkpoint(db) and self._top_up_logged()):
+        if self._top_up_logged(incoming) or (checkpoint(db) and self._top_up_logged(incoming)):
             self._trusted_until = now + TRUST_INTERVAL
         else:
             self._trusted_until = 0.0
             raise StorageError(
                 C.MQRC_Q_SPACE_NOT_AVAILABLE,
                 f"no space to store the message: the file system holding {self.path.parent} "
-                f"is full (the {self.wanted()} bytes kept free for gets and commits are not "
-                "available)",
+                f"is full (the {self.wanted(incoming)} bytes kept free for gets and commits are "
+                "not available)",
                 "SQLITE_FULL",
             )
 

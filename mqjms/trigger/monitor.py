@@ -43,9 +43,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 
 from mqjms import transport
+from mqjms.counters import Counters
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -78,7 +79,7 @@ Connector = Callable[[str, str | None], Connection]
 
 
 @dataclass
-class MonitorStats:
+class MonitorStats(Counters):
     """What the monitor did since it was created. Thread-safe."""
 
     received: int = 0  # trigger messages got
@@ -90,15 +91,6 @@ class MonitorStats:
     not_started: int = 0  # program not startable (MQFB_APPL_CANNOT_BE_STARTED / TYPE_ERROR)
     dead_lettered: int = 0
     reported: int = 0
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-    def add(self, name: str, n: int = 1) -> None:
-        with self._lock:
-            setattr(self, name, getattr(self, name) + n)
-
-    def snapshot(self) -> dict[str, int]:
-        with self._lock:
-            return {f.name: getattr(self, f.name) for f in fields(self) if f.name[0] != "_"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QueueManager, mqsc
 from mqjms.qmgr.mqsc import (
+    CommandOutput,
     CommandResult,
     MQSCSyntaxError,
-    Outcome,
     format_attribute,
     iter_commands,
     parse_command,
@@ -462,18 +462,18 @@ def namelist_handler() -> Iterator[list[str]]:
     """A stand-in DEFINE NAMELIST, registered as a new object type's module would."""
     seen: list[str] = []
 
-    def define_namelist(qm: QueueManager, command: mqsc.Command) -> Outcome:
+    def define_namelist(qm: QueueManager, command: mqsc.Command) -> CommandOutput:
         seen.append(f"{command.name} {[p.keyword for p in command.params]}")
-        return Outcome("mqjms namelist created.")
+        return CommandOutput("mqjms namelist created.")
 
-    saved_handlers = dict(mqsc._HANDLERS)
+    saved_handlers = dict(mqsc.HANDLERS)
     saved_keywords = dict(mqsc.OBJECT_KEYWORDS)
     mqsc.register("DEFINE", "NAMELIST", "NL")(define_namelist)
     try:
         yield seen
     finally:
-        mqsc._HANDLERS.clear()
-        mqsc._HANDLERS.update(saved_handlers)
+        mqsc.HANDLERS.clear()
+        mqsc.HANDLERS.update(saved_handlers)
         mqsc.OBJECT_KEYWORDS.clear()
         mqsc.OBJECT_KEYWORDS.update(saved_keywords)
 

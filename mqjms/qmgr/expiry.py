@@ -1,0 +1,173 @@
+"""Expired messages (seeds 000/001/004): never returned, discarded with the expiration
+report they asked for.
+
+A message is discarded by the get or browse that meets it, by REFRESH QMGR TYPE(EXPIRY),
+or by the periodic scan every EXPRYINT seconds (:class:`ExpiryScanner`, a thread with its
+own database connection). Seed 000 note 4: the discard and the report are never part of
+the caller's unit of work; callers run them in a transaction of their own or commit them
+with a get's row changes, which are not the unit of work either. A report that cannot
+reach its ReplyToQ goes to the dead-letter queue, as IBM MQ does.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.put import put_date_time
+
+from . import catalog, messages, meta, queues, store
+from .transaction import Transaction, writing
+
+log = get_logger("mqjms.qmgr")
+
+SCAN_CHECK_INTERVAL = 1.0  # seconds between looks at EXPRYINT and the last scan's time
+
+
+def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
+    """Discard expired messages, sending any expiration report they asked for."""
+    for msg in expired:
+        tx.db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+        original = MQMD.unpack(msg.md_bytes)
+        log.info(
+            "message.expired",
+            queue=msg.queue,
+            msg_id=original.MsgId.hex(),
+            expiry=original.Expiry,
+        )
+        report = messages.expiration_report(msg)
+        if report is not None:
+            _send_report(tx, msg, original, *report)
+
+
+def _send_report(
+    tx: Transaction, msg: messages.StoredMessage, original: MQMD, md: MQMD, data: bytes
+) -> None:
+    md.PutApplName = tx.qmgr_name[:28]
+    md.PutDate, md.PutTime = put_date_time(tx.now)
+    reply_to = original.ReplyToQ.strip()
+    try:
+        named, base = catalog.resolve(tx.db, reply_to)
+        queues.put_message(tx, named, base, md, data, uow=None, new_msg_id=md.MsgId == C.MQMI_NONE)
+    except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
+        _dead_letter_report(tx, md, data, exc.reason, (reply_to, original.ReplyToQMgr.strip()))
+    except Exception as exc:  # a report must never fail the get that discarded
+        log.warning(
+            "expiry.report_failed",
+            queue=msg.queue,
+            reply_to=original.ReplyToQ,
+            msg_id=original.MsgId.hex(),
+            reason=repr(exc),
+        )
+
+
+def _dead_letter_report(
+    tx: Transaction, md: MQMD, data: bytes, reason: int, dest: tuple[str, str]
+) -> None:
+    """Put a report that could not reach its ReplyToQ to the dead-letter queue (MQDLH)."""
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=reason,
+        dest_queue=dest[0],
+        dest_qmgr=dest[1] or tx.qmgr_name,
+        appl_name=tx.qmgr_name,
+        appl_type=C.MQAT_QMGR,
+        now=tx.now,
+    )
+    deadq = str(tx.qmgr_attr("DEADQ")).strip()
+    try:
+        named, base = catalog.resolve(tx.db, deadq)
+        queues.put_message(tx, named, base, dl_md, dl_data, uow=None, new_msg_id=False)
+        log.warning(
+            "expiry.report_dead_lettered", reply_to=dest[0], dead_letter_queue=deadq, reason=reason
+        )
+    except MQError as exc:
+        log.error(
+            "expiry.report_lost",
+            reply_to=dest[0],
+            dead_letter_queue=deadq,
+            reason=exc.reason_name,
+            detail=exc.detail,
+        )
+
+
+def scan(tx: Transaction, queue: str | None = None) -> int:
+    """Discard every expired, available message (of ``queue``, or of every queue); how many."""
+    sql = (
+        f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE expires IS NOT NULL"
+        " AND expires <= ? AND state = ?"
+    )
+    params: list[object] = [tx.now + 0.0999, store.AVAILABLE]
+    if queue is not None:
+        sql += " AND queue = ?"
+        params.append(queue)
+    rows = [messages.from_row(r) for r in tx.db.execute(sql, params).fetchall()]
+    expired = [m for m in rows if messages.is_expired(m.expires, tx.now)]
+    discard(tx, expired)
+    return len(expired)
+
+
+class ExpiryScanner:
+    """The periodic expiry scan: every EXPRYINT seconds (0: never) one process scans all
+    queues; the time of the last scan is in the database, so processes share the interval."""
+
+    def __init__(self, qmgr_name: str, open_db: Callable[[], sqlite3.Connection]) -> None:
+        self.qmgr_name = qmgr_name
+        self._open_db = open_db
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name=f"mqjms-expiry-{qmgr_name}", daemon=True
+        )
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop, and wait for a scan in progress to end (its connection is closed by then)."""
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        db: sqlite3.Connection | None = None
+        failing = False
+        try:
+            while not self._stop.wait(SCAN_CHECK_INTERVAL):
+                if db is None:
+                    db = self._open_db()
+                try:
+                    self._maybe_scan(db)
+                    failing = False
+                except MQError as exc:  # e.g. a full disk: the next interval tries again
+                    if not failing:
+                        log.warning(
+                            "expiry.scan_failed",
+                            qmgr=self.qmgr_name,
+                            reason=exc.reason_name,
+                            detail=exc.detail,
+                        )
+                    failing = True
+        except Exception as exc:  # the scanner must never take the process down
+            log.error("expiry.scan_failed", qmgr=self.qmgr_name, error=repr(exc))
+        finally:
+            if db is not None:
+                db.close()
+
+    def _maybe_scan(self, db: sqlite3.Connection) -> None:
+        interval = int(meta.qmgr_attr(meta.qmgr_attrs(db), "EXPRYINT"))
+        if interval <= 0:
+            return
+        with writing(db, self.qmgr_name, durable=False) as tx:
+            last = float(meta.get(tx.db, "last_expiry_scan") or 0)
+            if tx.now - last < interval:
+                return
+            meta.put(tx.db, "last_expiry_scan", str(tx.now))
+            count = scan(tx)
+        log.info("expiry.scanned", qmgr=self.qmgr_name, discarded=count, interval=interval)

@@ -1,0 +1,171 @@
+"""MQGET on the embedded queue manager: a get, a get under syncpoint, a browse, and the wait
+for a message across threads and processes.
+
+A get is one write transaction; a browse one read transaction (so it works on a full disk
+and on a read-only copy) unless it must discard an expired message. A get with wait looks
+again whenever this process's doorbell rings (:mod:`.wakeup`) and, for the other
+processes' writes, when SQLite's ``data_version`` has moved, checked every
+``POLL_INTERVAL``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Browse, Handle
+from mqjms.semantics.checks import check_get_allowed
+from mqjms.semantics.emulated import GetRequest
+
+from . import catalog, expiry, messages, store, wakeup, xmitq
+from .connection_state import ConnectionState
+from .delivery import Cursor, next_message
+from .failures import translating
+from .transaction import Transaction
+
+POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
+
+
+class NeedsDurability(Exception):
+    """A non-durable attempt met a persistent message: redo the call durably."""
+
+
+class _NeedsWrite(Exception):
+    """A browse in a read transaction met an expired message: redo it in a write one, which
+    discards the message (seed 000)."""
+
+
+@translating
+class Getting(ConnectionState):
+    """MQGET: get, browse, wait."""
+
+    def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        wait = request.wait
+        deadline = None if wait is None else time.monotonic() + wait
+        rings = wakeup.rings()
+        with self._session():
+            # read before the first attempt, so a put that lands just after it is not missed
+            seen_version = self._data_version() if wait != 0 else 0
+            found = self._get_once(handle, request)
+        if found is not None or wait == 0:
+            return found
+        while True:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return None
+            if self._closed or self.qm.closed:
+                raise self._ended_error()
+            if self.qm.recover_abandoned():
+                seen_version = -1
+            wakeup.wait(
+                rings, POLL_INTERVAL if remaining is None else min(POLL_INTERVAL, remaining)
+            )
+            rings = wakeup.rings()
+            with self._session():  # fails cleanly if another thread ended the connection
+                version = self._data_version()
+                if version != seen_version:  # something changed: another process or thread wrote
+                    seen_version = version
+                    found = self._get_once(handle, request)
+                    if found is not None:
+                        return found
+
+    def _data_version(self) -> int:
+        """Changes when another connection commits (in any process) or the doorbell rings."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + wakeup.rings()
+
+    def _get_once(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        """One look at the queue (inside the session)."""
+        if request.browse is not None:
+            return self._browse_once(handle, request)
+        self._refuse_if_read_only("no message can be removed from it")
+        # A get without syncpoint removes the message for good: durable when it is
+        # persistent. Under syncpoint, the get's in-flight mark is durable when the queue
+        # hardens BackoutCount (HARDENBO). Guess from the last get of this handle; retry if
+        # wrong.
+        if request.syncpoint:
+            durable = self._hardened.get(handle.hobj, False)
+        else:
+            durable = self._last_persistent.get(handle.hobj, True)
+        try:
+            return self._get_attempt(handle, request, durable)
+        except NeedsDurability:
+            return self._get_attempt(handle, request, True)
+
+    def _get_attempt(
+        self, handle: Handle, request: GetRequest, durable: bool
+    ) -> tuple[MQMD, bytes] | None:
+        def attempt() -> tuple[MQMD, bytes] | None:
+            with self._writing(durable=durable) as tx:
+                return self._claim(tx, handle, request, durable)
+
+        return self._with_room(attempt)
+
+    def _browse_once(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        """A browse reads without the write lock (so it works on a full disk and on a
+        read-only copy), unless it must discard an expired message."""
+        try:
+            with self._reading() as tx:
+                return self._claim(tx, handle, request, False)
+        except _NeedsWrite:
+
+            def attempt() -> tuple[MQMD, bytes] | None:
+                with self._writing(durable=False) as tx:
+                    return self._claim(tx, handle, request, False)
+
+            return self._with_room(attempt)
+
+    def _claim(
+        self, tx: Transaction, handle: Handle, request: GetRequest, durable: bool
+    ) -> tuple[MQMD, bytes] | None:
+        """The body of MQGET, inside the caller's transaction (a read one only for a
+        browse)."""
+        db = tx.db
+        named = catalog.require(db, handle.name)
+        base = (
+            catalog.require(db, handle.resolved_name)
+            if named.name != handle.resolved_name
+            else named
+        )
+        check_get_allowed(named, base)
+        priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
+        after = self._cursors.get(handle.hobj) if request.browse is Browse.NEXT else None
+        while True:
+            row = next_message(
+                db, base.name, priority_order, after, request.msg_id, request.correl_id
+            )
+            if row is None:
+                return None
+            msg = messages.from_row(row)
+            if not messages.is_expired(msg.expires, tx.now):
+                break
+            # seed 000: an expired message is never returned; the get that would have
+            # returned it discards it (outside any unit of work) and looks further.
+            if tx.writable:
+                expiry.discard(tx, [msg])
+            elif not self.qm.read_only:
+                raise _NeedsWrite
+            else:  # a read-only copy cannot discard it: step over it
+                after = Cursor(msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId)
+        if request.browse is not None:
+            self._cursors[handle.hobj] = Cursor(
+                msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
+            )
+        elif request.syncpoint:
+            # HARDENBO: the in-flight mark, which a restart turns into BackoutCount + 1,
+            # is on disk before the get returns, so a power cut cannot undo the count
+            hardened = msg.persistent and bool(base.attrs.get("HARDENBO", False))
+            self._hardened[handle.hobj] = hardened
+            if hardened and not durable:
+                raise NeedsDurability
+            db.execute(
+                "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
+                (store.GOT_IN_UOW, self.id, msg.id),
+            )
+            self._uow.got(msg.persistent)
+        else:
+            self._last_persistent[handle.hobj] = msg.persistent
+            if msg.persistent and not durable:
+                raise NeedsDurability
+            db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+        md = msg.descriptor(tx.now)
+        return md, xmitq.on_get(md, msg.data, msg.md_bytes, tx.now)  # seed 000 note 9

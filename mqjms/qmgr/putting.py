@@ -1,0 +1,78 @@
+"""MQPUT and MQPUT1 on the embedded queue manager: one write transaction each, durable
+exactly when the message is persistent and put outside syncpoint (under syncpoint, the
+commit makes it durable)."""
+
+from __future__ import annotations
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.md import MQMD
+from mqjms.semantics.emulated import PutRequest
+from mqjms.semantics.put import priority_warning, set_context
+
+from . import catalog, queues
+from .connection_state import ConnectionState
+from .failures import translating
+from .getting import NeedsDurability
+
+log = get_logger("mqjms.qmgr")
+
+
+@translating
+class Putting(ConnectionState):
+    """MQPUT and MQPUT1."""
+
+    def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
+        self._refuse_if_read_only("no message can be put")
+        with self._session() as db:
+            if self.qm.reserve is not None:
+                self.qm.reserve.check_for_put(
+                    db, len(data)
+                )  # the space kept for draining is not for puts
+            # A put outside syncpoint is durable when the message is persistent, which for
+            # "as queue default" depends on the queue: guess from the last put; retry if wrong.
+            if request.syncpoint:
+                durable = False  # the commit makes it durable
+            elif md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+                durable = self._defpsist.get(name, True)
+            else:
+                durable = md.Persistence == C.MQPER_PERSISTENT
+            try:
+                result = self._put_attempt(name, md, data, request, durable)
+            except NeedsDurability:
+                result = self._put_attempt(name, md, data, request, True)
+            persistent = result.Persistence == C.MQPER_PERSISTENT
+            if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
+                self._defpsist[name] = persistent
+            if request.syncpoint:
+                self._uow.put(persistent)
+        self.last_warning = priority_warning(result)
+        if self.last_warning is not None:
+            log.info(
+                "put.warning",
+                queue=name,
+                msg_id=result.MsgId.hex(),
+                reason=self.last_warning.reason_name,
+                detail=self.last_warning.detail,
+            )
+        return result
+
+    def _put_attempt(
+        self, name: str, md: MQMD, data: bytes, request: PutRequest, durable: bool
+    ) -> MQMD:
+        out = md.copy()
+        with self._writing(durable=durable, putting=True) as tx:
+            set_context(out, request.context, self.identity, tx.now)
+            named, base = catalog.resolve(tx.db, name)
+            result = queues.put_message(
+                tx,
+                named,
+                base,
+                out,
+                data,
+                uow=self.id if request.syncpoint else None,
+                new_msg_id=request.new_msg_id,
+            )
+            if not request.syncpoint and not durable and result.Persistence == C.MQPER_PERSISTENT:
+                raise NeedsDurability
+        return result

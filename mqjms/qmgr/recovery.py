@@ -1,0 +1,69 @@
+"""Units of work that end without a commit: backed out, the messages got returned to their
+places with BackoutCount + 1, the messages put gone.
+
+A connection ends by MQDISC, by being dropped without one (its lock is let go when it is
+collected), or with its process (even by SIGKILL): its lock file then has no holder,
+which the next user of the directory notices (``QueueManager.recover_abandoned``) and
+ends the connection for it with :func:`end_connection`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from mqjms.mq import constants as C
+
+from . import catalog, queues, store, triggers
+from .transaction import Transaction
+
+
+def backout_uow(db: sqlite3.Connection, uow: str) -> tuple[int, int]:
+    """Undo a unit of work: its puts vanish, its gets return with BackoutCount + 1 in
+    their original position (rows keep their id, which is their place in the queue).
+    Returns (messages got, messages put)."""
+    put = db.execute(
+        "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
+        (uow, store.PUT_IN_UOW),
+    ).rowcount
+    # seed 003 item 10: a FIRST or DEPTH trigger message is released by a backout too
+    db.execute(
+        "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+        " WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, uow, store.PUT_IN_UOW),
+    )
+    got = db.execute(
+        "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
+        " WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, uow, store.GOT_IN_UOW),
+    ).rowcount
+    return int(got), int(put)
+
+
+def end_connection(tx: Transaction, conn_id: str) -> tuple[int, int] | None:
+    """Back out a connection's unit of work and drop its handles and temporary dynamic
+    queues; (messages got, messages put) backed out, None when it had ended already."""
+    db = tx.db
+    if not db.execute("SELECT 1 FROM connections WHERE id = ?", (conn_id,)).fetchone():
+        return None
+    got, put = backout_uow(db, conn_id)
+    closed = [
+        r[0]
+        for r in db.execute(
+            "SELECT DISTINCT queue FROM handles WHERE conn = ? AND options & ? != 0",
+            (conn_id, C.MQOO_INPUT_MASK),
+        ).fetchall()
+    ]
+    db.execute("DELETE FROM handles WHERE conn = ?", (conn_id,))
+    for qname in closed:
+        # seed 003 item 12 note 2: an application that ends (or abends) after backing
+        # out leaves its messages to trigger a new server
+        queues.write_trigger_messages(tx, triggers.on_close(tx, qname))
+    temporary = db.execute(
+        "SELECT name FROM queues WHERE deftype = 'TEMPDYN' AND owner = ?", (conn_id,)
+    ).fetchall()
+    for (qname,) in temporary:
+        catalog.delete(db, qname)
+    db.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
+    if got or put:
+        tx.wake_getters()
+    return got, put

@@ -1,0 +1,115 @@
+"""Reservations through a connection: the calls the Spark source stages messages with
+(:mod:`.reservations` says what a reservation is and keeps it in the database)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Handle
+from mqjms.semantics.checks import check_get, check_get_allowed
+
+from . import catalog, expiry, messages, reservations
+from .connection_state import ConnectionState
+from .failures import translating
+
+
+@translating
+class Reserving(ConnectionState):
+    """Reserve, re-read, renumber, take and release messages for an owner."""
+
+    def reserve(self, handle: Handle, owner: str, limit: int) -> int:
+        """Reserve up to ``limit`` messages of the queue for ``owner`` (see
+        :mod:`.reservations`); returns the owner's last number. Needs an input handle."""
+        self._handle(handle)
+        check_get(handle, wait=0, syncpoint=True, browse=None)
+        self._refuse_if_read_only("no message can be reserved")
+
+        def attempt() -> int:
+            with self._writing() as tx:
+                base = catalog.require(tx.db, handle.resolved_name)
+                check_get_allowed(base, base)
+                priority = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
+                _, expired = reservations.reserve(tx.db, base.name, owner, limit, priority, tx.now)
+                if expired:  # seed 000: never returned; discarded as a get would
+                    expiry.discard(tx, expired)
+                return reservations.last_seq(tx.db, owner)
+
+        with self._session():
+            return self._with_room(attempt)
+
+    def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
+        """``(seq, tag, md, data)`` of the messages reserved for ``owner`` in ``(lo, hi]``."""
+        self._check_open()
+        now = time.time()
+        with self._session(), self._reading() as tx:
+            found = reservations.reserved(tx.db, owner, lo, hi)
+        return [(r.seq, r.tag, r.message.descriptor(now), r.message.data) for r in found]
+
+    def reserved_numbers(
+        self, owner: str, lo: int, hi: int, limit: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        """``(seq, tag, BackoutCount)`` reserved for ``owner`` in ``(lo, hi]``: no bytes."""
+        self._check_open()
+        with self._session(), self._reading() as tx:
+            return reservations.numbers(tx.db, owner, lo, hi, limit)
+
+    def reservation_end(self, owner: str) -> int:
+        """The last number given to ``owner`` (0 before its first reservation)."""
+        self._check_open()
+        with self._session(), self._reading() as tx:
+            return reservations.last_seq(tx.db, owner)
+
+    def release_reserved(self, owner: str, upto: int) -> int:
+        """Remove ``owner``'s messages numbered ``<= upto`` (its destructive get)."""
+        self._check_open()
+
+        def attempt() -> int:
+            with self._writing() as tx:
+                return reservations.release(tx.db, owner, upto)
+
+        with self._session():
+            return self._with_room(attempt)
+
+    def renumber_reserved(
+        self, owner: str, seqs: Sequence[int], *, tag: int, backout: int = 0
+    ) -> list[int]:
+        """New numbers at the tail for ``seqs`` (see :func:`.reservations.renumber`)."""
+        self._check_open()
+
+        def attempt() -> list[int]:
+            with self._writing() as tx:
+                return reservations.renumber(tx.db, owner, seqs, tag, backout)
+
+        with self._session():
+            return self._with_room(attempt)
+
+    def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
+        """MQGET under syncpoint of the message reserved as ``seq`` (None: not reserved)."""
+        self._check_open()
+        self._refuse_if_read_only("no message can be removed from it")
+
+        def attempt() -> messages.StoredMessage | None:
+            with self._writing() as tx:
+                return reservations.take(tx.db, owner, seq, self.id)
+
+        with self._session():
+            msg = self._with_room(attempt)
+            if msg is None:
+                return None
+            self._uow.got(msg.persistent)
+        return msg.descriptor(time.time()), msg.data
+
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        """Give back ``owner``'s messages numbered above ``after`` (all by default): they
+        are available again, in place."""
+        self._check_open()
+
+        def attempt() -> int:
+            with self._writing() as tx:
+                tx.wake_getters()
+                return reservations.give_back(tx.db, owner, after)
+
+        with self._session():
+            return self._with_room(attempt)

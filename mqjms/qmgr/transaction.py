@@ -1,0 +1,127 @@
+"""One write of the queue manager: a SQLite transaction and what the rules inside it share.
+
+Every change to the database (an MQI call, a commit, an expiry scan, an administrative
+command, the backout of a dead process's work) runs as one :class:`Transaction`: the
+database handle, the queue manager it writes for, the connection whose unit of work it
+belongs to, one clock reading for every rule inside it (expiry, PutDate and PutTime,
+TRIGINT), the queue manager's attributes read at most once, and the side effects that
+must wait until COMMIT: waking the gets that wait (:mod:`.wakeup`).
+
+A Transaction is its own context manager (a class, not a generator: it is entered on
+every MQI call): :func:`writing` makes one for a write transaction (BEGIN IMMEDIATE ...
+COMMIT, see :func:`.store.write`), :func:`reading` one for a read-only snapshot (a
+browse), which takes no write lock.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from types import TracebackType
+
+from . import meta, store, wakeup
+
+
+class Transaction:
+    """The context of one database transaction of the queue manager."""
+
+    __slots__ = (
+        "_after",
+        "_attrs",
+        "_durable",
+        "_now",
+        "_putting",
+        "_ring",
+        "conn_id",
+        "db",
+        "qmgr_name",
+        "writable",
+    )
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        qmgr_name: str,
+        *,
+        conn_id: str | None = None,
+        writable: bool = True,
+        durable: bool = True,
+        putting: bool = False,
+    ) -> None:
+        self.db = db
+        self.qmgr_name = qmgr_name
+        #: The connection the transaction works for (its unit of work's id), None for the
+        #: queue manager's own work (expiry scans, administration, recovery).
+        self.conn_id = conn_id
+        #: False in a read snapshot: a rule that must write (discard an expired message)
+        #: cannot run there.
+        self.writable = writable
+        self._durable = durable
+        self._putting = putting
+        self._now: float | None = None
+        self._attrs: dict[str, meta.AttrValue] | None = None
+        self._ring = False
+        self._after: list[Callable[[], None]] = []
+
+    @property
+    def now(self) -> float:
+        """The time every rule of this transaction uses: read once, at first use (inside
+        the transaction, after any wait for the write lock)."""
+        if self._now is None:
+            self._now = time.time()
+        return self._now
+
+    def qmgr_attr(self, name: str) -> meta.AttrValue:
+        """A queue manager attribute (MAXMSGL, CCSID, DEADQ, TRIGINT...), read once per
+        transaction."""
+        if self._attrs is None:
+            self._attrs = meta.qmgr_attrs(self.db)
+        return meta.qmgr_attr(self._attrs, name)
+
+    def wake_getters(self) -> None:
+        """Messages become available when this transaction commits: wake the waiting gets
+        then (never before: they would look and find nothing)."""
+        self._ring = True
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once the transaction has committed (not if it rolls back)."""
+        self._after.append(action)
+
+    def __enter__(self) -> Transaction:
+        if self.writable:
+            store.begin_write(self.db, self._durable, putting=self._putting)
+        else:
+            store.begin_read(self.db)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        store.end(self.db, exc, putting=self._putting)  # raises a SQLite failure translated
+        if exc is None:
+            for action in self._after:
+                action()
+            if self._ring:
+                wakeup.ring()
+
+
+def writing(
+    db: sqlite3.Connection,
+    qmgr_name: str,
+    *,
+    conn_id: str | None = None,
+    durable: bool = True,
+    putting: bool = False,
+) -> Transaction:
+    """One write transaction (see :func:`.store.write` for ``durable`` and ``putting``);
+    its side effects run after COMMIT."""
+    return Transaction(db, qmgr_name, conn_id=conn_id, durable=durable, putting=putting)
+
+
+def reading(db: sqlite3.Connection, qmgr_name: str, *, conn_id: str | None = None) -> Transaction:
+    """A read-only snapshot (see :func:`.store.read`) seen through a Transaction."""
+    return Transaction(db, qmgr_name, conn_id=conn_id, writable=False)

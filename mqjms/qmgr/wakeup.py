@@ -1,0 +1,37 @@
+"""Waking the gets that wait: a doorbell for this process.
+
+A get with wait sleeps until something may have changed: a commit, a put outside syncpoint,
+a backout, an ALTER, a unit of work ended for a dead process. Writers in this process ring
+(:func:`ring`, which a :class:`~.transaction.Transaction` does after its COMMIT); a
+waiter wakes at once. Writers in other processes are noticed by polling SQLite's
+``data_version`` (see ``getting.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+
+_doorbell = threading.Condition()
+_rings = 0
+
+
+def ring() -> None:
+    """Something changed: wake every waiter in this process."""
+    global _rings
+    with _doorbell:
+        _rings += 1
+        _doorbell.notify_all()
+
+
+def wait(seen: int, timeout: float) -> int:
+    """Sleep until a ring after ``seen`` (a :func:`rings` reading), at most ``timeout``
+    seconds; returns the current reading."""
+    with _doorbell:
+        if _rings == seen:
+            _doorbell.wait(timeout)
+        return _rings
+
+
+def rings() -> int:
+    """How many times the doorbell has rung: read it before looking, wait on it after."""
+    return _rings
