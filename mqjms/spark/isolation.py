@@ -42,12 +42,15 @@ def plan(
     handle: Handle,
     lo: int,
     hi: int,
+    planned: list[Meta] | None = None,
 ) -> tuple[list[Meta], list[PoisonEvent]]:
-    """What ``(lo, hi]`` emits now (runner only), and the moves made meanwhile."""
+    """What ``(lo, hi]`` emits now (runner only), and the moves made meanwhile.
+    ``planned``: the range's messages as planning the batch just read them (a batch
+    that failed before is always read again)."""
     if hi <= lo:
         return [], []
     failed_before = staging.ledger.attempt(lo, hi)
-    found = staging.metas(lo, hi)
+    found = planned if planned is not None and not failed_before else staging.metas(lo, hi)
     moves: list[PoisonEvent] = []
     if failed_before and found:
         if failed_before == 1 and len(found) > 1 and all(m.tag == 0 for m in found):

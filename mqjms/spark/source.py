@@ -45,7 +45,7 @@ from mqjms.transport.url import redact
 
 from . import arrow, columns, isolation
 from .options import SourceOptions
-from .staging import Staging
+from .staging import Meta, Staging
 
 log = get_logger("mqjms.spark")
 
@@ -104,6 +104,9 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._handler: PoisonHandler | None = None
         self._available_now = False
         self._last_end = 0
+        # the batch latestOffset planned last, ((lo, hi), its messages): partitions() of
+        # that batch follows at once, and need not read the same numbers again
+        self._planned: tuple[tuple[int, int], list[Meta]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"options": self.options, "schema": self.schema}
@@ -112,7 +115,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         """A copy (planner, task) starts unconnected: connections never travel."""
         self.options, self.schema = state["options"], state["schema"]
         self._conn = self._handle = self._staging = self._handler = None
-        self._available_now, self._last_end = False, 0
+        self._available_now, self._last_end, self._planned = False, 0, None
 
     # ------------------------------------------------------------------ runner side
     def _ensure(self) -> tuple[Connection, Handle, Staging, PoisonHandler]:
@@ -165,7 +168,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         target = staging.ledger.target() if self._available_now else None
         if target is None and staging.last() - lo < size:
             self._stage(size - (staging.last() - lo))
-        end = staging.plan_end(lo, size, target)
+        end, planned = staging.plan_end(lo, size, target)
+        self._planned = ((lo, end), planned)
         self._last_end = max(self._last_end, end)
         return {"seq": end}
 
@@ -200,7 +204,9 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         conn, handle, staging, handler = self._ensure()
         lo, hi = int(start["seq"]), int(end["seq"])
         self._last_end = max(self._last_end, hi)  # a replay plans without latestOffset
-        emitted, _ = isolation.plan(staging, handler, conn, handle, lo, hi)
+        known, self._planned = self._planned, None
+        planned = known[1] if known is not None and known[0] == (lo, hi) else None
+        emitted, _ = isolation.plan(staging, handler, conn, handle, lo, hi, planned)
         return split(lo, hi, self.options.partitions) if emitted else []
 
     def commit(self, end: dict[str, int]) -> None:

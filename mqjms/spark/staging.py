@@ -254,20 +254,21 @@ class Staging(ABC):
         """How many messages are staged."""
         return len(self.metas(0, self.last()))
 
-    def plan_end(self, start: int, limit: int, target: int | None) -> int:
+    def plan_end(self, start: int, limit: int, target: int | None) -> tuple[int, list[Meta]]:
         """Where the batch after ``start`` ends: at most ``limit`` messages and never a
-        suspect beside others (a tagged group is a batch of its own)."""
+        suspect beside others (a tagged group is a batch of its own); and its messages
+        (``metas(start, end)``, which planning the batch asks for next)."""
         hi = self.last() if target is None else min(target, self.last())
         found = self.metas(start, hi, limit)
         if not found:
-            return start
+            return start, []
         tag = found[0].tag
-        end = start
+        taken = 0
         for meta in found:
             if meta.tag != tag:
                 break
-            end = meta.seq
-        return end
+            taken += 1
+        return found[taken - 1].seq, found[:taken]
 
 
 LOG_SCHEMA = """
