@@ -26,6 +26,8 @@ _AVAILABLE = f" WHERE queue = ? AND state = {store.AVAILABLE}"
 # removed: that message is after the cursor too, so ids equal to the cursor's count unless
 # the MsgId is the cursor's own
 _NOT_THE_CURSOR = " AND NOT (id = ? AND msg_id = ?)"
+# where MQMD.GroupId starts in a stored MQMD (version 2, 1-based for SQLite's substr)
+_GROUP_ID_AT = 325
 
 
 @dataclass(slots=True)
@@ -47,11 +49,12 @@ def next_message(
     after: Cursor | None,
     msg_id: bytes | None = None,
     correl_id: bytes | None = None,
+    group_id: bytes | None = None,
 ) -> Row | None:
     """The first available message of ``queue`` after ``after`` (from the head when None),
-    matching ``msg_id``/``correl_id`` when given."""
-    if msg_id is not None or correl_id is not None:
-        return _next_matching(db, queue, priority_order, after, msg_id, correl_id)
+    matching ``msg_id``/``correl_id``/``group_id`` when given."""
+    if msg_id is not None or correl_id is not None or group_id is not None:
+        return _next_matching(db, queue, priority_order, after, msg_id, correl_id, group_id)
     head: list[object] = [queue]
     if after is None:
         order = " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
@@ -83,9 +86,11 @@ def _next_matching(
     after: Cursor | None,
     msg_id: bytes | None,
     correl_id: bytes | None,
+    group_id: bytes | None = None,
 ) -> Row | None:
     """A match get reads the few rows with that id; without statistics SQLite would walk
-    the whole queue in delivery order instead, so the id's index is named."""
+    the whole queue in delivery order instead, so the id's index is named. GroupId has no
+    index of its own (groups are rare): it is read from the stored MQMD."""
     index = ""
     where = _AVAILABLE
     params: list[object] = [queue]
@@ -100,6 +105,9 @@ def _next_matching(
             index = index or " INDEXED BY messages_correl_id"
             where += " AND correl_id != zeroblob(24)"
         params.append(padded)
+    if group_id is not None:
+        where += f" AND substr(md, {_GROUP_ID_AT}, 24) = ?"
+        params.append(group_id.ljust(24, b"\x00"))
     sql = _FROM + index + where
     if after is not None:
         later = "(id > ? OR (id = ? AND msg_id != ?))"
