@@ -37,12 +37,10 @@ BUILT_IN = {
     "embedded": "mqjms.transport.embedded:connect",
     "stomp": "mqjms.transport.stomp:connect",
     "stomp+ssl": "mqjms.transport.stomp:connect",
+    "mq": "mqjms.transport.ibmmq:connect",
 }
 #: Schemes mqjms reserves for transports still to come, with what to use meanwhile.
-NOT_YET = {
-    "mq": "the IBM MQ transport (pymqi/ibmmq) is not part of this release yet; "
-    "use embedded: or stomp:",
-}
+NOT_YET: dict[str, str] = {}
 
 _registered: dict[str, Factory] = {}
 _loaded: dict[str, Factory] = {}
