@@ -51,7 +51,7 @@ from mqjms.jms import (
     TopicSubscriber,
     remaining_time_to_live,
 )
-from mqjms.listeners import Listener, Worker
+from mqjms.listeners import Listener, Worker, send
 from mqjms.mq.errors import MQError
 
 if TYPE_CHECKING:
@@ -113,4 +113,5 @@ __all__ = [
     "Worker",
     "__version__",
     "remaining_time_to_live",
+    "send",
 ]

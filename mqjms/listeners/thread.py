@@ -7,7 +7,8 @@ Per message:
 1. MQGET under syncpoint, with a short wait so that a stop request is noticed.
 2. The flow screens it *before* delivery: a poison message is never delivered (requeued
    outside any unit of work of delivery, see :mod:`mqjms.backout.listener`).
-3. Otherwise the listener function is called. It returns: commit. It raises: after the
+3. Otherwise the listener function is called. It returns: what it sent with
+   ``mqjms.send`` is put under syncpoint (:mod:`.send`), then commit. It raises: after the
    flow's retry delay (the listener's ``retry_wait``), back out (BackoutCount + 1,
    redelivered by the queue manager); a ``move_on`` exception is requeued by the flow
    at once instead.
@@ -29,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from mqjms.backout import ListenerPoisonFlow, PoisonEvent, PoisonOutcome
+from mqjms.backout import Failure, ListenerPoisonFlow, PoisonEvent, PoisonOutcome
 from mqjms.jms.message import Message, to_message
 from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
@@ -47,6 +48,7 @@ from .reconnect import (
     wait_seconds,
 )
 from .runtime import OPEN_OPTIONS, Abandoned, Runtime
+from .send import Outbox, collecting, put_sends
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -421,8 +423,11 @@ class ListenerThread:
         message = to_message(md, data, self.listener.queue, lazy=True)
         self.rt.stats.add("delivered", listener=self.stats)
         self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
-        error = self._deliver(message, md)
+        outbox = Outbox()
+        error = self._deliver(message, md, outbox)
         if error is None:
+            if outbox.sends and not self._put_sends(conn, md, outbox):
+                return  # a send failed: the message was backed out with what it had put
             self._done = md  # committed by the next get, or when the thread stops
             return
         failure, event = self.poison.failed(conn, handle, md, data, error)
@@ -441,16 +446,41 @@ class ListenerThread:
             reason=failure.message,
         )
 
-    def _deliver(self, message: Message, md: MQMD) -> BaseException | None:
-        """Call the listener (and wait ``retry_wait`` after a failure); its exception or
-        None. Raises Abandoned when a shutdown deadline backed the message out meanwhile."""
+    def _put_sends(self, conn: Connection, md: MQMD, outbox: Outbox) -> bool:
+        """Put what the listener sent (``mqjms.send``) in the message's unit of work; a
+        send that fails fails the message: backed out, with the puts made before it."""
+        try:
+            put_sends(conn, outbox)
+        except Exception as exc:
+            if is_connection_error(exc):
+                raise
+            failure = Failure.from_exception(exc, self.listener.name, self.listener.queue)
+            self.poison.failures.remember(md.MsgId, failure)
+            conn.backout()
+            self.rt.stats.add("backed_out", listener=self.stats)
+            log.warning(
+                "message.backed_out",
+                **self._ctx,
+                msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount,
+                exception_type=failure.exception_type,
+                reason=f"send failed: {failure.message}",
+                sends=len(outbox.sends),
+            )
+            return False
+        return True
+
+    def _deliver(self, message: Message, md: MQMD, outbox: Outbox) -> BaseException | None:
+        """Call the listener (and wait ``retry_wait`` after a failure), collecting its
+        sends in ``outbox``; its exception or None. Raises Abandoned when a shutdown
+        deadline backed the message out meanwhile."""
         with self._lock:
             self._delivering, self._current = True, md
         error: BaseException | None = None
         try:
             started = time.perf_counter()
             try:
-                self._call(message)
+                self._call(message, outbox)
             except BaseException as exc:  # any failure of the listener rolls the message back
                 error = exc
             self.rt.stats.processed(self.stats, time.perf_counter() - started, error is not None)
@@ -466,10 +496,11 @@ class ListenerThread:
             raise Abandoned()
         return error
 
-    def _call(self, message: Message) -> None:
+    def _call(self, message: Message, outbox: Outbox) -> None:
         fn = self.listener.fn
         if not self.listener.is_async:
-            result = fn(message)
+            with collecting(outbox):
+                result = fn(message)
             if result is not None and inspect.isawaitable(result):
                 _close(result)
                 raise TypeError(
@@ -478,7 +509,7 @@ class ListenerThread:
             return
         loop = self.rt.loop
         assert loop is not None, "async listeners need the worker's event loop"
-        future = loop.submit(_as_coroutine(fn(message)))
+        future = loop.submit(_collecting_in(outbox, _as_coroutine(fn(message))))
         with self._lock:
             self._future = future
             if self._aborted:
@@ -523,6 +554,11 @@ def _as_coroutine(result: Awaitable[None] | None) -> Coroutine[Any, Any, None]:
             await result
 
     return wrap()
+
+
+async def _collecting_in(outbox: Outbox, coro: Coroutine[Any, Any, None]) -> None:
+    with collecting(outbox):  # inside the task: its context is the one the listener sees
+        await coro
 
 
 def _close(awaitable: object) -> None:

@@ -101,14 +101,15 @@ class Reserving(ConnectionState):
             self._uow.got(msg.persistent)
         return msg.descriptor(time.time()), msg.data
 
-    def give_back_reserved(self, owner: str) -> int:
-        """End ``owner``'s reservation: its messages are available again, in place."""
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        """Give back ``owner``'s messages numbered above ``after`` (all by default): they
+        are available again, in place."""
         self._check_open()
 
         def attempt() -> int:
             with self._writing() as tx:
                 tx.wake_getters()
-                return reservations.give_back(tx.db, owner)
+                return reservations.give_back(tx.db, owner, after)
 
         with self._session():
             return self._with_room(attempt)

@@ -236,8 +236,9 @@ class Reserves(Protocol):
         """MQGET under syncpoint of the message reserved as ``seq``."""
         ...
 
-    def give_back_reserved(self, owner: str) -> int:
-        """End ``owner``'s reservation: its messages are available again, in place."""
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        """Give back ``owner``'s messages numbered above ``after`` (all by default): they
+        are available again, in place."""
         ...
 
 
