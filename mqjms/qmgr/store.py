@@ -17,7 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.request import pathname2url
 
-from . import failures
+from . import commits, failures
 
 SCHEMA_VERSION = 2  # 2: the delivery-order indexes hold available messages only
 
@@ -118,12 +118,17 @@ CREATE INDEX IF NOT EXISTS messages_priority ON messages(queue, priority DESC, i
 
 
 class Database(sqlite3.Connection):
-    """A connection that remembers its ``synchronous`` setting, so it is set only on change,
-    and its file, so that errors can name it."""
+    """A connection that remembers its file, so that errors can name it, and the group
+    commit it takes part in (:mod:`.commits`): the write gate it takes turns through, the
+    shared fsync its durable commits wait for, and whether its open transaction needs it."""
 
     synchronous: str = ""
     file: Path = Path("qmgr.db")
     read_only: bool = False
+    gate: commits.WriteGate | None = None
+    group_sync: commits.GroupSync | None = None
+    writing: bool = False  # a write transaction of begin_write is open
+    durable: bool = False  # ... and its commit waits for an fsync
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -174,8 +179,11 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
             db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
         else:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.synchronous = "FULL"
+            # commits reach the log without an fsync; durable ones then wait for a shared
+            # one (commits.GroupSync): what synchronous=FULL does, one fsync per group
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.synchronous = "NORMAL"
+            db.gate, db.group_sync = commits.gate_for(path), commits.sync_for(path)
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("PRAGMA busy_timeout=30000")
     except BaseException:
@@ -227,7 +235,22 @@ def _rollback(db: sqlite3.Connection) -> None:
 
 
 def begin_write(db: sqlite3.Connection, durable: bool = True, *, putting: bool = False) -> None:
-    """BEGIN IMMEDIATE, with the fsync setting for its commit (see :func:`write`)."""
+    """BEGIN IMMEDIATE, with the fsync setting for its commit (see :func:`write`): through
+    the connection's write gate when it has one (its durable commit then waits for the
+    group's fsync in :func:`end`), else with ``synchronous`` set for this transaction."""
+    gate = getattr(db, "gate", None)
+    if isinstance(db, Database) and gate is not None:
+        gate.acquire()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            gate.release()
+            raise failures.translate(exc, _file(db), putting=putting) from exc
+        except BaseException:
+            gate.release()
+            raise
+        db.writing, db.durable = True, durable
+        return
     try:
         mode = "FULL" if durable else "NORMAL"
         if getattr(db, "synchronous", None) != mode:
@@ -251,7 +274,22 @@ def end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool 
     """End the transaction :func:`begin_write` or :func:`begin_read` began: COMMIT when
     its body ended without ``failure``, otherwise roll back. A SQLite failure, the body's
     or the commit's, is raised as a StorageError; any other failure is left to the caller
-    to re-raise."""
+    to re-raise. A durable write returns once its commit is on disk."""
+    gated = isinstance(db, Database) and db.writing
+    if not gated:
+        _end(db, failure, putting=putting)
+        return
+    assert isinstance(db, Database) and db.gate is not None and db.group_sync is not None
+    db.writing = False
+    try:
+        _end(db, failure, putting=putting)
+    finally:
+        db.gate.release()  # the next writer goes on while this one waits for the disk
+    if failure is None and db.durable:
+        db.group_sync.sync()
+
+
+def _end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool) -> None:
     if failure is None:
         try:
             db.execute("COMMIT")
