@@ -3,8 +3,9 @@
 A write transaction commits at ``synchronous=NORMAL`` (its log frames reach the operating
 system, so they survive the death of the process, but no fsync), then, when it must be
 durable, waits in :meth:`GroupSync.sync` for an fsync of the write-ahead log that *began
-after its COMMIT*: one thread's fsync makes every transaction committed before it durable,
-so the commits of all consumers that arrive during one fsync share the next one. A commit
+after its COMMIT*: one fsync makes every transaction committed before it durable, so the
+commits of all consumers (threads and processes) that arrive during one fsync share the
+next one. A commit
 still returns only once it is on disk; it is only seen by other connections a little
 earlier, as in any group-commit database (a reader that acts on it commits after it, and
 the log is written in order, so that commit's fsync covers both).
@@ -19,8 +20,11 @@ process dies, even by SIGKILL), handed on as soon as COMMIT returns.
 from __future__ import annotations
 
 import fcntl
+import mmap
 import os
+import struct
 import threading
+from contextlib import suppress
 from pathlib import Path
 
 from mqjms.mq import constants as C
@@ -47,69 +51,107 @@ class WriteGate:
     def acquire(self) -> None:
         self._lock.acquire()
         if self._depth == 0:
-            try:
+            # without a lock file (a directory we may not write) SQLite's own lock still
+            # serialises the writers, only more slowly
+            with suppress(OSError):
                 fcntl.flock(self._descriptor(), fcntl.LOCK_EX)
-            except OSError:
-                # no lock file (a directory we may not write): SQLite's own lock still
-                # serialises the writers, only more slowly
-                pass
         self._depth += 1
 
     def release(self) -> None:
         self._depth -= 1
         if self._depth == 0 and self._fd >= 0:
-            try:
+            with suppress(OSError):
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
-            except OSError:
-                pass
         self._lock.release()
 
     def _descriptor(self) -> int:
         if self._fd < 0 or self._pid != os.getpid():  # a forked child needs its own
-            # read-only is enough for flock, and works for a group member whatever the umask
-            self._fd = os.open(self._file, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, self._mode)
             self._pid = os.getpid()
-            st = os.fstat(self._fd)
-            if st.st_uid == os.geteuid() and st.st_mode & 0o777 != self._mode:
-                os.fchmod(self._fd, self._mode)  # the umask narrowed it
+            self._fd = _open_shared(self._file, self._mode, os.O_RDONLY)  # enough for flock
         return self._fd
 
 
 class GroupSync:
-    """The fsyncs of one database's write-ahead log, shared by the commits that wait for
-    them (leader and followers: the first to wait syncs for all who came before)."""
+    """The fsyncs of one database's write-ahead log, shared by every commit that waits for
+    one, in this process and the others.
 
-    def __init__(self, wal_file: Path) -> None:
+    Two counters in ``commits.seq`` beside the database, mapped into every process: the
+    durable commits counted so far (each takes the next number as its *ticket* just after
+    its COMMIT, while it still holds the write gate, so the counter only grows and every
+    number's COMMIT is in the log) and the number up to which the log is known to be on
+    disk. A commit waits until the second reaches its ticket; the first to wait takes
+    ``sync.lock`` (one fsync at a time across processes), reads the first counter, fsyncs
+    and publishes that reading: every commit counted before the fsync began is durable.
+    The threads of one process wait for their own leader instead of queuing on the flock.
+    A process killed at any point leaves the counters consistent (each is one aligned
+    8-byte store) and its flock released.
+    """
+
+    def __init__(self, wal_file: Path, mode: int) -> None:
         self._wal = wal_file
         self._changed = threading.Condition(threading.Lock())
-        self._requested = 0  # tickets handed out (each after a COMMIT)
-        self._synced = 0  # every ticket up to this one is on disk
         self._syncing = False
-        #: fsyncs done, for tests and benchmarks (commits minus this = fsyncs shared)
+        self._lock_file = wal_file.with_name("sync.lock")
+        self._mode = mode
+        self._lock_fd = -1
+        self._pid = 0
+        self._counters: mmap.mmap | bytearray = _map(wal_file.with_name("commits.seq"), mode)
+        #: fsyncs this process ran, for tests and benchmarks
         self.fsyncs = 0
 
-    def sync(self) -> None:
-        """Return once everything committed before the call is on disk; a failed fsync
-        raises a StorageError (MQRC_RESOURCE_PROBLEM) to the thread that ran it, and the
-        next waiter tries again."""
+    def ticket(self) -> int:
+        """Count a durable commit (call after its COMMIT, holding the write gate)."""
+        committed = _COUNTER.unpack_from(self._counters, 0)[0] + 1
+        _COUNTER.pack_into(self._counters, 0, committed)
+        return int(committed)
+
+    def _synced(self) -> int:
+        return int(_COUNTER.unpack_from(self._counters, 8)[0])
+
+    def sync(self, ticket: int) -> None:
+        """Return once the commit that took ``ticket`` is on disk; a failed fsync raises a
+        StorageError (MQRC_RESOURCE_PROBLEM) to the thread that ran it, and the next
+        waiter tries again."""
         with self._changed:
-            self._requested += 1
-            ticket = self._requested
-            while self._synced < ticket:
+            while self._synced() < ticket:
                 if self._syncing:
                     self._changed.wait()
                     continue
                 self._syncing = True
-                covers = self._requested
                 self._changed.release()
                 try:
-                    self._fsync()
+                    self._lead(ticket)
                 finally:
                     self._changed.acquire()
                     self._syncing = False
                     self._changed.notify_all()
-                self._synced = max(self._synced, covers)
-                self.fsyncs += 1
+
+    def _lead(self, ticket: int) -> None:
+        """Sync for this process's waiters, unless another process's fsync, which this one
+        waited for on ``sync.lock``, covered the ticket already."""
+        fd = self._lock_descriptor()
+        if fd >= 0:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if self._synced() >= ticket:
+                return
+            covers = _COUNTER.unpack_from(self._counters, 0)[0]
+            self._fsync()
+            self.fsyncs += 1
+            if covers > self._synced():
+                _COUNTER.pack_into(self._counters, 8, covers)
+        finally:
+            if fd >= 0:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _lock_descriptor(self) -> int:
+        if self._lock_fd < 0 or self._pid != os.getpid():
+            self._pid = os.getpid()
+            try:
+                self._lock_fd = _open_shared(self._lock_file, self._mode, os.O_RDONLY)
+            except OSError:
+                self._lock_fd = -1  # counters private to this process: nothing to share
+        return self._lock_fd
 
     def _fsync(self) -> None:
         try:
@@ -124,6 +166,36 @@ class GroupSync:
             raise _sync_failed(self._wal, exc) from exc
         finally:
             os.close(fd)
+
+
+_COUNTER = struct.Struct("=Q")
+
+
+def _open_shared(path: Path, mode: int, flags: int) -> int:
+    """Open (creating it) a file the queue manager's processes share, with ``mode`` whatever
+    the umask."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, mode)
+    st = os.fstat(fd)
+    if st.st_uid == os.geteuid() and st.st_mode & 0o777 != mode:
+        os.fchmod(fd, mode)
+    return fd
+
+
+def _map(path: Path, mode: int) -> mmap.mmap | bytearray:
+    """The two counters shared through ``path``; private ones when it cannot be written
+    (then the process's commits share fsyncs among its threads only)."""
+    try:
+        fd = _open_shared(path, mode, os.O_RDWR)
+    except OSError:
+        return bytearray(16)
+    try:
+        if os.fstat(fd).st_size < 16:
+            os.ftruncate(fd, 16)  # zeros; every process maps the same 16 bytes
+        return mmap.mmap(fd, 16)
+    except OSError:
+        return bytearray(16)
+    finally:
+        os.close(fd)
 
 
 def _sync_failed(wal: Path, exc: OSError) -> StorageError:
@@ -141,11 +213,7 @@ def gate_for(db_file: Path) -> WriteGate:
     with _registry_lock:
         gate = _gates.get(key)
         if gate is None:
-            try:
-                mode = os.stat(key).st_mode & 0o666
-            except OSError:
-                mode = 0o600
-            gate = _gates[key] = WriteGate(key.with_name("write.lock"), mode)
+            gate = _gates[key] = WriteGate(key.with_name("write.lock"), _mode(key))
         return gate
 
 
@@ -155,5 +223,13 @@ def sync_for(db_file: Path) -> GroupSync:
     with _registry_lock:
         sync = _syncs.get(key)
         if sync is None:
-            sync = _syncs[key] = GroupSync(key.with_name(key.name + "-wal"))
+            sync = _syncs[key] = GroupSync(key.with_name(key.name + "-wal"), _mode(key))
         return sync
+
+
+def _mode(db_file: Path) -> int:
+    """The database file's permissions, which the files shared beside it take."""
+    try:
+        return os.stat(db_file).st_mode & 0o666
+    except OSError:
+        return 0o600

@@ -127,6 +127,7 @@ class Database(sqlite3.Connection):
     read_only: bool = False
     gate: commits.WriteGate | None = None
     group_sync: commits.GroupSync | None = None
+    directory: Path | None = None  # the queue manager's (resolved once), for its bells
     writing: bool = False  # a write transaction of begin_write is open
     durable: bool = False  # ... and its commit waits for an fsync
 
@@ -184,6 +185,7 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
             db.execute("PRAGMA synchronous=NORMAL")
             db.synchronous = "NORMAL"
             db.gate, db.group_sync = commits.gate_for(path), commits.sync_for(path)
+            db.directory = path.resolve().parent
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("PRAGMA busy_timeout=30000")
     except BaseException:
@@ -281,12 +283,15 @@ def end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool 
         return
     assert isinstance(db, Database) and db.gate is not None and db.group_sync is not None
     db.writing = False
+    ticket = 0
     try:
         _end(db, failure, putting=putting)
+        if failure is None and db.durable:
+            ticket = db.group_sync.ticket()  # counted in commit order: the gate is held
     finally:
         db.gate.release()  # the next writer goes on while this one waits for the disk
-    if failure is None and db.durable:
-        db.group_sync.sync()
+    if ticket:
+        db.group_sync.sync(ticket)
 
 
 def _end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool) -> None:

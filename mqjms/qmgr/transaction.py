@@ -5,7 +5,8 @@ command, the backout of a dead process's work) runs as one :class:`Transaction`:
 database handle, the queue manager it writes for, the connection whose unit of work it
 belongs to, one clock reading for every rule inside it (expiry, PutDate and PutTime,
 TRIGINT), the queue manager's attributes read at most once, and the side effects that
-must wait until COMMIT: waking the gets that wait (:mod:`.wakeup`).
+must wait until COMMIT: waking the gets that wait (:mod:`.wakeup` in this process,
+:mod:`.bells` in the others).
 
 A Transaction is its own context manager (a class, not a generator: it is entered on
 every MQI call): :func:`writing` makes one for a write transaction (BEGIN IMMEDIATE ...
@@ -20,7 +21,7 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 
-from . import meta, store, wakeup
+from . import bells, meta, store, wakeup
 
 
 class Transaction:
@@ -107,6 +108,9 @@ class Transaction:
                 action()
             if self._ring:
                 wakeup.ring()
+                directory = getattr(self.db, "directory", None)
+                if directory is not None:
+                    bells.ring_others(directory)
 
 
 def writing(
