@@ -137,12 +137,9 @@ class Getting(ConnectionState):
             else named
         )
         check_get_allowed(named, base)
-        priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
         after = self._cursors.get(handle.hobj) if request.browse is Browse.NEXT else None
         while True:
-            row = next_message(
-                db, base.name, priority_order, after, request.msg_id, request.correl_id
-            )
+            row = next_message(db, base.name, after, request.msg_id, request.correl_id)
             if row is None:
                 return None
             msg = messages.from_row(row)

@@ -86,7 +86,7 @@ def _next_seqs(db: sqlite3.Connection, owner: str, count: int) -> int:
 
 
 def reserve(
-    db: sqlite3.Connection, queue: str, owner: str, limit: int, priority_order: bool, now: float
+    db: sqlite3.Connection, queue: str, owner: str, limit: int, now: float
 ) -> tuple[list[Reserved], list[messages.StoredMessage]]:
     """Reserve up to ``limit`` available messages of ``queue`` (an underlying local queue)
     for ``owner``; returns them with their numbers, and the expired ones met on the way
@@ -96,7 +96,7 @@ def reserve(
     expired: list[messages.StoredMessage] = []
     uow = owner_uow(owner)
     while len(taken) < limit:
-        row = next_message(db, queue, priority_order, None)
+        row = next_message(db, queue, None)
         if row is None:
             break
         msg = messages.from_row(row)

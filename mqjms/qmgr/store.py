@@ -19,7 +19,8 @@ from urllib.request import pathname2url
 
 from . import commits, failures
 
-SCHEMA_VERSION = 2  # 2: the delivery-order indexes hold available messages only
+# 2: the delivery-order indexes hold available messages only; 3: one delivery-order index
+SCHEMA_VERSION = 3
 
 # Message states. A message got under syncpoint stays on its queue, invisible to others,
 # until the unit of work commits (row deleted) or backs out (state back to AVAILABLE).
@@ -101,17 +102,16 @@ END;
 """
 
 
-# The delivery orders hold the available messages only, so a get or browse seeks straight
+# The delivery order holds the available messages only, so a get or browse seeks straight
 # to the first one, whatever number of messages are locked in units of work, reserved or
 # uncommitted (each was stepped over, one by one, by every get); a query must say
-# ``state = 0`` literally for SQLite to use them. Locking a message takes it out of them.
-# The messages in flight (state != 0, which is exactly when ``uow`` is set) are found
+# ``state = 0`` literally for SQLite to use it. Locking a message takes it out. One index
+# serves both MSGDLVSQ orders (see delivery.py): a second one cost every put and get its
+# pages. The messages in flight (state != 0, which is exactly when ``uow`` is set) are found
 # through messages_uow: by unit of work (commit, backout), and, for the per-queue questions
 # that are rare or stop at the first match (trigger conditions, CLEAR, DELETE), by a scan
-# of the messages in flight. Measured against an index over every message with the state
-# in its keys: no more log pages per message (that one wrote two), a little more CPU.
+# of the messages in flight.
 DELIVERY_INDEXES = """
-CREATE INDEX IF NOT EXISTS messages_fifo ON messages(queue, id) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS messages_priority ON messages(queue, priority DESC, id)
     WHERE state = 0;
 """
@@ -207,19 +207,24 @@ def create_schema(db: sqlite3.Connection) -> None:
 
 def upgrade(db: sqlite3.Connection) -> bool:
     """Bring a database an older mqjms made to this schema (version 1: delivery-order
-    indexes over every message); True when it changed. Run at open, under the start-up
-    lock."""
-    row = db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'messages_fifo'"
-    ).fetchone()
-    if row is not None and "WHERE" in str(row[0]).upper():
+    indexes over every message; 2: a second one for FIFO queues); True when it changed.
+    Run at open, under the start-up lock."""
+    indexes = dict(
+        db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+            " AND name IN ('messages_fifo', 'messages_priority')"
+        ).fetchall()
+    )
+    partial = "WHERE" in str(indexes.get("messages_priority", "")).upper()
+    if partial and "messages_fifo" not in indexes:
         return False
     with write(db) as tx:
         tx.execute("DROP INDEX IF EXISTS messages_fifo")
-        tx.execute("DROP INDEX IF EXISTS messages_priority")
-        for statement in DELIVERY_INDEXES.strip().split(";"):
-            if statement.strip():
-                tx.execute(statement)
+        if not partial:
+            tx.execute("DROP INDEX IF EXISTS messages_priority")
+            for statement in DELIVERY_INDEXES.strip().split(";"):
+                if statement.strip():
+                    tx.execute(statement)
         tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
     return True
 
