@@ -18,7 +18,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.qmgr import QMConnection, QueueManager
 
-from .url import embedded_path, redact
+from .url import embedded_path, redact, url_flag
 
 log = get_logger("mqjms.transport.embedded")
 
@@ -34,12 +34,7 @@ def group_access(url: str) -> bool | None:
     values = parse_qs(urlsplit(url).query).get("group")
     if not values:
         return None
-    value = values[-1].strip().lower()
-    if value in ("true", "yes", "1", "on"):
-        return True
-    if value in ("false", "no", "0", "off"):
-        return False
-    raise ValueError(f"group={values[-1]!r} in an embedded: URL must be true or false")
+    return url_flag(values[-1], "group")
 
 
 def queue_manager(url: str) -> QueueManager:

@@ -20,6 +20,17 @@ MASK = "***"
 _SECRET_PARAM_WORDS = ("pass", "pwd", "secret", "token", "credential", "apikey", "api_key")
 
 
+def url_flag(value: str, what: str) -> bool:
+    """A true/false URL parameter (``1/0``, ``true/false``, ``yes/no``, ``on/off``);
+    anything else is a ValueError naming the parameter, for the CLI's one-line error."""
+    word = value.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"URL parameter {what}={value!r}: expected true or false")
+
+
 def resolve_url(url: str | None = None) -> str:
     return url or os.environ.get(ENV_VAR) or DEFAULT_URL
 

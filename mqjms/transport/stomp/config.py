@@ -54,6 +54,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 from mqjms.transport.url import redact as _redact
+from mqjms.transport.url import url_flag
 
 DEFAULT_DEAD_LETTER_QUEUE = "ActiveMQ.DLQ"
 DEFAULT_QMGR_NAME = "ActiveMQ"
@@ -348,15 +349,6 @@ def _default_config() -> StompConfig:
         return _default
 
 
-def _flag(value: str, what: str) -> bool:
-    word = value.strip().lower()
-    if word in ("1", "true", "yes", "on"):
-        return True
-    if word in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"STOMP URL parameter {what}={value!r}: expected true or false")
-
-
 def parse_url(url: str) -> StompParams:
     """Parse ``stomp://[user[:password]@]host[:port][?key=value&...]``.
 
@@ -412,7 +404,7 @@ def parse_url(url: str) -> StompParams:
         ca_file=query.get("ca"),
         cert_file=query.get("cert"),
         key_file=query.get("key"),
-        verify=_flag(query["verify"], "verify") if "verify" in query else True,
+        verify=url_flag(query["verify"], "verify") if "verify" in query else True,
         reconnect_seconds=reconnect,
         receipt_timeout=receipt_timeout,
         connect_timeout=connect_timeout,
@@ -421,7 +413,7 @@ def parse_url(url: str) -> StompParams:
         profile=query.get("profile"),
         qmgr_name=query.get("qmgr"),
         prefix=query.get("prefix"),
-        strict=_flag(query["strict"], "strict") if "strict" in query else None,
+        strict=url_flag(query["strict"], "strict") if "strict" in query else None,
         queue_defaults=queue_defaults,
         qmgr_overrides=qmgr,
     )

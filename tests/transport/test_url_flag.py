@@ -1,0 +1,28 @@
+"""True/false URL parameters read one way on every transport (``?group=``, ``?verify=``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqjms.transport.embedded import group_access
+from mqjms.transport.stomp.config import parse_url
+from mqjms.transport.url import url_flag
+
+
+@pytest.mark.parametrize("word", ["1", "true", "YES", " on "])
+def test_true_words(word: str) -> None:
+    assert url_flag(word, "x") is True
+
+
+@pytest.mark.parametrize("word", ["0", "False", "no", "off"])
+def test_false_words(word: str) -> None:
+    assert url_flag(word, "x") is False
+
+
+def test_anything_else_names_the_parameter() -> None:
+    with pytest.raises(ValueError, match=r"group='maybe': expected true or false"):
+        group_access("embedded:///tmp/q?group=maybe")
+    with pytest.raises(ValueError, match=r"verify='sometimes'"):
+        parse_url("stomp://localhost:61613?verify=sometimes")
+    assert group_access("embedded:///tmp/q?group=on") is True
+    assert group_access("embedded:///tmp/q") is None
