@@ -12,7 +12,7 @@ each becomes a :class:`~mqjms.qmgr.failures.StorageError`.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.request import pathname2url
@@ -277,14 +277,24 @@ def begin_read(db: sqlite3.Connection) -> None:
         raise failures.translate(exc, _file(db)) from exc
 
 
-def end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool = False) -> None:
+def end(
+    db: sqlite3.Connection,
+    failure: BaseException | None,
+    *,
+    putting: bool = False,
+    committed: Callable[[], None] | None = None,
+) -> None:
     """End the transaction :func:`begin_write` or :func:`begin_read` began: COMMIT when
     its body ended without ``failure``, otherwise roll back. A SQLite failure, the body's
     or the commit's, is raised as a StorageError; any other failure is left to the caller
-    to re-raise. A durable write returns once its commit is on disk."""
+    to re-raise. A durable write returns once its commit is on disk; ``committed`` runs
+    after the COMMIT, before the wait for the disk (waking the readers of what it wrote:
+    they see it then anyway)."""
     gated = isinstance(db, Database) and db.writing
     if not gated:
         _end(db, failure, putting=putting)
+        if failure is None and committed is not None:
+            committed()
         return
     assert isinstance(db, Database) and db.gate is not None and db.group_sync is not None
     db.writing = False
@@ -295,6 +305,8 @@ def end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool 
             ticket = db.group_sync.ticket()  # counted in commit order: the gate is held
     finally:
         db.gate.release()  # the next writer goes on while this one waits for the disk
+    if failure is None and committed is not None:
+        committed()
     if ticket:
         db.group_sync.sync(ticket)
 

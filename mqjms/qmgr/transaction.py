@@ -102,15 +102,19 @@ class Transaction:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        store.end(self.db, exc, putting=self._putting)  # raises a SQLite failure translated
+        # raises a SQLite failure translated; the gets that wait are woken as soon as the
+        # COMMIT is done (while a durable one waits for its fsync): a get that takes the
+        # message commits after this one, so its fsync covers both
+        store.end(self.db, exc, putting=self._putting, committed=self._wake if self._ring else None)
         if exc is None:
             for action in self._after:
                 action()
-            if self._ring:
-                wakeup.ring()
-                directory = getattr(self.db, "directory", None)
-                if directory is not None:
-                    bells.ring_others(directory)
+
+    def _wake(self) -> None:
+        wakeup.ring()
+        directory = getattr(self.db, "directory", None)
+        if directory is not None:
+            bells.ring_others(directory)
 
 
 def writing(
