@@ -5,7 +5,8 @@ the writer and several processes can share it). Every MQI operation that changes
 something is one short SQLite write transaction, and a browse one read transaction (so
 it needs no write lock, and works on a full disk or a read-only copy); a unit of work is
 *logical* (rows marked with the connection's id), so no SQLite transaction is ever held
-while an application runs. No ``sqlite3`` exception leaves this module's transactions:
+while an application runs. Writers take turns and share fsyncs (:mod:`.commits`: group
+commit). No ``sqlite3`` exception leaves this module's transactions:
 each becomes a :class:`~mqjms.qmgr.failures.StorageError`.
 """
 
