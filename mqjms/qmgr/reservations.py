@@ -118,7 +118,7 @@ def reserve(
 
 _SELECT = (
     "SELECT r.seq, r.tag, m.id, m.queue, m.priority, m.persistent, m.expires, m.backout,"
-    " m.md, m.data FROM reservations r JOIN messages m ON m.id = r.message"
+    " m.md, m.data, m.msg_id, m.correl_id FROM reservations r JOIN messages m ON m.id = r.message"
 )
 
 
