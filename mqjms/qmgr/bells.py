@@ -17,6 +17,7 @@ import socket
 import sys
 import threading
 import uuid
+from contextlib import suppress
 from pathlib import Path
 
 from mqjms.logs import get_logger
@@ -30,6 +31,7 @@ _PREFIX = "\0mqjms-bell-"
 
 _lock = threading.Lock()
 _own: dict[Path, tuple[int, str]] = {}  # directory -> (pid, this process's bell name)
+_sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
 _sender: socket.socket | None = None
 _sender_pid = 0
 
@@ -56,8 +58,23 @@ def listen(qmgr_dir: Path) -> bool:
             _own[key] = (pid, "")  # do not try again: poll
             return False
         _own[key] = (pid, name)
+        _sockets[key] = sock
     threading.Thread(target=_answer, args=(sock,), name=f"mqjms-bell-{name}", daemon=True).start()
     return True
+
+
+def stop(qmgr_dir: Path) -> None:
+    """Take this process's bell on ``qmgr_dir`` down (its queue manager closed): its thread
+    ends, its file goes. A later get with wait puts it up again."""
+    with _lock:
+        mine = _own.pop(qmgr_dir, None)
+        sock = _sockets.pop(qmgr_dir, None)
+    if sock is not None:
+        with suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)  # ends the recv of its thread
+        sock.close()
+    if mine is not None and mine[1] and mine[0] == os.getpid():
+        (qmgr_dir / BELLS / mine[1]).unlink(missing_ok=True)
 
 
 def _announce(qmgr_dir: Path, name: str) -> None:
@@ -82,7 +99,8 @@ def _answer(sock: socket.socket) -> None:
     ``recv`` while nothing happens)."""
     while True:
         try:
-            sock.recv(16)
+            if not sock.recv(16):
+                return  # shut down by stop() (a ring is never empty)
             sock.setblocking(False)
             try:
                 while sock.recv(16):

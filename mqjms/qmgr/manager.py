@@ -52,7 +52,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import catalog, files, integrity, meta, recovery, store, wakeup
+from . import bells, catalog, files, integrity, meta, recovery, store, wakeup
 from .admin import Administration
 from .expiry import ExpiryScanner
 from .failures import StorageError, translating
@@ -349,6 +349,7 @@ class QueueManager(Administration):
                 except MQError as exc:  # e.g. a damaged database: still let go of the rest
                     log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
         finally:
+            bells.stop(self.db_file.resolve().parent)
             with self._lock:
                 self._active.release()
                 self._db.close()

@@ -165,3 +165,19 @@ def test_a_bell_whose_process_is_gone_is_removed_by_the_next_ring(qm: QueueManag
     probe.close()
     bells.ring_others(directory)
     assert not stale.exists()
+
+
+def test_closing_the_queue_manager_takes_its_bell_down(qm: QueueManager) -> None:
+    # a long-lived process opening many queue managers must not keep a thread and a
+    # socket for each one it closed
+    qm.define_queue("QLOCAL", "GC.DOWN")
+    conn = qm.connect("gc-down")
+    handle = conn.open("GC.DOWN", C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, wait=0.01) is None  # puts the bell up
+    bells_dir = qm.path.resolve() / bells.BELLS
+    (name,) = os.listdir(bells_dir)
+    (thread,) = [t for t in threading.enumerate() if t.name == f"mqjms-bell-{name}"]
+    qm.close()
+    assert os.listdir(bells_dir) == []
+    thread.join(10)
+    assert not thread.is_alive()
