@@ -31,6 +31,7 @@ from mqjms.jms import (
     Connection,
     ConnectionFactory,
     IllegalStateException,
+    InvalidDestinationException,
     JMSException,
     MapMessage,
     Message,
@@ -41,6 +42,8 @@ from mqjms.jms import (
     Queue,
     Session,
     TextMessage,
+    Topic,
+    TopicSubscriber,
     remaining_time_to_live,
 )
 from mqjms.listeners import Listener, Worker
@@ -65,6 +68,7 @@ __all__ = [
     "ConnectionFactory",
     "Failure",
     "IllegalStateException",
+    "InvalidDestinationException",
     "JMSException",
     "Listener",
     "MQError",
@@ -81,6 +85,8 @@ __all__ = [
     "Queue",
     "Session",
     "TextMessage",
+    "Topic",
+    "TopicSubscriber",
     "TriggerMonitor",
     "Worker",
     "__version__",

@@ -215,6 +215,14 @@ class Broker(abc.ABC):
         """DELETE QLOCAL(name) PURGE: afterwards opening or putting to it gives 2085."""
         raise NotImplementedError(f"the {self.name} Broker helper cannot delete queues")
 
+    def define_model(self, name: str, **attrs: object) -> None:
+        """DEFINE QMODEL(name) with MQSC attributes (a managed queue's model, seed 002)."""
+        raise NotImplementedError(f"the {self.name} Broker helper cannot define model queues")
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> None:
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) with MQSC attributes (MDURMDL, ...)."""
+        raise NotImplementedError(f"the {self.name} Broker helper cannot define topics")
+
     @abc.abstractmethod
     def restart(self) -> None:
         """Stop the queue manager / broker and start it again (every connection ends)."""
@@ -258,6 +266,12 @@ class EmbeddedBroker(Broker):
 
     def delete_queue(self, name: str) -> None:
         self.qm.delete_queue(name, purge=True)
+
+    def define_model(self, name: str, **attrs: object) -> None:
+        self.qm.define_queue("QMODEL", name, attrs)
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> None:
+        self.qm.define_topic(name, {"TOPICSTR": topic_string, **attrs})
 
     def restart(self) -> None:
         embedded.close_all()

@@ -1,7 +1,7 @@
 """Poison-message handling (seed 002), independent of the transport, in one component:
 :class:`PoisonHandler` decides, routes and reports; one flow per delivery style
-(:class:`SynchronousPoisonFlow`, :class:`ListenerPoisonFlow`, :class:`StagedPoisonFlow`)
-says which unit of work a
+(:class:`SynchronousPoisonFlow`, :class:`ListenerPoisonFlow`, :class:`StagedPoisonFlow`,
+:class:`MQIPoisonFlow`) says which unit of work a
 requeue is made in and what ends it. See :mod:`mqjms.backout.handler`."""
 
 from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
@@ -9,6 +9,7 @@ from .events import DeliveryStyle, Outcome, PoisonEvent, PoisonHook, PoisonOutco
 from .failure import Failure, FailureMemory
 from .handler import PoisonHandler
 from .listener import ListenerOptions, ListenerPoisonFlow
+from .mqi import GetUnit, MQIPoisonFlow
 from .staged import StagedPoisonFlow
 from .synchronous import SynchronousPoisonFlow, UnitOfWorkMode
 
@@ -18,8 +19,10 @@ __all__ = [
     "DeliveryStyle",
     "Failure",
     "FailureMemory",
+    "GetUnit",
     "ListenerOptions",
     "ListenerPoisonFlow",
+    "MQIPoisonFlow",
     "Outcome",
     "PoisonEvent",
     "PoisonHandler",

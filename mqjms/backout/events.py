@@ -34,7 +34,7 @@ class DeliveryStyle(Enum):
 
     SYNCHRONOUS = "synchronous"  # JMS receive(): inside the unit of work active at the get
     LISTENER = "listener"  # MessageListener / Worker: outside any unit of work of delivery
-    MQI = "mqi"  # the pymqi/ibmmq drop-in (designed, see mqjms.backout.handler)
+    MQI = "mqi"  # the pymqi/ibmmq drop-in: the program's MQI unit of work (backout/mqi.py)
     STAGED = "staged"  # the Spark runner: counted in staging, requeued outside delivery
 
 

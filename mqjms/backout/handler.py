@@ -21,15 +21,13 @@ The unit of work the requeue is made in, and what ends it, is the delivery style
     back on the input queue. Plus the listener's extras: ``retry_wait``, ``move_on``
     exceptions (requeued at once), ``on_poison`` hooks, and the failure memory whose
     ``mqjms_failure_*`` properties the move carries.
-``MQI`` (the pymqi/ibmmq drop-in; designed, not built)
-    a :class:`~.synchronous.SynchronousPoisonFlow` whose unit of work is the caller's MQI
-    one: the facade calls ``delivered()`` for each syncpoint get or put it passes to the
-    caller and ``committed()``/``backed_out()`` on MQCMIT/MQBACK, so a requeue joins the
-    caller's unit of work when it holds work and is committed on its own at once otherwise
-    (the CLIENT_ACKNOWLEDGE rule). A get without syncpoint is made under the facade's own
-    syncpoint and screened the same way. One difference, a mode of its own: committing on
-    its own, a REQUEUE_FAILED is backed out (the message stays; as ``LISTENER``) rather
-    than committed away.
+``MQI`` (:class:`~.mqi.MQIPoisonFlow`, the pymqi/ibmmq drop-in)
+    the caller's MQI unit of work: a requeue joins it when it holds the program's work
+    and is committed on its own at once otherwise (the CLIENT_ACKNOWLEDGE rule); a get
+    the program made without syncpoint is made under the drop-in's own syncpoint when
+    the unit of work is empty, and screened the same way. Committing on its own, a
+    REQUEUE_FAILED is backed out (the message stays; as ``LISTENER``) rather than
+    committed away; ``strict`` keeps every requeue in the program's unit of work.
 ``STAGED`` (:class:`~.staged.StagedPoisonFlow`, the Spark runner)
     no BackoutCount from the queue manager: the staging store counts each message's failed
     batches, and the flow compares that count with BOTHRESH. The message is taken off

@@ -24,6 +24,7 @@ COMMANDS: tuple[str, ...] = (
     "demo",
     "mqsc",
     "put",
+    "publish",
     "get",
     "browse",
     "restart",

@@ -7,7 +7,12 @@ from .acknowledge import (
     SESSION_TRANSACTED,
 )
 from .consumer import MessageConsumer
-from .errors import IllegalStateException, JMSException, MessageFormatException
+from .errors import (
+    IllegalStateException,
+    InvalidDestinationException,
+    JMSException,
+    MessageFormatException,
+)
 from .factory import Connection, ConnectionFactory
 from .message import (
     DEFAULT_PRIORITY,
@@ -28,6 +33,8 @@ from .message import (
 )
 from .producer import MessageProducer
 from .session import Session
+from .subscriber import TopicSubscriber
+from .topic import Topic
 
 __all__ = [
     "AUTO_ACKNOWLEDGE",
@@ -44,6 +51,7 @@ __all__ = [
     "Connection",
     "ConnectionFactory",
     "IllegalStateException",
+    "InvalidDestinationException",
     "JMSException",
     "MapMessage",
     "Message",
@@ -54,6 +62,8 @@ __all__ = [
     "Queue",
     "Session",
     "TextMessage",
+    "Topic",
+    "TopicSubscriber",
     "from_mq",
     "remaining_time_to_live",
     "to_mq",

@@ -1,8 +1,10 @@
-"""JMS destinations: a queue by name or by JMS URI, and whether its readers expect an RFH2."""
+"""JMS destinations: a queue by name or by JMS URI, and whether its readers expect an RFH2.
+Topics are in topic.py; both satisfy :class:`Destination`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import parse_qs, urlsplit
 
 TARGET_JMS = 0  # targetClient: write an RFH2
@@ -38,3 +40,16 @@ class Queue:
     @property
     def uri(self) -> str:
         return f"queue://{self.qmgr}/{self.name}"
+
+
+class Destination(Protocol):
+    """Where a message is sent: a :class:`Queue` or a :class:`~mqjms.jms.topic.Topic`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def uri(self) -> str: ...
+
+    @property
+    def target_client(self) -> int: ...

@@ -14,3 +14,8 @@ class IllegalStateException(JMSException):
 
 class MessageFormatException(JMSException):
     """A body asked for as a type it is not (receive_body)."""
+
+
+class InvalidDestinationException(JMSException):
+    """A destination or subscription that is not valid or does not exist (a topic string
+    with a wildcard to publish on, ``unsubscribe`` of a name nobody subscribed with)."""

@@ -29,18 +29,22 @@ class ConnectionFactory:
         *,
         appl_name: str | None = None,
         poison: PoisonHandler | None = None,
+        client_id: str | None = None,
     ) -> None:
         self._url = resolve_url(url)
         self.appl_name = appl_name
         self.poison = poison or PoisonHandler()
+        #: The JMS client id of its connections (needed for unshared durable subscriptions).
+        self.client_id = client_id
 
     @property
     def url(self) -> str:
         """The transport URL with its password masked (see :func:`~mqjms.transport.url.redact`)."""
         return redact(self._url)
 
-    def connect(self) -> Connection:
-        return Connection(self)
+    def connect(self, *, client_id: str | None = None) -> Connection:
+        """A connection; ``client_id`` overrides the factory's for it."""
+        return Connection(self, client_id=client_id)
 
     def connect_transport(self) -> transport.Connection:
         """MQCONN to the factory's URL: one hconn for a session's unit of work."""
@@ -53,11 +57,24 @@ class ConnectionFactory:
 class Connection:
     """A JMS connection: a context manager that closes its sessions (rolling back work)."""
 
-    def __init__(self, factory: ConnectionFactory) -> None:
+    def __init__(self, factory: ConnectionFactory, *, client_id: str | None = None) -> None:
         self.factory = factory
+        self._client_id = client_id if client_id is not None else factory.client_id
         self._sessions: list[Session] = []
         self._lock = threading.Lock()
         self._closed = False
+
+    @property
+    def client_id(self) -> str | None:
+        """The JMS client id: it names this connection's unshared durable subscriptions
+        (SubName ``JMS:<client id>:<name>``). Set it before the first session, as JMS says."""
+        return self._client_id
+
+    @client_id.setter
+    def client_id(self, value: str | None) -> None:
+        if self._sessions:
+            raise IllegalStateException("the client id is set before the first session")
+        self._client_id = value
 
     def session(self, transacted: bool = False, ack_mode: int = AUTO_ACKNOWLEDGE) -> Session:
         """A session with its own MQ connection, hence its own unit of work."""

@@ -24,6 +24,7 @@ from mqjms.mq.md import MQMD
 
 from .destination import TARGET_JMS as TARGET_JMS  # re-exported: Queue moved there
 from .destination import TARGET_MQ as TARGET_MQ
+from .destination import Destination as Destination
 from .destination import Queue as Queue
 from .errors import MessageFormatException
 
@@ -385,7 +386,7 @@ def _put_millis(md: MQMD) -> int:
 # --------------------------------------------------------------------------- sending
 def to_mq(
     message: Message,
-    destination: Queue,
+    destination: Destination,
     *,
     delivery_mode: int = PERSISTENT,
     priority: int = DEFAULT_PRIORITY,

@@ -21,16 +21,18 @@ from .message import (
     make_message,
     to_mq,
 )
+from .topic import Topic, subscriber
 
 if TYPE_CHECKING:
     from .session import Session
 
 
 class MessageProducer:
-    """Sends to its queue, or to the queue given per send when created without one.
-    In a transacted session sends are part of the unit of work."""
+    """Sends to its queue or topic, or to the one given per send when created without one.
+    In a transacted session sends are part of the unit of work; a send to a topic
+    publishes (a copy to every matching subscription, in that unit of work)."""
 
-    def __init__(self, session: Session, queue: Queue | None) -> None:
+    def __init__(self, session: Session, queue: Queue | Topic | None) -> None:
         self.session = session
         self.queue = queue
         self._handles: dict[str, Handle] = {}
@@ -46,7 +48,7 @@ class MessageProducer:
         properties: Mapping[str, PropertyValue] | None = None,
         reply_to: str | Queue | None = None,
         correlation_id: str | None = None,
-        queue: str | Queue | None = None,
+        queue: str | Queue | Topic | None = None,
     ) -> Message:
         """Send and return the message with its JMS headers set (jms_message_id, ...).
 
@@ -54,7 +56,7 @@ class MessageProducer:
         """
         if self._closed:
             raise IllegalStateException("the producer is closed")
-        target = Queue.parse(queue) if queue is not None else self.queue
+        target = _destination(queue) if queue is not None else self.queue
         if target is None:
             raise ValueError("this producer has no queue: pass queue= to send()")
         message = make_message(message_or_body, properties)
@@ -69,18 +71,21 @@ class MessageProducer:
             priority=priority,
             time_to_live=time_to_live,
         )
-        put = self.session.mq.put(
-            self._handle(target.name), md, data, syncpoint=self.session.transacted
-        )
+        put = self.session.mq.put(self._handle(target), md, data, syncpoint=self.session.transacted)
         message.md = put
         message.jms_message_id = "ID:" + put.MsgId.hex()
         return message
 
-    def _handle(self, name: str) -> Handle:
-        handle = self._handles.get(name)
+    def _handle(self, target: Queue | Topic) -> Handle:
+        handle = self._handles.get(target.uri)
         if handle is None:
-            handle = self.session.mq.open(name, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING)
-            self._handles[name] = handle
+            options = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
+            mq = self.session.mq
+            if isinstance(target, Topic):
+                handle = subscriber(mq).open_topic(target.name, options)
+            else:
+                handle = mq.open(target.name, options)
+            self._handles[target.uri] = handle
         return handle
 
     def close(self) -> None:
@@ -91,3 +96,12 @@ class MessageProducer:
             with contextlib.suppress(MQError):
                 self.session.mq.close(handle)
         self._handles.clear()
+
+
+def _destination(destination: str | Queue | Topic) -> Queue | Topic:
+    """A Topic as given (or a ``topic://`` URI), else a queue."""
+    if isinstance(destination, Topic):
+        return destination
+    if isinstance(destination, str) and destination.startswith("topic://"):
+        return Topic.parse(destination)
+    return Queue.parse(destination)

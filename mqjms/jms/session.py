@@ -9,11 +9,13 @@ from mqjms.backout import SynchronousPoisonFlow, UnitOfWorkMode
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
 from .errors import IllegalStateException
 from .message import Queue
+from .topic import Topic, unsubscribe
 
 if TYPE_CHECKING:
     from .consumer import MessageConsumer
     from .factory import Connection, ConnectionFactory
     from .producer import MessageProducer
+    from .subscriber import TopicSubscriber
 
 
 class Session:
@@ -38,6 +40,7 @@ class Session:
         connection: Connection | None = None,
     ) -> None:
         self.factory = factory
+        self.connection = connection
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
         self.mq = factory.connect_transport()
@@ -52,21 +55,73 @@ class Session:
         self._children: list[MessageConsumer | MessageProducer] = []
 
     # ------------------------------------------------------------------ factories
-    def consumer(self, queue: str | Queue) -> MessageConsumer:
+    def consumer(self, destination: str | Queue | Topic) -> MessageConsumer:
+        """A consumer of a queue, or of a topic (a :class:`~.topic.Topic`, or a
+        ``topic://`` URI) through a non-durable subscription that ends with it."""
         from .consumer import MessageConsumer
 
         self._check()
-        consumer = MessageConsumer(self, Queue.parse(queue))
+        if isinstance(destination, Topic):
+            return self._subscriber(destination)
+        if isinstance(destination, str) and destination.startswith("topic://"):
+            return self._subscriber(Topic.parse(destination))
+        consumer = MessageConsumer(self, Queue.parse(destination))
         self._children.append(consumer)
         return consumer
 
-    def producer(self, queue: str | Queue | None = None) -> MessageProducer:
-        from .producer import MessageProducer
+    def producer(self, destination: str | Queue | Topic | None = None) -> MessageProducer:
+        """A producer for a queue or a topic (a send to a topic publishes), or for the
+        destination given per send."""
+        from .producer import MessageProducer, _destination
 
         self._check()
-        producer = MessageProducer(self, Queue.parse(queue) if queue is not None else None)
+        producer = MessageProducer(self, None if destination is None else _destination(destination))
         self._children.append(producer)
         return producer
+
+    # ------------------------------------------------------------------ publish/subscribe
+    def topic(self, topic_string: str) -> Topic:
+        """The topic ``topic_string`` (``prices/eu``; ``#`` and ``+`` levels to subscribe)."""
+        return Topic.parse(topic_string)
+
+    def durable_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+        """A consumer of the durable subscription ``name`` (made on first use, resumed
+        after): its messages wait on its managed queue while nobody consumes. Needs the
+        connection's client id; one consumer at a time."""
+        return self._subscriber(Topic.parse(topic), name=name, durable=True)
+
+    def shared_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+        """A consumer of the shared non-durable subscription ``name``: its consumers take
+        turns at its messages; it ends when the last one closes."""
+        return self._subscriber(Topic.parse(topic), name=name, shared=True)
+
+    def shared_durable_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+        """A consumer of the shared durable subscription ``name``: any number of
+        consumers, in any process, take turns at its messages."""
+        return self._subscriber(Topic.parse(topic), name=name, durable=True, shared=True)
+
+    def unsubscribe(self, name: str) -> None:
+        """Delete the durable subscription ``name`` and the messages waiting for it
+        (IllegalStateException while a consumer holds it)."""
+        self._check()
+        unsubscribe(self.mq, name, client_id=self.client_id)
+
+    @property
+    def client_id(self) -> str | None:
+        """The JMS client id of the connection (or of the factory) this session is of."""
+        if self.connection is not None:
+            return self.connection.client_id
+        return self.factory.client_id
+
+    def _subscriber(
+        self, topic: Topic, *, name: str | None = None, durable: bool = False, shared: bool = False
+    ) -> TopicSubscriber:
+        from .subscriber import TopicSubscriber
+
+        self._check()
+        consumer = TopicSubscriber(self, topic, name=name, durable=durable, shared=shared)
+        self._children.append(consumer)
+        return consumer
 
     # ------------------------------------------------------------------ units of work
     @property

@@ -36,6 +36,9 @@ class ConsumerActivity:
     empty_gets: int  # gets that found none
     held: Held | None  # what it holds; None between messages (quiet)
     last: Held | None  # the last message it got (held or not), for diagnostics
+    #: The queue it gets from when the listener names none: a topic listener's managed
+    #: queue, known once it has subscribed ("" before, and for a queue listener).
+    source: str = ""
 
     @property
     def quiet(self) -> bool:
@@ -49,6 +52,7 @@ class ActivityTracker:
     def __init__(self, consumer: str, listener: str, queue: str) -> None:
         self._names = (consumer, listener, queue)
         self._state: tuple[int, int, Held | None, Held | None] = (0, 0, None, None)
+        self.source = ""  # see ConsumerActivity.source
 
     def got(self, md: MQMD | None) -> None:
         """Record a get's result: the message's MQMD, or None when it found none."""
@@ -67,4 +71,4 @@ class ActivityTracker:
 
     def snapshot(self) -> ConsumerActivity:
         consumer, listener, queue = self._names
-        return ConsumerActivity(consumer, listener, queue, *self._state)
+        return ConsumerActivity(consumer, listener, queue, *self._state, source=self.source)

@@ -1,7 +1,12 @@
-"""A registered listener: the function, the queue it consumes and its options.
+"""A registered listener: the function, the queue or topic it consumes and its options.
 
 ``@app.listener(queue)`` turns a function ``fn(msg) -> None`` into a :class:`Listener`
 and returns the function unchanged, so it stays callable (and testable) on its own.
+``@app.listener(topic="orders/#", subscription="shipper")`` consumes a topic instead,
+through a subscription: durable when it is named (it keeps publications while the
+service is down), else non-durable (it lives while the listener runs); shared between
+the listener's consumer threads when ``concurrency`` > 1 (or ``shared=True``, which also
+lets several Worker processes share a named one).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from mqjms.backout import PoisonHook
 from mqjms.jms.message import Message, Queue
+from mqjms.jms.topic import Topic
 from mqjms.mq.md import MQMD
 
 from .reconnect import WaitStrategy, wait_seconds
@@ -34,12 +40,15 @@ class Listener:
     """
 
     fn: ListenerFunction
-    queue: str
+    queue: str  # the queue, or ``topic://<topic string>`` for a topic listener
     concurrency: int = 1
     transacted: bool = True
     retry_wait: RetryWait | None = None
     move_on: tuple[type[BaseException], ...] = ()
     on_poison: PoisonCallback | None = None
+    topic: str | None = None  # the topic string subscribed to (wildcards allowed)
+    subscription: str | None = None  # a durable subscription's name
+    shared: bool = False  # the consumer threads (and processes) share the subscription
     #: ``module.function``: recorded on a failure and in log events.
     name: str = field(init=False)
     #: ``async def`` listeners run on the worker's event loop.
@@ -49,28 +58,41 @@ class Listener:
         object.__setattr__(self, "name", _qualname(self.fn))
         object.__setattr__(self, "is_async", _is_async(self.fn))
 
+    @property
+    def durable(self) -> bool:
+        """A topic listener with a named subscription: durable (see the module docstring)."""
+        return self.subscription is not None
+
     @classmethod
     def create(
         cls,
         fn: ListenerFunction,
-        queue: str | Queue,
+        queue: str | Queue | None = None,
         *,
         concurrency: int = 1,
         transacted: bool = True,
         retry_wait: RetryWait | None = None,
         move_on: type[BaseException] | tuple[type[BaseException], ...] = (),
         on_poison: PoisonCallback | None = None,
+        topic: str | Topic | None = None,
+        subscription: str | None = None,
+        shared: bool | None = None,
     ) -> Listener:
         """Validate the options and make a Listener (errors name what was wrong)."""
         if not callable(fn):
             raise TypeError(f"a listener must be a function taking a message, not {fn!r}")
-        name = Queue.parse(queue).name
-        if not name or not name.strip():
-            raise ValueError(f"listener {_qualname(fn)}: the queue name is empty")
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(
                 f"listener {_qualname(fn)}: concurrency must be an int >= 1, not {concurrency!r}"
             )
+        topic_string = _topic_of(fn, queue, topic, subscription)
+        if topic_string is not None:
+            name = Topic(topic_string).uri
+        else:
+            assert queue is not None
+            name = Queue.parse(queue).name
+            if not name or not name.strip():
+                raise ValueError(f"listener {_qualname(fn)}: the queue name is empty")
         if retry_wait is not None and not callable(retry_wait):
             if isinstance(retry_wait, bool) or not isinstance(retry_wait, int | float):
                 raise TypeError(
@@ -87,7 +109,18 @@ class Listener:
                 )
         if on_poison is not None and not callable(on_poison):
             raise TypeError(f"listener {_qualname(fn)}: on_poison must be callable")
-        return cls(fn, name.strip(), concurrency, bool(transacted), retry_wait, kinds, on_poison)
+        return cls(
+            fn,
+            name.strip(),
+            concurrency,
+            bool(transacted),
+            retry_wait,
+            kinds,
+            on_poison,
+            topic_string,
+            subscription,
+            bool(concurrency > 1 if shared is None else shared) and topic_string is not None,
+        )
 
     def moves_on(self, exc: BaseException) -> bool:
         return bool(self.move_on) and isinstance(exc, self.move_on)
@@ -99,6 +132,25 @@ class Listener:
         if not callable(self.retry_wait):
             return float(self.retry_wait)
         return wait_seconds(self.retry_wait, md.BackoutCount + 1, exc)
+
+
+def _topic_of(
+    fn: Any, queue: object, topic: str | Topic | None, subscription: object
+) -> str | None:
+    """The topic string of a topic listener (None for a queue listener), checked."""
+    where = f"listener {_qualname(fn)}"
+    if topic is None:
+        if queue is None:
+            raise ValueError(f"{where}: give a queue, or topic= to subscribe to a topic")
+        if subscription is not None:
+            raise ValueError(f"{where}: subscription= names a subscription to a topic=")
+        return None
+    if queue is not None:
+        raise ValueError(f"{where}: give a queue or topic=, not both")
+    topic_string = Topic.parse(topic).name
+    if subscription is not None and (not isinstance(subscription, str) or not subscription.strip()):
+        raise ValueError(f"{where}: subscription must be a non-empty name, not {subscription!r}")
+    return topic_string
 
 
 def _is_async(fn: Any) -> bool:

@@ -26,6 +26,7 @@ import concurrent.futures
 import inspect
 import threading
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ from mqjms.backout import (
     PoisonOutcome,
 )
 from mqjms.jms.message import Message, to_message
+from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -82,6 +84,9 @@ class Runtime:
     get_wait: float
     on_fatal: Callable[[ListenerThread, BaseException], None]
     suspects: SuspectGates = field(default_factory=SuspectGates)
+    client_id: str | None = None  # names topic listeners' durable subscriptions
+    #: Tells this worker's shared non-durable subscriptions from another process's.
+    instance: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     #: Called once a consumer's first connection is made (the worker logs
     #: ``worker.started`` when every consumer has one).
     on_connected: Callable[[ListenerThread], None] = lambda consumer: None
@@ -245,11 +250,33 @@ class ListenerThread:
     def _open(self) -> None:
         conn = self.rt.connector(self.rt.url, self.rt.appl_name)
         try:
-            handle = conn.open(self.listener.queue, OPEN_OPTIONS)
+            if self.listener.topic is not None:
+                handle = self._subscribe(conn, self.listener.topic)
+            else:
+                handle = conn.open(self.listener.queue, OPEN_OPTIONS)
         except BaseException:
             _quietly(conn.disconnect)
             raise
         self._conn, self._handle = conn, handle
+
+    def _subscribe(self, conn: Connection, topic: str) -> Handle:
+        """A topic listener's subscription (its managed queue is what it gets from and
+        where seed 002's BOTHRESH/BOQNAME are inquired); MQDISC closes it."""
+        lst = self.listener
+        name = lst.subscription
+        if name is None and lst.shared:  # one non-durable subscription for this worker
+            name = f"{lst.name}:{self.rt.instance}"
+        subscription = open_subscription(
+            conn,
+            Topic(topic),
+            name=name,
+            client_id=self.rt.client_id,
+            durable=lst.durable,
+            shared=lst.shared,
+            listener=True,
+        )
+        self.activity.source = subscription.handle.resolved_name
+        return subscription.handle
 
     def _drop_connection(self) -> None:
         conn, self._conn, self._handle = self._conn, None, None

@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 from mqjms import transport
 from mqjms.backout import FailureMemory, PoisonHandler
 from mqjms.jms.message import Queue
+from mqjms.jms.topic import Topic
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.transport.url import redact, resolve_url
@@ -79,11 +80,15 @@ class Worker:
         shutdown_timeout: float = 30.0,
         poison_hooks: Sequence[PoisonCallback] = (),
         reconnect_wait: WaitStrategy | None = None,
+        client_id: str | None = None,
     ) -> None:
         if shutdown_timeout < 0:
             raise ValueError(f"shutdown_timeout {shutdown_timeout} is negative")
         self._url = url  # resolved at start: None means MQJMS_URL, else embedded:///
         self.appl_name = appl_name
+        #: The JMS client id naming the durable subscriptions of topic listeners
+        #: (SubName ``JMS:<client id>:<name>``): it keeps two services' names apart.
+        self.client_id = client_id
         self.shutdown_timeout = shutdown_timeout
         self.poison_hooks: list[PoisonCallback] = list(poison_hooks)
         self.reconnect_wait: WaitStrategy = reconnect_wait or DEFAULT_RECONNECT_WAIT
@@ -128,15 +133,19 @@ class Worker:
     # ------------------------------------------------------------------ registration
     def listener(
         self,
-        queue: str | Queue,
+        queue: str | Queue | None = None,
         *,
         concurrency: int = 1,
         transacted: bool = True,
         retry_wait: RetryWait | None = None,
         move_on: type[BaseException] | tuple[type[BaseException], ...] = (),
         on_poison: PoisonCallback | None = None,
+        topic: str | Topic | None = None,
+        subscription: str | None = None,
+        shared: bool | None = None,
     ) -> Callable[[F], F]:
-        """Register ``fn(msg) -> None`` (or ``async def``) to consume ``queue``; the
+        """Register ``fn(msg) -> None`` (or ``async def``) to consume ``queue``, or
+        ``topic`` through a subscription (durable when ``subscription`` names it); the
         function is returned unchanged. See :class:`~.listener.Listener` for the options."""
 
         def register(fn: F) -> F:
@@ -149,6 +158,9 @@ class Worker:
                     retry_wait=retry_wait,
                     move_on=move_on,
                     on_poison=on_poison,
+                    topic=topic,
+                    subscription=subscription,
+                    shared=shared,
                 )
             )
             return fn
@@ -241,6 +253,7 @@ class Worker:
                 reconnect_wait=self.reconnect_wait,
                 get_wait=self.get_wait,
                 on_fatal=self._consumer_failed,
+                client_id=self.client_id,
                 on_connected=self._consumer_connected,
             )
             self._consumers = [

@@ -14,6 +14,7 @@ from mqjms.mq.structure import CHAR, INT, FieldSpec, spec
 
 MQCBD_STRUC_ID = "CBD "
 MQCTLO_STRUC_ID = "CTLO"
+MQCBC_STRUC_ID = "CBC "
 MQCBT_MESSAGE_CONSUMER = 1
 MQCBDO_NONE = 0
 MQCBD_FULL_MSG_LENGTH = -1
@@ -80,3 +81,45 @@ class MQCTLO(ControlBlock):
     @classmethod
     def format_reason(cls) -> int:
         return C.MQRC_CTLO_ERROR
+
+
+@dataclass(slots=True, eq=True)
+class MQCBC(ControlBlock):
+    """The callback context a consumer function is called with: why (CallType, Reason),
+    for which object (Hobj), the areas its registration and MQCTL gave, and how long the
+    message is. Defaults are IBM's initial values (MQCBC_DEFAULT)."""
+
+    STRUCTURE: ClassVar[str] = "MQCBC"
+    STRUC_ID: ClassVar[str] = MQCBC_STRUC_ID
+    LAYOUTS: ClassVar[tuple[VersionLayout, ...]] = layouts(
+        (
+            spec("StrucId", CHAR, 4),
+            spec("Version", INT),
+            spec("CallType", INT),
+            spec("Hobj", INT),
+            ptr("CallbackArea"),
+            ptr("ConnectionArea"),
+            spec("CompCode", INT),
+            spec("Reason", INT),
+            spec("State", INT),
+            spec("DataLength", INT),
+            spec("BufferLength", INT),
+            spec("Flags", INT),
+        ),
+        (spec("ReconnectDelay", INT),),
+    )
+    SPECS: ClassVar[tuple[FieldSpec, ...]] = LAYOUTS[-1].specs
+
+    StrucId: str = "CBC"
+    Version: int = 2
+    CallType: int = 0
+    Hobj: int = 0
+    CallbackArea: int = 0
+    ConnectionArea: int = 0
+    CompCode: int = C.MQCC_OK
+    Reason: int = C.MQRC_NONE
+    State: int = 0
+    DataLength: int = 0
+    BufferLength: int = 0
+    Flags: int = 0
+    ReconnectDelay: int = 0

@@ -51,6 +51,10 @@ class _Prefix(MQStructure):
         return C.MQRC_XQH_ERROR
 
 
+#: The header's own fields, before the embedded MQMD: what pymqi and ibmmq call ``XQH``.
+XQHFields = _Prefix
+
+
 def _embedded_md() -> MQMD:
     return MQMD(Version=MQMD_VERSION_1)
 

@@ -58,10 +58,13 @@ class MQMIError(Error):
             setattr(self, key, value)
 
     def __str__(self) -> str:
-        return (
+        text = (
             f"MQI Error. {self.COMP_LABEL} {self.comp}, Reason {self.reason}: "
             f"{self.error_as_string()}"
         )
+        # an error from mqjms says what was wrong too (the libraries' own texts otherwise)
+        detail = self.__dict__.get("detail")
+        return f"{text} ({detail})" if detail else text
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.comp}, {self.reason})"

@@ -23,6 +23,7 @@ import struct
 from typing import Any, ClassVar, Self
 
 from mqjms.mq import constants as C
+from mqjms.mq.md import MQMD_LENGTH_1, MQMD_LENGTH_2
 from mqjms.mq.rfh2 import MQRFH_STRUC_LENGTH_FIXED_2, parse_folder
 from mqjms.mq.rfh2 import RFH2 as MQRFH2
 from mqjms.mqi.constants import CMQC
@@ -186,13 +187,25 @@ def as_text(value: bytes | str) -> str:
     return value.rstrip(" \x00")
 
 
-# TODO(xqh): an XQH class for both flavours (pymqi: the 104-byte head; ibmmq: get_header and
-# get_embedded_md, the MQMD v1 inside, then an MQMDE) wrapping mqjms.mq.xqh, the MQXQH codec
-# being written beside this work, once it is merged; not a second codec here.
-
-
 class HeaderMixin(Structure):
     """ibmmq's ``get_header(buf)``: the structure read from the start of a message."""
 
     def get_header(self, buf: bytes) -> Self:
         return self.unpack(bytes(buf[: self.get_length()]))
+
+
+class XQHBase(HeaderMixin):
+    """The transmission-queue header's own fields (104 bytes, as both libraries define
+    it); the message's MQMD version 1 that follows comes from :meth:`get_embedded_md`."""
+
+    MD_CLASS: ClassVar[type[Structure]]
+
+    def get_embedded_md(self, buf: bytes) -> Any:
+        """The MQMD inside the header: version 1 on the wire, so without version 2's
+        fields (MQ carries those in an MQMDE after the header, when they are set)."""
+        start = self.get_length()
+        raw = bytes(buf[start : start + MQMD_LENGTH_1])
+        md = self.MD_CLASS().unpack(raw + b"\x00" * (MQMD_LENGTH_2 - MQMD_LENGTH_1))
+        for name in ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength"):
+            md._remove(name)
+        return md

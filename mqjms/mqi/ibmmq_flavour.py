@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from mqjms.mq.bo import MQBO
-from mqjms.mq.callback import MQCBD, MQCTLO
+from mqjms.mq.callback import MQCBC, MQCBD, MQCTLO
 from mqjms.mq.cd import MQCD
 from mqjms.mq.cno import MQCNO
 from mqjms.mq.csp import MQCSP
@@ -30,15 +30,16 @@ from mqjms.mq.sco import MQSCO
 from mqjms.mq.sts import MQSTS
 from mqjms.mq.sub import MQSD, MQSRO
 from mqjms.mq.tm import MQTM, MQTMC2
+from mqjms.mq.xqh import XQHFields
 from mqjms.mqi import errors, headers
 from mqjms.mqi.constants import CMQC, CMQXC
 from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
 from mqjms.mqi.structures import MQOpts, Shape, Structure
 
 __all__ = [
-    "BO", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
+    "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
     "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO", "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO",
-    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "Error", "MQMIError", "MQOpts", "PYIFError",
+    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH", "Error", "MQMIError", "MQOpts", "PYIFError",
     "cd", "gmo", "md", "od", "pmo", "sco", "to_string",
 ]  # fmt: skip
 
@@ -188,6 +189,10 @@ class CBD(Structure):
     SHAPE = _shape(MQCBD, tail=(("_Reserved1", 0, "i"),))
 
 
+class CBC(Structure):
+    SHAPE = _shape(MQCBC)
+
+
 class CTLO(Structure):
     SHAPE = _shape(MQCTLO, ("Reserved",))
 
@@ -234,6 +239,11 @@ class CFH(Structure):
 
 class DLH(headers.HeaderMixin):
     SHAPE = _shape(MQDLH, defaults={"Format": CMQC.MQFMT_NONE})
+
+
+class XQH(headers.XQHBase):
+    SHAPE = _shape(XQHFields)
+    MD_CLASS = MD
 
 
 class MDE(headers.HeaderMixin):

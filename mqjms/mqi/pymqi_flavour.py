@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 from mqjms.mq.bo import MQBO
-from mqjms.mq.callback import MQCBD, MQCTLO
+from mqjms.mq.callback import MQCBC, MQCBD, MQCTLO
 from mqjms.mq.cd import MQCD
 from mqjms.mq.cno import MQCNO
 from mqjms.mq.csp import MQCSP
@@ -30,6 +30,7 @@ from mqjms.mq.sco import MQSCO
 from mqjms.mq.sts import MQSTS
 from mqjms.mq.sub import MQSD, MQSRO
 from mqjms.mq.tm import MQTM, MQTMC2
+from mqjms.mq.xqh import XQHFields
 from mqjms.mqi import errors, headers
 from mqjms.mqi.constants import CMQC
 from mqjms.mqi.constants._pymqi_facts import ERROR_NAMES
@@ -37,9 +38,9 @@ from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
 from mqjms.mqi.structures import MQOpts, Shape, Structure
 
 __all__ = [
-    "BO", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
+    "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
     "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO", "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO",
-    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "Error", "MQMIError", "MQOpts", "PYIFError",
+    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH", "Error", "MQMIError", "MQOpts", "PYIFError",
     "cd", "gmo", "md", "od", "pmo", "sco",
 ]  # fmt: skip
 
@@ -150,6 +151,10 @@ class CBD(Structure):
     SHAPE = Shape(MQCBD)
 
 
+class CBC(Structure):
+    SHAPE = Shape(MQCBC)
+
+
 class CTLO(Structure):
     SHAPE = Shape(MQCTLO)
 
@@ -168,6 +173,11 @@ class DMPO(Structure):
 
 class DLH(headers.HeaderMixin):
     SHAPE = Shape(MQDLH, defaults={"Format": CMQC.MQFMT_NONE})
+
+
+class XQH(headers.XQHBase):
+    SHAPE = Shape(XQHFields)
+    MD_CLASS = MD
 
 
 class MDE(headers.HeaderMixin):

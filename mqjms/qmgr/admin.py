@@ -198,6 +198,15 @@ class Administration:
             out.append(item)
         return out
 
+    def connections(self) -> list[dict[str, int | str | float]]:
+        """The connections to this queue manager now (DISPLAY CONN): CONN (its id), PID,
+        APPLTAG (the application name it puts as) and STARTED (epoch seconds)."""
+        with self._database() as db:
+            rows = db.execute(
+                "SELECT id, pid, appl, started FROM connections ORDER BY started, id"
+            ).fetchall()
+        return [{"CONN": r[0], "PID": r[1], "APPLTAG": r[2], "STARTED": r[3]} for r in rows]
+
     def queue_depth(self, name: str) -> int:
         """CURDEPTH: committed and uncommitted messages, expired ones included (seed 000 note 2)."""
         with self._database() as db:

@@ -4,7 +4,8 @@ The MQ rules it shares with the other emulating transports (open checks, put def
 and context, alias resolution, MQINQ) come from :mod:`mqjms.semantics`; what is its own
 is storage: SQLite transactions, units of work, waiting for messages across processes.
 It is assembled from one module per concept (see :mod:`.connection_state`); this one
-connects, opens and closes queues, answers MQINQ and disconnects.
+connects, opens and closes queues, answers MQINQ and disconnects; :mod:`.subscribing`
+is publish/subscribe.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import threading
 import time
 import uuid
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from mqjms.logs import get_logger
@@ -25,6 +26,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.semantics import Capability, Handle
 from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, default_queue_attrs, validate_name
 from mqjms.semantics.checks import input_mode
+from mqjms.semantics.definitions import AttrValue, QueueDefinition
 from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import PutIdentity
 
@@ -36,6 +38,7 @@ from .locks import FileLock
 from .manager import QueueManager
 from .putting import Putting
 from .reserving import Reserving
+from .subscribing import Subscribing
 from .syncpoint import UnitOfWork
 
 log = get_logger("mqjms.qmgr")
@@ -48,7 +51,7 @@ def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
 
 
 @translating
-class QMConnection(UnitOfWork, Putting, Reserving):
+class QMConnection(UnitOfWork, Putting, Reserving, Subscribing):
     """An MQI connection: one unit of work at a time, used by one thread at a time (as an
     MQ hconn); another thread may end it (see :mod:`.connection_state`).
 
@@ -214,22 +217,46 @@ class QMConnection(UnitOfWork, Putting, Reserving):
         with self._session() as db:
             return meta.qmgr_attrs(db)
 
+    # ------------------------------------------------------------------ MQSET
+    def _set(
+        self, queue: str, change: Callable[[QueueDefinition], Mapping[str, AttrValue]]
+    ) -> None:
+        self._refuse_if_read_only("no queue attribute can be set")
+        with self._session() as db:
+            row = catalog.require(db, queue)
+        self.qm.alter_queue(queue, change(row))
+
     # ------------------------------------------------------------------ MQDISC
-    def disconnect(self) -> None:
-        """MQDISC. Uncommitted work is backed out (as JMS Connection.close() does).
+    def disconnect(self, *, commit: bool = False) -> None:
+        """MQDISC. Uncommitted work is backed out (as JMS Connection.close() does), or
+        committed first with ``commit`` (as MQDISC does for an MQI application); when that
+        commit fails the work is backed out and the error raised.
 
         Another thread may call it while this connection is in a call: it waits for the
         call to end, or, for a get that waits, ends the wait with an MQError."""
-        with self._lock:
-            if self._closed:
-                return
+        try:
+            with self._lock:
+                if self._closed:
+                    return
+                reason = "disconnect without commit"
+                try:
+                    if commit and self._uow.active:
+                        reason = "disconnect: the commit failed"
+                        self.commit()
+                        reason = "disconnect after commit"
+                finally:
+                    self._end(reason)
+        finally:
+            wakeup.ring()  # a get of this connection waiting in another thread ends now
+
+    def _end(self, reason: str) -> None:
+        """Close the connection (under its lock), backing out what is left of its work."""
+        if not self._closed:
             self._closed = True
             try:
                 if self._uow.active:
-                    log.info(
-                        "uow.backed_out", connection=self.id, reason="disconnect without commit"
-                    )
-                self.qm.end_connection(self._db, self.id, reason="disconnect without commit")
+                    log.info("uow.backed_out", connection=self.id, reason=reason)
+                self.qm.end_connection(self._db, self.id, reason=reason)
             finally:
                 self._handles.clear()
                 self._finalizer.detach()
@@ -237,4 +264,3 @@ class QMConnection(UnitOfWork, Putting, Reserving):
                 self._alive.release()
                 if not self.qm.read_only:
                     self.qm.connection_lock_path(self.id).unlink(missing_ok=True)
-        wakeup.ring()  # a get of this connection waiting in another thread ends now

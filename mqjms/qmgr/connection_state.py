@@ -2,7 +2,7 @@
 
 A :class:`~.connection.QMConnection` is one class assembled from one module per concept
 (:mod:`.connection`: connecting, MQOPEN, MQCLOSE, MQINQ, MQDISC; :mod:`.getting`,
-:mod:`.putting`, :mod:`.syncpoint`, :mod:`.reserving`); each mixes in
+:mod:`.putting`, :mod:`.syncpoint`, :mod:`.reserving`, :mod:`.subscribing`); each mixes in
 :class:`ConnectionState`, which declares the state they share and how they use the
 connection's database handle.
 

@@ -49,11 +49,12 @@ def next_message(
     after: Cursor | None,
     msg_id: bytes | None = None,
     correl_id: bytes | None = None,
+    group_id: bytes | None = None,
 ) -> Row | None:
     """The first available message of ``queue`` after ``after`` (from the head when None),
-    matching ``msg_id``/``correl_id`` when given."""
-    if msg_id is not None or correl_id is not None:
-        return _next_matching(db, queue, after, msg_id, correl_id)
+    matching ``msg_id``/``correl_id``/``group_id`` when given."""
+    if msg_id is not None or correl_id is not None or group_id is not None:
+        return _next_matching(db, queue, after, msg_id, correl_id, group_id)
     head: list[object] = [queue]
     if after is None:
         order = " ORDER BY priority DESC, id LIMIT 1"
@@ -81,9 +82,11 @@ def _next_matching(
     after: Cursor | None,
     msg_id: bytes | None,
     correl_id: bytes | None,
+    group_id: bytes | None = None,
 ) -> Row | None:
     """A match get reads the few rows with that id; without statistics SQLite would walk
-    the whole queue in delivery order instead, so the id's index is named."""
+    the whole queue in delivery order instead, so the id's index is named. GroupId has no
+    index of its own (groups are rare): it is read from the stored MQMD."""
     index = ""
     where = _AVAILABLE
     params: list[object] = [queue]
@@ -98,6 +101,9 @@ def _next_matching(
             index = index or " INDEXED BY messages_correl_id"
             where += " AND correl_id != zeroblob(24)"
         params.append(padded)
+    if group_id is not None:
+        where += " AND mq_group_id(md) = ?"
+        params.append(group_id.ljust(24, b"\x00"))
     sql = _FROM + index + where
     if after is not None:
         later = "(id > ? OR (id = ? AND msg_id != ?))"

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import time
 
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse, Handle
+from mqjms.semantics import Browse, Handle, TruncatedMessage
 from mqjms.semantics.checks import check_get_allowed
 from mqjms.semantics.emulated import GetRequest
 
 from . import bells, catalog, expiry, messages, store, wakeup, xmitq
 from .connection_state import ConnectionState
-from .delivery import Cursor, next_message
+from .delivery import Cursor, Row, next_message
 from .failures import translating
 from .transaction import Transaction
 
@@ -59,7 +61,7 @@ class Getting(ConnectionState):
             # read before the first attempt, so a put that lands just after it is not missed
             seen_version = self._data_version() if wait != 0 else 0
             found = self._get_once(handle, request)
-        if found is not None or wait == 0:
+        if found is not None or wait == 0 or request.under_cursor:
             return found
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
@@ -139,7 +141,17 @@ class Getting(ConnectionState):
         check_get_allowed(named, base)
         after = self._cursors.get(handle.hobj) if request.browse is Browse.NEXT else None
         while True:
-            row = next_message(db, base.name, after, request.msg_id, request.correl_id)
+            if request.under_cursor:
+                row = self._under_cursor(tx, handle, base.name)
+            else:
+                row = next_message(
+                    db,
+                    base.name,
+                    after,
+                    request.msg_id,
+                    request.correl_id,
+                    request.group_id,
+                )
             if row is None:
                 return None
             msg = messages.from_row(row)
@@ -153,6 +165,14 @@ class Getting(ConnectionState):
                 raise _NeedsWrite
             else:  # a read-only copy cannot discard it: step over it
                 after = Cursor(msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId)
+            if request.under_cursor:
+                return None
+        md = msg.descriptor(tx.now)
+        data = xmitq.on_get(md, msg.data, msg.md_bytes, tx.now)  # seed 000 note 9
+        if request.max_length is not None and len(data) > request.max_length:
+            if request.browse is Browse.FIRST:  # MQ: the cursor goes before the first message
+                self._cursors[handle.hobj] = None
+            raise TruncatedMessage(md, data[: request.max_length], len(data), request.max_length)
         if request.browse is not None:
             self._cursors[handle.hobj] = Cursor(
                 msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
@@ -174,5 +194,24 @@ class Getting(ConnectionState):
             if msg.persistent and not durable:
                 raise NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
-        md = msg.descriptor(tx.now)
-        return md, xmitq.on_get(md, msg.data, msg.md_bytes, tx.now)  # seed 000 note 9
+        return md, data
+
+    def _under_cursor(self, tx: Transaction, handle: Handle, queue: str) -> Row | None:
+        """MQGMO_MSG_UNDER_CURSOR: the message the handle's browse cursor is on, if it is
+        still there (MQRC_NO_MSG_UNDER_CURSOR when the handle never browsed)."""
+        cursor = self._cursors.get(handle.hobj)
+        if cursor is None:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR, f"the browse cursor of {handle.name!r} is on no message"
+            )
+        row: Row | None = tx.db.execute(
+            f"SELECT {messages.SELECT_COLUMNS} FROM messages"
+            f" WHERE id = ? AND msg_id = ? AND queue = ? AND state = {store.AVAILABLE}",
+            (cursor.id, cursor.msg_id, queue),
+        ).fetchone()
+        if row is None:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message under the browse cursor of {handle.name!r} is no longer there",
+            )
+        return row

@@ -23,7 +23,8 @@ connection serves one of them at a time, and each QMConnection has its own. Clos
 queue manager waits for the calls in flight and ends the waiting ones with an MQError.
 
 The parts: this module (opening, starting, closing, recovery), :mod:`.admin` (what MQSC
-does), :mod:`.connection` (the MQI), :mod:`.queues` and :mod:`.triggers` (the put path
+does; :mod:`.topics` and :mod:`.subscriptions` for publish/subscribe), :mod:`.connection`
+(the MQI), :mod:`.queues` and :mod:`.triggers` (the put path
 and seed 003), :mod:`.expiry`, :mod:`.recovery`, each change one :mod:`.transaction`.
 """
 
@@ -52,8 +53,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import bells, catalog, files, integrity, meta, recovery, store, wakeup
-from .admin import Administration
+from . import bells, catalog, files, integrity, meta, recovery, store, subscriptions, topics, wakeup
 from .expiry import ExpiryScanner
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
@@ -103,7 +103,7 @@ def default_qmgr_name(path: Path) -> str:
 
 
 @translating
-class QueueManager(Administration):
+class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdministration):
     """An embedded queue manager on a directory; thread-safe; one per directory per process
     is enough, but more are harmless."""
 
@@ -169,6 +169,7 @@ class QueueManager(Administration):
             self._ensure_created(name)
             if store.upgrade(db):
                 log.info("qmgr.upgraded", path=str(self.path), schema=store.SCHEMA_VERSION)
+            topics.ensure(db)  # pub/sub tables and SYSTEM.BASE.TOPIC (also in older ones)
             regroup = marker is not None and group_access not in (None, marker.group_access)
             if marker is None or not marker.name or regroup:
                 created = marker.created if marker else ""
@@ -263,6 +264,7 @@ class QueueManager(Administration):
                 "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1 WHERE state = ?",
                 (store.AVAILABLE, store.GOT_IN_UOW),
             ).rowcount
+            subscriptions.on_restart(db)  # non-durable subscriptions end with their queues
             db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
             db.execute("DELETE FROM handles")
             db.execute("DELETE FROM connections")

@@ -13,7 +13,7 @@ import sqlite3
 
 from mqjms.mq import constants as C
 
-from . import catalog, queues, store, triggers
+from . import catalog, queues, store, subscriptions, triggers
 from .transaction import Transaction
 
 
@@ -63,6 +63,7 @@ def end_connection(tx: Transaction, conn_id: str) -> tuple[int, int] | None:
     ).fetchall()
     for (qname,) in temporary:
         catalog.delete(db, qname)
+    subscriptions.on_connection_end(db, conn_id)  # its non-durable subscriptions
     db.execute("DELETE FROM connections WHERE id = ?", (conn_id,))
     if got or put:
         tx.wake_getters()

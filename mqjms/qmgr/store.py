@@ -18,7 +18,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.request import pathname2url
 
-from . import commits, failures
+from . import commits, failures, mdstore
 
 # 2: the delivery-order indexes hold available messages only; 3: one delivery-order index
 SCHEMA_VERSION = 3
@@ -103,6 +103,44 @@ END;
 """
 
 
+# Publish/subscribe (topics.py, subscriptions.py): TOPIC objects, subscriptions, and the
+# connections holding each subscription open (their hsubs). Created in a database made
+# before pub/sub existed by ensure_pubsub().
+PUBSUB_SCHEMA = """
+CREATE TABLE IF NOT EXISTS topics (
+    name TEXT PRIMARY KEY,
+    topicstr TEXT NOT NULL UNIQUE,
+    attrs TEXT NOT NULL,          -- JSON: MQSC attribute name -> value (ASPARENT kept)
+    created TEXT NOT NULL,
+    altered TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS subscriptions (
+    name TEXT PRIMARY KEY,        -- SUBNAME (the SUBID in hex for an unnamed one)
+    subid BLOB NOT NULL,
+    topicstr TEXT NOT NULL,       -- the full topic string, wildcards included
+    topicobj TEXT NOT NULL,       -- the TOPIC object it was made through, '' for none
+    durable INTEGER NOT NULL,
+    shared INTEGER NOT NULL,
+    managed INTEGER NOT NULL,     -- DESTCLAS(MANAGED): dest was made from a model queue
+    dest TEXT NOT NULL,           -- the queue publications are put to
+    subtype TEXT NOT NULL,        -- API or ADMIN
+    userdata TEXT NOT NULL,
+    correl_id BLOB NOT NULL,      -- the CorrelId publications carry (DESTCORL)
+    keep_correl_id INTEGER NOT NULL,  -- 1: publications keep the publisher's CorrelId
+    pub_priority INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    altered TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS subscribers (
+    hsub INTEGER PRIMARY KEY AUTOINCREMENT,
+    conn TEXT NOT NULL,
+    sub TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS subscribers_conn ON subscribers(conn);
+CREATE INDEX IF NOT EXISTS subscribers_sub ON subscribers(sub);
+"""
+
+
 # The delivery order holds the available messages only, so a get or browse seeks straight
 # to the first one, whatever number of messages are locked in units of work, reserved or
 # uncommitted (each was stepped over, one by one, by every get); a query must say
@@ -161,6 +199,7 @@ def connect_db(path: Path, *, read_only: bool = False, create: bool = True) -> D
         factory=Database,
     )
     db.file, db.read_only = path, True
+    _add_functions(db)
     db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
     return db
 
@@ -176,6 +215,7 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
         factory=Database,
     )
     db.file, db.read_only = path, read_only
+    _add_functions(db)
     try:
         if read_only:
             db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
@@ -195,6 +235,11 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
     return db
 
 
+def _add_functions(db: sqlite3.Connection) -> None:
+    """The SQL functions queries use: ``mq_group_id(md)`` (see mdstore.py)."""
+    db.create_function("mq_group_id", 1, mdstore.group_id, deterministic=True)
+
+
 def has_schema(db: sqlite3.Connection) -> bool:
     """True when the database holds a queue manager (its ``meta`` table names one)."""
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
@@ -203,7 +248,7 @@ def has_schema(db: sqlite3.Connection) -> bool:
 
 
 def create_schema(db: sqlite3.Connection) -> None:
-    db.executescript(SCHEMA + DELIVERY_INDEXES)
+    db.executescript(SCHEMA + DELIVERY_INDEXES + PUBSUB_SCHEMA)
 
 
 def upgrade(db: sqlite3.Connection) -> bool:
@@ -227,6 +272,18 @@ def upgrade(db: sqlite3.Connection) -> bool:
                 if statement.strip():
                     tx.execute(statement)
         tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+    return True
+
+
+def ensure_pubsub(db: sqlite3.Connection) -> bool:
+    """Add the publish/subscribe tables to a database made without them (inside the
+    caller's write transaction: statement by statement, as executescript would commit it);
+    True if added."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone():
+        return False
+    for statement in PUBSUB_SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
     return True
 
 

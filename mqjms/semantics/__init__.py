@@ -14,12 +14,14 @@ This package imports only :mod:`mqjms.mq` and :mod:`mqjms.logs`.
 
 from .capabilities import Capability
 from .contract import (
+    DEFAULT_DYNAMIC_NAME,
     Browse,
     CommitsAndGets,
     Connection,
     Context,
     Handle,
     Reserves,
+    TruncatedMessage,
     WarnsOnPut,
     commit_and_get,
     put_warning,
@@ -27,6 +29,7 @@ from .contract import (
 from .wrapper import ConnectionWrapper
 
 __all__ = [
+    "DEFAULT_DYNAMIC_NAME",
     "Browse",
     "Capability",
     "CommitsAndGets",
@@ -35,6 +38,7 @@ __all__ = [
     "Context",
     "Handle",
     "Reserves",
+    "TruncatedMessage",
     "WarnsOnPut",
     "commit_and_get",
     "put_warning",

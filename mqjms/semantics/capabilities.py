@@ -24,6 +24,7 @@ class Capability(StrEnum):
     COMMIT_AND_GET = "commit_and_get"  # conn.commit_and_get(handle): MQCMIT + MQGET, one step
     PUT_WARNINGS = "put_warnings"  # conn.last_warning: an MQPUT's MQCC_WARNING (e.g. 2049)
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
+    PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)
     # queue kinds
     ALIAS_QUEUES = "alias"  # QALIAS resolves to its TARGET (MQOPEN, MQPUT1, MQINQ)
     MODEL_QUEUES = "model"  # opening a QMODEL creates a dynamic queue

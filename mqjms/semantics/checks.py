@@ -1,9 +1,9 @@
 """The contract's argument rules, checked the same way by every transport.
 
 MQOPEN refuses options that ask for nothing and decides shared or exclusive input;
-MQGET, MQPUT and MQINQ refuse a handle opened without the matching MQOO_* option, a
-browse under syncpoint, a negative wait and a pass-all-context put on a handle not opened
-for it, each with IBM's reason code; keeping the rules here keeps the transports in step.
+MQGET, MQPUT, MQINQ and MQSET refuse a handle opened without the matching MQOO_* option,
+a browse under syncpoint, a negative wait and a put whose context option the handle was
+not opened for, each with IBM's reason code; keeping the rules here keeps the transports in step.
 """
 
 from __future__ import annotations
@@ -82,14 +82,46 @@ def check_put(target: str | Handle, data: object, context: Context) -> str:
         return target
     if not target.options & C.MQOO_OUTPUT:
         raise failed(C.MQRC_NOT_OPEN_FOR_OUTPUT, f"{target.name!r} was not opened with MQOO_OUTPUT")
-    if context is Context.PASS_ALL and not target.options & (
-        C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT
-    ):
-        raise failed(
-            C.MQRC_NOT_OPEN_FOR_PASS_ALL,
-            f"{target.name!r} was not opened with MQOO_PASS_ALL_CONTEXT",
-        )
+    needed = _CONTEXT_OPTIONS.get(context)
+    if needed is not None and not target.options & needed[0]:
+        raise failed(needed[1], f"{target.name!r} was not opened with {needed[2]}")
     return target.name
+
+
+# The MQOO_* options that allow a put's context option (a wider one implies the narrower:
+# SET_ALL implies every other, PASS_ALL and SET_IDENTITY imply PASS_IDENTITY), and the
+# reason without them.
+_CONTEXT_OPTIONS = {
+    Context.PASS_IDENTITY: (
+        C.MQOO_PASS_IDENTITY_CONTEXT
+        | C.MQOO_PASS_ALL_CONTEXT
+        | C.MQOO_SET_IDENTITY_CONTEXT
+        | C.MQOO_SET_ALL_CONTEXT,
+        C.MQRC_NOT_OPEN_FOR_PASS_IDENT,
+        "MQOO_PASS_IDENTITY_CONTEXT",
+    ),
+    Context.PASS_ALL: (
+        C.MQOO_PASS_ALL_CONTEXT | C.MQOO_SET_ALL_CONTEXT,
+        C.MQRC_NOT_OPEN_FOR_PASS_ALL,
+        "MQOO_PASS_ALL_CONTEXT",
+    ),
+    Context.SET_IDENTITY: (
+        C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT,
+        C.MQRC_NOT_OPEN_FOR_SET_IDENT,
+        "MQOO_SET_IDENTITY_CONTEXT",
+    ),
+    Context.SET_ALL: (
+        C.MQOO_SET_ALL_CONTEXT,
+        C.MQRC_NOT_OPEN_FOR_SET_ALL,
+        "MQOO_SET_ALL_CONTEXT",
+    ),
+}
+
+
+def check_set(handle: Handle) -> None:
+    """MQSET on a handle: 2040 when it was not opened with MQOO_SET."""
+    if not handle.options & C.MQOO_SET:
+        raise failed(C.MQRC_NOT_OPEN_FOR_SET, f"{handle.name!r} was not opened with MQOO_SET")
 
 
 def check_get_allowed(named: QueueDefinition, base: QueueDefinition) -> None:

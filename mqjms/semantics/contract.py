@@ -15,11 +15,12 @@ emulate through the rest of :mod:`mqjms.semantics`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, cast, runtime_checkable
 
+from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
@@ -34,22 +35,56 @@ class Browse(Enum):
 
 
 class Context(Enum):
-    """MQPMO context options: who fills the MQMD's identity and origin fields on put."""
+    """MQPMO context options: who fills the MQMD's identity and origin fields on put.
+
+    Identity context is UserIdentifier, AccountingToken and ApplIdentityData; origin
+    context is PutApplType, PutApplName, PutDate, PutTime and ApplOriginData. The
+    ``PASS_*`` options keep what the MQMD given holds (the caller copied it from the
+    message it got, as MQ passes the context of a handle's last message); each needs its
+    own MQOO_* option on a handle (2093-2096 without it)."""
 
     DEFAULT = "default"  # the queue manager sets PutApplName, PutDate, PutTime, UserIdentifier
     PASS_ALL = "pass_all"  # keep the context of the md given (a message being moved)
     SET_ALL = "set_all"  # the caller sets every context field itself
+    PASS_IDENTITY = "pass_identity"  # keep the md's identity; the queue manager sets origin
+    SET_IDENTITY = "set_identity"  # the caller sets identity; the queue manager sets origin
     NONE = "none"  # context fields blank
+
+
+#: MQOD.DynamicQName's default: AMQ. and a unique suffix (opening a model queue).
+DEFAULT_DYNAMIC_NAME = "AMQ.*"
+
+
+class TruncatedMessage(MQError):
+    """MQGET's MQCC_WARNING 2080 (MQRC_TRUNCATED_MSG_FAILED): the message is longer than
+    the ``max_length`` the get allowed, so it was not got (it stays on the queue; a
+    browse cursor stays where it was). Carries what MQ returns with it: the message's
+    MQMD, as much of its data as fits and its ``original_length``."""
+
+    def __init__(self, md: MQMD, data: bytes, original_length: int, max_length: int) -> None:
+        super().__init__(
+            C.MQCC_WARNING,
+            C.MQRC_TRUNCATED_MSG_FAILED,
+            f"the message has {original_length} bytes, more than the {max_length} the get "
+            "allows: it stays on the queue",
+        )
+        self.md = md
+        self.data = data
+        self.original_length = original_length
 
 
 @dataclass(frozen=True, slots=True)
 class Handle:
-    """An open queue (hobj). ``resolved_name`` is the local queue an alias resolves to."""
+    """An open queue (hobj). ``resolved_name`` is the local queue an alias resolves to.
+
+    A topic opened for publishing (:mod:`.pubsub`) is a handle too: ``topic`` is its full
+    topic string, and a put to it publishes."""
 
     name: str
     resolved_name: str
     options: int
     hobj: int
+    topic: str | None = None
 
 
 @runtime_checkable
@@ -64,8 +99,11 @@ class Connection(Protocol):
         """What this connection offers beyond the calls below (see :class:`Capability`)."""
         ...
 
-    def open(self, queue: str, options: int) -> Handle:
-        """MQOPEN with MQOO_* options; MQRC 2085 when the queue does not exist."""
+    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+        """MQOPEN with MQOO_* options; MQRC 2085 when the queue does not exist. Opening a
+        model queue (:attr:`Capability.MODEL_QUEUES`) creates a dynamic queue named from
+        ``dynamic_name`` (a trailing ``*`` is replaced by a unique suffix); the handle's
+        ``name`` and ``resolved_name`` are the new queue's."""
         ...
 
     def close(self, handle: Handle) -> None:
@@ -81,11 +119,18 @@ class Connection(Protocol):
         browse: Browse | None = None,
         msg_id: bytes | None = None,
         correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
         """MQGET: the next message, or None when none arrived within ``wait`` seconds.
 
         ``wait=None`` waits without limit. The returned MQMD's Expiry is the remaining
-        lifetime and its BackoutCount the number of earlier backouts.
+        lifetime and its BackoutCount the number of earlier backouts. ``msg_id``,
+        ``correl_id`` and ``group_id`` select messages with those ids (MQMO_MATCH_*).
+        ``under_cursor`` gets the message under the handle's browse cursor
+        (MQGMO_MSG_UNDER_CURSOR; 2034 when there is none). A message longer than
+        ``max_length`` bytes is not got: :class:`TruncatedMessage` (2080).
         """
         ...
 
@@ -114,6 +159,11 @@ class Connection(Protocol):
         """MQINQ on the queue manager object (e.g. MQCA_DEAD_LETTER_Q_NAME)."""
         ...
 
+    def set(self, handle: Handle, attrs: Mapping[int, int | str]) -> None:
+        """MQSET on a queue opened with MQOO_SET (2040 otherwise): MQIA_*/MQCA_* selectors
+        MQSET may change (the trigger attributes, MQIA_INHIBIT_GET/PUT; 2067 for others)."""
+        ...
+
     def commit(self) -> None:
         """MQCMIT: make the unit of work's gets and puts permanent."""
         ...
@@ -122,8 +172,10 @@ class Connection(Protocol):
         """MQBACK: undo the unit of work; every message got in it has BackoutCount + 1."""
         ...
 
-    def disconnect(self) -> None:
-        """MQDISC. An uncommitted unit of work is backed out."""
+    def disconnect(self, *, commit: bool = False) -> None:
+        """MQDISC. An uncommitted unit of work is backed out (JMS ``Connection.close``);
+        with ``commit`` it is committed first, as IBM MQ's MQDISC does for an MQI
+        application (a commit that fails backs it out and raises)."""
         ...
 
 

@@ -13,7 +13,7 @@ checks its own calls.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Self
 
@@ -23,13 +23,13 @@ from mqjms.mq.md import MQMD
 
 from .attributes import validate_name
 from .capabilities import Capability
-from .checks import check_get, check_inquire, check_open, check_put
-from .contract import Browse, Context, Handle
-from .definitions import AttrValue
-from .inquire import inquire_qmgr
+from .checks import check_get, check_inquire, check_open, check_put, check_set
+from .contract import DEFAULT_DYNAMIC_NAME, Browse, Context, Handle
+from .definitions import AttrValue, QueueDefinition
+from .inquire import inquire_qmgr, set_values
 from .put import PutIdentity
 
-DEFAULT_DYNAMIC_NAME = "AMQ.*"  # MQOD.DynamicQName's default: AMQ. and a unique suffix
+__all__ = ["DEFAULT_DYNAMIC_NAME", "EmulatedConnection", "GetRequest", "PutRequest"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,14 @@ class GetRequest:
     browse: Browse | None
     msg_id: bytes | None
     correl_id: bytes | None
+    group_id: bytes | None = None
+    under_cursor: bool = False
+    max_length: int | None = None
+
+    @property
+    def matching(self) -> bool:
+        """Whether the get selects by MsgId, CorrelId or GroupId."""
+        return not (self.msg_id is None and self.correl_id is None and self.group_id is None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +81,7 @@ class EmulatedConnection(ABC):
         self.disconnect()
 
     @abstractmethod
-    def disconnect(self) -> None: ...
+    def disconnect(self, *, commit: bool = False) -> None: ...
 
     def _check_open(self) -> None:
         if self._closed:
@@ -101,12 +109,22 @@ class EmulatedConnection(ABC):
         browse: Browse | None = None,
         msg_id: bytes | None = None,
         correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
         """MQGET (see :meth:`mqjms.semantics.Connection.get`)."""
         self._check_open()
         self._check_handle(handle)
         check_get(handle, wait=wait, syncpoint=syncpoint, browse=browse)
-        return self._get(handle, GetRequest(wait, syncpoint, browse, msg_id, correl_id))
+        if under_cursor and browse is not None:
+            raise failed(C.MQRC_OPTIONS_ERROR, "a get under the cursor is not a browse")
+        if max_length is not None and max_length < 0:
+            raise failed(C.MQRC_BUFFER_LENGTH_ERROR, f"max_length {max_length} is negative")
+        request = GetRequest(
+            wait, syncpoint, browse, msg_id, correl_id, group_id, under_cursor, max_length
+        )
+        return self._get(handle, request)
 
     def put(
         self,
@@ -124,7 +142,10 @@ class EmulatedConnection(ABC):
         if isinstance(target, Handle):
             self._check_handle(target)
         name = check_put(target, data, context)
-        return self._put(name, md, bytes(data), PutRequest(syncpoint, context, new_msg_id))
+        request = PutRequest(syncpoint, context, new_msg_id)
+        if isinstance(target, Handle) and target.topic is not None:
+            return self._publish(target, md, bytes(data), request)
+        return self._put(name, md, bytes(data), request)
 
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
         """MQINQ on a queue: MQIA_* selectors give int, MQCA_* give str."""
@@ -140,6 +161,13 @@ class EmulatedConnection(ABC):
         self._check_open()
         return inquire_qmgr(self.qmgr_name, self._qmgr_attrs(), selectors)
 
+    def set(self, handle: Handle, attrs: Mapping[int, int | str]) -> None:
+        """MQSET (see :meth:`mqjms.semantics.Connection.set`)."""
+        self._check_open()
+        self._check_handle(handle)
+        check_set(handle)
+        self._set(handle.name, lambda queue: set_values(queue, attrs))
+
     # ------------------------------------------------------------------ the transport's steps
     @abstractmethod
     def _open(self, queue: str, options: int, dynamic_name: str) -> Handle: ...
@@ -152,6 +180,17 @@ class EmulatedConnection(ABC):
 
     @abstractmethod
     def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]: ...
+
+    def _publish(self, topic: Handle, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
+        """MQPUT to a topic handle (:mod:`.pubsub`): a transport with publish/subscribe
+        delivers a copy to every matching subscription."""
+        raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{type(self).__name__} cannot publish")
+
+    @abstractmethod
+    def _set(
+        self, queue: str, change: Callable[[QueueDefinition], Mapping[str, AttrValue]]
+    ) -> None:
+        """Alter ``queue`` by the MQSC attributes ``change`` gives for its definition."""
 
     @abstractmethod
     def _qmgr_attrs(self) -> Mapping[str, AttrValue]:

@@ -1,9 +1,10 @@
-"""MQINQ: selectors answered from a queue definition or the queue manager's attributes.
+"""MQINQ and MQSET: selectors answered from (or turned into) a queue's MQSC attributes.
 
 One table (:mod:`.attributes`) maps MQIA_*/MQCA_* selectors to MQSC attributes; this module
 answers an inquiry from it over any :class:`~.definitions.QueueDefinition`, so every
 emulating transport answers alike: 2067 for a selector MQ does not know, 2068 for one
-that does not apply to the queue's type, MQSC values turned into MQINQ values.
+that does not apply to the queue's type, MQSC values turned into MQINQ values. MQSET
+goes the other way (:func:`set_values`) for the few attributes an application may set.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from mqjms.mq import constants as C
-from mqjms.mq.errors import failed
+from mqjms.mq.errors import MQError, failed
 
 from .attributes import (
     LOCAL,
@@ -19,6 +20,7 @@ from .attributes import (
     QTYPE_CODES,
     QUEUE_ATTR_BY_SELECTOR,
     inquire_value,
+    normalize,
 )
 from .definitions import AttrValue, QueueDefinition
 
@@ -70,6 +72,18 @@ def inquire_queue(
     return out
 
 
+#: What an emulated queue manager says it is: IBM MQ 9.4 on Unix, with syncpoint, as the
+#: MQ level the pymqi/ibmmq drop-ins and their programs expect (``MQCA_VERSION``,
+#: ``MQIA_COMMAND_LEVEL``).
+QMGR_FACTS: Mapping[int, int | str] = {
+    C.MQCA_VERSION: "09040000",
+    C.MQIA_COMMAND_LEVEL: C.MQCMDL_LEVEL_940,
+    C.MQIA_PLATFORM: C.MQPL_UNIX,
+    C.MQIA_SYNCPOINT: C.MQSP_AVAILABLE,
+    C.MQIA_MAX_PRIORITY: 9,
+}
+
+
 def inquire_qmgr(
     qmgr_name: str, attrs: Mapping[str, AttrValue], selectors: Sequence[int]
 ) -> dict[int, int | str]:
@@ -79,10 +93,55 @@ def inquire_qmgr(
         if selector == C.MQCA_Q_MGR_NAME:
             out[selector] = qmgr_name
             continue
+        if selector in QMGR_FACTS:
+            out[selector] = QMGR_FACTS[selector]
+            continue
         attr = QMGR_ATTR_BY_SELECTOR.get(selector)
         if attr is None:
             raise failed(
                 C.MQRC_SELECTOR_ERROR, f"selector {selector} is not a queue manager attribute"
             )
         out[selector] = inquire_value(attr, attrs.get(attr.name, attr.default))
+    return out
+
+
+#: The queue attributes MQSET may change, with the reason for a value it refuses.
+SETTABLE: Mapping[int, int] = {
+    C.MQIA_INHIBIT_GET: C.MQRC_INHIBIT_VALUE_ERROR,
+    C.MQIA_INHIBIT_PUT: C.MQRC_INHIBIT_VALUE_ERROR,
+    C.MQIA_TRIGGER_CONTROL: C.MQRC_TRIGGER_CONTROL_ERROR,
+    C.MQIA_TRIGGER_DEPTH: C.MQRC_TRIGGER_DEPTH_ERROR,
+    C.MQIA_TRIGGER_MSG_PRIORITY: C.MQRC_TRIGGER_MSG_PRIORITY_ERR,
+    C.MQIA_TRIGGER_TYPE: C.MQRC_TRIGGER_TYPE_ERROR,
+    C.MQCA_TRIGGER_DATA: C.MQRC_CHAR_ATTR_LENGTH_ERROR,
+}
+
+
+def set_values(queue: QueueDefinition, values: Mapping[int, int | str]) -> dict[str, AttrValue]:
+    """MQSET's selectors and values as MQSC attributes of ``queue`` (checked, all or none):
+    2067 for a selector MQSET cannot change, 2068 for one not of the queue's type, the
+    attribute's own reason (2020, 2075-2078, 2006) for a value it does not take."""
+    out: dict[str, AttrValue] = {}
+    for selector, value in values.items():
+        reason = SETTABLE.get(selector)
+        attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
+        if reason is None or attr is None:
+            raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} cannot be set by MQSET")
+        if queue.qtype not in attr.types:
+            raise failed(
+                C.MQRC_SELECTOR_NOT_FOR_TYPE,
+                f"{attr.name} (selector {selector}) does not apply to {queue.qtype} {queue.name!r}",
+            )
+        mqsc: object = value
+        for mqsc_value, mq_value in attr.inquire_map:
+            if isinstance(value, int) and not isinstance(value, bool) and mq_value == value:
+                mqsc = mqsc_value
+                break
+        else:
+            if attr.inquire_map:  # a value the attribute does not have
+                raise failed(reason, f"{attr.name}: {value!r} is not a value MQSET accepts")
+        try:
+            out[attr.name] = normalize(attr, mqsc)
+        except MQError as exc:
+            raise failed(reason, exc.detail) from None
     return out

@@ -91,6 +91,13 @@ def set_context(md: MQMD, context: Context, identity: PutIdentity, now: float) -
         md.PutApplName = md.UserIdentifier = md.ApplIdentityData = md.ApplOriginData = ""
         md.AccountingToken = C.MQACT_NONE
         md.PutDate, md.PutTime = put_date_time(now)
+    elif context in (Context.SET_IDENTITY, Context.PASS_IDENTITY):
+        # the identity (UserIdentifier, AccountingToken, ApplIdentityData) is the md's;
+        # the origin is this putter's
+        md.PutApplType = C.MQAT_DEFAULT
+        md.PutApplName = identity.appl_name
+        md.ApplOriginData = ""
+        md.PutDate, md.PutTime = put_date_time(now)
     elif not md.PutDate.strip():
         md.PutDate, md.PutTime = put_date_time(now)
 

@@ -9,7 +9,7 @@ for the two; one that must not offer a capability narrows :attr:`capabilities`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 from mqjms.mq import constants as C
@@ -18,6 +18,7 @@ from mqjms.mq.md import MQMD
 
 from .capabilities import Capability
 from .contract import (
+    DEFAULT_DYNAMIC_NAME,
     Browse,
     CommitsAndGets,
     Connection,
@@ -26,6 +27,7 @@ from .contract import (
     Reserves,
     WarnsOnPut,
 )
+from .pubsub import Subscribes, Subscription, SubscriptionDescriptor
 
 
 class ConnectionWrapper:
@@ -45,8 +47,8 @@ class ConnectionWrapper:
     def capabilities(self) -> frozenset[Capability]:
         return self.inner.capabilities
 
-    def open(self, queue: str, options: int) -> Handle:
-        return self.inner.open(queue, options)
+    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+        return self.inner.open(queue, options, dynamic_name=dynamic_name)
 
     def close(self, handle: Handle) -> None:
         self.inner.close(handle)
@@ -60,6 +62,9 @@ class ConnectionWrapper:
         browse: Browse | None = None,
         msg_id: bytes | None = None,
         correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
         return self.inner.get(
             handle,
@@ -68,6 +73,9 @@ class ConnectionWrapper:
             browse=browse,
             msg_id=msg_id,
             correl_id=correl_id,
+            group_id=group_id,
+            under_cursor=under_cursor,
+            max_length=max_length,
         )
 
     def put(
@@ -90,14 +98,17 @@ class ConnectionWrapper:
     def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
         return self.inner.inquire_qmgr(selectors)
 
+    def set(self, handle: Handle, attrs: Mapping[int, int | str]) -> None:
+        self.inner.set(handle, attrs)
+
     def commit(self) -> None:
         self.inner.commit()
 
     def backout(self) -> None:
         self.inner.backout()
 
-    def disconnect(self) -> None:
-        self.inner.disconnect()
+    def disconnect(self, *, commit: bool = False) -> None:
+        self.inner.disconnect(commit=commit)
 
     # ------------------------------------------------------------------ optional calls
     def _require(self, capability: Capability) -> None:
@@ -149,6 +160,22 @@ class ConnectionWrapper:
 
     def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
         return self._reserves().get_reserved(owner, seq)
+
+    # :attr:`Capability.PUBLISH_SUBSCRIBE`: see :class:`~.pubsub.Subscribes`
+    def _subscribes(self) -> Subscribes:
+        self._require(Capability.PUBLISH_SUBSCRIBE)
+        return cast(Subscribes, self.inner)
+
+    def open_topic(self, topic_string: str = "", options: int = 0, *, topic: str = "") -> Handle:
+        return self._subscribes().open_topic(topic_string, options, topic=topic)
+
+    def subscribe(
+        self, descriptor: SubscriptionDescriptor, queue: Handle | None = None
+    ) -> Subscription:
+        return self._subscribes().subscribe(descriptor, queue)
+
+    def close_subscription(self, subscription: Subscription, *, remove: bool = False) -> None:
+        self._subscribes().close_subscription(subscription, remove=remove)
 
     def give_back_reserved(self, owner: str) -> int:
         return self._reserves().give_back_reserved(owner)

@@ -18,8 +18,9 @@ from mqjms.transport import embedded
 
 
 class Administration(Protocol):
-    """MQSC's DEFINE, ALTER and DELETE for queues and the queue manager, as methods;
-    attributes go by their MQSC names (``BOTHRESH=3, BOQNAME="ORDERS.BACKOUT"``)."""
+    """MQSC's DEFINE, ALTER and DELETE for queues and the queue manager (and DEFINE
+    QMODEL and TOPIC for publish/subscribe), as methods; attributes go by their MQSC
+    names (``BOTHRESH=3, BOQNAME="ORDERS.BACKOUT"``)."""
 
     def define_queue(self, name: str, **attrs: object) -> None: ...
 
@@ -30,6 +31,10 @@ class Administration(Protocol):
     def alter_qmgr(self, **attrs: object) -> None: ...
 
     def delete_queue(self, name: str) -> None: ...
+
+    def define_model(self, name: str, **attrs: object) -> None: ...
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> None: ...
 
 
 @runtime_checkable
@@ -79,6 +84,12 @@ class EmbeddedAdministration:
 
     def delete_queue(self, name: str) -> None:
         self.queue_manager.delete_queue(name, purge=True)
+
+    def define_model(self, name: str, **attrs: object) -> None:
+        self.queue_manager.define_queue("QMODEL", name, attrs)
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> None:
+        self.queue_manager.define_topic(name, {"TOPICSTR": topic_string, **attrs})
 
     def close(self) -> None:
         """Close the queue manager: threads stopped, files released."""

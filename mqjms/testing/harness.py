@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from mqjms.jms import ConnectionFactory, Message
 from mqjms.jms.message import Queue, to_message, to_mq
+from mqjms.jms.topic import Topic, open_subscription, subscriber
 from mqjms.listeners import Worker
 from mqjms.listeners.reconnect import is_connection_error
 from mqjms.mq import ccsid
@@ -114,6 +115,57 @@ class TestQueueManager:
     def delete_queue(self, name: str) -> None:
         """DELETE QLOCAL(name) PURGE."""
         self.admin.delete_queue(name)
+
+    def define_model(self, name: str, **attrs: object) -> str:
+        """DEFINE QMODEL(name): a model for managed queues (``BOTHRESH=3, BOQNAME=...``)."""
+        self.admin.define_model(name, **attrs)
+        return name
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> str:
+        """DEFINE TOPIC(name) TOPICSTR(topic_string) (``MDURMDL=..., MNDURMDL=...``)."""
+        self.admin.define_topic(name, topic_string, **attrs)
+        return name
+
+    # ------------------------------------------------------------------ publish/subscribe
+    def publish(self, topic: str, body: str | bytes | Message, **md_fields: Any) -> MQMD:
+        """Publish on ``topic`` (a topic string), as :meth:`put` puts: a copy to every
+        subscription that matches; returns the MQMD as published."""
+        md, data = _encode(topic, body, md_fields)
+
+        def publish(conn: Connection) -> MQMD:
+            handle = subscriber(conn).open_topic(topic, C.MQOO_OUTPUT)
+            try:
+                return conn.put(handle, md, data)
+            finally:
+                conn.close(handle)
+
+        return self._call(publish)
+
+    def subscribe(self, app: Worker) -> list[str]:
+        """Make the durable subscriptions of ``app``'s topic listeners now (as their
+        first start would), so that what a test publishes before it runs the worker
+        waits for them; returns their managed queues. A non-durable listener's
+        subscription lives only while the worker runs."""
+
+        def make(conn: Connection) -> list[str]:
+            queues = []
+            for lst in app.listeners:
+                if lst.topic is None or lst.subscription is None:
+                    continue
+                made = open_subscription(
+                    conn,
+                    Topic(lst.topic),
+                    name=lst.subscription,
+                    client_id=app.client_id,
+                    durable=True,
+                    shared=lst.shared,
+                    listener=True,
+                )
+                queues.append(made.handle.resolved_name)
+                subscriber(conn).close_subscription(made)
+            return queues
+
+        return self._call(make)
 
     # ------------------------------------------------------------------ messages
     def put(self, queue: str, body: str | bytes | Message, **md_fields: Any) -> MQMD:
@@ -218,7 +270,7 @@ def _encode(
     queue: str, body: str | bytes | Message, md_fields: dict[str, Any]
 ) -> tuple[MQMD, bytes]:
     if isinstance(body, Message):
-        md, data = to_mq(body, Queue.parse(queue))
+        md, data = to_mq(body, Queue.parse(queue))  # a topic's messages are written alike
         return md.copy(**md_fields), data
     if isinstance(body, str):
         fields = {"Format": C.MQFMT_STRING, "CodedCharSetId": C.CCSID_UTF8, **md_fields}

@@ -139,13 +139,13 @@ Snapshot = dict[str, ConsumerActivity]
 
 def _wait_until_idle(probe: QueueProbe, app: Worker, timeout: float) -> dict[str, int]:
     deadline = time.monotonic() + timeout
-    bases = {lst.queue: probe.base_queue(lst.queue) for lst in app.listeners}
+    bases = {lst.queue: probe.base_queue(lst.queue) for lst in app.listeners if lst.topic is None}
     baseline: Snapshot | None = None  # all quiet here, and no message got since
     depths: dict[str, int] = {}
     while True:
         _check_running(app)
         now = _snapshot(app)
-        if not _all_quiet(now):
+        if not _subscribed(app, now, bases) or not _all_quiet(now):
             baseline = None
         else:
             if baseline is None or _got_since(baseline, now):
@@ -161,6 +161,19 @@ def _wait_until_idle(probe: QueueProbe, app: Worker, timeout: float) -> dict[str
         if time.monotonic() >= deadline:
             raise NotIdle(_describe(probe, app, bases, timeout))
         time.sleep(_POLL)
+
+
+def _subscribed(app: Worker, now: Snapshot, bases: dict[str, str]) -> bool:
+    """A topic listener's queue is its subscription's managed queue, known once its
+    consumers have subscribed: record it in ``bases``; False while one has not."""
+    for lst in app.listeners:
+        if lst.topic is None:
+            continue
+        sources = {a.source for a in now.values() if a.queue == lst.queue}
+        if "" in sources or not sources:
+            return False
+        bases[lst.queue] = sorted(sources)[0]
+    return True
 
 
 def _snapshot(app: Worker) -> Snapshot:
@@ -181,7 +194,7 @@ def _looked(queue: str, baseline: Snapshot, now: Snapshot, bases: Mapping[str, s
     """A consumer of ``queue`` made a whole get after ``baseline`` (its second empty
     one since: the first may have begun before) that found nothing."""
     return any(
-        bases[activity.queue] == queue and now[name].empty_gets >= activity.empty_gets + 2
+        bases.get(activity.queue) == queue and now[name].empty_gets >= activity.empty_gets + 2
         for name, activity in baseline.items()
     )
 
@@ -209,7 +222,8 @@ def _describe(probe: QueueProbe, app: Worker, bases: Mapping[str, str], timeout:
         parts.append(f"{queue} holds {depth} message{'' if depth == 1 else 's'}")
     for activity in app.activity():
         seen = activity.held or activity.last
-        if seen is not None and (activity.held is not None or bases[activity.queue] in busy):
+        base = bases.get(activity.queue, activity.source)
+        if seen is not None and (activity.held is not None or base in busy):
             doing = "is processing" if activity.held is not None else "last got"
             parts.append(
                 f"{activity.consumer} ({activity.listener}) {doing} message "

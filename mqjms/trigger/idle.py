@@ -22,7 +22,7 @@ from collections.abc import Callable
 from mqjms.listeners import Worker
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse, Connection, ConnectionWrapper, Handle
+from mqjms.semantics import DEFAULT_DYNAMIC_NAME, Browse, Connection, ConnectionWrapper, Handle
 
 log = get_logger("mqjms.trigger")
 
@@ -81,8 +81,8 @@ class TrackedConnection(ConnectionWrapper):
         super().__init__(inner)
         self.tracker = tracker
 
-    def open(self, queue: str, options: int) -> Handle:
-        handle = self.inner.open(queue, options)
+    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+        handle = self.inner.open(queue, options, dynamic_name=dynamic_name)
         self.tracker.touch()  # the idle clock starts when the queue is being served
         return handle
 
@@ -95,6 +95,9 @@ class TrackedConnection(ConnectionWrapper):
         browse: Browse | None = None,
         msg_id: bytes | None = None,
         correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
         got = self.inner.get(
             handle,
@@ -103,6 +106,9 @@ class TrackedConnection(ConnectionWrapper):
             browse=browse,
             msg_id=msg_id,
             correl_id=correl_id,
+            group_id=group_id,
+            under_cursor=under_cursor,
+            max_length=max_length,
         )
         if got is not None and browse is None:
             self.tracker.begin(self, in_unit_of_work=syncpoint)
@@ -130,9 +136,9 @@ class TrackedConnection(ConnectionWrapper):
         finally:
             self.tracker.end(self)
 
-    def disconnect(self) -> None:
+    def disconnect(self, *, commit: bool = False) -> None:
         try:
-            self.inner.disconnect()
+            self.inner.disconnect(commit=commit)
         finally:
             self.tracker.end(self)
 

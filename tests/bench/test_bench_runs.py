@@ -27,6 +27,7 @@ TINY = {
     "startup": ["--rounds", "2"],
     "browse": ["--small", "100", "--rounds", "2"],
     "memory": ["--messages", "300", "--batch", "100"],
+    "pubsub": ["--messages", "20", "--subscribers", "3", "--rounds", "2"],
 }
 
 
@@ -85,6 +86,16 @@ def test_the_text_report_prints_targets_beside_the_ratios_and_no_verdict() -> No
     assert "disk: fsync" in done.stdout
     for verdict in ("PASS", "FAIL", "verdict"):
         assert verdict not in done.stdout
+
+
+@pytest.mark.slow
+def test_the_pubsub_benchmark_prints_both_ratios_of_issue_10_with_their_targets() -> None:
+    done = run("pubsub", *TINY["pubsub"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    # fan-out: one publication to K subscriptions vs K puts in one unit of work
+    assert "publish / put_k:" in done.stdout and "target >= 0.8" in done.stdout
+    # subscriber throughput: a topic listener vs a queue listener
+    assert "topic listener / queue listener:" in done.stdout and "target >= 0.9" in done.stdout
 
 
 @pytest.mark.slow

@@ -9,7 +9,10 @@ looked for under ``$MQJMS_VENDOR`` or ``~/.cache/mqjms/vendor``::
     github/dsuch/pymqi/code/{examples,tests}     github.com/dsuch/pymqi
     github/ibm-messaging/mq-mqi-python/code/...  github.com/ibm-messaging/mq-mqi-python
 
-Tests that need them skip, saying what is missing, when they are absent.
+Tests that need them skip, saying what is missing, when they are absent; with
+``MQJMS_REQUIRE_VENDOR=1`` (``.ci/run`` sets it: ``scripts/setup`` fetched them) a missing
+sdist file fails the test instead, so CI cannot pass with the sdists' checks skipped. The
+GitHub checkouts stay optional (GitHub is not reachable from every machine, CI's included).
 
 Both libraries import a native extension (``pymqi.pymqe``, ``ibmmq.ibmmqc``) at import
 time; :func:`load_pymqi` and :func:`load_ibmmq` put a minimal stand-in module in its
@@ -28,6 +31,7 @@ import sys
 import types
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -85,14 +89,31 @@ def vendor_root() -> Path | None:
     return None
 
 
-def _require(relative: Path | str, what: str) -> Path:
+def required() -> bool:
+    """Whether a missing vendor file fails (CI) rather than skips."""
+    return os.environ.get("MQJMS_REQUIRE_VENDOR", "") not in ("", "0")
+
+
+def absent(reason: str) -> NoReturn:
+    """Skip, or fail when the vendor files are required; ``scripts/vendor.py`` fetches them."""
+    reason += " (run scripts/vendor.py)"
+    if required():
+        pytest.fail(f"{reason}; MQJMS_REQUIRE_VENDOR is set", pytrace=False)
+    pytest.skip(reason)
+
+
+def _require(relative: Path | str, what: str, *, from_github: bool = False) -> Path:
+    """``relative`` under the vendor directory. What comes from the package index is
+    required under MQJMS_REQUIRE_VENDOR; a GitHub checkout never is: GitHub is not
+    reachable from every machine that reaches PyPI (CI's included), so its absence skips."""
     root = vendor_root()
-    if root is None:
-        pytest.skip(f"{what}: no vendor directory ($MQJMS_VENDOR or ~/.cache/mqjms/vendor)")
-    path = root / relative
-    if not path.exists():
-        pytest.skip(f"{what}: {path} is absent")
-    return path
+    path = None if root is None else root / relative
+    if path is not None and path.exists():
+        return path
+    reason = f"{what}: {path or 'no vendor directory ($MQJMS_VENDOR or ~/.cache/mqjms/vendor)'}"
+    if from_github:
+        pytest.skip(f"{reason} is absent (GitHub unreachable? run scripts/vendor.py where it is)")
+    absent(f"{reason} is absent")
 
 
 def pymqi_package_dir() -> Path:
@@ -104,11 +125,23 @@ def ibmmq_package_dir() -> Path:
 
 
 def pymqi_github_code() -> Path:
-    return _require(PYMQI_GITHUB / "code", "a dsuch/pymqi checkout")
+    return _require(PYMQI_GITHUB / "code", "a dsuch/pymqi checkout", from_github=True)
 
 
 def ibmmq_github_code() -> Path:
-    return _require(IBMMQ_GITHUB / "code", "an ibm-messaging/mq-mqi-python checkout")
+    return _require(
+        IBMMQ_GITHUB / "code", "an ibm-messaging/mq-mqi-python checkout", from_github=True
+    )
+
+
+def rfh2_testdata() -> Path:
+    """The captured RFH2 messages: shared/testdata/rfh2 beside the repository when it is
+    there, else the same files as ibmmq's sdist ships them (tests/messages)."""
+    for parent in Path(__file__).resolve().parents:
+        shared = parent / "shared" / "testdata" / "rfh2"
+        if shared.is_dir():
+            return shared
+    return _require(Path(IBMMQ_SDIST, "code", "tests", "messages"), f"the {IBMMQ_SDIST} sdist")
 
 
 @contextlib.contextmanager

@@ -8,7 +8,6 @@ What pymqi's and ibmmq's own test_rfh2.py check, written for us: the folder fiel
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -18,16 +17,8 @@ from hypothesis import strategies as st
 from mqjms.mq.rfh2 import parse_chain
 from mqjms.mqi import ibmmq_flavour, pymqi_flavour
 from mqjms.mqi.constants import CMQC
+from tests.mqi import mqi_vendor as vendor
 
-HERE = Path(__file__).resolve()
-TESTDATA = next(
-    (
-        p / "shared" / "testdata" / "rfh2"
-        for p in HERE.parents
-        if (p / "shared" / "testdata").is_dir()
-    ),
-    Path("shared/testdata/rfh2"),
-)
 FLAVOURS = [pytest.param(pymqi_flavour, id="pymqi"), pytest.param(ibmmq_flavour, id="ibmmq")]
 PSC = (
     b"<psc><Command>RegSub</Command><Topic>$topictree/topiccat/topic</Topic>"
@@ -39,9 +30,9 @@ MCD = b"<mcd><Msd>xmlnsc</Msd></mcd>"
 
 @pytest.fixture(scope="module")
 def single() -> bytes:
-    path = TESTDATA / "single_rfh2.dat"
+    path = vendor.rfh2_testdata() / "single_rfh2.dat"
     if not path.exists():
-        pytest.skip(f"{path} is absent")
+        vendor.absent(f"{path} is absent")
     return path.read_bytes()
 
 

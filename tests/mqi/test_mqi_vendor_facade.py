@@ -8,7 +8,6 @@ messages in shared/testdata/rfh2. Skipped, saying why, without the sdists.
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -17,12 +16,9 @@ import pytest
 from mqjms.mqi import ibmmq_flavour, pymqi_flavour
 from tests.mqi import mqi_vendor as vendor
 
-TESTDATA = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "rfh2"
-if not TESTDATA.is_dir():  # the repository sits beside shared/ in the workspace
-    TESTDATA = Path(__file__).resolve().parents[3] / "shared" / "testdata" / "rfh2"
 STRUCTURES = [
     "MD", "GMO", "PMO", "OD", "CD", "SCO", "SD", "SRO", "CMHO", "PD", "SMPO", "IMPO", "TM",
-    "TMC2", "CFH", "CNO", "CSP", "STS", "CBD", "CTLO", "DMHO", "DMPO", "DLH", "MDE",
+    "TMC2", "CFH", "CNO", "CSP", "STS", "CBD", "CTLO", "DMHO", "DMPO", "DLH", "MDE", "XQH",
 ]  # fmt: skip
 FLAVOURS = {"pymqi": pymqi_flavour, "ibmmq": ibmmq_flavour}
 
@@ -124,9 +120,9 @@ def test_error_texts_match_for_every_reason(flavour: str) -> None:
 
 
 def rfh2_data(name: str) -> bytes:
-    path = TESTDATA / name
+    path = vendor.rfh2_testdata() / name
     if not path.exists():
-        pytest.skip(f"{path} is absent")
+        vendor.absent(f"{path} is absent")
     return path.read_bytes()
 
 

@@ -13,6 +13,8 @@ Modes
   hold-exclusive URL QUEUE  open QUEUE for exclusive input, print HELD, sleep until killed.
   hold-dynamic URL MODEL  open a temporary dynamic queue from MODEL, print HELD <name>,
                           sleep until killed.
+  subscribe URL TOPICSTR  make a non-durable managed subscription to TOPICSTR, print
+                          HELD <its managed queue>, sleep until killed.
   put URL QUEUE N         put N persistent and N non-persistent messages, print DONE, and
                           end normally (closing the queue manager).
   abandon URL QUEUE OUT_Q get one message and put one to OUT_Q under syncpoint, print
@@ -83,6 +85,14 @@ def main(argv: list[str]) -> int:
         handle = conn.open(queue, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
         conn.put(handle, MQMD(), b"on a temporary queue")
         say("HELD " + handle.name)
+        while True:
+            time.sleep(60)
+    if mode == "subscribe":
+        from mqjms.semantics.pubsub import SubscriptionDescriptor
+
+        options = C.MQSO_CREATE | C.MQSO_MANAGED
+        sub = conn.subscribe(SubscriptionDescriptor(options=options, object_string=queue))
+        say("HELD " + sub.handle.resolved_name)
         while True:
             time.sleep(60)
     if mode == "put":

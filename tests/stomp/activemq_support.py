@@ -134,6 +134,7 @@ class StompBroker:
         self._strict = strict
         self._file = Path(tempfile.gettempdir()) / f"mqjms-stomp-{self.id}.toml"
         self._queues: dict[str, dict[str, object]] = {}
+        self._topics: dict[str, dict[str, object]] = {}
         self._qmgr: dict[str, object] = {}
         self._write_file()
 
@@ -160,6 +161,9 @@ class StompBroker:
         lines += [f"{k} = {value(v)}" for k, v in self._qmgr.items()]
         for name, attrs in self._queues.items():
             lines.append(f'[queues."{name}"]')
+            lines += [f"{k} = {value(v)}" for k, v in attrs.items()]
+        for name, attrs in self._topics.items():
+            lines.append(f'[topics."{name}"]')
             lines += [f"{k} = {value(v)}" for k, v in attrs.items()]
         tmp = self._file.with_suffix(".tmp")
         tmp.write_text("\n".join(lines) + "\n")
@@ -203,6 +207,16 @@ class StompBroker:
         """Forget the definition: the helper is strict, so the queue then gives 2085."""
         self.config.delete_queue(name)
         self._queues.pop(name, None)
+        self._write_file()
+
+    def define_model(self, name: str, **attrs: object) -> None:
+        self.config.define_queue(name, "QMODEL", **attrs)
+        self._queues[name] = {"type": "QMODEL", **attrs}
+        self._write_file()
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> None:
+        self.config.define_topic(name, TOPICSTR=topic_string, **attrs)
+        self._topics[name] = {"TOPICSTR": topic_string, **attrs}
         self._write_file()
 
     def restart(self) -> None:

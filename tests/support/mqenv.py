@@ -66,6 +66,14 @@ class MQEnv:
     def alter_qmgr(self, **attrs: object) -> None:
         self.broker.alter_qmgr(**attrs)
 
+    def define_model(self, name: str, **attrs: object) -> str:
+        self.broker.define_model(name, **attrs)
+        return name
+
+    def define_topic(self, name: str, topic_string: str, **attrs: object) -> str:
+        self.broker.define_topic(name, topic_string, **attrs)
+        return name
+
     def delete_queue(self, name: str) -> None:
         """DELETE QLOCAL(name) PURGE (the admin connection must not hold it open)."""
         self.broker.delete_queue(name)

@@ -9,11 +9,13 @@ One module per step: :mod:`.lexer` (tokens), :mod:`.parser` (commands and script
 :mod:`.registry` (a handler per verb and object type: :func:`register` adds an object
 type without touching the parser), :mod:`.keywords` (what commands share: attribute
 keywords, LIKE, DISPLAY's selection and WHERE), :mod:`.commands` (queues, process
-definitions, the queue manager), :mod:`.script` (running them) and :mod:`.rendering`
+definitions, the queue manager), :mod:`.pubsub` (topics, subscriptions, topic status),
+:mod:`.script` (running them) and :mod:`.rendering`
 (runmqsc's output).
 """
 
 from . import commands as _commands  # noqa: F401  (registers the built-in object types)
+from . import pubsub as _pubsub  # noqa: F401  (TOPIC, SUB, TPSTATUS)
 from .keywords import attribute_params
 from .lexer import MQSCSyntaxError, Token, tokenize
 from .parser import Command, Param, iter_commands, parse_command

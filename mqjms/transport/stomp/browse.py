@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse
+from mqjms.semantics import Browse, TruncatedMessage
 
 from . import bodies, mapping, release
-from .client import ConnectionLost
+from .client import ConnectionLost, Frame
 from .state import BrowseCursor, OpenQueue, StompState
 
 _BROWSE_WAIT = 10.0
@@ -23,12 +23,20 @@ class Browsing(StompState):
     """The browse cursors of one connection's handles."""
 
     def _browse_get(
-        self, state: OpenQueue, browse: Browse, selector: str | None, deadline: float | None
+        self,
+        state: OpenQueue,
+        browse: Browse,
+        selector: str | None,
+        deadline: float | None,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
         cursor = state.browse
         if browse is Browse.FIRST or cursor is None or cursor.selector != selector:
             self._end_browse(state)
             cursor = state.browse = BrowseCursor(selector)
+        held, cursor.held = cursor.held, None
+        if held is not None:  # the message a 2080 left for the cursor's next step
+            return self._browsed(cursor, held, *self._from_frame(held, time.time()), max_length)
         fresh = cursor.sub is None  # a snapshot taken during this call
         while True:
             try:
@@ -64,23 +72,36 @@ class Browsing(StompState):
             now = time.time()
             if mapping.is_expired(frame.headers, now):
                 continue
-            md, data = mapping.from_frame(
-                frame.headers,
-                frame.body,
-                prefix=self.prefix,
-                now=now,
-                converted=bodies.converted(self.params, frame),
-            )
+            md, data = self._from_frame(frame, now)
             # One MsgId is shown once: a message being requeued (a backout, a give-back)
             # exists twice on the broker for an instant, the original and its copy.
             if md.MsgId in cursor.seen:
                 continue
             cursor.seen.add(md.MsgId)
-            if frame.headers.get("redelivered") == "true" and release.returned_peek(
-                frame.message_id
-            ):
-                md.BackoutCount += 1
-            return md, data
+            return self._browsed(cursor, frame, md, data, max_length)
+
+    def _from_frame(self, frame: Frame, now: float) -> tuple[MQMD, bytes]:
+        md, data = mapping.from_frame(
+            frame.headers,
+            frame.body,
+            prefix=self.prefix,
+            now=now,
+            converted=bodies.converted(self.params, frame),
+        )
+        if frame.headers.get("redelivered") == "true" and release.returned_peek(frame.message_id):
+            md.BackoutCount += 1
+        return md, data
+
+    def _browsed(
+        self, cursor: BrowseCursor, frame: Frame, md: MQMD, data: bytes, max_length: int | None
+    ) -> tuple[MQMD, bytes]:
+        """The browsed message, the cursor on it; 2080 (the cursor not moved) when it is
+        longer than ``max_length``."""
+        if max_length is not None and len(data) > max_length:
+            cursor.held = frame
+            raise TruncatedMessage(md, data[:max_length], len(data), max_length)
+        cursor.current = frame.message_id
+        return md, data
 
     def _end_browse(self, state: OpenQueue) -> None:
         cursor, state.browse = state.browse, None

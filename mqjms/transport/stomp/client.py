@@ -107,8 +107,9 @@ class _Listener(stomp.ConnectionListener):  # type: ignore[misc]
 class StompClient:
     """A connected STOMP session. Used by one thread at a time (plus stomp.py's receiver)."""
 
-    def __init__(self, params: StompParams) -> None:
+    def __init__(self, params: StompParams, *, client_id: str | None = None) -> None:
         self.params = params
+        self.client_id = client_id  # the CONNECT's client-id (durable topic subscriptions)
         self._cond = threading.Condition()
         self._frames: dict[str, deque[Frame]] = {}
         self._destinations: dict[str, str] = {}
@@ -156,7 +157,8 @@ class StompClient:
         params = self.params
         deadline = time.monotonic() + params.connect_timeout
         try:
-            self._conn.connect(params.user, params.password, wait=False)
+            headers = {"client-id": self.client_id} if self.client_id else {}
+            self._conn.connect(params.user, params.password, wait=False, headers=headers)
         except stomp.exception.ConnectFailedException:
             self._stop_quietly()
             raise ConnectionLost(f"cannot connect to {params.safe_url}") from None
@@ -264,6 +266,22 @@ class StompClient:
             self._destinations[sub] = destination
         self._call(self._conn.subscribe, destination, sub, ack=ack, headers=dict(headers))
         return sub
+
+    def subscribe_confirmed(self, destination: str, headers: Mapping[str, str], ack: str) -> str:
+        """SUBSCRIBE and wait for the broker's receipt: from then on nothing published to
+        ``destination`` is missed (a topic subscription sees only what comes after it)."""
+        receipt = self.new_id("r")
+        sub = self.subscribe(destination, {**headers, "receipt": receipt}, ack)
+        self.wait_receipt(receipt)
+        return sub
+
+    def remove_durable(self, name: str) -> None:
+        """Delete the inactive durable topic subscription ``name`` of this connection's
+        client id (UNSUBSCRIBE with ``activemq.subscriptionName``)."""
+        receipt = self.new_id("r")
+        headers = {"activemq.subscriptionName": name, "receipt": receipt}
+        self._call(self._conn.unsubscribe, self.new_id("remove"), headers=headers)
+        self.wait_receipt(receipt)
 
     def unsubscribe(self, sub: str, *, wait: bool = True) -> list[Frame]:
         """UNSUBSCRIBE; returns the frames that had arrived for it and were not taken."""

@@ -30,6 +30,16 @@ The TOML file::
     [queues."ORDERS.ALIAS"]
     type = "QALIAS"
     TARGET = "ORDERS.IN"
+    [queues."ORDERS.MODEL"]         # a model for managed queues (seed 002: the managed
+    type = "QMODEL"                 # queue of a subscription takes BOTHRESH and BOQNAME
+    BOTHRESH = 2                    # from its topic's MDURMDL or MNDURMDL)
+    BOQNAME = "ORDERS.SUB.BACKOUT"
+    [topics."ORDERS"]               # TOPIC objects (see topic_objects.py)
+    TOPICSTR = "orders"
+    MDURMDL = "ORDERS.MODEL"
+
+and ``?mdurmdl.bothresh=3&mndurmdl.boqname=SUB.BO`` set attributes of the default model
+queues (SYSTEM.DURABLE.MODEL.QUEUE, SYSTEM.NDURABLE.MODEL.QUEUE) from the URL.
 """
 
 from __future__ import annotations
@@ -48,6 +58,7 @@ from mqjms.mq.errors import failed
 from mqjms.semantics.attributes import (
     ALIAS,
     LOCAL,
+    MODEL,
     QMGR_ATTR_BY_NAME,
     normalize,
     normalize_queue_attrs,
@@ -55,6 +66,8 @@ from mqjms.semantics.attributes import (
 )
 from mqjms.transport.url import redact as _redact
 from mqjms.transport.url import url_flag
+
+from .topic_objects import TopicObjects, is_model_param, model_param
 
 DEFAULT_DEAD_LETTER_QUEUE = "ActiveMQ.DLQ"
 DEFAULT_QMGR_NAME = "ActiveMQ"
@@ -67,7 +80,7 @@ Attrs = dict[str, int | str | bool]
 
 @dataclass(frozen=True, slots=True)
 class QueueDefinition:
-    """A queue as configured: its type (QLOCAL or QALIAS) and MQSC attributes (a
+    """A queue as configured: its type (QLOCAL, QALIAS or QMODEL) and MQSC attributes (a
     :class:`~mqjms.semantics.definitions.QueueDefinition`)."""
 
     name: str
@@ -75,8 +88,8 @@ class QueueDefinition:
     attrs: Attrs
 
 
-class StompConfig:
-    """Queue and queue manager attributes for a STOMP broker. Thread-safe; changes made
+class StompConfig(TopicObjects):
+    """Queue, topic and queue manager attributes for a STOMP broker. Thread-safe; changes made
     through :meth:`define_queue`/:meth:`alter_queue`/:meth:`alter_qmgr` are seen by every
     connection using this object at its next inquiry (the backout layer caches them, as
     IBM MQ classes for JMS do)."""
@@ -98,15 +111,18 @@ class StompConfig:
         self._qmgr: Attrs = {"DEADQ": DEFAULT_DEAD_LETTER_QUEUE}
         self._qmgr.update(_normalize_qmgr(qmgr or {}))
         self._queues: dict[str, QueueDefinition] = {}
+        self._init_topics()
 
     # ------------------------------------------------------------------ administration
     def define_queue(self, name: str, qtype: str = LOCAL, **attrs: object) -> None:
-        """DEFINE QLOCAL/QALIAS(name) with MQSC attributes (REPLACE semantics)."""
+        """DEFINE QLOCAL/QALIAS/QMODEL(name) with MQSC attributes (REPLACE semantics). A
+        model queue is only a model for subscriptions' managed queues here."""
         validate_name(name)
         qtype = qtype.upper()
-        if qtype not in (LOCAL, ALIAS):
+        if qtype not in (LOCAL, ALIAS, MODEL):
             raise failed(
-                C.MQRC_OBJECT_TYPE_ERROR, f"{qtype}: a STOMP broker has local and alias queues only"
+                C.MQRC_OBJECT_TYPE_ERROR,
+                f"{qtype}: a STOMP broker has local, alias and model queues only",
             )
         normalized = normalize_queue_attrs(qtype, attrs)
         with self._lock:
@@ -170,7 +186,7 @@ class StompConfig:
     # ------------------------------------------------------------------ files
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], where: str = "configuration") -> StompConfig:
-        known = {"qmgr_name", "strict", "prefix", "qmgr", "defaults", "queues"}
+        known = {"qmgr_name", "strict", "prefix", "qmgr", "defaults", "queues", "topics"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(
@@ -189,6 +205,10 @@ class StompConfig:
             attrs = dict(attrs)
             qtype = str(attrs.pop("type", LOCAL))
             config.define_queue(name, qtype, **attrs)
+        for name, attrs in _table(data, "topics", where).items():
+            if not isinstance(attrs, Mapping):
+                raise ValueError(f"{where}: topics.{name} must be a table of attributes")
+            config.define_topic(name, **dict(attrs))
         return config
 
 
@@ -313,6 +333,8 @@ class StompParams:
     strict: bool | None
     queue_defaults: Attrs
     qmgr_overrides: Attrs
+    #: ``?mdurmdl.bothresh=3``: attributes of the default model queues, by MDURMDL/MNDURMDL
+    model_overrides: dict[str, Attrs] = field(default_factory=dict)
 
     @property
     def safe_url(self) -> str:
@@ -365,9 +387,13 @@ def parse_url(url: str) -> StompParams:
         raise ValueError(f"STOMP URL {_redact(url)!r}: the port is not a number") from None
     host = parts.hostname or "127.0.0.1"
     query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
-    unknown = sorted(set(query) - set(_QUEUE_PARAMS) - set(_QMGR_PARAMS) - _OTHER_PARAMS)
+    unknown = sorted(
+        key
+        for key in set(query) - set(_QUEUE_PARAMS) - set(_QMGR_PARAMS) - _OTHER_PARAMS
+        if not is_model_param(key)
+    )
     if unknown:
-        known = sorted({*_QUEUE_PARAMS, *_QMGR_PARAMS, *_OTHER_PARAMS})
+        known = sorted({*_QUEUE_PARAMS, *_QMGR_PARAMS, *_OTHER_PARAMS, "mdurmdl.*", "mndurmdl.*"})
         raise ValueError(
             f"STOMP URL {_redact(url)!r}: unknown parameter(s) {', '.join(unknown)} "
             f"(known: {', '.join(known)})"
@@ -416,4 +442,5 @@ def parse_url(url: str) -> StompParams:
         strict=url_flag(query["strict"], "strict") if "strict" in query else None,
         queue_defaults=queue_defaults,
         qmgr_overrides=qmgr,
+        model_overrides=model_param(query),
     )

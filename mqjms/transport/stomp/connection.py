@@ -42,7 +42,7 @@ import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import tenacity
 
@@ -50,9 +50,11 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Capability, Context, Handle, definitions
+from mqjms.semantics import Capability, Context, Handle, TruncatedMessage, definitions
 from mqjms.semantics.attributes import QMGR_ATTR_BY_NAME
 from mqjms.semantics.checks import check_get_allowed, input_mode
+from mqjms.semantics.definitions import AttrValue
+from mqjms.semantics.definitions import QueueDefinition as Definition
 from mqjms.semantics.emulated import GetRequest, PutRequest
 from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import (
@@ -70,6 +72,7 @@ from . import bodies, broker_ids, mapping, release
 from .browse import Browsing
 from .client import BrokerError, ConnectionLost, ConnectRefused, StompClient
 from .config import QueueDefinition, StompParams
+from .pubsub import PublishSubscribe
 from .state import Got, OpenQueue, locked
 from .statistics import QueueStatistics
 from .subscriptions import DISPATCH_GRACE, Subscriptions
@@ -80,9 +83,11 @@ log = get_logger("mqjms.transport.stomp")
 #: MsgIds: processes on many machines put to one broker, so each numbers itself at random.
 _msg_ids = MsgIdGenerator(random_node)
 _AGAIN = object()
+#: How long a get under the browse cursor waits for the broker to dispatch that message.
+UNDER_CURSOR_WAIT = 2.0
 
 
-class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
+class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, QueueStatistics):
     """An MQI connection (hconn) on a STOMP broker. Not thread-safe: one per thread."""
 
     #: What a broker gives, emulated where it lacks it (BackoutCount, alias queues); no
@@ -95,6 +100,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             Capability.EXPIRY,
             Capability.PRIORITY,
             Capability.PERSISTENCE,
+            Capability.PUBLISH_SUBSCRIBE,
         }
     )
 
@@ -121,6 +127,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         self._lock = threading.RLock()
         self._sub_used = {}
         self._reaper = None
+        self._init_pubsub()
         self._client = self._new_client()
         log.debug("stomp.connected", url=params.safe_url, appl=self.identity.appl_name)
 
@@ -143,6 +150,9 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         return found
 
     def _find(self, name: str) -> QueueDefinition | None:
+        managed = self._managed_definition(name)  # a subscription's queue (pubsub.py)
+        if managed is not None:
+            return managed
         strict = self._strict
         if strict and name == self._dead_letter_queue():
             strict = False  # the queue manager's DEADQ always exists (ActiveMQ.DLQ)
@@ -273,13 +283,17 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
     @locked
     def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         wait, syncpoint, browse = request.wait, request.syncpoint, request.browse
-        msg_id, correl_id = request.msg_id, request.correl_id
         state = self._state(handle)
         check_get_allowed(*self._resolve(handle.name))
-        selector = _selector(msg_id, correl_id)
+        selector: str | None
+        if request.under_cursor:
+            selector = self._under_cursor_selector(state)
+            wait = UNDER_CURSOR_WAIT
+        else:
+            selector = _selector(request.msg_id, request.correl_id, request.group_id)
         deadline = None if wait is None else time.monotonic() + wait
         if browse is not None:
-            return self._browse_get(state, browse, selector, deadline)
+            return self._browse_get(state, browse, selector, deadline, request.max_length)
         if self._client.lost:
             self._recover()
         if syncpoint and self._broken:
@@ -290,7 +304,7 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             )
         while True:
             try:
-                found = self._get_once(state, selector, syncpoint, deadline)
+                found = self._get_once(state, selector, syncpoint, deadline, request.max_length)
             except ConnectionLost:
                 self._recover()
                 if syncpoint and self._broken:
@@ -303,10 +317,31 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
                 raise failed(C.MQRC_UNEXPECTED_ERROR, f"broker error on get: {exc}") from None
             if found is not _AGAIN:
                 self._note_use(state)
+                if found is None and request.under_cursor:
+                    raise failed(
+                        C.MQRC_NO_MSG_UNDER_CURSOR,
+                        f"the message under the browse cursor of {handle.name!r} is gone",
+                    )
                 return found  # type: ignore[return-value]
 
+    def _under_cursor_selector(self, state: OpenQueue) -> str:
+        """MQGMO_MSG_UNDER_CURSOR: a selector naming the broker message the handle's
+        browse cursor is on (2034 when it is on none)."""
+        current = state.browse.current if state.browse is not None else None
+        if current is None:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR,
+                f"the browse cursor of {state.handle.name!r} is on no message",
+            )
+        return "JMSMessageID = '" + current.replace("'", "''") + "'"
+
     def _get_once(
-        self, state: OpenQueue, selector: str | None, syncpoint: bool, deadline: float | None
+        self,
+        state: OpenQueue,
+        selector: str | None,
+        syncpoint: bool,
+        deadline: float | None,
+        max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | object | None:
         client = self._client
         sub = self._input_sub(state, selector)
@@ -336,6 +371,13 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
                 # make the raised count durable before anyone processes it (crash loops)
                 self._requeue_copy(frame, md.BackoutCount, reason="redelivered")
                 return _AGAIN
+        if max_length is not None and len(data) > max_length:
+            # 2080: not got. The broker has no "leave it": a copy with the same count
+            # replaces it, at the back of the queue (as a backout's copy goes)
+            self._requeue_copies([(frame, md.BackoutCount)])
+            if selector is not None:
+                self._close_match_sub(state, selector)
+            raise TruncatedMessage(md, data[:max_length], len(data), max_length)
         if syncpoint:
             self._gets.append(Got(sub, frame, md.BackoutCount))
         else:
@@ -409,12 +451,33 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
         return self.config.qmgr_attrs(self.params.qmgr_overrides)
 
     # ------------------------------------------------------------------ MQDISC
+    # ------------------------------------------------------------------ MQSET
     @locked
-    def disconnect(self) -> None:
-        """MQDISC. An uncommitted unit of work is backed out (BackoutCount + 1)."""
+    def _set(self, queue: str, change: Callable[[Definition], Mapping[str, AttrValue]]) -> None:
+        """MQSET changes the configuration this process's connections share (a broker
+        keeps no queue attributes: see :mod:`.config`)."""
+        definition = definitions.require(queue, self._find)
+        self.config.alter_queue(definition.name, **change(definition))
+
+    @locked
+    def disconnect(self, *, commit: bool = False) -> None:
+        """MQDISC. An uncommitted unit of work is backed out (BackoutCount + 1), or
+        committed first with ``commit``."""
+        if self._closed:
+            return
+        if commit and self.in_unit_of_work:
+            try:
+                self.commit()
+            except MQError:
+                self._disconnect()
+                raise
+        self._disconnect()
+
+    def _disconnect(self) -> None:
         if self._closed:
             return
         try:
+            self._end_subscriptions()
             if self.in_unit_of_work and not self._client.lost:
                 log.info("uow.backed_out", reason="disconnect without commit")
                 try:
@@ -432,8 +495,11 @@ class StompConnection(UnitOfWork, Subscriptions, Browsing, QueueStatistics):
             self._client.disconnect()
 
 
-def _selector(msg_id: bytes | None, correl_id: bytes | None) -> str | None:
-    """A JMS selector matching MsgId and/or CorrelId (padded with NULs, as MQ matches)."""
+def _selector(
+    msg_id: bytes | None, correl_id: bytes | None, group_id: bytes | None = None
+) -> str | None:
+    """A JMS selector matching MsgId, CorrelId and/or GroupId (padded with NULs, as MQ
+    matches); GroupId travels as an MQMD header (:mod:`.mapping`), absent when none."""
     parts = []
     if msg_id is not None:
         wanted = msg_id.ljust(24, b"\x00")[:24].hex()
@@ -446,4 +512,11 @@ def _selector(msg_id: bytes | None, correl_id: bytes | None) -> str | None:
             texts.append(broker_id)
         quoted = ", ".join("'" + text.replace("'", "''") + "'" for text in texts)
         parts.append(f"JMSCorrelationID IN ({quoted})")
+    if group_id is not None:
+        group = group_id.ljust(24, b"\x00")[:24]
+        header = mapping.H_MD + "GroupId"
+        if group == C.MQGI_NONE:
+            parts.append(f"{header} IS NULL")
+        else:
+            parts.append(f"{header} = '{group.hex()}'")
     return " AND ".join(parts) or None

@@ -46,13 +46,16 @@ _TOP_PRIORITY = "127"  # ActiveMQ's highest consumer priority
 
 
 def copy_of(
-    frame: Frame, count: int, prefix: str, params: StompParams
+    frame: Frame, count: int, prefix: str, params: StompParams, *, msg_id: bytes | None = None
 ) -> tuple[dict[str, str], bytes]:
     """A frame's message as a new SEND with BackoutCount ``count``: every MQMD field,
-    MsgId and the absolute expiry kept (a Java MapMessage's entries too: see .bodies)."""
+    MsgId (or ``msg_id``: a publication's copy has its own) and the absolute expiry kept
+    (a Java MapMessage's entries too: see .bodies)."""
     converted = bodies.converted(params, frame)
     md, data = mapping.from_frame(frame.headers, frame.body, prefix=prefix, converted=converted)
     md.BackoutCount = count
+    if msg_id is not None:
+        md.MsgId = msg_id
     headers, body = mapping.to_frame(md, data, prefix=prefix)
     expires = frame.headers.get("expires", "0")
     if expires not in ("", "0"):

@@ -39,6 +39,8 @@ class BrowseCursor:
     sub: str | None = None
     ended: bool = False
     seen: set[bytes] = field(default_factory=set)  # MsgIds shown
+    current: str | None = None  # the broker message-id of the message under the cursor
+    held: Frame | None = None  # too long for the last browse (2080): shown again next
 
 
 @dataclass(slots=True)

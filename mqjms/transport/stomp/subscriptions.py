@@ -147,7 +147,7 @@ class Subscriptions(StompState):
                     continue
                 busy = {got.sub for got in self._gets} | set(self._deferred_unsubscribe)
                 now = time.monotonic()
-                for state in self._handles.values():
+                for state in list(self._handles.values()):
                     self._reap_state(state, busy, now)
             except (ConnectionLost, BrokerError, MQError) as exc:
                 log.debug("stomp.idle_release_failed", error=repr(exc))

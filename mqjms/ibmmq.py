@@ -1,0 +1,259 @@
+"""mqjms.ibmmq: ibmmq 2.x programs, unchanged, on mqjms (with JMS-style poison handling).
+
+Change ``import ibmmq`` to ``import mqjms.ibmmq as ibmmq``, or change nothing and run
+``python -m mqjms.ibmmq PROGRAM.py [args]``. Connections go where ``MQJMS_URL`` (or
+:func:`configure`) says, whatever queue manager, channel, host and credentials the program
+names. ibmmq's defaults and names: MD version 2, GMO 4, PMO 3, OD 4, ``_StrucId``;
+``inquire`` and ``set`` of lists and dicts; ``error_as_string``; ``CMQSTRC``;
+``to_string``; ``get_name``; MQCB/MQCTL callbacks; MQSTAT. Destructive gets move poison
+messages to BOQNAME as IBM MQ classes for JMS do (``configure(poison=False)`` turns that
+off). See docs/pymqi.md.
+
+This is a module of mqjms, never installed as ``ibmmq``: the real ibmmq stays usable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mqjms.mqi import ibmmq_flavour as _structures
+from mqjms.mqi import message_handle as _message_handle
+from mqjms.mqi import pcf as _pcf
+from mqjms.mqi import qmgr as _qmgr
+from mqjms.mqi import queue as _queue
+from mqjms.mqi import topics as _topics
+from mqjms.mqi.constants import CMQSTRC
+from mqjms.mqi.constants.flavours import constants as _constants
+from mqjms.mqi.flavour import Flavour
+from mqjms.mqi.ibmmq_flavour import (
+    BO,
+    CBC,
+    CBD,
+    CD,
+    CFBS,
+    CFH,
+    CFIL,
+    CFIN,
+    CFSL,
+    CFST,
+    CMHO,
+    CNO,
+    CSP,
+    CTLO,
+    DLH,
+    DMHO,
+    DMPO,
+    GMO,
+    IMPO,
+    MD,
+    MDE,
+    OD,
+    PD,
+    PMO,
+    RFH2,
+    SCO,
+    SD,
+    SMPO,
+    SRO,
+    STS,
+    TM,
+    TMC2,
+    XQH,
+    Error,
+    MQMIError,
+    MQOpts,
+    PYIFError,
+    cd,
+    gmo,
+    md,
+    od,
+    pmo,
+    sco,
+    to_string,
+)
+from mqjms.mqi.pcf_params import padded_count
+from mqjms.mqi.routing import configure
+from mqjms.mqi.runner import install_aliases
+from mqjms.mqi.screening import on_poison
+
+CMQC = _constants("ibmmq", "CMQC")
+CMQCFC = _constants("ibmmq", "CMQCFC")
+CMQXC = _constants("ibmmq", "CMQXC")
+CMQZC = _constants("ibmmq", "CMQZC")
+
+__version__ = "2.1.2"
+__cmdlevel__ = 940
+__mqlevels__: tuple[str, ...] = ()
+__mqbuild__ = "server"
+
+FLAVOUR = Flavour(
+    name="ibmmq",
+    structures=_structures,
+    CMQC=CMQC,
+    CMQCFC=CMQCFC,
+    CMQXC=CMQXC,
+    strict_types=True,
+    inquire_lists=True,
+    pcf_strings_stripped=True,
+    pcf_empty_responses_kept=False,
+    property_length_name="data_length",
+)
+
+
+class QueueManager(_qmgr.QueueManager):
+    FLAVOUR = FLAVOUR
+
+
+class Queue(_queue.Queue):
+    FLAVOUR = FLAVOUR
+
+
+class PCFExecute(_pcf.PCFExecute):
+    FLAVOUR = FLAVOUR
+    stringifyKeys = _pcf.PCFExecute.stringify_keys
+
+
+class MessageHandle(_message_handle.MessageHandle):
+    FLAVOUR = FLAVOUR
+
+
+class Topic(_topics.Topic):
+    FLAVOUR = FLAVOUR
+
+
+class Subscription(_topics.Subscription):
+    FLAVOUR = FLAVOUR
+
+
+ByteString = _pcf.ByteString
+
+
+def connect(
+    queue_manager: str | bytes | None,
+    channel: str | bytes | None = None,
+    conn_info: str | bytes | None = None,
+    user: str | bytes | None = None,
+    password: str | bytes | None = None,
+    disconnect_on_exit: bool = True,
+    bytes_encoding: str = "utf8",
+    default_ccsid: int = 1208,
+    cd: Any = None,
+    cno: Any = None,
+    csp: Any = None,
+    sco: Any = None,
+    bno: Any = None,
+) -> QueueManager:
+    """Connect (ibmmq's ``connect``): to the transport ``MQJMS_URL`` names."""
+    qmgr = _qmgr.connect(
+        QueueManager,
+        queue_manager,
+        channel,
+        conn_info,
+        user,
+        password,
+        disconnect_on_exit,
+        bytes_encoding,
+        default_ccsid,
+        cd=cd,
+        cno=cno,
+        csp=csp,
+        sco=sco,
+        bno=bno,
+    )
+    assert isinstance(qmgr, QueueManager)
+    return qmgr
+
+
+def get_versions() -> dict[str, Any]:
+    """This library's version and the MQ level it was built for."""
+    return {"module": __version__, "MQ": __cmdlevel__}
+
+
+def ensure_strings_are_bytes(value: Any, encoding: str = "ascii") -> Any:
+    """A str as bytes (ibmmq's helper); anything else unchanged."""
+    return value.encode(encoding) if isinstance(value, str) else value
+
+
+def ensure_bytes(value: Any, encoding: str = "ascii") -> Any:
+    """A str as bytes (pymqi's helper); anything else unchanged."""
+    return value.encode(encoding) if isinstance(value, str) else value
+
+
+def is_unicode(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+__all__ = [
+    "BO",
+    "CBC",
+    "CBD",
+    "CD",
+    "CFBS",
+    "CFH",
+    "CFIL",
+    "CFIN",
+    "CFSL",
+    "CFST",
+    "CMHO",
+    "CMQC",
+    "CMQCFC",
+    "CMQSTRC",
+    "CMQXC",
+    "CMQZC",
+    "CNO",
+    "CSP",
+    "CTLO",
+    "DLH",
+    "DMHO",
+    "DMPO",
+    "GMO",
+    "IMPO",
+    "MD",
+    "MDE",
+    "OD",
+    "PD",
+    "PMO",
+    "RFH2",
+    "SCO",
+    "SD",
+    "SMPO",
+    "SRO",
+    "STS",
+    "TM",
+    "TMC2",
+    "XQH",
+    "ByteString",
+    "Error",
+    "MQMIError",
+    "MQOpts",
+    "MessageHandle",
+    "PCFExecute",
+    "PYIFError",
+    "Queue",
+    "QueueManager",
+    "Subscription",
+    "Topic",
+    "cd",
+    "configure",
+    "connect",
+    "ensure_bytes",
+    "ensure_strings_are_bytes",
+    "get_versions",
+    "gmo",
+    "install_aliases",
+    "is_unicode",
+    "md",
+    "od",
+    "on_poison",
+    "padded_count",
+    "pmo",
+    "sco",
+    "to_string",
+]  # fmt: skip
+
+if __name__ == "__main__":
+    import sys
+
+    from mqjms.mqi.runner import main
+
+    sys.exit(main("ibmmq"))

@@ -1,0 +1,61 @@
+"""TopicSubscriber: a MessageConsumer of a topic, through the subscription it holds.
+
+Receiving is the queue consumer's: MQGET under syncpoint from the subscription's managed
+queue, poison messages screened by the session's flow (seed 002's synchronous rules:
+requeued inside the unit of work active at the get), BOTHRESH and BOQNAME inquired on
+the managed queue and cached per connection as for a queue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from mqjms.mq.errors import MQError
+
+from .consumer import MessageConsumer
+from .message import Queue
+from .topic import Topic, open_subscription, subscriber
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+class TopicSubscriber(MessageConsumer):
+    """Receives the publications of one subscription (see :mod:`.topic`)."""
+
+    def __init__(
+        self,
+        session: Session,
+        topic: Topic,
+        *,
+        name: str | None = None,
+        durable: bool = False,
+        shared: bool = False,
+    ) -> None:
+        self.session = session
+        self.topic = topic
+        self.subscription = open_subscription(
+            session.mq,
+            topic,
+            name=name,
+            client_id=session.client_id,
+            durable=durable,
+            shared=shared,
+        )
+        self.handle = self.subscription.handle
+        # the managed queue the messages are got from (and poison settings inquired on)
+        self.queue = Queue(self.handle.resolved_name)
+        self._closed = False
+
+    @property
+    def durable(self) -> bool:
+        return self.subscription.durable
+
+    def close(self) -> None:
+        """Close: a non-durable subscription ends (with the messages waiting for it);
+        a durable one stays for the next consumer."""
+        if not self._closed:
+            self._closed = True
+            with contextlib.suppress(MQError):
+                subscriber(self.session.mq).close_subscription(self.subscription)

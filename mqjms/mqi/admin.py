@@ -1,0 +1,302 @@
+"""PCF commands answered by the embedded queue manager's administration.
+
+pymqi's and ibmmq's ``PCFExecute`` send PCF messages to SYSTEM.ADMIN.COMMAND.QUEUE; the
+drop-in answers the commands programs use directly from the queue manager's
+administration API instead (the same one MQSC uses), with results as the libraries return
+them: a list of dicts keyed by MQCA_*/MQIA_*/MQCACF_* selectors. Supported: PING_Q_MGR,
+INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, DELETE_Q,
+CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
+and application names); INQUIRE_CHANNEL(_NAMES) answers that there are no
+channels (2085: the embedded queue manager has none). Over another transport, only
+PING_Q_MGR and INQUIRE_Q_MGR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.mqi.constants import CMQC, CMQCFC
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import Connection, ConnectionWrapper
+from mqjms.semantics.attributes import (
+    ALIAS,
+    LOCAL,
+    MODEL,
+    QMGR_ATTR_BY_SELECTOR,
+    QTYPE_CODES,
+    QUEUE_ATTR_BY_NAME,
+    QUEUE_ATTR_BY_SELECTOR,
+    inquire_value,
+)
+from mqjms.semantics.inquire import QMGR_FACTS
+
+log = get_logger("mqjms.mqi")
+
+Params = Mapping[int, Any]
+Response = dict[int, Any]
+
+_TYPES = {CMQC.MQQT_LOCAL: LOCAL, CMQC.MQQT_ALIAS: ALIAS, CMQC.MQQT_MODEL: MODEL}
+_STATUS = (
+    CMQC.MQIA_CURRENT_Q_DEPTH,
+    CMQC.MQIA_OPEN_INPUT_COUNT,
+    CMQC.MQIA_OPEN_OUTPUT_COUNT,
+)
+
+
+def queue_manager(conn: Connection) -> QueueManager | None:
+    """The embedded queue manager behind a transport connection, if that is what it is."""
+    inner: object = conn
+    while isinstance(inner, ConnectionWrapper):
+        inner = inner.inner
+    return inner.qm if isinstance(inner, QMConnection) else None
+
+
+def _required(conn: Connection, command: str) -> QueueManager:
+    found = queue_manager(conn)
+    if found is None:
+        raise failed(
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            f"PCF {command} needs the embedded queue manager (this connection is "
+            f"{type(conn).__name__})",
+        )
+    return found
+
+
+def delete_dynamic(conn: Connection, name: str, purge: bool) -> None:
+    """MQCO_DELETE(_PURGE) of a permanent dynamic queue (others are left alone)."""
+    qm = queue_manager(conn)
+    if qm is None or name not in qm.queue_names(name):
+        return
+    qm.delete_queue(name, purge=purge)
+
+
+def execute(conn: Connection, command: str, params: Params) -> list[Response]:
+    """Run PCF ``command`` (``MQCMD_INQUIRE_Q``...) with ``params``; its responses."""
+    handler = _COMMANDS.get(command)
+    if handler is None:
+        raise failed(
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            f"PCF {command} is not supported by mqjms (supported: {', '.join(sorted(_COMMANDS))})",
+        )
+    return handler(conn, command, params)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
+    return str(value).strip()
+
+
+def _pattern(params: Params, selector: int = CMQC.MQCA_Q_NAME) -> str:
+    return _text(params.get(selector, "*")) or "*"
+
+
+def _matching(qm: QueueManager, pattern: str, qtype: int) -> list[dict[str, int | str | bool]]:
+    kind = "QUEUE" if qtype in (0, CMQC.MQQT_ALL) else _TYPES.get(qtype, "QUEUE")
+    found = qm.display_queues(pattern, kind)
+    if not found and not any(ch in pattern for ch in "*?"):
+        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"queue {pattern!r} is not defined")
+    if not found:
+        raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no queue matches {pattern!r}")
+    return found
+
+
+def _wanted(params: Params, selector: int) -> set[int] | None:
+    """The attribute selectors a list parameter (MQIACF_Q_ATTRS...) asks for; None: all."""
+    values = params.get(selector)
+    if values is None:
+        return None
+    listed = [values] if isinstance(values, int) else list(values)
+    return None if CMQCFC.MQIACF_ALL in listed else set(listed)
+
+
+def _queue_response(queue: Mapping[str, int | str | bool], wanted: set[int] | None) -> Response:
+    qtype = str(queue["TYPE"])
+    out: Response = {CMQC.MQCA_Q_NAME: str(queue["QUEUE"]), CMQC.MQIA_Q_TYPE: QTYPE_CODES[qtype]}
+    for name, value in queue.items():
+        attr = QUEUE_ATTR_BY_NAME.get(name)
+        if attr is None or attr.selector is None:
+            continue
+        if wanted is not None and attr.selector not in wanted:
+            continue
+        out[attr.selector] = inquire_value(attr, value)
+    return out
+
+
+def _mqsc_attrs(params: Params, table: Mapping[int, Any], ignored: set[int]) -> dict[str, object]:
+    """PCF attribute parameters as MQSC attributes; ones mqjms does not keep are logged."""
+    out: dict[str, object] = {}
+    for selector, value in params.items():
+        if selector in ignored:
+            continue
+        attr = table.get(selector)
+        if attr is None:
+            log.warning("pcf.attribute_ignored", selector=selector, detail="not kept by mqjms")
+            continue
+        mqsc: object = _text(value) if isinstance(value, str | bytes | bytearray) else value
+        for mqsc_value, mq_value in attr.inquire_map:
+            if mq_value == value:
+                mqsc = mqsc_value
+                break
+        out[attr.name] = mqsc
+    return out
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _ping(conn: Connection, command: str, params: Params) -> list[Response]:
+    conn.inquire_qmgr([C.MQCA_Q_MGR_NAME])
+    return []
+
+
+def _inquire_q(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    wanted = _wanted(params, CMQCFC.MQIACF_Q_ATTRS)
+    queues = _matching(qm, _pattern(params), int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL)))
+    return [_queue_response(queue, wanted) for queue in queues]
+
+
+def _inquire_q_names(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    queues = _matching(qm, _pattern(params), int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL)))
+    return [
+        {
+            CMQCFC.MQCACF_Q_NAMES: [str(q["QUEUE"]) for q in queues],
+            CMQCFC.MQIACF_Q_TYPES: [QTYPE_CODES[str(q["TYPE"])] for q in queues],
+        }
+    ]
+
+
+def _inquire_q_status(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    wanted = _wanted(params, CMQCFC.MQIACF_Q_STATUS_ATTRS)
+    out: list[Response] = []
+    for queue in _matching(qm, _pattern(params), CMQC.MQQT_LOCAL):
+        status: Response = {
+            CMQC.MQCA_Q_NAME: str(queue["QUEUE"]),
+            CMQCFC.MQIACF_Q_STATUS_TYPE: CMQCFC.MQIACF_Q_STATUS,
+            CMQC.MQIA_CURRENT_Q_DEPTH: int(queue["CURDEPTH"]),
+            CMQC.MQIA_OPEN_INPUT_COUNT: int(queue["IPPROCS"]),
+            CMQC.MQIA_OPEN_OUTPUT_COUNT: int(queue["OPPROCS"]),
+            CMQCFC.MQCACF_LAST_GET_DATE: "",
+            CMQCFC.MQCACF_LAST_GET_TIME: "",
+            CMQCFC.MQCACF_LAST_PUT_DATE: "",
+            CMQCFC.MQCACF_LAST_PUT_TIME: "",
+            CMQCFC.MQIACF_OLDEST_MSG_AGE: -1,
+            CMQCFC.MQIACF_UNCOMMITTED_MSGS: 0,
+        }
+        if wanted is not None:
+            keep = wanted | {CMQC.MQCA_Q_NAME, CMQCFC.MQIACF_Q_STATUS_TYPE}
+            status = {k: v for k, v in status.items() if k in keep}
+        out.append(status)
+    return out
+
+
+_QUEUE_PARAMS = {
+    CMQC.MQCA_Q_NAME,
+    CMQC.MQIA_Q_TYPE,
+    CMQCFC.MQIACF_REPLACE,
+    CMQCFC.MQCACF_FROM_Q_NAME,
+    CMQCFC.MQCACF_TO_Q_NAME,
+    CMQCFC.MQIACF_PURGE,
+    CMQC.MQIA_QSG_DISP,
+}
+
+
+def _create_q(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    copying = command == "MQCMD_COPY_Q"
+    name = _text(params.get(CMQCFC.MQCACF_TO_Q_NAME if copying else CMQC.MQCA_Q_NAME, ""))
+    like = _text(params[CMQCFC.MQCACF_FROM_Q_NAME]) if copying else None
+    qtype = _TYPES.get(int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)))
+    if qtype is None:
+        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, "only local, alias and model queues")
+    replace = int(params.get(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO)) == CMQCFC.MQRP_YES
+    attrs = _mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS)
+    qm.define_queue(qtype, name, attrs, like=like, replace=replace)
+    return []
+
+
+def _change_q(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    name = _text(params.get(CMQC.MQCA_Q_NAME, ""))
+    qtype = _TYPES.get(int(params[CMQC.MQIA_Q_TYPE])) if CMQC.MQIA_Q_TYPE in params else None
+    qm.alter_queue(name, _mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS), qtype)
+    return []
+
+
+def _delete_q(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    purge = int(params.get(CMQCFC.MQIACF_PURGE, CMQCFC.MQPO_NO)) == CMQCFC.MQPO_YES
+    qtype = _TYPES.get(int(params[CMQC.MQIA_Q_TYPE])) if CMQC.MQIA_Q_TYPE in params else None
+    qm.delete_queue(_text(params.get(CMQC.MQCA_Q_NAME, "")), qtype, purge=purge)
+    return []
+
+
+def _clear_q(conn: Connection, command: str, params: Params) -> list[Response]:
+    _required(conn, command).clear_queue(_text(params.get(CMQC.MQCA_Q_NAME, "")))
+    return []
+
+
+def _inquire_q_mgr(conn: Connection, command: str, params: Params) -> list[Response]:
+    wanted = _wanted(params, CMQCFC.MQIACF_Q_MGR_ATTRS)
+    selectors = [C.MQCA_Q_MGR_NAME, *QMGR_ATTR_BY_SELECTOR, *QMGR_FACTS]
+    if wanted is not None:
+        selectors = [s for s in selectors if s in wanted or s == C.MQCA_Q_MGR_NAME]
+    return [dict(conn.inquire_qmgr(selectors))]
+
+
+def _change_q_mgr(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    qm.alter_qmgr(_mqsc_attrs(params, QMGR_ATTR_BY_SELECTOR, {CMQCFC.MQIACF_FORCE}))
+    return []
+
+
+def _inquire_connection(conn: Connection, command: str, params: Params) -> list[Response]:
+    qm = _required(conn, command)
+    out: list[Response] = []
+    for found in qm.connections():
+        ident = str(found["CONN"]).encode("ascii", "replace")
+        out.append(
+            {
+                CMQCFC.MQBACF_CONNECTION_ID: ident[:24].ljust(24, b"\x00"),
+                CMQCFC.MQCACF_APPL_TAG: str(found["APPLTAG"]),
+                CMQCFC.MQIACF_PROCESS_ID: int(found["PID"]),
+                CMQCFC.MQBACF_CONN_TAG: ident.ljust(128, b"\x00"),
+            }
+        )
+    return out
+
+
+def _no_channels(conn: Connection, command: str, params: Params) -> list[Response]:
+    pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
+    raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no channel matches {pattern!r}: mqjms has none")
+
+
+_COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
+    "MQCMD_PING_Q_MGR": _ping,
+    "MQCMD_INQUIRE_Q": _inquire_q,
+    "MQCMD_INQUIRE_Q_NAMES": _inquire_q_names,
+    "MQCMD_INQUIRE_Q_STATUS": _inquire_q_status,
+    "MQCMD_CREATE_Q": _create_q,
+    "MQCMD_COPY_Q": _create_q,
+    "MQCMD_CHANGE_Q": _change_q,
+    "MQCMD_DELETE_Q": _delete_q,
+    "MQCMD_CLEAR_Q": _clear_q,
+    "MQCMD_INQUIRE_Q_MGR": _inquire_q_mgr,
+    "MQCMD_CHANGE_Q_MGR": _change_q_mgr,
+    "MQCMD_INQUIRE_CONNECTION": _inquire_connection,
+    "MQCMD_INQUIRE_CHANNEL": _no_channels,
+    "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channels,
+}
+
+
+__all__ = ["Response", "delete_dynamic", "execute", "queue_manager"]

@@ -1,0 +1,191 @@
+"""MQCB and MQCTL: asynchronous consumption as ibmmq programs use it.
+
+``queue.cb(operation=MQOP_REGISTER, cbd=cbd, md=md, gmo=gmo)`` registers a consumer
+function for a queue; ``qmgr.ctl(MQOP_START, ctlo)`` starts delivery on a thread of the
+connection's own (``MQOP_START_WAIT``: in the calling thread, until a callback stops it),
+``MQOP_STOP`` ends it. The function is called as ibmmq calls it, with keyword arguments
+``queue_manager, queue, md, gmo, msg, cbc``: CallType MQCBCT_MSG_REMOVED with a message,
+MQCBCT_EVENT_CALL with Reason 2033 when the consumer's WaitInterval passes without one.
+The gets are the drop-in's own (:mod:`.getting`), so poison messages are screened as for
+a listener: moved outside any unit of work of the delivery.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mqi.constants import CMQC
+
+from . import getting
+from .hconn import Hconn
+
+log = get_logger("mqjms.mqi")
+
+_IDLE_WAIT_MS = 1000  # a consumer registered without MQGMO_WAIT polls this often
+
+
+@dataclass
+class Consumer:
+    """One registration: the function, its areas, and the MQMD/MQGMO to get with."""
+
+    function: Any
+    area: Any
+    kind: int
+    qmgr: Any
+    queue: Any
+    number: int | None
+    md: Any
+    gmo: Any
+    suspended: bool = False
+
+
+@dataclass
+class Delivery:
+    """A connection's registrations and its delivery thread."""
+
+    consumers: dict[int | None, Consumer] = field(default_factory=dict)
+    connection_area: Any = None
+    thread: threading.Thread | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+_lock = threading.Lock()
+
+
+def _delivery(hconn: Hconn) -> Delivery:
+    with _lock:
+        if not isinstance(hconn.callbacks, Delivery):
+            hconn.callbacks = Delivery()
+        return hconn.callbacks
+
+
+def register(
+    qmgr: Any, queue: Any, hconn: Hconn, kwargs: dict[str, Any], number: int | None = None
+) -> None:
+    """MQCB: register, deregister, suspend or resume a callback."""
+    operation = int(kwargs.get("operation", CMQC.MQOP_REGISTER))
+    delivery = _delivery(hconn)
+    if operation & CMQC.MQOP_DEREGISTER:
+        delivery.consumers.pop(number, None)
+        return
+    if operation & (CMQC.MQOP_SUSPEND | CMQC.MQOP_RESUME):
+        found = delivery.consumers.get(number)
+        if found is None:
+            raise failed(
+                CMQC.MQRC_CALLBACK_NOT_REGISTERED, "no callback is registered for the object"
+            )
+        found.suspended = bool(operation & CMQC.MQOP_SUSPEND)
+        return
+    cbd = kwargs.get("cbd")
+    function = getattr(cbd, "CallbackFunction", None)
+    if not callable(function):
+        raise failed(CMQC.MQRC_CBD_ERROR, "cbd.CallbackFunction must be a function")
+    flavour = qmgr.FLAVOUR
+    delivery.consumers[number] = Consumer(
+        function=function,
+        area=getattr(cbd, "CallbackArea", None),
+        kind=int(getattr(cbd, "CallbackType", CMQC.MQCBT_MESSAGE_CONSUMER)),
+        qmgr=qmgr,
+        queue=queue,
+        number=number,
+        md=kwargs.get("md") or flavour.structure("MD"),
+        gmo=kwargs.get("gmo") or flavour.structure("GMO"),
+    )
+
+
+def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
+    """MQCTL: start (on a thread, or waiting in this one), stop, suspend or resume."""
+    delivery = _delivery(hconn)
+    delivery.connection_area = getattr(ctlo, "ConnectionArea", None)
+    if operation == CMQC.MQOP_START:
+        if delivery.thread is None or not delivery.thread.is_alive():
+            delivery.stop.clear()
+            delivery.thread = threading.Thread(
+                target=_deliver,
+                args=(hconn, delivery),
+                name=f"mqjms-mqcb-{hconn.number}",
+                daemon=True,
+            )
+            delivery.thread.start()
+    elif operation == CMQC.MQOP_START_WAIT:
+        delivery.stop.clear()
+        _deliver(hconn, delivery)
+    elif operation == CMQC.MQOP_STOP:
+        delivery.stop.set()
+        thread = delivery.thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(getting.WAIT_SLICE * 3)  # its get ends within a slice
+    elif operation not in (CMQC.MQOP_SUSPEND, CMQC.MQOP_RESUME):
+        raise failed(CMQC.MQRC_OPERATION_ERROR, f"MQCTL operation {operation} is not valid")
+
+
+def _deliver(hconn: Hconn, delivery: Delivery) -> None:
+    """The delivery loop: each message consumer gets in turn until stopped."""
+    while not delivery.stop.is_set() and not hconn.closed:
+        consumers = [c for c in delivery.consumers.values() if c.number is not None]
+        if not consumers:
+            delivery.stop.wait(0.1)
+            continue
+        for consumer in consumers:
+            if delivery.stop.is_set() or hconn.closed:
+                return
+            if not consumer.suspended:
+                _consume_one(hconn, delivery, consumer, len(consumers))
+
+
+def _consume_one(hconn: Hconn, delivery: Delivery, consumer: Consumer, count: int) -> None:
+    md = copy.copy(consumer.md)
+    gmo = copy.copy(consumer.gmo)
+    if not gmo.Options & CMQC.MQGMO_WAIT:
+        gmo.Options |= CMQC.MQGMO_WAIT
+        gmo.WaitInterval = _IDLE_WAIT_MS
+    elif count > 1 and gmo.WaitInterval == CMQC.MQWI_UNLIMITED:
+        gmo.WaitInterval = _IDLE_WAIT_MS  # other consumers need their turn
+    assert consumer.number is not None
+    try:
+        message = getting.get(hconn, consumer.number, md, gmo, None)
+    except MQError as exc:
+        if hconn.closed or delivery.stop.is_set():
+            return
+        _call(consumer, delivery, CMQC.MQCBCT_EVENT_CALL, md, gmo, None, exc)
+        if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
+            delivery.stop.wait(1.0)  # a failing queue: do not spin
+        return
+    _call(consumer, delivery, CMQC.MQCBCT_MSG_REMOVED, md, gmo, message, None)
+
+
+def _call(
+    consumer: Consumer,
+    delivery: Delivery,
+    call_type: int,
+    md: Any,
+    gmo: Any,
+    message: bytes | None,
+    error: MQError | None,
+) -> None:
+    cbc = consumer.qmgr.FLAVOUR.structure("CBC")
+    cbc.CallType = call_type
+    cbc.Hobj = consumer.number or 0
+    cbc.CallbackArea = consumer.area
+    cbc.ConnectionArea = delivery.connection_area
+    cbc.CompCode = error.comp if error is not None else C.MQCC_OK
+    cbc.Reason = error.reason if error is not None else C.MQRC_NONE
+    cbc.DataLength = len(message) if message is not None else 0
+    cbc.BufferLength = cbc.DataLength
+    try:
+        consumer.function(
+            queue_manager=consumer.qmgr,
+            queue=consumer.queue,
+            md=md,
+            gmo=gmo,
+            msg=message,
+            cbc=cbc,
+        )
+    except Exception as exc:  # a failing callback must not end delivery to the others
+        log.error("mqcb.callback_failed", error=repr(exc), exc_info=exc)

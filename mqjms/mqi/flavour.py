@@ -1,0 +1,66 @@
+"""What tells the pymqi flavour from the ibmmq one, for the classes both share.
+
+The API classes (:mod:`.qmgr`, :mod:`.queue`, :mod:`.message_handle`, :mod:`.pcf`) are
+written once; each flavour module subclasses them with a :class:`Flavour`: its structure
+and error classes, its constants, and the few behaviours the two libraries differ in
+(type checks on the MQMD and options, ``inquire`` of a list, PCF strings padded or not,
+PCF responses without parameters listed or not).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from mqjms.mq.errors import MQError
+
+from . import errors
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """One library's face of the drop-in."""
+
+    name: str  # "pymqi" or "ibmmq"
+    structures: types.ModuleType  # pymqi_flavour or ibmmq_flavour: MD, GMO, PMO, OD, ...
+    CMQC: types.ModuleType
+    CMQCFC: types.ModuleType
+    CMQXC: types.ModuleType
+    strict_types: bool  # ibmmq: the MQMD must be an MD, the options a GMO or PMO (TypeError)
+    inquire_lists: bool  # ibmmq: inquire([selectors]) -> dict, set({selector: value})
+    pcf_strings_stripped: bool  # ibmmq 2.1 strips PCF response strings; pymqi keeps padding
+    # pymqi lists a response without parameters (a ping's, a create's) as {}; ibmmq drops it
+    pcf_empty_responses_kept: bool
+    property_length_name: str  # the attribute of a property error: dataLength / data_length
+
+    @property
+    def MQMIError(self) -> type[errors.MQMIError]:
+        found: type[errors.MQMIError] = self.structures.MQMIError
+        return found
+
+    @property
+    def PYIFError(self) -> type[errors.PYIFError]:
+        found: type[errors.PYIFError] = self.structures.PYIFError
+        return found
+
+    def structure(self, name: str, **kw: Any) -> Any:
+        """A new structure of this flavour (``structure("MD")``)."""
+        return getattr(self.structures, name)(**kw)
+
+    @contextlib.contextmanager
+    def errors(self) -> Iterator[None]:
+        """Inside: an MQError surfaces as this flavour's MQMIError, with what both
+        libraries attach (``message``/``original_length`` after a truncated get)."""
+        try:
+            yield
+        except MQError as exc:
+            extras: dict[str, Any] = {}
+            for name in ("message", "original_length", "value"):
+                if name in exc.__dict__:
+                    extras[name] = exc.__dict__[name]
+            if "data_length" in exc.__dict__:
+                extras[self.property_length_name] = exc.__dict__["data_length"]
+            raise self.MQMIError.from_mq_error(exc, **extras) from None

@@ -1,0 +1,324 @@
+"""MQGET as pymqi and ibmmq programs use it, on a transport connection.
+
+What the MQGMO asks for becomes a transport get: MQGMO_WAIT with WaitInterval
+milliseconds (MQWI_UNLIMITED: no limit; without MQGMO_WAIT no wait), syncpoint,
+browse first/next and the message under the cursor, the ids to match (MQGMO version 1
+matches MsgId and CorrelId whenever they are not none; version 2 and up as MatchOptions
+says), a maximum length (2080 leaves the message, MQGMO_ACCEPT_TRUNCATED_MSG 2079 takes
+it), properties (:mod:`.properties`) and MQGMO_CONVERT of MQSTR text to the MQMD's
+CodedCharSetId. Destructive gets are screened for poison messages (:mod:`.screening`);
+a wait is served in slices, between which other threads sharing the connection take
+their turn and a Ctrl-C is acted on (:mod:`.interrupts`). The program's MQMD and MQGMO
+are written only with a message to return (:mod:`.fields`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from mqjms.backout import GetUnit
+from mqjms.mq import ccsid
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.gmo import MQGMO
+from mqjms.mq.md import MQMD
+from mqjms.mqi.constants import CMQC
+from mqjms.semantics import Browse, Connection, TruncatedMessage
+
+from . import fields, interrupts, properties, screening
+from .hconn import Hconn, Hobj
+
+#: Seconds of one transport wait: how soon a waiting get lets other threads in and
+#: notices Ctrl-C. Above the STOMP transport's dispatch grace, so a slice costs no
+#: broker round trip.
+WAIT_SLICE = 1.0
+
+_GMO_SPECS = {spec.name: spec for spec in MQGMO.SPECS}
+_UNSUPPORTED = CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK
+
+
+class Truncated(MQError):
+    """MQGET's truncation warnings (2079 message taken, 2080 left), with the data that
+    fit (``message``) and the message's ``original_length``, as both libraries raise."""
+
+    def __init__(
+        self,
+        reason: int,
+        message: bytes,
+        original_length: int,
+        detail: str,
+        md: MQMD | None = None,
+    ) -> None:
+        super().__init__(C.MQCC_WARNING, reason, detail)
+        self.message = message
+        self.original_length = original_length
+        self.md = md  # 2080: the MQMD MQ fills in though the message stays
+
+
+@dataclass(frozen=True)
+class Request:
+    """An MQGET's options, read from the program's MQMD and MQGMO."""
+
+    wait: float | None
+    syncpoint: bool
+    if_persistent: bool
+    browse: Browse | None
+    under_cursor: bool
+    browse_under_cursor: bool
+    accept_truncated: bool
+    max_length: int | None
+    msg_id: bytes | None
+    correl_id: bytes | None
+    group_id: bytes | None
+    properties: str  # "as_q_def", "handle", "none"
+    msg_handle: int
+    convert: bool
+
+
+def request(md: Any, gmo: Any, max_length: int | None) -> Request:
+    """Read an MQGET's options (2046, 2090, 2298 for what is not valid or supported)."""
+    options = fields.option(gmo, "Options")
+    if options & _UNSUPPORTED:
+        raise failed(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK and MQGMO_UNLOCK are not supported")
+    wait: float | None = 0.0
+    if options & CMQC.MQGMO_WAIT:
+        interval = fields.option(gmo, "WaitInterval")
+        if interval == CMQC.MQWI_UNLIMITED:
+            wait = None
+        elif interval < 0:
+            raise failed(C.MQRC_WAIT_INTERVAL_ERROR, f"WaitInterval {interval} is not valid")
+        else:
+            wait = interval / 1000.0
+    browse = None
+    if options & CMQC.MQGMO_BROWSE_FIRST:
+        browse = Browse.FIRST
+    elif options & CMQC.MQGMO_BROWSE_NEXT:
+        browse = Browse.NEXT
+    syncpoint = bool(options & CMQC.MQGMO_SYNCPOINT)
+    if syncpoint and options & CMQC.MQGMO_NO_SYNCPOINT:
+        raise failed(C.MQRC_OPTIONS_ERROR, "MQGMO_SYNCPOINT and MQGMO_NO_SYNCPOINT together")
+    browse_under = bool(options & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    if browse is not None or browse_under:
+        syncpoint = False  # a browse is never under syncpoint; MQ ignores the option
+    version = fields.option(gmo, "Version", 1)
+    match = (
+        fields.option(gmo, "MatchOptions", CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)
+        if version >= 2
+        else CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
+    )
+    prop_mode = "as_q_def"
+    handle = 0
+    if options & CMQC.MQGMO_NO_PROPERTIES:
+        prop_mode = "none"
+    elif options & CMQC.MQGMO_PROPERTIES_IN_HANDLE:
+        handle = fields.option(gmo, "MsgHandle") if version >= 4 else 0
+        prop_mode = "handle" if handle else "none"
+    return Request(
+        wait=wait,
+        syncpoint=syncpoint,
+        if_persistent=bool(options & CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) and not syncpoint,
+        browse=browse,
+        under_cursor=bool(options & CMQC.MQGMO_MSG_UNDER_CURSOR) and browse is None,
+        browse_under_cursor=browse_under,
+        accept_truncated=bool(options & CMQC.MQGMO_ACCEPT_TRUNCATED_MSG),
+        max_length=max_length,
+        msg_id=_match(md, "MsgId", match & CMQC.MQMO_MATCH_MSG_ID),
+        correl_id=_match(md, "CorrelId", match & CMQC.MQMO_MATCH_CORREL_ID),
+        group_id=_match(md, "GroupId", match & CMQC.MQMO_MATCH_GROUP_ID)
+        if fields.option(md, "Version", 1) >= 2
+        else None,
+        properties=prop_mode,
+        msg_handle=handle,
+        convert=bool(options & CMQC.MQGMO_CONVERT),
+    )
+
+
+def _match(md: Any, name: str, wanted: int) -> bytes | None:
+    value = getattr(md, name, None)
+    if not wanted or fields.is_none(value, 24):
+        return None
+    return fields.id_bytes(value)
+
+
+# --------------------------------------------------------------------------- MQGET
+
+
+def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) -> bytes:
+    """MQGET on object ``number``: the message's data; ``md`` and ``gmo`` updated in
+    place. No message within the wait: MQError 2033 (and ``md``/``gmo`` untouched)."""
+    with hconn.call():
+        obj = hconn.object(number)
+        ask = request(md, gmo, max_length)
+        target_ccsid = fields.option(md, "CodedCharSetId", C.MQCCSI_Q_MGR)
+        if ask.properties == "handle":
+            hconn.properties.get(ask.msg_handle)  # 2460 now, before a message is taken
+        if ask.browse_under_cursor:
+            if obj.browsed is None:
+                raise failed(
+                    C.MQRC_NO_MSG_UNDER_CURSOR, f"no message under the cursor of {obj.name!r}"
+                )
+            found_md, data = obj.browsed
+            return _deliver(hconn, obj, ask, md, gmo, found_md.copy(), data, target_ccsid)
+    deadline = None if ask.wait is None else time.monotonic() + ask.wait
+    while True:
+        with hconn.call() as conn:
+            with interrupts.deferred() as noted:
+                remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+                slice_wait = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
+                try:
+                    outcome = _attempt(hconn, conn, obj, ask, slice_wait)
+                except Truncated as exc:
+                    if exc.md is not None:  # a warning: MQ fills in the MQMD and MQGMO
+                        fields.md_into(md, exc.md)
+                        _gmo_into(gmo, obj, len(exc.message))
+                    raise
+                if isinstance(outcome, tuple):
+                    noted.delivered()  # a Ctrl-C now waits for the program's next call
+                    return _deliver(hconn, obj, ask, md, gmo, *outcome, target_ccsid)
+            noted.act()
+        if outcome == _STOP:
+            if deadline is None:
+                time.sleep(UNPLACED_PAUSE)
+                continue
+            _sleep_out(deadline)
+            raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
+        if outcome is None and remaining is not None and remaining <= slice_wait:
+            raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
+
+
+_AGAIN = "again"  # a poison message was moved: look for the next one
+_STOP = "stop"  # a poison message no queue took was backed out: no more this call
+#: Seconds an unlimited wait pauses after a poison message no queue took went back to
+#: the head of its queue, before it tries again (each try raises its BackoutCount).
+UNPLACED_PAUSE = 5.0
+
+
+def _attempt(
+    hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
+) -> tuple[MQMD, bytes] | str | None:
+    """One transport get, screened: the message, None (none arrived), or a marker."""
+    wants_syncpoint = ask.syncpoint or ask.if_persistent
+    unit = None if ask.browse is not None else screening.unit_for(hconn.flow, wants_syncpoint)
+    syncpoint = wants_syncpoint if unit is None else unit is not GetUnit.NONE
+    held = hconn.work > 0
+    try:
+        got = conn.get(
+            obj.queue,
+            wait=0.0 if ask.under_cursor else wait,
+            syncpoint=syncpoint,
+            browse=ask.browse,
+            msg_id=ask.msg_id,
+            correl_id=ask.correl_id,
+            group_id=ask.group_id,
+            under_cursor=ask.under_cursor,
+            max_length=None if ask.accept_truncated else ask.max_length,
+        )
+    except TruncatedMessage as exc:
+        raise Truncated(
+            C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
+        ) from None
+    if got is None:
+        return None
+    md, data = got
+    if unit is not None and hconn.flow is not None:
+        event = hconn.flow.screen(obj.queue, md, data, unit)
+        if event is not None and ask.under_cursor:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message under the cursor of {obj.name!r} was a poison message: "
+                f"{event.outcome.value} {event.destination}".rstrip(),
+            )
+        if event is not None:
+            return _STOP if event.returned_to_queue else _AGAIN
+    if ask.if_persistent and md.Persistence != C.MQPER_PERSISTENT and not held:
+        conn.commit()  # MQGMO_SYNCPOINT_IF_PERSISTENT, and the message is not persistent
+    elif unit is GetUnit.OWN:
+        conn.commit()  # the drop-in's own syncpoint: the program asked for none
+    elif syncpoint and ask.browse is None:
+        hconn.note_work()
+    return md, data
+
+
+def _sleep_out(deadline: float | None) -> None:
+    """A poison message that no queue takes stays at the head of the queue: rather than
+    try again at once, this get waits out its interval (a Ctrl-C still ends it)."""
+    while deadline is not None and (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.2))
+
+
+def _deliver(
+    hconn: Hconn,
+    obj: Hobj,
+    ask: Request,
+    md_opts: Any,
+    gmo_opts: Any,
+    md: MQMD,
+    data: bytes,
+    target_ccsid: int,
+) -> bytes:
+    """Hand the message to the program: properties, conversion, truncation, and the
+    output fields of its MQMD and MQGMO."""
+    if ask.browse is not None:
+        obj.browsed = (md.copy(), data)
+    elif not ask.browse_under_cursor:
+        obj.context = md.copy()
+    if ask.properties == "handle":
+        folders, data = properties.split_properties(md, data)
+        hconn.properties.get(ask.msg_handle).fill_from(folders)
+    elif ask.properties == "none":
+        _, data = properties.split_properties(md, data)
+    warning: MQError | None = None
+    if ask.convert:
+        data, warning = _converted(md, data, target_ccsid)
+    original = len(data)
+    if ask.max_length is not None and original > ask.max_length:
+        data = data[: ask.max_length]
+        warning = Truncated(
+            C.MQRC_TRUNCATED_MSG_ACCEPTED,
+            data,
+            original,
+            f"the message has {original} bytes; {ask.max_length} were returned",
+        )
+    fields.md_into(md_opts, md)
+    _gmo_into(gmo_opts, obj, len(data))
+    if warning is not None:
+        # a warning still delivers the message: it travels with the error, as in both
+        # libraries (``e.message``, ``e.original_length``)
+        warning.__dict__.setdefault("message", data)
+        warning.__dict__.setdefault("original_length", original)
+        raise warning
+    return data
+
+
+def _gmo_into(gmo: Any, obj: Hobj, returned: int) -> None:
+    if gmo is None:
+        return
+    version = fields.option(gmo, "Version", 1)
+    values: dict[str, object] = {"ResolvedQName": obj.queue.resolved_name}
+    if version >= 2:
+        values.update(GroupStatus=" ", SegmentStatus=" ", Segmentation=" ")
+    if version >= 3:
+        values["ReturnedLength"] = returned
+    for name, value in values.items():
+        if hasattr(gmo, name):
+            fields.assign(gmo, _GMO_SPECS[name], value)
+
+
+def _converted(md: MQMD, data: bytes, target: int) -> tuple[bytes, MQError | None]:
+    """MQGMO_CONVERT for MQSTR: the text in the CCSID the program's MQMD asked for (its
+    queue manager's, 1208, for MQCCSI_Q_MGR). 2119 (a warning: the message is returned
+    as it is) when it cannot be converted."""
+    if md.Format.rstrip() != C.MQFMT_STRING.rstrip():
+        return data, None
+    wanted = C.CCSID_UTF8 if target in (C.MQCCSI_Q_MGR, C.MQCCSI_INHERIT) else target
+    source = C.CCSID_UTF8 if md.CodedCharSetId in (C.MQCCSI_Q_MGR, 0) else md.CodedCharSetId
+    if wanted == source:
+        return data, None
+    try:
+        converted = ccsid.encode(ccsid.decode(data, source, md.Encoding), wanted)
+    except (MQError, UnicodeError) as exc:
+        return data, MQError(C.MQCC_WARNING, C.MQRC_NOT_CONVERTED, str(exc))
+    md.CodedCharSetId = wanted
+    return converted, None

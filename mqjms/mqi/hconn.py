@@ -1,0 +1,213 @@
+"""Hconn: one MQI connection of a pymqi or ibmmq program, over a transport connection.
+
+The MQI verbs (:mod:`.opening`, :mod:`.getting`, :mod:`.putting`, :mod:`.inquiry`) work on
+an Hconn and the structures a program passes; the flavour classes (``QueueManager``,
+``Queue``) are a thin layer over them. What an Hconn adds to the transport connection:
+
+* object handles (hobj integers, as MQOPEN returns them), with what MQ remembers of each:
+  the context of the last message got (MQPMO_PASS_*_CONTEXT) and the last browsed one;
+* a lock, so that threads sharing a connection take turns (MQCNO_HANDLE_SHARE_BLOCK;
+  a waiting get lets others in between the slices of its wait);
+* MQDISC commits, as IBM MQ does for an MQI application (the transport contract's
+  ``disconnect`` backs out, as JMS does); a process that ends normally disconnects the
+  connections of its live QueueManager objects (pymqi and ibmmq do it in ``__del__``);
+  one that dies backs out;
+* the program's unit of work as the poison flow sees it (:mod:`.screening`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import threading
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import mqjms.transport
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Connection, Handle
+
+from . import interrupts, routing, screening
+from .properties import PropertyStore
+
+log = get_logger("mqjms.mqi")
+
+_hconn_numbers = itertools.count(1)
+_live: weakref.WeakSet[Hconn] = weakref.WeakSet()
+_exit_registered = False
+_exit_lock = threading.Lock()
+
+
+@dataclass(eq=False)
+class Hobj:
+    """An open object: a queue (with its transport handle) or the queue manager."""
+
+    number: int
+    name: str  # the object name as opened (a dynamic queue's own name)
+    options: int
+    handle: Handle | None  # None for the queue manager object
+    context: MQMD | None = None  # the last message got: what MQPMO_PASS_*_CONTEXT passes
+    browsed: tuple[MQMD, bytes] | None = None  # MQGMO_BROWSE_MSG_UNDER_CURSOR shows it again
+
+    @property
+    def queue(self) -> Handle:
+        if self.handle is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"{self.name!r} is the queue manager, not a queue")
+        return self.handle
+
+
+@dataclass
+class AsyncPutStatus:
+    """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): how MQPMO_ASYNC_RESPONSE puts went since the last ask."""
+
+    succeeded: int = 0
+    warned: int = 0
+    failed: int = 0
+    comp: int = C.MQCC_OK
+    reason: int = C.MQRC_NONE
+    object_name: str = ""
+
+    def record(self, error: MQError | None, queue: str) -> None:
+        if error is None:
+            self.succeeded += 1
+            return
+        if error.comp == C.MQCC_WARNING:
+            self.warned += 1
+        else:
+            self.failed += 1
+        if self.comp == C.MQCC_OK or error.comp > self.comp:  # the first worst one
+            self.comp, self.reason, self.object_name = error.comp, error.reason, queue
+
+
+class Hconn:
+    """One MQI connection (see the module docstring)."""
+
+    def __init__(self, conn: Connection, url: str, poison: str) -> None:
+        self.conn = conn
+        self.url = url
+        self.number = next(_hconn_numbers)
+        self.lock = threading.RLock()
+        self.objects: dict[int, Hobj] = {}
+        self._hobjs = itertools.count(101)
+        self.flow = screening.flow_for(conn, poison)
+        self.properties = PropertyStore()
+        self.async_puts = AsyncPutStatus()
+        self.commit_at_exit = True
+        self.closed = False
+        self.work = 0  # the program's gets and puts under syncpoint in its unit of work
+        self.callbacks: object = None  # MQCB registrations (callbacks.Delivery), once made
+        _live.add(self)
+
+    def __repr__(self) -> str:
+        return f"Hconn({self.number}, {routing.describe(self.url)!r})"
+
+    @property
+    def qmgr_name(self) -> str:
+        return self.conn.qmgr_name
+
+    # ------------------------------------------------------------------ calls
+    @contextlib.contextmanager
+    def call(self) -> Iterator[Connection]:
+        """One MQI call: the connection's lock, a Ctrl-C put off by a delivery, a Ctrl-C
+        during the call raised once it is over (:mod:`.interrupts`), and 2018 on a
+        connection that was disconnected."""
+        interrupts.check_pending()
+        with interrupts.deferred() as noted:
+            try:
+                with self.lock:
+                    if self.closed:
+                        raise failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")
+                    yield self.conn
+            except BaseException:
+                noted.act()  # the Ctrl-C first, as the program would have seen it
+                raise
+            noted.act()
+
+    def add_object(self, name: str, options: int, handle: Handle | None) -> Hobj:
+        obj = Hobj(next(self._hobjs), name, options, handle)
+        self.objects[obj.number] = obj
+        return obj
+
+    def object(self, number: int) -> Hobj:
+        found = self.objects.get(number)
+        if found is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"object handle {number} is not open on {self!r}")
+        return found
+
+    # ------------------------------------------------------------------ units of work
+    def note_work(self) -> None:
+        """The program got or put a message under syncpoint: its unit of work holds work."""
+        self.work += 1
+        screening.delivered(self.flow)
+
+    def commit(self) -> None:
+        """MQCMIT."""
+        with self.call() as conn:
+            self.work = 0
+            try:
+                conn.commit()
+            except MQError:
+                screening.backed_out(self.flow)
+                raise
+            screening.committed(self.flow)
+
+    def backout(self) -> None:
+        """MQBACK: every message got in the unit of work has BackoutCount + 1."""
+        with self.call() as conn:
+            self.work = 0
+            conn.backout()
+            screening.backed_out(self.flow)
+
+    def disconnect(self, *, commit: bool = True) -> None:
+        """MQDISC: commits the unit of work (``commit=False``: backs it out, as a process
+        that ends without MQDISC does). A second call fails with 2018."""
+        with self.call() as conn:
+            self.closed = True
+            self.work = 0
+            self.objects.clear()
+            self.properties.clear()
+            try:
+                conn.disconnect(commit=commit)
+            except MQError:
+                screening.backed_out(self.flow)
+                raise
+            finally:
+                _live.discard(self)
+            if commit:
+                screening.committed(self.flow)
+            else:
+                screening.backed_out(self.flow)
+
+
+def connect(qmgr_name: str, appl_name: str | None = None) -> Hconn:
+    """MQCONN(X) to the transport :mod:`.routing` chooses for ``qmgr_name``."""
+    routes = routing.routes()
+    url = routes.url_for(qmgr_name)
+    conn = mqjms.transport.connect(url, appl_name or None)
+    _register_exit()  # after the transport's own (atexit runs the last registered first)
+    hconn = Hconn(conn, url, routes.poison)
+    log.debug("mqi.connected", qmgr=qmgr_name, url=routing.describe(url), hconn=hconn.number)
+    return hconn
+
+
+def _register_exit() -> None:
+    global _exit_registered
+    with _exit_lock:
+        if not _exit_registered:
+            atexit.register(disconnect_all)
+            _exit_registered = True
+
+
+def disconnect_all() -> None:
+    """At exit: MQDISC every live connection (committing, as pymqi's and ibmmq's
+    ``QueueManager.__del__`` do; without ``disconnect_on_exit``, backing out)."""
+    for hconn in list(_live):
+        try:
+            hconn.disconnect(commit=hconn.commit_at_exit)
+        except Exception as exc:  # one connection must not keep the others open
+            log.warning("mqi.disconnect_at_exit_failed", hconn=hconn.number, error=repr(exc))

@@ -1,0 +1,198 @@
+"""PCFExecute: PCF commands as pymqi and ibmmq programs send them.
+
+``PCFExecute(qmgr)`` (or a queue manager name, connecting its own) runs ``MQCMD_*``
+methods: ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: 'SYSTEM.*'})`` or with a list of
+CFST/CFIN/CFIL/CFSL/CFBS parameters, as both libraries take them; the result is a list of
+dicts keyed by selector, as theirs. Strings come back as bytes, blank-padded to their
+attribute's length in the pymqi flavour, stripped in the ibmmq one (ibmmq 2.1 strips
+them). With ``responses=[...]`` (ibmmq) each response is a ``(dict, CFH)`` pair and
+errors are raised after the list is filled. :mod:`.admin` answers the commands.
+``PCFExecute.unpack(message)`` reads a PCF message (an event or a command's reply).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from mqjms.mq import pcf as mqpcf
+from mqjms.mq.errors import MQError
+from mqjms.mqi.constants import CMQC, CMQCFC
+
+from . import admin, inquiry
+from .flavour import Flavour
+from .qmgr import QueueManager
+
+
+def _params(flavour: Flavour, args: Any) -> dict[int, Any]:
+    """A command's parameters from a dict or a list of CF* structures."""
+    if not args:
+        return {}
+    if isinstance(args, dict):
+        return {int(key): _plain(value) for key, value in args.items()}
+    out: dict[int, Any] = {}
+    for parameter in args:
+        key = int(parameter.Parameter)
+        for name in ("Values", "Strings", "String", "Value"):
+            if hasattr(parameter, name):
+                out[key] = _plain(getattr(parameter, name))
+                break
+    return out
+
+
+def _plain(value: Any) -> Any:
+    inner = getattr(value, "value", None)  # ByteString
+    if inner is not None and not isinstance(value, str | bytes | int):
+        return inner
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+class ByteString:
+    """A byte string PCF parameter (MQCFBS), as both libraries define it."""
+
+    def __init__(self, value: bytes | str) -> None:
+        self.value = value.encode("ascii") if isinstance(value, str) else value
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+class _Command:
+    def __init__(self, pcf: PCFExecute, name: str) -> None:
+        self._pcf = pcf
+        self._name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> list[Any]:
+        return self._pcf._run(self._name, args[0] if args else None, kwargs.get("responses"))
+
+
+class PCFExecute(QueueManager):
+    """Sends PCF commands (see the module docstring)."""
+
+    FLAVOUR: ClassVar[Flavour]
+
+    def __init__(
+        self,
+        name: Any = None,
+        model_queue_name: str | bytes = b"SYSTEM.DEFAULT.MODEL.QUEUE",
+        dynamic_queue_name: str | bytes = b"PYMQPCF.*",
+        command_queue_name: str | bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE",
+        response_wait_interval: int = 5000,
+        convert: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(name, QueueManager):
+            self.qm: QueueManager = name
+            super().__init__(None)
+        else:
+            super().__init__(name)
+            self.qm = self
+        self._command_queue_name = command_queue_name
+        self._response_wait_interval = response_wait_interval
+        self._convert = convert
+
+    @property
+    def command_queue_name(self) -> str | bytes:
+        return self._command_queue_name
+
+    @property
+    def response_wait_interval(self) -> int:
+        return self._response_wait_interval
+
+    @property
+    def convert(self) -> bool:
+        return self._convert
+
+    def __getattr__(self, name: str) -> Callable[..., list[Any]]:
+        if name.startswith("CMQCFC."):
+            name = name[len("CMQCFC.") :]
+        if name.startswith("MQCMD_"):
+            return _Command(self, name)
+        raise AttributeError(name)
+
+    def disconnect(self) -> None:
+        """Disconnect the connection this object made (not one it was given)."""
+        if self.qm is self:
+            super().disconnect()
+
+    def _run(self, command: str, args: Any, responses: list[Any] | None) -> list[Any]:
+        flavour = self.FLAVOUR
+        if responses is not None and not isinstance(responses, list):
+            raise TypeError("responses must be a list")
+        params = _params(flavour, args)
+        with self.qm._call() as connection, flavour.errors():
+            try:
+                with connection.call() as conn:
+                    results = admin.execute(conn, command, params)
+            except MQError as exc:
+                if responses is None:
+                    raise
+                del responses[:]
+                responses.append(({}, self._cfh(command, exc.comp, exc.reason)))
+                raise
+        shaped = [self._shaped(result) for result in results]
+        if not shaped and flavour.pcf_empty_responses_kept:
+            shaped = [{}]  # the command server's one reply, with no parameters
+        if responses is None:
+            return shaped
+        del responses[:]
+        responses.extend((result, self._cfh(command, 0, 0)) for result in shaped)
+        return responses
+
+    def _shaped(self, result: dict[int, Any]) -> dict[int, Any]:
+        out: dict[int, Any] = {}
+        for key, value in result.items():
+            out[key] = self._value(key, value)
+        return out
+
+    def _value(self, key: int, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self._value(key, item) for item in value]
+        if not isinstance(value, str):
+            return value
+        raw = value.encode(self.bytes_encoding)
+        if self.FLAVOUR.pcf_strings_stripped:
+            return raw.rstrip(b" \x00")
+        length = 48 if key == CMQCFC.MQCACF_Q_NAMES else inquiry.attribute_length(key)
+        return raw.ljust(length, b" ")
+
+    def _cfh(self, command: str, comp: int, reason: int) -> Any:
+        return self.FLAVOUR.structure(
+            "CFH",
+            Type=CMQCFC.MQCFT_RESPONSE,
+            Command=int(getattr(CMQCFC, command)),
+            CompCode=comp,
+            Reason=reason,
+            Control=CMQCFC.MQCFC_LAST,
+        )
+
+    @staticmethod
+    def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
+        """The dict with its selectors replaced by their names."""
+        from mqjms.mqi.constants import CMQSTRC
+
+        names: dict[int, str] = {}
+        for table in ("MQIA_DICT", "MQIACF_DICT", "MQIACH_DICT", "MQCA_DICT", "MQCACF_DICT"):
+            names.update(getattr(CMQSTRC, table, {}))
+        return {names.get(key, str(key)): value for key, value in raw.items()}
+
+    @classmethod
+    def unpack(cls, message: bytes) -> Any:
+        """A PCF message's parameters as a dict (ibmmq: ``(dict, CFH)``)."""
+        header, parameters = mqpcf.parse_pcf(message, CMQC.MQENC_NATIVE)
+        values: dict[int, Any] = {}
+        for parameter in parameters:
+            key = getattr(parameter, "Parameter", None)
+            if key is None:
+                continue
+            for name in ("Values", "Strings", "String", "Value"):
+                if hasattr(parameter, name):
+                    values[int(key)] = getattr(parameter, name)
+                    break
+        if not cls.FLAVOUR.inquire_lists:
+            return values
+        cfh = cls.FLAVOUR.structure("CFH")
+        cfh.unpack(header.pack(CMQC.MQENC_NATIVE))
+        return values, cfh

@@ -1,0 +1,261 @@
+"""Message handles and their properties (MQCRTMH, MQSETMP, MQINQMP, MQDLTMP, MQDLTMH),
+carried in the message as an MQRFH2, as IBM MQ does for a queue with PROPCTL(COMPAT).
+
+A property named without a folder (``Property_1``) or with ``usr.`` is a user property,
+written in the RFH2's ``usr`` folder with the ``dt`` of its MQTYPE (IBM MQ classes for
+JMS read it as a JMS property, and mqjms's own consumers do); ``jms.*``, ``mcd.*`` and
+other prefixes go to the folder they name. A put whose MQPMO (version 3) names a message
+handle prepends that RFH2 to the data; a get with MQGMO_PROPERTIES_IN_HANDLE takes the
+RFH2 chain off the data into the handle, MQGMO_NO_PROPERTIES drops it, and the default
+(MQGMO_PROPERTIES_AS_Q_DEF) leaves it in the data, as PROPCTL(COMPAT) does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from mqjms.mq import constants as C
+from mqjms.mq import jms, rfh2
+from mqjms.mq.errors import MQError, MQFormatError, failed
+from mqjms.mq.md import MQMD
+from mqjms.mqi.constants import CMQC
+
+Value = str | int | float | bool | bytes | None
+
+# MQTYPE_* <-> the RFH2 ``dt`` attribute of a property element
+_DT_OF_TYPE = {
+    CMQC.MQTYPE_STRING: None,
+    CMQC.MQTYPE_BOOLEAN: "boolean",
+    CMQC.MQTYPE_BYTE_STRING: "bin.hex",
+    CMQC.MQTYPE_INT8: "i1",
+    CMQC.MQTYPE_INT16: "i2",
+    CMQC.MQTYPE_INT32: "i4",
+    CMQC.MQTYPE_INT64: "i8",
+    CMQC.MQTYPE_FLOAT32: "r4",
+    CMQC.MQTYPE_FLOAT64: "r8",
+    CMQC.MQTYPE_NULL: None,
+}
+_TYPE_OF_DT = {
+    None: CMQC.MQTYPE_STRING,
+    "string": CMQC.MQTYPE_STRING,
+    "char": CMQC.MQTYPE_STRING,
+    "boolean": CMQC.MQTYPE_BOOLEAN,
+    "bin.hex": CMQC.MQTYPE_BYTE_STRING,
+    "i1": CMQC.MQTYPE_INT8,
+    "i2": CMQC.MQTYPE_INT16,
+    "i4": CMQC.MQTYPE_INT32,
+    "int": CMQC.MQTYPE_INT64,
+    "i8": CMQC.MQTYPE_INT64,
+    "r4": CMQC.MQTYPE_FLOAT32,
+    "r8": CMQC.MQTYPE_FLOAT64,
+}
+USER_FOLDER = "usr"
+
+
+@dataclass
+class Property:
+    value: Value
+    type: int
+
+
+@dataclass
+class MessageProperties:
+    """The properties of one message handle, in the order they were set."""
+
+    items: dict[str, Property] = field(default_factory=dict)
+    cursor: int = -1  # MQIMPO_INQ_NEXT: the index of the last property returned
+
+    def set(self, name: str, value: object, property_type: int) -> None:
+        key = property_key(name)
+        self.items[key] = Property(typed_value(key, value, property_type), property_type)
+
+    def delete(self, name: str) -> None:
+        key = property_key(name)
+        if self.items.pop(key, None) is None:
+            raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"message property {name!r} is not set")
+
+    def inquire(self, name: str, options: int) -> tuple[str, Property]:
+        """MQINQMP: ``name`` may end with ``%`` (every property of a folder, one per call:
+        MQIMPO_INQ_FIRST, then MQIMPO_INQ_NEXT); 2471 when none (more) match."""
+        matching = [(i, key) for i, key in enumerate(self.items) if _matches(name, key)]
+        if options & CMQC.MQIMPO_INQ_NEXT:
+            matching = [(i, key) for i, key in matching if i > self.cursor]
+        elif options & CMQC.MQIMPO_INQ_PROP_UNDER_CURSOR:
+            matching = [(i, key) for i, key in matching if i == self.cursor]
+        if not matching:
+            raise failed(
+                CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"no (more) message properties match {name!r}"
+            )
+        index, key = matching[0]
+        self.cursor = index
+        return key, self.items[key]
+
+    def folders(self) -> list[str]:
+        """The RFH2 folders holding these properties (usr first, then the others)."""
+        by_folder: dict[str, list[str]] = {}
+        for key, prop in self.items.items():
+            folder, _, short = key.rpartition(".")
+            by_folder.setdefault(folder or USER_FOLDER, []).append(_element(short, prop))
+        ordered = sorted(by_folder, key=lambda f: (f != "mcd", f != "jms", f != USER_FOLDER))
+        return [f"<{folder}>{''.join(by_folder[folder])}</{folder}>" for folder in ordered]
+
+    def fill_from(self, folders: list[str]) -> None:
+        """Replace the properties with those of an RFH2's folders."""
+        self.items.clear()
+        self.cursor = -1
+        for text in folders:
+            element = rfh2.parse_folder(text)
+            prefix = "" if element.tag == USER_FOLDER else element.tag + "."
+            for child in element:
+                if len(child):
+                    continue  # a property group: not a single property
+                try:
+                    value = jms.property_value(child)
+                except MQFormatError:
+                    value = child.text or ""
+                dt = child.get("dt")
+                kind = (
+                    CMQC.MQTYPE_NULL if value is None else _TYPE_OF_DT.get(dt, CMQC.MQTYPE_STRING)
+                )
+                self.items.setdefault(prefix + child.tag, Property(value, kind))
+
+
+def property_key(name: object) -> str:
+    """A property's name as stored: ``usr.`` dropped, the rest kept."""
+    text = name.decode("utf-8") if isinstance(name, bytes) else str(name)
+    text = text.strip().rstrip("\x00")
+    if not text or len(text) > 4095:
+        raise failed(CMQC.MQRC_PROPERTY_NAME_ERROR, f"message property name {text!r} is not valid")
+    return text[len("usr.") :] if text.startswith("usr.") else text
+
+
+def _matches(pattern: str, key: str) -> bool:
+    wanted = property_key(pattern)
+    if wanted.endswith("%"):
+        folder = wanted[:-1].rstrip(".")
+        key_folder = key.rpartition(".")[0]
+        return (folder in ("", USER_FOLDER) and not key_folder) or key_folder == folder
+    return key == wanted
+
+
+def typed_value(name: str, value: object, property_type: int) -> Value:
+    """MQSETMP's value as the type says (2473 when it is not one)."""
+    try:
+        if property_type == CMQC.MQTYPE_NULL or value is None:
+            return None
+        if property_type == CMQC.MQTYPE_STRING:
+            return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+        if property_type == CMQC.MQTYPE_BYTE_STRING:
+            return bytes(value) if isinstance(value, bytes | bytearray) else str(value).encode()
+        if property_type == CMQC.MQTYPE_BOOLEAN:
+            return bool(value)
+        if property_type in (CMQC.MQTYPE_FLOAT32, CMQC.MQTYPE_FLOAT64):
+            return float(value)  # type: ignore[arg-type]
+        if property_type in _DT_OF_TYPE:
+            return int(value)  # type: ignore[call-overload, no-any-return]
+    except (TypeError, ValueError, UnicodeDecodeError):
+        pass
+    raise failed(
+        CMQC.MQRC_PROPERTY_TYPE_ERROR,
+        f"message property {name!r}: {value!r} is not of MQTYPE {property_type}",
+    )
+
+
+def _element(name: str, prop: Property) -> str:
+    jms.check_property_name(name)
+    value = prop.value
+    if value is None:
+        return f"<{name} xsi:nil='true'></{name}>"
+    dt = _DT_OF_TYPE.get(prop.type)
+    if isinstance(value, bytes):
+        text = value.hex().upper()
+    elif isinstance(value, bool):
+        text = str(int(value))
+    else:
+        text = jms.escape(str(value), f"property {name!r}")
+    attribute = f" dt='{dt}'" if dt else ""
+    return f"<{name}{attribute}>{text}</{name}>"
+
+
+def value_bytes(value: Value) -> int:
+    """The length MQINQMP reports for a value (DataLength)."""
+    if isinstance(value, str):
+        return len(value.encode("utf-8"))
+    if isinstance(value, bytes):
+        return len(value)
+    return 8 if value is not None else 0
+
+
+class PropertyStore:
+    """One connection's message handles (MQCRTMH numbers them)."""
+
+    _numbers = itertools.count(1_000_001)  # unique across connections, never 0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._handles: dict[int, MessageProperties] = {}
+
+    def create(self) -> int:
+        number = next(self._numbers)
+        with self._lock:
+            self._handles[number] = MessageProperties()
+        return number
+
+    def delete(self, number: int) -> None:
+        with self._lock:
+            if self._handles.pop(number, None) is None:
+                raise failed(CMQC.MQRC_HMSG_ERROR, f"message handle {number} does not exist")
+
+    def get(self, number: int) -> MessageProperties:
+        with self._lock:
+            found = self._handles.get(number)
+        if found is None:
+            raise failed(CMQC.MQRC_HMSG_ERROR, f"message handle {number} does not exist")
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._handles.clear()
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(list(self._handles))
+
+
+# --------------------------------------------------------------------------- in the message
+
+
+def with_properties(md: MQMD, data: bytes, properties: MessageProperties) -> bytes:
+    """The data with an RFH2 of ``properties`` in front (``md`` updated to describe it)."""
+    folders = properties.folders()
+    if not folders:
+        return data
+    header = rfh2.RFH2(
+        Encoding=md.Encoding,
+        CodedCharSetId=md.CodedCharSetId or C.MQCCSI_INHERIT,
+        Format=md.Format,
+        folders=folders,
+    )
+    packed = header.pack(C.MQENC_NATIVE)
+    md.Format = C.MQFMT_RF_HEADER_2
+    md.Encoding = C.MQENC_NATIVE
+    md.CodedCharSetId = C.CCSID_UTF8
+    return packed + data
+
+
+def split_properties(md: MQMD, data: bytes) -> tuple[list[str], bytes]:
+    """The folders of the RFH2 chain at the start of the data, and the body; ``md``'s
+    Format, Encoding and CodedCharSetId describe the body afterwards. Data that is no
+    (valid) RFH2 chain comes back unchanged with no folders."""
+    if not rfh2.is_rfh2(md.Format):
+        return [], data
+    try:
+        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+    except MQError:
+        return [], data
+    md.Format = chain.Format
+    md.Encoding = chain.Encoding
+    md.CodedCharSetId = chain.CodedCharSetId
+    return chain.folders, chain.body

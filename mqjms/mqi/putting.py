@@ -1,0 +1,138 @@
+"""MQPUT and MQPUT1 as pymqi and ibmmq programs use them.
+
+The MQPMO's options become a transport put: syncpoint (MQ's distributed default is none),
+a new MsgId (also whenever the MQMD's is none) and CorrelId, the context option (the
+``PASS_*`` ones copy the context of the last message got on the handle MQPMO.Context
+names into the message), a message handle's properties as an RFH2 (MQPMO version 3
+OriginalMsgHandle, :mod:`.properties`). MQPMO_ASYNC_RESPONSE puts report their failures
+at MQSTAT instead of at the put. The program's MQMD gets MQ's output fields back: MsgId,
+CorrelId when generated, the context fields the queue manager set, ReplyToQMgr; its MQPMO
+the resolved names.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+from mqjms.mq.pmo import MQPMO
+from mqjms.mqi.constants import CMQC
+from mqjms.semantics import Connection, Context, Handle, put_warning
+
+from . import fields, properties
+from .hconn import Hconn
+
+_PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
+_CONTEXTS = (
+    (CMQC.MQPMO_SET_ALL_CONTEXT, Context.SET_ALL),
+    (CMQC.MQPMO_PASS_ALL_CONTEXT, Context.PASS_ALL),
+    (CMQC.MQPMO_SET_IDENTITY_CONTEXT, Context.SET_IDENTITY),
+    (CMQC.MQPMO_PASS_IDENTITY_CONTEXT, Context.PASS_IDENTITY),
+    (CMQC.MQPMO_NO_CONTEXT, Context.NONE),
+)
+# The MQMD fields a put returns, by its context option (besides MsgId and ReplyToQMgr).
+_CONTEXT_OUTPUT = {
+    Context.DEFAULT: fields.IDENTITY_FIELDS + fields.ORIGIN_FIELDS,
+    Context.NONE: fields.IDENTITY_FIELDS + fields.ORIGIN_FIELDS,
+    Context.PASS_IDENTITY: fields.IDENTITY_FIELDS + fields.ORIGIN_FIELDS,
+    Context.SET_IDENTITY: fields.ORIGIN_FIELDS,
+    Context.PASS_ALL: fields.IDENTITY_FIELDS + fields.ORIGIN_FIELDS,
+    Context.SET_ALL: (),
+}
+
+
+def put(hconn: Hconn, number: int, md: Any, pmo: Any, data: bytes) -> None:
+    """MQPUT to object ``number``; ``md`` and ``pmo`` updated in place."""
+    with hconn.call() as conn:
+        obj = hconn.object(number)
+        _put(hconn, conn, obj.queue, md, pmo, data)
+
+
+def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
+    """MQPUT1 to the queue ``od`` names; ``md`` and ``pmo`` updated in place."""
+    with hconn.call() as conn:
+        if fields.option(od, "ObjectType", CMQC.MQOT_Q) != CMQC.MQOT_Q:
+            raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, "MQPUT1 to a topic is not supported yet")
+        _put(hconn, conn, fields.text(getattr(od, "ObjectName", b"")), md, pmo, data)
+
+
+def _put(
+    hconn: Hconn, conn: Connection, target: str | Handle, md_opts: Any, pmo: Any, data: bytes
+) -> None:
+    options = fields.option(pmo, "Options")
+    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
+        raise failed(C.MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT together")
+    md = fields.md_from(md_opts)
+    context = next((c for flag, c in _CONTEXTS if options & flag), Context.DEFAULT)
+    if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
+        _pass_context(hconn, md, fields.option(pmo, "Context"), context)
+    if options & CMQC.MQPMO_NEW_CORREL_ID:
+        md.CorrelId = new_correl_id(conn.qmgr_name)
+    handle = fields.option(pmo, "OriginalMsgHandle") if fields.option(pmo, "Version", 1) >= 3 else 0
+    if handle:
+        data = properties.with_properties(md, data, hconn.properties.get(handle))
+    syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
+    name = target.name if isinstance(target, Handle) else target
+    try:
+        result = conn.put(
+            target,
+            md,
+            data,
+            syncpoint=syncpoint,
+            context=context,
+            new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
+        )
+    except MQError as exc:
+        if not options & CMQC.MQPMO_ASYNC_RESPONSE:
+            raise
+        hconn.async_puts.record(exc, name)  # reported at MQSTAT, as MQ does
+        return
+    if options & CMQC.MQPMO_ASYNC_RESPONSE:
+        hconn.async_puts.record(None, name)
+    if syncpoint:
+        hconn.note_work()
+    written = ["MsgId", "ReplyToQMgr", *_CONTEXT_OUTPUT[context]]
+    if options & CMQC.MQPMO_NEW_CORREL_ID:
+        written.append("CorrelId")
+    fields.md_into(md_opts, result, written)
+    _pmo_into(pmo, target, conn.qmgr_name)
+    warning = put_warning(conn)
+    if warning is not None:
+        raise warning
+
+
+def _pass_context(hconn: Hconn, md: MQMD, number: int, context: Context) -> None:
+    """Copy the context of the last message got on handle ``number`` into ``md``."""
+    source = hconn.object(number).context if number else None
+    if source is None:
+        source = MQMD()
+    names: tuple[str, ...] = fields.IDENTITY_FIELDS
+    if context is Context.PASS_ALL:
+        names = names + fields.ORIGIN_FIELDS
+    for name in names:
+        setattr(md, name, getattr(source, name))
+
+
+def _pmo_into(pmo: Any, target: str | Handle, qmgr: str) -> None:
+    if pmo is None:
+        return
+    resolved = target.resolved_name if isinstance(target, Handle) else target
+    values: dict[str, object] = {
+        "ResolvedQName": resolved,
+        "ResolvedQMgrName": qmgr,
+        "KnownDestCount": 1,
+        "UnknownDestCount": 0,
+        "InvalidDestCount": 0,
+    }
+    for name, value in values.items():
+        if hasattr(pmo, name):
+            fields.assign(pmo, _PMO_SPECS[name], value)
+
+
+def new_correl_id(qmgr_name: str) -> bytes:
+    """A CorrelId as MQPMO_NEW_CORREL_ID generates one: unique, 24 bytes."""
+    head = b"AMQ " + qmgr_name.encode("latin-1", "replace")[:8].ljust(8, b" ")
+    return head + uuid.uuid4().bytes[:12]

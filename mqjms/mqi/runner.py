@@ -1,0 +1,62 @@
+"""``python -m mqjms.pymqi PROGRAM.py [args]``: a pymqi or ibmmq program, run unchanged.
+
+The runner makes ``import pymqi`` (or ``import ibmmq``) resolve to mqjms's flavour module
+in this process only (:func:`install_aliases`), then runs the program as ``python
+PROGRAM.py`` would: ``__name__ == "__main__"``, ``sys.argv`` the program's, its directory
+first on ``sys.path``. ``-m MODULE`` runs a module instead. Nothing named pymqi or ibmmq
+is ever installed, so the real library, where present, is untouched for everyone else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import runpy
+import sys
+import types
+from collections.abc import Sequence
+
+FLAVOURS = ("pymqi", "ibmmq")
+_SUBMODULES = ("CMQC", "CMQCFC", "CMQXC", "CMQZC", "CMQSTRC")
+
+
+def install_aliases(flavour: str = "pymqi") -> types.ModuleType:
+    """Make ``import <flavour>`` (and its CMQC, CMQCFC... submodules) import mqjms's
+    ``mqjms.<flavour>`` in this process. Returns that module."""
+    if flavour not in FLAVOURS:
+        raise ValueError(f"flavour {flavour!r} is not one of {', '.join(FLAVOURS)}")
+    module = importlib.import_module(f"mqjms.{flavour}")
+    sys.modules[flavour] = module
+    for name in _SUBMODULES:
+        found = getattr(module, name, None)
+        if isinstance(found, types.ModuleType):
+            sys.modules[f"{flavour}.{name}"] = found
+    return module
+
+
+USAGE = "usage: python -m mqjms.{flavour} PROGRAM.py [ARGS...] | -m MODULE [ARGS...]"
+
+
+def main(flavour: str, argv: Sequence[str] | None = None) -> int:
+    """Run the program named in ``argv`` with ``import <flavour>`` aliased."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE.format(flavour=flavour), file=sys.stderr)
+        return 0 if args else 2
+    install_aliases(flavour)
+    if args[0] == "-m":
+        if len(args) < 2:
+            print(USAGE.format(flavour=flavour), file=sys.stderr)
+            return 2
+        sys.argv = args[1:]
+        sys.path.insert(0, os.getcwd())
+        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+        return 0
+    program = args[0]
+    if not os.path.exists(program):
+        print(f"mqjms.{flavour}: cannot open {program!r}: no such file", file=sys.stderr)
+        return 2
+    sys.argv = args
+    sys.path.insert(0, os.path.dirname(os.path.abspath(program)))
+    runpy.run_path(program, run_name="__main__")
+    return 0

@@ -1,0 +1,179 @@
+"""mqjms.pymqi: pymqi 1.12 programs, unchanged, on mqjms (with JMS-style poison handling).
+
+Change ``import pymqi`` to ``import mqjms.pymqi as pymqi``, or change nothing and run
+``python -m mqjms.pymqi PROGRAM.py [args]``. Connections go where ``MQJMS_URL`` (or
+:func:`configure`) says, whatever queue manager, channel, host and credentials the program
+names. Everything pymqi programs use is here: ``connect``, ``QueueManager``, ``Queue``
+(get, put, put1, browse, inquire, set, get_rfh2), the structures (MD, GMO, PMO, OD, CD,
+... with pymqi's defaults: version 1, ``StrucId``), ``MQMIError``/``PYIFError`` with
+pymqi's texts, ``MessageHandle``, ``PCFExecute`` (a subset), ``CMQC``/``CMQCFC``/``CMQXC``/
+``CMQZC``. Destructive gets move poison messages to BOQNAME as IBM MQ classes for JMS
+do (``configure(poison=False)`` turns that off). See docs/pymqi.md.
+
+This is a module of mqjms, never installed as ``pymqi``: the real pymqi stays usable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mqjms.mqi import message_handle as _message_handle
+from mqjms.mqi import pcf as _pcf
+from mqjms.mqi import pymqi_flavour as _structures
+from mqjms.mqi import qmgr as _qmgr
+from mqjms.mqi import queue as _queue
+from mqjms.mqi import topics as _topics
+from mqjms.mqi.constants.flavours import constants as _constants
+from mqjms.mqi.flavour import Flavour
+from mqjms.mqi.pcf_params import padded_count
+from mqjms.mqi.pymqi_flavour import (
+    BO,
+    CBC,
+    CBD,
+    CD,
+    CFBS,
+    CFH,
+    CFIL,
+    CFIN,
+    CFSL,
+    CFST,
+    CMHO,
+    CNO,
+    CSP,
+    CTLO,
+    DLH,
+    DMHO,
+    DMPO,
+    GMO,
+    IMPO,
+    MD,
+    MDE,
+    OD,
+    PD,
+    PMO,
+    RFH2,
+    SCO,
+    SD,
+    SMPO,
+    SRO,
+    STS,
+    TM,
+    TMC2,
+    XQH,
+    Error,
+    MQMIError,
+    MQOpts,
+    PYIFError,
+    cd,
+    gmo,
+    md,
+    od,
+    pmo,
+    sco,
+)
+from mqjms.mqi.routing import configure
+from mqjms.mqi.runner import install_aliases
+from mqjms.mqi.screening import on_poison
+
+CMQC = _constants("pymqi", "CMQC")
+CMQCFC = _constants("pymqi", "CMQCFC")
+CMQXC = _constants("pymqi", "CMQXC")
+CMQZC = _constants("pymqi", "CMQZC")
+
+__version__ = "1.12.13"
+__mqlevels__ = ("5.0", "5.1", "5.2", "5.3", "6.0", "7.0", "7.1", "7.5", "8.0.0", "8.0.1")
+__mqbuild__ = "server"
+
+FLAVOUR = Flavour(
+    name="pymqi",
+    structures=_structures,
+    CMQC=CMQC,
+    CMQCFC=CMQCFC,
+    CMQXC=CMQXC,
+    strict_types=False,
+    inquire_lists=False,
+    pcf_strings_stripped=False,
+    pcf_empty_responses_kept=True,
+    property_length_name="dataLength",
+)
+
+
+class QueueManager(_qmgr.QueueManager):
+    FLAVOUR = FLAVOUR
+
+
+class Queue(_queue.Queue):
+    FLAVOUR = FLAVOUR
+
+
+class PCFExecute(_pcf.PCFExecute):
+    FLAVOUR = FLAVOUR
+    stringifyKeys = _pcf.PCFExecute.stringify_keys
+
+
+class MessageHandle(_message_handle.MessageHandle):
+    FLAVOUR = FLAVOUR
+
+
+class Topic(_topics.Topic):
+    FLAVOUR = FLAVOUR
+
+
+class Subscription(_topics.Subscription):
+    FLAVOUR = FLAVOUR
+
+
+ByteString = _pcf.ByteString
+
+
+def connect(
+    queue_manager: str | bytes | None,
+    channel: str | bytes | None = None,
+    conn_info: str | bytes | None = None,
+    user: str | bytes | None = None,
+    password: str | bytes | None = None,
+    disconnect_on_exit: bool = True,
+    bytes_encoding: str = "utf8",
+    default_ccsid: int = 1208,
+) -> QueueManager:
+    """Connect (pymqi's ``connect``): to the transport ``MQJMS_URL`` names."""
+    qmgr = _qmgr.connect(
+        QueueManager,
+        queue_manager,
+        channel,
+        conn_info,
+        user,
+        password,
+        disconnect_on_exit,
+        bytes_encoding,
+        default_ccsid,
+    )
+    assert isinstance(qmgr, QueueManager)
+    return qmgr
+
+
+def ensure_bytes(value: Any, encoding: str = "ascii") -> Any:
+    """A str as bytes (pymqi's helper); anything else unchanged."""
+    return value.encode(encoding) if isinstance(value, str) else value
+
+
+def is_unicode(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+__all__ = [
+    "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CMQC",
+    "CMQCFC", "CMQXC", "CMQZC", "CNO", "CSP", "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO",
+    "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO", "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH",
+    "ByteString", "Error", "MQMIError", "MQOpts", "MessageHandle", "PCFExecute", "PYIFError",
+    "Queue", "QueueManager", "Subscription", "Topic", "cd", "configure", "connect",
+    "ensure_bytes", "gmo", "install_aliases", "is_unicode", "md", "od", "on_poison",
+    "padded_count", "pmo", "sco",
+]  # fmt: skip
+
+if __name__ == "__main__":
+    import sys
+
+    from mqjms.mqi.runner import main
+
+    sys.exit(main("pymqi"))

@@ -1,0 +1,207 @@
+"""MQSC for publish/subscribe: TOPIC objects, subscriptions and the topic tree's status.
+
+Registered with the MQSC registry (:func:`.registry.register`) when :mod:`mqjms.qmgr.mqsc`
+loads:
+
+* ``DEFINE TOPIC(name) TOPICSTR('prices/eu') [LIKE(t)] [REPLACE] MDURMDL(q) MNDURMDL(q)
+  DEFPSIST(YES|NO|ASPARENT) DEFPRTY(0-9|ASPARENT) PUB(...) SUB(...) DURSUB(...) DESCR('')``,
+  ``ALTER TOPIC``, ``DELETE TOPIC``, ``DISPLAY TOPIC(pattern) [ALL | attrs] [WHERE(...)]``;
+* ``DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)
+  [USERDATA('')] [REPLACE]``, ``DELETE SUB(name)``, ``DISPLAY SUB(pattern) [ALL | attrs]``
+  (subscription names are quoted when they have lower case or ``:``, as JMS ones do);
+* ``DISPLAY TPSTATUS('topic string')``, ``#`` for the whole tree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.semantics import topics as rules
+from mqjms.semantics.topics import TOPIC_ATTR_BY_NAME
+
+from ..subscriptions import SUB_DISPLAY
+from .keywords import (
+    attribute_params,
+    display_selection,
+    like_replace,
+    none_found,
+    object_name,
+    once,
+)
+from .parser import Command, Param
+from .registry import CommandOutput, register
+
+if TYPE_CHECKING:
+    from ..manager import QueueManager
+
+
+# --- topics -----------------------------------------------------------------------------
+
+
+def _topic_attrs(command: Command, params: list[Param]) -> dict[str, int | str | bool]:
+    rest = []
+    for param in params:
+        if param.keyword == "TYPE":  # TYPE(LOCAL): the only kind of topic there is here
+            if param.value() != "LOCAL":
+                raise command.error("mqjms topics are TYPE(LOCAL)", param)
+            continue
+        rest.append(param)
+    return attribute_params(command, TOPIC_ATTR_BY_NAME, rest)
+
+
+def define_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    name = object_name(command)
+    like, replace, rest = like_replace(command)
+    qm.define_topic(name, _topic_attrs(command, rest), like=like, replace=replace)
+    return CommandOutput("AMQ8690I: mqjms topic created.")
+
+
+def alter_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    name = object_name(command)
+    qm.alter_topic(name, _topic_attrs(command, command.params))
+    return CommandOutput("AMQ8691I: mqjms topic changed.")
+
+
+def delete_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    name = object_name(command)
+    if command.params:
+        param = command.params[0]
+        raise command.error(f"{param.keyword} is not a keyword of DELETE TOPIC", param)
+    qm.delete_topic(name)
+    return CommandOutput("AMQ8692I: mqjms topic deleted.")
+
+
+def _wanted(command: Command, names: tuple[str, ...]) -> tuple[list[str], bool]:
+    """DISPLAY SUB's attribute keywords and ALL."""
+    wanted: list[str] = []
+    show_all = False
+    for param in command.params:
+        if param.keyword == "ALL" and not param.has_value:
+            show_all = True
+        elif param.keyword in names and not param.has_value:
+            if param.keyword not in wanted:
+                wanted.append(param.keyword)
+        else:
+            raise command.error(f"{param.keyword} is not an attribute to display", param)
+    return wanted, show_all
+
+
+def display_topic(qm: QueueManager, command: Command) -> CommandOutput:
+    pattern = object_name(command, generic=True)
+    seen: set[str] = set()
+
+    def type_filter(param: Param) -> bool:
+        if param.keyword != "TYPE":
+            return False
+        once(command, seen, param, "TYPE")
+        if param.value() not in ("LOCAL", "ALL"):
+            raise command.error("TYPE must be LOCAL or ALL", param)
+        return True
+
+    selection = display_selection(command, TOPIC_ATTR_BY_NAME, "topic", type_filter)
+    objects = qm.display_topics(pattern)
+    if not objects:
+        raise none_found("topic", pattern)
+    shown = selection.apply(objects, always=("TOPIC", "TYPE", "TOPICSTR"))
+    return CommandOutput("AMQ8633I: Display topic details.", shown)
+
+
+def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
+    topic_string = command.name or ""
+    for param in command.params:
+        if param.keyword == "TYPE" and param.value() == "TOPIC":
+            continue
+        raise command.error(
+            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC))",
+            param,
+        )
+    try:
+        objects = qm.topic_status(topic_string)
+    except MQError as exc:
+        raise failed(C.MQRCCF_TOPIC_STRING_NOT_FOUND, exc.detail) from None
+    return CommandOutput("AMQ8754I: Display topic status details.", objects)
+
+
+# --- subscriptions ----------------------------------------------------------------------
+
+
+def _sub_name(command: Command, *, generic: bool = False) -> str:
+    name = command.name or ""
+    base = name[:-1] if generic and name.endswith("*") else name
+    if generic and not base:
+        return name
+    try:
+        rules.validate_sub_name(base)
+    except MQError as exc:
+        raise failed(C.MQRCCF_SUB_NAME_ERROR, exc.detail) from None
+    return name
+
+
+def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
+    name = _sub_name(command)
+    values: dict[str, str] = {}
+    replace = False
+    seen: set[str] = set()
+    for param in command.params:
+        key = param.keyword
+        if key in ("REPLACE", "NOREPLACE") and not param.has_value:
+            once(command, seen, param, "REPLACE")
+            replace = key == "REPLACE"
+        elif key in ("TOPICSTR", "TOPICOBJ", "DEST", "DESTCLAS", "USERDATA"):
+            once(command, seen, param, key)
+            values[key] = param.value()
+        else:
+            raise command.error(f"{key} is not a keyword of DEFINE SUB mqjms knows", param)
+    destclass = values.get("DESTCLAS", "PROVIDED")
+    if destclass not in ("PROVIDED", "MANAGED"):
+        raise command.error("DESTCLAS must be PROVIDED or MANAGED")
+    if not values.get("TOPICSTR") and not values.get("TOPICOBJ"):
+        raise command.error("DEFINE SUB needs TOPICSTR('...') or TOPICOBJ(name)")
+    qm.define_subscription(
+        name,
+        topic_string=values.get("TOPICSTR", ""),
+        topic_object=values.get("TOPICOBJ", ""),
+        dest=values.get("DEST", ""),
+        managed=destclass == "MANAGED",
+        userdata=values.get("USERDATA", ""),
+        replace=replace,
+    )
+    return CommandOutput("AMQ8094I: mqjms subscription created.")
+
+
+def delete_sub(qm: QueueManager, command: Command) -> CommandOutput:
+    name = _sub_name(command)
+    if command.params:
+        param = command.params[0]
+        raise command.error(f"{param.keyword} is not a keyword of DELETE SUB", param)
+    qm.delete_subscription(name)
+    return CommandOutput("AMQ8095I: mqjms subscription deleted.")
+
+
+def display_sub(qm: QueueManager, command: Command) -> CommandOutput:
+    pattern = _sub_name(command, generic=True)
+    wanted, show_all = _wanted(command, SUB_DISPLAY)
+    objects = qm.display_subscriptions(pattern)
+    if not objects:
+        raise failed(
+            C.MQRC_NO_SUBSCRIPTION,
+            f"no subscription matches {pattern!r}"
+            if pattern.endswith("*")
+            else f"subscription {pattern!r} does not exist",
+        )
+    if not show_all:
+        keep = {"SUBNAME", "SUBID", *wanted}
+        objects = [{k: v for k, v in o.items() if k in keep} for o in objects]
+    return CommandOutput("AMQ8096I: mqjms subscription inquired.", objects)
+
+
+register("DEFINE", "TOPIC")(define_topic)
+register("ALTER", "TOPIC")(alter_topic)
+register("DELETE", "TOPIC")(delete_topic)
+register("DISPLAY", "TOPIC")(display_topic)
+register("DISPLAY", "TPSTATUS")(display_tpstatus)
+register("DEFINE", "SUB", "SUBSCRIPTION")(define_sub)
+register("DELETE", "SUB", "SUBSCRIPTION")(delete_sub)
+register("DISPLAY", "SUB", "SUBSCRIPTION")(display_sub)

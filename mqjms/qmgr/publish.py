@@ -1,0 +1,153 @@
+"""Publishing on the embedded queue manager: one copy of a publication to every matching
+subscription, inside the caller's write transaction (so in the publisher's unit of work
+when the put is under syncpoint: a commit delivers every copy, a backout none).
+
+What each copy is:
+
+* Persistence and Priority "as topic default" (MQPER_PERSISTENCE_AS_TOPIC_DEF,
+  MQPRI_PRIORITY_AS_Q_DEF) are the topic's DEFPSIST and DEFPRTY, inherited up the tree.
+* Each copy has a MsgId of its own (as MQ gives each subscriber's publication one), the
+  publisher's context, and the subscription's CorrelId (DESTCORL), unless the subscription
+  was made with MQSO_SET_CORREL_ID and MQCI_NONE: then the publisher's.
+* PUB(DISABLED) on the topic fails the put with MQRC_PUT_INHIBITED (2051).
+* A copy its queue will not take (full, PUT(DISABLED), deleted) goes to the dead-letter
+  queue with an MQDLH naming the reason, as MQ does with USEDLQ(YES); when that fails too,
+  a persistent publication for a durable subscription fails the whole put with
+  MQRC_PUBLICATION_FAILURE (2502) and nothing is delivered (PMSGDLV(ALLDUR)); any other
+  copy is skipped with a warning (NPMSGDLV(ALLAVAIL)).
+"""
+
+from __future__ import annotations
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+from mqjms.semantics import topics as rules
+from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.put import check_md_for_put
+
+from . import catalog, messages, queues, subscriptions, topics
+from .transaction import Transaction
+
+log = get_logger("mqjms.qmgr")
+
+
+def publish(
+    tx: Transaction,
+    topic_string: str,
+    md: MQMD,
+    data: bytes,
+    *,
+    uow: str | None,
+    new_msg_id: bool,
+) -> tuple[MQMD, int]:
+    """Publish ``md``/``data`` on ``topic_string`` in ``tx``; (the MQMD as published,
+    copies delivered). ``md`` has its context set already."""
+    db, qmgr_name = tx.db, tx.qmgr_name
+    rules.check_topic_string(topic_string, wildcards=False)
+    attrs = topics.resolved(db, topic_string)
+    if attrs["PUB"] == "DISABLED":
+        raise failed(C.MQRC_PUT_INHIBITED, f"topic {topic_string!r} is PUB(DISABLED)")
+    check_md_for_put(md)
+    if md.Persistence == C.MQPER_PERSISTENCE_AS_TOPIC_DEF:
+        md.Persistence = rules.default_persistence(attrs)
+    if md.Priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        md.Priority = rules.default_priority(attrs)
+    if md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
+        md.ReplyToQMgr = qmgr_name
+    if md.CodedCharSetId == C.MQCCSI_Q_MGR:
+        md.CodedCharSetId = int(tx.qmgr_attr("CCSID"))
+    md.BackoutCount = 0
+    if new_msg_id or md.MsgId == C.MQMI_NONE:
+        md.MsgId = messages.make_msg_id(qmgr_name)
+    delivered = 0
+    for sub in subscriptions.matching(db, topic_string):
+        copy = md.copy()
+        copy.MsgId = messages.make_msg_id(qmgr_name)
+        if not sub.keep_correl_id:
+            copy.CorrelId = sub.correl_id
+        if sub.pub_priority >= 0:
+            copy.Priority = sub.pub_priority
+        if _deliver(tx, sub, copy, data, uow=uow):
+            delivered += 1
+    log.debug(
+        "topic.published",
+        topicstr=topic_string,
+        msg_id=md.MsgId.hex(),
+        subscriptions=delivered,
+        syncpoint=uow is not None,
+    )
+    return md, delivered
+
+
+def _deliver(
+    tx: Transaction,
+    sub: subscriptions.SubscriptionRow,
+    md: MQMD,
+    data: bytes,
+    *,
+    uow: str | None,
+) -> bool:
+    """Put one copy on the subscription's queue, else dead-letter it; True if delivered."""
+    qmgr_name = tx.qmgr_name
+    try:
+        _put_copy(tx, sub.dest, md, data, uow=uow)
+        return True
+    except MQError as exc:
+        reason = exc
+    deadq = str(tx.qmgr_attr("DEADQ")).strip()
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=reason.reason,
+        dest_queue=sub.dest,
+        dest_qmgr=qmgr_name,
+        appl_name=qmgr_name,
+        appl_type=C.MQAT_QMGR,
+        now=tx.now,
+    )
+    try:
+        if not deadq:
+            raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, "the queue manager has no DEADQ")
+        _put_copy(tx, deadq, dl_md, dl_data, uow=uow)
+    except MQError as exc:
+        if md.Persistence == C.MQPER_PERSISTENT and sub.durable:
+            raise failed(
+                C.MQRC_PUBLICATION_FAILURE,
+                f"the publication cannot reach durable subscription {sub.name!r}: its queue "
+                f"{sub.dest!r} refused it ({reason.reason_name}) and so did the dead-letter "
+                f"queue {deadq!r} ({exc.reason_name})",
+            ) from None
+        log.warning(
+            "topic.publication_skipped",
+            subscription=sub.name,
+            queue=sub.dest,
+            reason=reason.reason_name,
+            dead_letter_reason=exc.reason_name,
+            msg_id=md.MsgId.hex(),
+        )
+        return False
+    log.warning(
+        "topic.publication_dead_lettered",
+        subscription=sub.name,
+        queue=sub.dest,
+        reason=reason.reason_name,
+        dead_letter_queue=deadq,
+        msg_id=md.MsgId.hex(),
+    )
+    return False
+
+
+def _put_copy(tx: Transaction, queue: str, md: MQMD, data: bytes, *, uow: str | None) -> None:
+    """One put inside a savepoint, so a refused one leaves nothing behind."""
+    db = tx.db
+    db.execute("SAVEPOINT publication")
+    try:
+        named, base = catalog.resolve(db, queue)
+        queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=False)
+    except BaseException:
+        db.execute("ROLLBACK TO publication")
+        db.execute("RELEASE publication")
+        raise
+    db.execute("RELEASE publication")

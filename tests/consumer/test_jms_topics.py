@@ -1,0 +1,160 @@
+"""The JMS API for topics (issue 10): session.topic, consumer(topic), durable_consumer,
+shared_consumer, shared_durable_consumer, unsubscribe, producer(topic).send and the
+client id, on every transport that declares ``pubsub``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import mqjms
+
+pytestmark = pytest.mark.requires("pubsub")
+
+WAIT = 5.0
+
+
+def _bodies(consumer: mqjms.MessageConsumer, first_wait: float = WAIT) -> list[Any]:
+    out = []
+    while (message := consumer.receive(timeout=first_wait if not out else 0.5)) is not None:
+        out.append(message.body)
+    return out
+
+
+def test_a_topic_consumer_receives_what_is_published_after_it_subscribed(env: Any) -> None:
+    session = env.connect().session()
+    topic = session.topic("jt/prices/eu")
+    assert topic.uri == "topic://jt/prices/eu"
+    everything = session.consumer(session.topic("jt/prices/#"))
+    exact = session.consumer("topic://jt/prices/eu")  # a topic URI names a topic too
+    sent = session.producer(topic).send("EUR 1.08", properties={"venue": "x"})
+    assert sent.jms_destination == "topic://jt/prices/eu"
+    message = everything.receive(timeout=WAIT)
+    assert message is not None and message.body == "EUR 1.08"
+    assert message.jms_destination == "topic://jt/prices/eu"
+    assert message.properties["venue"] == "x"
+    assert _bodies(exact) == ["EUR 1.08"]
+
+
+def test_sends_to_a_topic_are_part_of_a_transacted_session(env: Any) -> None:
+    connection = env.connect()
+    consumer = connection.session().consumer(mqjms.Topic("jt/tx"))
+    session = connection.session(transacted=True)
+    producer = session.producer(session.topic("jt/tx"))
+    producer.send("rolled back")
+    session.rollback()
+    producer.send("committed")
+    assert consumer.receive(timeout=0.5) is None
+    session.commit()
+    assert _bodies(consumer) == ["committed"]
+
+
+def test_an_unshared_durable_subscription_needs_a_client_id(env: Any) -> None:
+    session = env.connect().session()
+    with pytest.raises(mqjms.IllegalStateException, match="client id"):
+        session.durable_consumer(session.topic("jt/d"), "jt-needs-id")
+
+
+def test_a_client_id_set_on_the_connection_before_its_first_session(env: Any) -> None:
+    connection = env.connect()
+    connection.client_id = "jt-conn"  # JMS Connection.setClientID
+    session = connection.session()
+    consumer = session.durable_consumer(session.topic("jt/conn-id"), "jt-by-conn")
+    session.producer(session.topic("jt/conn-id")).send("held for jt-conn")
+    assert _bodies(consumer) == ["held for jt-conn"]
+    with pytest.raises(mqjms.IllegalStateException, match="before the first session"):
+        connection.client_id = "too-late"
+    consumer.close()
+    session.unsubscribe("jt-by-conn")
+
+
+def test_a_durable_subscription_outlives_its_consumer_until_unsubscribed(env: Any) -> None:
+    factory = env.factory(client_id="jt-svc")
+    session = env.connect(factory).session()
+    topic = session.topic("jt/durable")
+    consumer = session.durable_consumer(topic, "jt-keeper")
+    consumer.close()
+    session.producer(topic).send("while away")
+    other = env.connect(factory).session()
+    again = other.durable_consumer(topic, "jt-keeper")
+    assert _bodies(again) == ["while away"]
+    with pytest.raises(mqjms.IllegalStateException):
+        other.unsubscribe("jt-keeper")  # a consumer is active on it
+    again.close()
+    other.unsubscribe("jt-keeper")
+    with pytest.raises(mqjms.InvalidDestinationException):
+        other.unsubscribe("jt-keeper")
+    # unsubscribed: what is published now waits for nobody
+    session.producer(topic).send("gone")
+    fresh = other.durable_consumer(topic, "jt-keeper")
+    assert fresh.receive(timeout=0.5) is None
+    fresh.close()
+    other.unsubscribe("jt-keeper")
+
+
+def test_one_consumer_at_a_time_on_an_unshared_durable_subscription(env: Any) -> None:
+    factory = env.factory(client_id="jt-one")
+    first = env.connect(factory).session()
+    holder = first.durable_consumer(first.topic("jt/one"), "jt-one")
+    second = env.connect(factory).session()
+    with pytest.raises(mqjms.IllegalStateException):
+        second.durable_consumer(second.topic("jt/one"), "jt-one")
+    holder.close()
+    second.unsubscribe("jt-one")
+
+
+def test_a_durable_subscription_resumed_on_another_topic_is_replaced(env: Any) -> None:
+    # JMS 2.0: a durable subscription with the same name but another topic is deleted and
+    # created anew
+    factory = env.factory(client_id="jt-move")
+    session = env.connect(factory).session()
+    session.durable_consumer(session.topic("jt/old"), "jt-moving").close()
+    session.producer(session.topic("jt/old")).send("old")
+    moved = session.durable_consumer(session.topic("jt/new"), "jt-moving")
+    assert moved.subscription.topic_string == "jt/new"
+    assert moved.receive(timeout=0.5) is None  # the old subscription's messages went with it
+    session.producer(session.topic("jt/new")).send("new")
+    assert _bodies(moved) == ["new"]
+    moved.close()
+    session.unsubscribe("jt-moving")
+
+
+def test_shared_consumers_take_turns_and_a_shared_durable_one_outlives_them(env: Any) -> None:
+    connection = env.connect()  # a shared subscription needs no client id
+    one, two = connection.session(), connection.session()
+    topic = one.topic("jt/shared")
+    first = one.shared_durable_consumer(topic, "jt-pool")
+    second = two.shared_durable_consumer(topic, "jt-pool")
+    for i in range(4):
+        one.producer(topic).send(f"m{i}")
+    got = _bodies(first) + _bodies(second, 1.0)
+    assert sorted(got) == ["m0", "m1", "m2", "m3"]
+    first.close()
+    second.close()
+    one.producer(topic).send("kept")
+    back = two.shared_durable_consumer(topic, "jt-pool")
+    assert _bodies(back) == ["kept"]
+    back.close()
+    two.unsubscribe("jt-pool")
+
+
+def test_a_shared_non_durable_subscription_ends_with_its_last_consumer(env: Any) -> None:
+    connection = env.connect()
+    session = connection.session()
+    topic = session.topic("jt/sharednd")
+    first = session.shared_consumer(topic, "jt-nd")
+    second = connection.session().shared_consumer(topic, "jt-nd")
+    first.close()
+    session.producer(topic).send("still one consumer")
+    assert _bodies(second) == ["still one consumer"]
+    second.close()
+    session.producer(topic).send("nobody")
+    again = session.shared_consumer(topic, "jt-nd")
+    assert again.receive(timeout=0.5) is None
+
+
+def test_a_wildcard_topic_cannot_be_published_to(env: Any) -> None:
+    session = env.connect().session()
+    with pytest.raises(mqjms.MQError):
+        session.producer(session.topic("jt/#")).send("nowhere")

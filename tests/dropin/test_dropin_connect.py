@@ -1,0 +1,344 @@
+"""Connecting, routing, disconnecting and running programs unchanged (issue 14).
+
+Every way pymqi and ibmmq programs connect works and goes where MQJMS_URL or configure()
+says; without either the error says what to set, and never shows a password. MQDISC
+commits; a process that ends normally disconnects (committing) while one that dies
+backs out. ``python -m mqjms.pymqi PROGRAM.py`` runs a program with ``import pymqi``
+resolved to the drop-in, and nothing named pymqi or ibmmq is installed otherwise.
+Ctrl-C during a wait raises KeyboardInterrupt and leaves the connection usable.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import mqjms.ibmmq
+import mqjms.pymqi
+from mqjms.mq import C
+from mqjms.mqi import routing
+from tests.support.mqenv import MQEnv
+
+Q = "DEV.QUEUE.1"
+REPO = Path(__file__).resolve().parents[2]
+CHILD = "runs a child process with MQJMS_URL: the routing is the same on every transport"
+
+
+def test_the_connection_goes_to_mqjms_url(
+    mq: ModuleType, env: MQEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    routing.reset()
+    monkeypatch.setenv("MQJMS_URL", env.url)
+    qmgr = mq.connect("ANY.NAME", "SOME.CHANNEL", "mq.example.com(1414)", "app", "pw")
+    try:
+        name = qmgr.inquire(mq.CMQC.MQCA_Q_MGR_NAME)
+        assert name.strip() == env.qmgr_name.encode()
+    finally:
+        qmgr.disconnect()
+
+
+def test_configure_routes_names_to_their_own_urls(
+    mq: ModuleType, env: MQEnv, tmp_path: Path
+) -> None:
+    other = f"embedded://{tmp_path}/other?qmgr=QM2"
+    routing.configure(url=env.url, qmgrs={"QM2": other})
+    second = mq.connect("QM2")
+    first = mq.connect("QM1")
+    try:
+        assert second.inquire(mq.CMQC.MQCA_Q_MGR_NAME).strip() == b"QM2"
+        assert first.inquire(mq.CMQC.MQCA_Q_MGR_NAME).strip() == env.qmgr_name.encode()
+    finally:
+        second.disconnect()
+        first.disconnect()
+
+
+def test_without_a_url_the_error_says_to_set_mqjms_url(
+    mq: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    routing.reset()
+    monkeypatch.delenv("MQJMS_URL", raising=False)
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.connect("QM1", "DEV.APP.SVRCONN", "localhost(1414)", "app", "s3cret-pw")
+    assert failure.value.reason == C.MQRC_Q_MGR_NOT_AVAILABLE
+    assert "MQJMS_URL" in str(failure.value)
+    assert "s3cret-pw" not in str(failure.value) and "s3cret-pw" not in repr(failure.value)
+
+
+def test_connect_needs_a_name_or_a_channel(mq: ModuleType) -> None:
+    with pytest.raises(TypeError) as failure:
+        mq.connect(None, user="app", password="s3cret-pw")
+    assert "s3cret-pw" not in str(failure.value)
+
+
+def test_connection_states_and_handles(mq: ModuleType, env: MQEnv) -> None:
+    qmgr = mq.QueueManager(None)
+    assert qmgr.is_connected is False
+    with pytest.raises(mq.PYIFError):
+        qmgr.get_handle()
+    cd = mq.CD()
+    qmgr.connect_tcp_client("QM1", cd, "DEV.APP.SVRCONN", "127.0.0.1(1414)")
+    assert cd.ChannelName == b"DEV.APP.SVRCONN" and cd.ChannelType == mq.CMQXC.MQCHT_CLNTCONN
+    assert qmgr.is_connected and isinstance(qmgr.get_handle(), int)
+    with pytest.raises(mq.MQMIError) as failure:
+        qmgr.connect_tcp_client("QM1", mq.CD(), "DEV.APP.SVRCONN", "127.0.0.1(1414)")
+    assert (failure.value.comp, failure.value.reason) == (C.MQCC_WARNING, 2002)
+    assert qmgr.is_connected  # still connected
+    for _ in range(3):  # a shared handle may connect again
+        qmgr.connect_with_options("QM1", opts=mq.CMQC.MQCNO_HANDLE_SHARE_BLOCK)
+    qmgr.disconnect()
+    assert qmgr.is_connected is False
+    with pytest.raises(mq.PYIFError):
+        qmgr.disconnect()
+
+
+def test_the_embedded_url_names_the_queue_manager(mq: ModuleType, tmp_path: Path) -> None:
+    routing.configure(url=f"embedded://{tmp_path}/named?qmgr=QM1")
+    try:
+        qmgr = mq.connect("QM1")
+        assert qmgr.inquire(mq.CMQC.MQCA_Q_MGR_NAME) == b"QM1".ljust(48)
+        qmgr.disconnect()
+    finally:
+        routing.reset()
+
+
+def test_disconnect_commits(mq: ModuleType, env: MQEnv) -> None:
+    # MQDISC commits (IBM MQ, distributed): unlike the JMS close underneath
+    qmgr = mq.connect("QM1")
+    mq.Queue(qmgr, Q).put(b"kept", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    qmgr.disconnect()
+    assert [data for _, data in env.browse(Q)] == [b"kept"]
+
+
+def test_no_top_level_pymqi_or_ibmmq_is_installed() -> None:
+    assert "pymqi" not in sys.modules or sys.modules["pymqi"] is not mqjms.pymqi
+    assert "ibmmq" not in sys.modules or sys.modules["ibmmq"] is not mqjms.ibmmq
+
+
+# --------------------------------------------------------------------------- programs
+
+
+def run(
+    env: MQEnv,
+    tmp_path: Path,
+    flavour: str,
+    source: str,
+    *args: str,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[str]:
+    program = tmp_path / "program.py"
+    program.write_text(textwrap.dedent(source))
+    return subprocess.run(
+        [sys.executable, "-m", f"mqjms.{flavour}", str(program), *args],
+        env=_child_env(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+    )
+
+
+def _child_env(env: MQEnv) -> dict[str, str]:
+    child = dict(os.environ)
+    child["MQJMS_URL"] = env.url
+    child["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), child.get("PYTHONPATH")]))
+    child.pop("MQJMS_LOG_LEVEL", None)
+    return child
+
+
+@pytest.mark.embedded_only(CHILD)
+@pytest.mark.parametrize("flavour", ["pymqi", "ibmmq"])
+def test_the_runner_runs_a_program_unchanged(env: MQEnv, tmp_path: Path, flavour: str) -> None:
+    result = run(
+        env,
+        tmp_path,
+        flavour,
+        f"""
+        import sys
+        import {flavour}
+        from {flavour} import CMQC
+        qmgr = {flavour}.connect("QM1", "DEV.APP.SVRCONN", "127.0.0.1(1414)", "app", "pw")
+        {flavour}.Queue(qmgr, "{Q}").put("from " + sys.argv[1])
+        print(__name__, {flavour}.__name__, sys.argv[1:], CMQC.MQRC_NO_MSG_AVAILABLE)
+        qmgr.disconnect()
+        """,
+        "one",
+        "two",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == f"__main__ mqjms.{flavour} ['one', 'two'] 2033"
+    assert result.stderr == ""  # quiet: nothing below WARNING is logged
+    assert [data for _, data in env.browse(Q)] == [b"from one"]
+
+
+@pytest.mark.embedded_only(CHILD)
+def test_a_program_ending_without_disconnect_commits(env: MQEnv, tmp_path: Path) -> None:
+    # pymqi's and ibmmq's QueueManager.__del__ disconnect (MQDISC commits)
+    result = run(
+        env,
+        tmp_path,
+        "pymqi",
+        f"""
+        import pymqi
+        qmgr = pymqi.connect("QM1")
+        pmo = pymqi.PMO(Options=pymqi.CMQC.MQPMO_SYNCPOINT)
+        pymqi.Queue(qmgr, "{Q}").put(b"committed at exit", pymqi.MD(), pmo)
+        """,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    got = env.get_raw(Q, wait=5.0)
+    assert got is not None and got[1] == b"committed at exit"
+
+
+@pytest.mark.embedded_only(CHILD)
+def test_without_disconnect_on_exit_an_ending_program_backs_out(env: MQEnv, tmp_path: Path) -> None:
+    result = run(
+        env,
+        tmp_path,
+        "pymqi",
+        f"""
+        import pymqi
+        qmgr = pymqi.QueueManager("QM1", disconnect_on_exit=False)
+        pmo = pymqi.PMO(Options=pymqi.CMQC.MQPMO_SYNCPOINT)
+        pymqi.Queue(qmgr, "{Q}").put(b"backed out", pymqi.MD(), pmo)
+        """,
+    )
+    assert result.returncode == 0, result.stderr
+    assert env.get_raw(Q, wait=2.0) is None
+
+
+@pytest.mark.embedded_only(CHILD)
+def test_a_process_that_dies_backs_out_its_unit_of_work(env: MQEnv, tmp_path: Path) -> None:
+    env.put_raw(Q, b"in flight")
+    result = run(
+        env,
+        tmp_path,
+        "ibmmq",
+        f"""
+        import os
+        import ibmmq
+        qmgr = ibmmq.connect("QM1")
+        gmo = ibmmq.GMO(Options=ibmmq.CMQC.MQGMO_SYNCPOINT)
+        print(ibmmq.Queue(qmgr, "{Q}").get(None, ibmmq.MD(), gmo), flush=True)
+        os._exit(3)
+        """,
+    )
+    assert result.returncode == 3 and "in flight" in result.stdout
+    got = env.get_raw(Q, wait=10.0)
+    assert got is not None and got[1] == b"in flight" and got[0].BackoutCount == 1
+
+
+@pytest.mark.embedded_only(CHILD)
+def test_ctrl_c_during_a_wait_leaves_the_connection_usable(env: MQEnv, tmp_path: Path) -> None:
+    program = tmp_path / "waiting.py"
+    program.write_text(
+        textwrap.dedent(
+            f"""
+            import pymqi
+            qmgr = pymqi.connect("QM1")
+            queue = pymqi.Queue(qmgr, "{Q}")
+            gmo = pymqi.GMO(Options=pymqi.CMQC.MQGMO_WAIT | pymqi.CMQC.MQGMO_SYNCPOINT)
+            gmo.WaitInterval = pymqi.CMQC.MQWI_UNLIMITED
+            try:
+                print("waiting", flush=True)  # inside: a Ctrl-C just after it is caught too
+                queue.get(None, pymqi.MD(), gmo)
+            except KeyboardInterrupt:
+                print("interrupted", flush=True)
+            pmo = pymqi.PMO(Options=pymqi.CMQC.MQPMO_SYNCPOINT)
+            pymqi.Queue(qmgr, "DEV.QUEUE.2").put(b"after ctrl-c", pymqi.MD(), pmo)
+            qmgr.commit()
+            qmgr.disconnect()
+            print("committed", flush=True)
+            """
+        )
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-m", "mqjms.pymqi", str(program)],
+        env=_child_env(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "waiting"
+        time.sleep(0.5)  # most often inside the wait by now (either way it is caught)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, err
+    assert out.split() == ["interrupted", "committed"]
+    assert [data for _, data in env.browse("DEV.QUEUE.2")] == [b"after ctrl-c"]
+
+
+def test_install_aliases_makes_the_library_names_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mqjms.mqi.runner import install_aliases
+
+    for name in ("ibmmq", "ibmmq.CMQC", "ibmmq.CMQSTRC"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    module = install_aliases("ibmmq")
+    try:
+        import ibmmq  # type: ignore[import-not-found]
+        from ibmmq import CMQSTRC  # type: ignore[import-not-found]
+
+        assert ibmmq is module is mqjms.ibmmq
+        assert CMQSTRC.MQRC_DICT[2033] == "MQRC_NO_MSG_AVAILABLE"
+    finally:
+        for name in ("ibmmq", "ibmmq.CMQC", "ibmmq.CMQCFC", "ibmmq.CMQXC", "ibmmq.CMQZC"):
+            sys.modules.pop(name, None)
+        sys.modules.pop("ibmmq.CMQSTRC", None)
+
+
+class _InterruptedDuring:
+    """The real transport connection; a Ctrl-C arrives while its ``verb`` runs (as one
+    does when the user presses it during any MQI call)."""
+
+    def __init__(self, conn: object, verb: str) -> None:
+        self._conn = conn
+        self._verb = verb
+
+    def __getattr__(self, name: str) -> object:
+        found = getattr(self._conn, name)
+        if name != self._verb:
+            return found
+
+        def interrupted(*args: object, **kwargs: object) -> object:
+            os.kill(os.getpid(), signal.SIGINT)
+            return found(*args, **kwargs)
+
+        return interrupted
+
+
+@pytest.mark.parametrize("verb", ["open", "put"])
+def test_ctrl_c_during_any_call_is_raised_once_the_call_is_done(
+    mq: ModuleType, env: MQEnv, qmgr, verb: str
+) -> None:
+    # A KeyboardInterrupt inside the transport could leave it half way (a lock held, a
+    # message neither put nor not); the program gets it when the call is over, as it
+    # would from the C library, whose call returns before Python sees the signal. A lazy
+    # open is a call of its own: interrupted there, the put never starts.
+    hconn = qmgr._hconn
+    hconn.conn = _InterruptedDuring(hconn.conn, verb)
+    queue = mq.Queue(qmgr, Q)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            queue.put(b"interrupted")
+    finally:
+        hconn.conn = hconn.conn._conn
+    if env.url.startswith("embedded"):  # a broker does not count the opens (OPPROCS)
+        inquiry = mq.Queue(qmgr, Q, C.MQOO_INQUIRE)
+        assert inquiry.inquire(C.MQIA_OPEN_OUTPUT_COUNT) == 1  # the open was done
+        inquiry.close()
+    queue.put(b"next")  # on that handle: the connection works
+    interrupted = [b"interrupted"] if verb == "put" else []
+    assert [data for _, data in env.browse(Q)] == [*interrupted, b"next"]

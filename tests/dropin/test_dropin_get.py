@@ -1,0 +1,358 @@
+"""Queue.get as pymqi and ibmmq programs rely on it, through both flavours (issue 14).
+
+2033 when nothing arrives within WaitInterval, MQWI_UNLIMITED, the MQMD and MQGMO updated
+in place with MQ's output fields only, truncation (2080 leaves the message, 2079 takes
+it), matching by GMO version, browse first/next and the message under the cursor, exact
+open options, lazy opens, properties, conversion and get_rfh2.
+"""
+
+from __future__ import annotations
+
+import threading
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mqjms.mq import MQMD, C
+from mqjms.mq.rfh2 import RFH2, build_chain
+from tests.support.mqenv import MQEnv
+
+Q = "DEV.QUEUE.1"
+
+
+def gmo(mq: ModuleType, options: int = 0, wait_ms: int | None = None, **kw: Any) -> Any:
+    if wait_ms is not None:
+        options |= mq.CMQC.MQGMO_WAIT
+    return mq.GMO(Options=options, WaitInterval=wait_ms or 0, **kw)
+
+
+def later(seconds: float, action: Any) -> threading.Timer:
+    timer = threading.Timer(seconds, action)
+    timer.start()
+    return timer
+
+
+# --------------------------------------------------------------------------- waiting
+
+
+def test_no_message_is_2033_and_leaves_md_and_gmo(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    md, options = mq.MD(), gmo(mq, wait_ms=100)
+    md_before, gmo_before = md.get(), options.get()
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).get(None, md, options)
+    assert (failure.value.comp, failure.value.reason) == (C.MQCC_FAILED, 2033)
+    assert "MQRC_NO_MSG_AVAILABLE" in str(failure.value)
+    assert md.get() == md_before and options.get() == gmo_before
+
+
+def test_a_wait_ends_when_a_message_arrives(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    timer = later(0.3, lambda: env.put_raw(Q, b"arrived"))
+    try:
+        assert mq.Queue(qmgr, Q).get(None, mq.MD(), gmo(mq, wait_ms=20_000)) == b"arrived"
+    finally:
+        timer.join()
+
+
+def test_mqwi_unlimited_waits_until_a_message_arrives(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    timer = later(1.5, lambda: env.put_raw(Q, b"at last"))  # past one wait slice
+    try:
+        options = gmo(mq, wait_ms=mq.CMQC.MQWI_UNLIMITED)
+        assert mq.Queue(qmgr, Q).get(None, mq.MD(), options) == b"at last"
+    finally:
+        timer.join()
+
+
+def test_a_negative_wait_interval_is_2090(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).get(None, mq.MD(), gmo(mq, wait_ms=-5))
+    assert failure.value.reason == C.MQRC_WAIT_INTERVAL_ERROR
+
+
+# --------------------------------------------------------------------------- in place
+
+
+def test_md_and_gmo_are_filled_in_place(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    put = env.put_raw(
+        Q,
+        b"hello",
+        Format=C.MQFMT_STRING,
+        ReplyToQ="REPLY.Q",
+        CorrelId=b"C1".ljust(24, b"\0"),
+        Priority=6,
+        Persistence=C.MQPER_PERSISTENT,
+    )
+    md, options = mq.MD(), gmo(mq)
+    version = md.Version
+    assert mq.Queue(qmgr, Q).get(None, md, options) == b"hello"
+    assert md.MsgId == put.MsgId and md.CorrelId == b"C1".ljust(24, b"\0")
+    assert md.Format == b"MQSTR   "  # blank-padded bytes, as MQ returns them
+    assert md.ReplyToQ == b"REPLY.Q".ljust(48) and md.ReplyToQ.strip() == b"REPLY.Q"
+    assert md.Priority == 6 and md.Persistence == C.MQPER_PERSISTENT
+    assert md.BackoutCount == 0
+    assert md.Version == version  # an input field
+    assert options.ResolvedQName.strip() == Q.encode()
+
+
+def test_a_version_1_md_gets_version_1_fields_only(env: MQEnv) -> None:
+    import mqjms.pymqi as pymqi
+
+    qmgr = pymqi.connect("QM1")
+    try:
+        env.put_raw(Q, b"grouped", GroupId=b"G".ljust(24, b"\0"))
+        md = pymqi.MD()
+        assert md.Version == 1
+        pymqi.Queue(qmgr, Q).get(None, md)
+        assert md.GroupId == pymqi.MD().GroupId  # not a version 1 field: left alone
+    finally:
+        qmgr.disconnect()
+
+
+def test_get_returns_the_whole_of_a_long_message(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    body = bytes(range(256)) * 40  # 10240 bytes, more than pymqi's first 4096-byte try
+    env.put_raw(Q, body)
+    assert mq.Queue(qmgr, Q).get() == body
+
+
+# --------------------------------------------------------------------------- truncation
+
+
+def test_a_short_buffer_is_2080_and_the_message_stays(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    put = env.put_raw(Q, b"0123456789")
+    queue = mq.Queue(qmgr, Q)
+    md = mq.MD()
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(4, md)
+    error = failure.value
+    assert (error.comp, error.reason) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_FAILED)
+    assert error.original_length == 10 and error.message == b"0123"
+    assert md.MsgId == put.MsgId  # a warning: MQ filled in the MQMD
+    assert queue.get(10) == b"0123456789"
+
+
+def test_accept_truncated_is_2079_and_the_message_is_taken(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    put = env.put_raw(Q, b"0123456789")
+    queue = mq.Queue(qmgr, Q)
+    md = mq.MD()
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(2, md, gmo(mq, mq.CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    error = failure.value
+    assert (error.comp, error.reason) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert error.original_length == 10 and error.message == b"01"
+    assert md.MsgId == put.MsgId
+    if hasattr(error, "get"):
+        assert error.get("original_length") == 10
+    assert env.depth(Q) == 0
+
+
+# --------------------------------------------------------------------------- matching
+
+
+def test_a_version_1_gmo_matches_the_ids_left_in_the_md(env: MQEnv) -> None:
+    # pymqi's defaults: GMO version 1 matches MsgId and CorrelId whenever they are set,
+    # so reusing an MD without resetting them matches the previous message again
+    import mqjms.pymqi as pymqi
+
+    qmgr = pymqi.connect("QM1")
+    try:
+        env.put_raw(Q, b"first")
+        env.put_raw(Q, b"second")
+        queue = pymqi.Queue(qmgr, Q)
+        md = pymqi.MD()
+        assert queue.get(None, md) == b"first"
+        with pytest.raises(pymqi.MQMIError) as failure:
+            queue.get(None, md)  # MsgId of "first": nothing matches now
+        assert failure.value.reason == 2033
+        md.MsgId = pymqi.CMQC.MQMI_NONE
+        md.CorrelId = pymqi.CMQC.MQCI_NONE
+        assert queue.get(None, md) == b"second"
+    finally:
+        qmgr.disconnect()
+
+
+def test_match_options_none_ignores_the_ids(env: MQEnv) -> None:
+    # ibmmq's defaults: GMO version 4, so MatchOptions MQMO_NONE needs no resets
+    import mqjms.ibmmq as ibmmq
+
+    qmgr = ibmmq.connect("QM1")
+    try:
+        env.put_raw(Q, b"first")
+        env.put_raw(Q, b"second")
+        queue = ibmmq.Queue(qmgr, Q)
+        md = ibmmq.MD()
+        options = ibmmq.GMO(MatchOptions=ibmmq.CMQC.MQMO_NONE)
+        assert [queue.get(None, md, options), queue.get(None, md, options)] == [b"first", b"second"]
+    finally:
+        qmgr.disconnect()
+
+
+def test_match_correl_id_with_gmo_version_2(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    env.put_raw(Q, b"other")
+    env.put_raw(Q, b"mine", CorrelId=b"REQ-1".ljust(24, b"\0"))
+    md = mq.MD()
+    md.CorrelId = b"REQ-1".ljust(24, b"\0")
+    options = gmo(mq, Version=2, MatchOptions=mq.CMQC.MQMO_MATCH_CORREL_ID)
+    assert mq.Queue(qmgr, Q).get(None, md, options) == b"mine"
+
+
+def test_match_group_id(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    env.put_raw(Q, b"none")
+    env.put_raw(Q, b"g", GroupId=b"G1".ljust(24, b"\0"))
+    md = mq.MD(Version=2)
+    md.GroupId = b"G1".ljust(24, b"\0")
+    options = gmo(mq, Version=2, MatchOptions=mq.CMQC.MQMO_MATCH_GROUP_ID)
+    assert mq.Queue(qmgr, Q).get(None, md, options) == b"g"
+
+
+# --------------------------------------------------------------------------- browse
+
+
+def test_browse_first_next_and_the_message_under_the_cursor(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    for body in (b"a", b"b", b"c"):
+        env.put_raw(Q, body)
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_BROWSE | mq.CMQC.MQOO_INPUT_SHARED)
+    options = gmo(mq, mq.CMQC.MQGMO_BROWSE_FIRST)
+    seen = [queue.get(None, mq.MD(), options)]
+    options.Options = mq.CMQC.MQGMO_BROWSE_NEXT
+    seen.append(queue.get(None, mq.MD(), options))
+    assert seen == [b"a", b"b"]
+    again = gmo(mq, mq.CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
+    assert queue.get(None, mq.MD(), again) == b"b"
+    assert queue.get(None, mq.MD(), gmo(mq, mq.CMQC.MQGMO_MSG_UNDER_CURSOR)) == b"b"
+    assert queue.get(None, mq.MD(), options) == b"c"
+    assert [data for _, data in env.browse(Q)] == [b"a", b"c"]
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(None, mq.MD(), options)
+    assert failure.value.reason == 2033
+
+
+# --------------------------------------------------------------------------- open options
+
+
+@pytest.mark.parametrize(
+    ("options", "call", "reason"),
+    [
+        ("MQOO_OUTPUT", "get", C.MQRC_NOT_OPEN_FOR_INPUT),
+        ("MQOO_INPUT_SHARED", "put", C.MQRC_NOT_OPEN_FOR_OUTPUT),
+        ("MQOO_OUTPUT", "inquire", C.MQRC_NOT_OPEN_FOR_INQUIRE),
+        ("MQOO_INQUIRE", "set", C.MQRC_NOT_OPEN_FOR_SET),
+    ],
+)
+def test_open_options_are_exact(
+    mq: ModuleType, env: MQEnv, qmgr, options: str, call: str, reason: int
+) -> None:
+    queue = mq.Queue(qmgr, Q, getattr(mq.CMQC, options))
+    calls = {
+        "get": lambda: queue.get(),
+        "put": lambda: queue.put(b"m"),
+        "inquire": lambda: queue.inquire(mq.CMQC.MQIA_CURRENT_Q_DEPTH),
+        "set": lambda: queue.set(mq.CMQC.MQIA_INHIBIT_GET, mq.CMQC.MQQA_GET_ALLOWED),
+    }
+    with pytest.raises(mq.MQMIError) as failure:
+        calls[call]()
+    assert failure.value.reason == reason
+
+
+def test_a_lazy_queue_opens_for_its_first_call_only(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    queue = mq.Queue(qmgr, Q)
+    queue.put(b"m")  # opened MQOO_OUTPUT
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get()
+    assert failure.value.reason == C.MQRC_NOT_OPEN_FOR_INPUT
+    queue.close()
+    assert mq.Queue(qmgr, Q).get() == b"m"
+
+
+def test_open_and_close_errors(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    with pytest.raises(mq.PYIFError):
+        queue.open(Q, mq.CMQC.MQOO_OUTPUT)
+    queue.close()
+    with pytest.raises(mq.PYIFError):
+        queue.close()
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, "NO.SUCH.QUEUE", mq.CMQC.MQOO_OUTPUT)
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+# --------------------------------------------------------------------------- syncpoint
+
+
+def test_backout_counts_a_syncpoint_get(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    env.put_raw(Q, b"again")
+    queue = mq.Queue(qmgr, Q)
+    options = gmo(mq, mq.CMQC.MQGMO_SYNCPOINT)
+    assert queue.get(None, mq.MD(), options) == b"again"
+    qmgr.backout()
+    md = mq.MD()
+    assert queue.get(None, md, options) == b"again"
+    assert md.BackoutCount == 1
+    qmgr.commit()
+    assert env.depth(Q) == 0
+
+
+# --------------------------------------------------------------------------- properties
+
+
+def _rfh2_message(env: MQEnv) -> None:
+    header = RFH2(Format=C.MQFMT_STRING, folders=["<usr><colour>blue</colour></usr>"])
+    data = build_chain([header], b"body", C.MQENC_NATIVE)
+    env.put_raw(Q, data, MQMD(Format=C.MQFMT_RF_HEADER_2, CodedCharSetId=1208))
+
+
+def test_an_rfh2_comes_in_the_data_by_default(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # PROPCTL(COMPAT): properties in usr are delivered in an MQRFH2
+    _rfh2_message(env)
+    md = mq.MD()
+    data = mq.Queue(qmgr, Q).get(None, md)
+    assert md.Format == b"MQHRF2  " and data.startswith(b"RFH ") and data.endswith(b"body")
+
+
+def test_get_no_jms_and_get_rfh2(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    _rfh2_message(env)
+    _rfh2_message(env)
+    queue = mq.Queue(qmgr, Q)
+    md = mq.MD()
+    assert queue.get_no_jms(None, md) == b"body"
+    assert md.Format == b"MQSTR   "
+    headers: list[Any] = []
+    md = mq.MD()
+    assert queue.get_rfh2(None, md, None, headers) == b"body"
+    [header] = headers
+    assert header["Format"] == b"MQSTR   "
+    assert b"blue" in header["usr"]
+
+
+def test_convert_turns_mqstr_into_the_ccsid_asked_for(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    env.put_raw(Q, "déjà".encode(), Format=C.MQFMT_STRING, CodedCharSetId=1208)
+    md = mq.MD(CodedCharSetId=819)
+    data = mq.Queue(qmgr, Q).get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert data == "déjà".encode("latin-1") and md.CodedCharSetId == 819
+
+
+# --------------------------------------------------------------------------- threads
+
+
+def test_threads_share_a_connection(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # ibmmq connects with MQCNO_HANDLE_SHARE_BLOCK: calls from threads take turns
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    errors: list[BaseException] = []
+
+    def putter(n: int) -> None:
+        try:
+            for i in range(20):
+                queue.put(f"{n}-{i}".encode())
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=putter, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert env.depth(Q) == 80

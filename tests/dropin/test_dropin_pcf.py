@@ -1,0 +1,167 @@
+"""PCFExecute's subset on the embedded queue manager, results as each library returns them
+(issue 14): PING_Q_MGR, INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q, CHANGE_Q,
+DELETE_Q, CLEAR_Q, INQUIRE_Q_MGR; parameters as a dict or a list of CF* structures."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from mqjms.mq import C
+from tests.support.mqenv import MQEnv
+
+ADMIN = "PCF maps onto the embedded queue manager's administration"
+pytestmark = pytest.mark.embedded_only(ADMIN)
+
+
+def text(mq: ModuleType, value: bytes) -> bytes:
+    """How each flavour returns strings: pymqi blank-padded, ibmmq 2.1 stripped."""
+    return value if mq.__name__.endswith("ibmmq") else value.ljust(48)
+
+
+def no_parameters(mq: ModuleType) -> list[dict[int, object]]:
+    """A reply without parameters (ping, create...): pymqi lists it as {}, ibmmq drops it."""
+    return [] if mq.__name__.endswith("ibmmq") else [{}]
+
+
+def test_ping(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    assert mq.PCFExecute(qmgr).MQCMD_PING_Q_MGR() == no_parameters(mq)
+
+
+def test_create_inquire_change_and_delete_a_queue_with_a_dict(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_Q(
+        {
+            mq.CMQC.MQCA_Q_NAME: "MYQUEUE.1",
+            mq.CMQC.MQIA_Q_TYPE: mq.CMQC.MQQT_LOCAL,
+            mq.CMQC.MQIA_MAX_Q_DEPTH: 123456,
+            mq.CMQC.MQIA_BACKOUT_THRESHOLD: 3,
+        }
+    )
+    [found] = pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "MYQUEUE.1"})
+    assert found[mq.CMQC.MQCA_Q_NAME] == text(mq, b"MYQUEUE.1")
+    assert found[mq.CMQC.MQIA_MAX_Q_DEPTH] == 123456
+    assert found[mq.CMQC.MQIA_BACKOUT_THRESHOLD] == 3
+    assert found[mq.CMQC.MQIA_Q_TYPE] == mq.CMQC.MQQT_LOCAL
+    pcf.MQCMD_CHANGE_Q(
+        {
+            mq.CMQC.MQCA_Q_NAME: "MYQUEUE.1",
+            mq.CMQC.MQIA_Q_TYPE: mq.CMQC.MQQT_LOCAL,
+            mq.CMQC.MQIA_INHIBIT_PUT: mq.CMQC.MQQA_PUT_INHIBITED,
+        }
+    )
+    queue = mq.Queue(qmgr, "MYQUEUE.1")
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.put(b"m")
+    assert failure.value.reason == C.MQRC_PUT_INHIBITED
+    queue.close()
+    pcf.MQCMD_DELETE_Q(
+        {mq.CMQC.MQCA_Q_NAME: "MYQUEUE.1", mq.CMQCFC.MQIACF_PURGE: mq.CMQCFC.MQPO_YES}
+    )
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "MYQUEUE.1"})
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_create_with_a_list_of_parameters_and_replace(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    args = [
+        mq.CFST(Parameter=mq.CMQC.MQCA_Q_NAME, String=b"MYQUEUE.2"),
+        mq.CFIN(Parameter=mq.CMQC.MQIA_Q_TYPE, Value=mq.CMQC.MQQT_LOCAL),
+        mq.CFIN(Parameter=mq.CMQC.MQIA_MAX_Q_DEPTH, Value=1000),
+    ]
+    pcf.MQCMD_CREATE_Q(args)
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_CREATE_Q(args)
+    assert failure.value.reason == C.MQRCCF_OBJECT_ALREADY_EXISTS
+    replace = mq.CFIN(Parameter=mq.CMQCFC.MQIACF_REPLACE, Value=mq.CMQCFC.MQRP_YES)
+    pcf.MQCMD_CREATE_Q([*args[:2], mq.CFIN(Parameter=mq.CMQC.MQIA_MAX_Q_DEPTH, Value=7), replace])
+    [found] = pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "MYQUEUE.2"})
+    assert found[mq.CMQC.MQIA_MAX_Q_DEPTH] == 7
+
+
+def test_generic_names_types_and_attribute_lists(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    found = pcf.MQCMD_INQUIRE_Q(
+        {
+            mq.CMQC.MQCA_Q_NAME: "SYSTEM.*",
+            mq.CMQC.MQIA_Q_TYPE: mq.CMQC.MQQT_MODEL,
+            mq.CMQCFC.MQIACF_Q_ATTRS: [mq.CMQC.MQCA_Q_NAME, mq.CMQC.MQIA_DEF_PRIORITY],
+        }
+    )
+    names = [item[mq.CMQC.MQCA_Q_NAME].strip() for item in found]
+    assert b"SYSTEM.DEFAULT.MODEL.QUEUE" in names
+    assert all(set(item) <= {mq.CMQC.MQCA_Q_NAME, mq.CMQC.MQIA_Q_TYPE, 6} for item in found)
+    [names_response] = pcf.MQCMD_INQUIRE_Q_NAMES({mq.CMQC.MQCA_Q_NAME: "DEV.QUEUE.*"})
+    listed = [name.strip() for name in names_response[mq.CMQCFC.MQCACF_Q_NAMES]]
+    assert listed == [b"DEV.QUEUE.1", b"DEV.QUEUE.2", b"DEV.QUEUE.3"]
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "NOTHING.LIKE.THIS*"})
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_queue_status_and_clear(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    env.put_raw("DEV.QUEUE.3", b"a")
+    env.put_raw("DEV.QUEUE.3", b"b")
+    pcf = mq.PCFExecute(qmgr)
+    attrs = [
+        mq.CFST(Parameter=mq.CMQC.MQCA_Q_NAME, String=b"DEV.QUEUE.3"),
+        mq.CFIL(Parameter=mq.CMQCFC.MQIACF_Q_STATUS_ATTRS, Values=[mq.CMQCFC.MQIACF_ALL]),
+    ]
+    [status] = pcf.MQCMD_INQUIRE_Q_STATUS(attrs)
+    assert status[mq.CMQC.MQIA_CURRENT_Q_DEPTH] == 2
+    assert mq.CMQCFC.MQCACF_LAST_PUT_DATE in status
+    pcf.MQCMD_CLEAR_Q({mq.CMQC.MQCA_Q_NAME: "DEV.QUEUE.3"})
+    assert env.depth("DEV.QUEUE.3") == 0
+
+
+def test_inquire_and_change_the_queue_manager(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    [found] = pcf.MQCMD_INQUIRE_Q_MGR()
+    assert found[mq.CMQC.MQCA_DEAD_LETTER_Q_NAME].strip() == b"DEV.DEAD.LETTER.QUEUE"
+    assert found[mq.CMQC.MQIA_COMMAND_LEVEL] == 940
+    pcf.MQCMD_CHANGE_Q_MGR({mq.CMQC.MQCA_DEAD_LETTER_Q_NAME: "DEV.QUEUE.3"})
+    [found] = pcf.MQCMD_INQUIRE_Q_MGR(
+        {mq.CMQCFC.MQIACF_Q_MGR_ATTRS: [mq.CMQC.MQCA_DEAD_LETTER_Q_NAME]}
+    )
+    assert found[mq.CMQC.MQCA_DEAD_LETTER_Q_NAME].strip() == b"DEV.QUEUE.3"
+
+
+def test_channels_there_are_none_and_others_are_not_supported(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_CHANNEL({mq.CMQCFC.MQCACH_CHANNEL_NAME: "SYSTEM.*"})
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_SET_AUTH_REC({mq.CMQCFC.MQCACF_AUTH_PROFILE_NAME: "Q1"})
+    assert failure.value.reason == C.MQRC_FUNCTION_NOT_SUPPORTED
+    assert "MQCMD_INQUIRE_Q" in str(failure.value)  # the error lists what is supported
+
+
+def test_responses_list_gives_each_response_with_its_cfh(env: MQEnv) -> None:
+    import mqjms.ibmmq as ibmmq
+
+    qmgr = ibmmq.connect("QM1")
+    try:
+        responses: list[object] = []
+        ibmmq.PCFExecute(qmgr).MQCMD_INQUIRE_Q(
+            {ibmmq.CMQC.MQCA_Q_NAME: "DEV.QUEUE.*"}, responses=responses
+        )
+        assert len(responses) == 3
+        body, cfh = responses[0]  # type: ignore[misc]
+        assert body[ibmmq.CMQC.MQCA_Q_NAME] == b"DEV.QUEUE.1" and cfh.Reason == 0
+    finally:
+        qmgr.disconnect()
+
+
+def test_pcf_execute_can_make_its_own_connection(mq: ModuleType, env: MQEnv) -> None:
+    pcf = mq.PCFExecute("QM1")
+    try:
+        assert pcf.MQCMD_PING_Q_MGR() == no_parameters(mq)
+    finally:
+        pcf.disconnect()

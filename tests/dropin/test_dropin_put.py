@@ -1,0 +1,204 @@
+"""put, put1 and message handles as pymqi and ibmmq programs use them (issue 14).
+
+str bodies become UTF-8 MQSTR/1208, bytes go as they are; the MQMD gets MQ's output fields
+back (MsgId, the context the queue manager set) and keeps its input-only ones; context
+options with their open options; MQPMO_NEW_CORREL_ID; MQPMO_ASYNC_RESPONSE reported at
+MQSTAT; message properties through a message handle, carried in an RFH2.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from mqjms.mq import C
+from mqjms.mq.jms import parse_jms_folders
+from mqjms.mq.rfh2 import parse_chain
+from tests.support.mqenv import MQEnv
+
+Q = "DEV.QUEUE.1"
+
+
+def test_a_str_body_is_put_as_utf8_mqstr(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    md = mq.MD()
+    mq.Queue(qmgr, Q).put("héllo", md)
+    assert md.Format == mq.CMQC.MQFMT_STRING and md.CodedCharSetId == 1208
+    [(got, data)] = env.browse(Q)
+    assert data == "héllo".encode() and got.Format == C.MQFMT_STRING and got.CodedCharSetId == 1208
+
+
+def test_bytes_are_put_as_they_are(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    mq.Queue(qmgr, Q).put(b"\x00\x01raw")
+    [(got, data)] = env.browse(Q)
+    assert data == b"\x00\x01raw" and got.Format.strip() == ""
+
+
+def test_other_bodies_are_a_type_error(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    with pytest.raises(TypeError):
+        mq.Queue(qmgr, Q).put(12345)
+
+
+def test_put_fills_msg_id_and_context_and_keeps_input_fields(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    md = mq.MD(BackoutCount=7, Priority=3)
+    md.ReplyToQ = b"REPLY.Q"
+    mq.Queue(qmgr, Q).put(b"m", md)
+    assert md.MsgId != mq.CMQC.MQMI_NONE
+    assert md.PutApplName.strip() and md.PutDate.strip() and md.UserIdentifier.strip()
+    assert md.ReplyToQMgr.strip() == env.qmgr_name.encode()
+    assert md.BackoutCount == 7 and md.Priority == 3  # input only
+    [(got, _)] = env.browse(Q)
+    assert got.MsgId == md.MsgId and got.BackoutCount == 0
+
+
+def test_put1_and_new_correl_id(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    md = mq.MD()
+    pmo = mq.PMO(Options=mq.CMQC.MQPMO_NEW_CORREL_ID)
+    qmgr.put1(Q, "one shot", md, pmo)
+    assert md.CorrelId != mq.CMQC.MQCI_NONE
+    assert pmo.ResolvedQName.strip() == Q.encode()
+    [(got, data)] = env.browse(Q)
+    assert data == b"one shot" and got.CorrelId == md.CorrelId
+
+
+def test_set_identity_context(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    queue = mq.Queue(qmgr)
+    od = mq.OD(ObjectName=Q)
+    queue.open(od, mq.CMQC.MQOO_OUTPUT | mq.CMQC.MQOO_SET_IDENTITY_CONTEXT)
+    md = mq.MD()
+    md.ApplIdentityData = b"MyApplId"
+    queue.put(b"m", md, mq.PMO(Options=mq.CMQC.MQPMO_SET_IDENTITY_CONTEXT))
+    [(got, _)] = env.browse(Q)
+    assert got.ApplIdentityData == "MyApplId"
+
+
+def test_set_identity_context_needs_its_open_option(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.put(b"m", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SET_IDENTITY_CONTEXT))
+    assert failure.value.reason == C.MQRC_NOT_OPEN_FOR_SET_IDENT
+
+
+def test_pass_all_context_passes_the_input_messages_context(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    env.put_raw(Q, b"in", ApplIdentityData="ORIGIN")  # identity as the raw putter's default
+    source = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_SHARED | mq.CMQC.MQOO_SAVE_ALL_CONTEXT)
+    md = mq.MD()
+    source.get(None, md)
+    target = mq.Queue(qmgr, "DEV.QUEUE.2", mq.CMQC.MQOO_OUTPUT | mq.CMQC.MQOO_PASS_ALL_CONTEXT)
+    pmo = mq.PMO(Options=mq.CMQC.MQPMO_PASS_ALL_CONTEXT)
+    pmo.Context = source.get_handle()
+    target.put(b"out", mq.MD(), pmo)
+    [(got, _)] = env.browse("DEV.QUEUE.2")
+    assert got.PutApplName == md.PutApplName.decode().strip()
+    assert got.PutDate == md.PutDate.decode() and got.PutTime == md.PutTime.decode()
+
+
+@pytest.mark.requires("put_warnings")  # a STOMP broker has priorities 0-9 and no warnings
+def test_a_priority_above_9_is_put_with_warning_2049(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).put(b"m", mq.MD(Priority=12))
+    assert (failure.value.comp, failure.value.reason) == (C.MQCC_WARNING, 2049)
+    assert env.depth(Q) == 1  # a warning: the message was put
+
+
+def test_async_puts_report_their_failures_at_stat(env: MQEnv) -> None:
+    import mqjms.ibmmq as ibmmq
+
+    qmgr = ibmmq.connect("QM1")
+    try:
+        queue = ibmmq.Queue(qmgr, Q, ibmmq.CMQC.MQOO_SET | ibmmq.CMQC.MQOO_OUTPUT)
+        pmo = ibmmq.PMO(Options=ibmmq.CMQC.MQPMO_ASYNC_RESPONSE)
+        queue.put(b"ok", ibmmq.MD(), pmo)
+        queue.set({ibmmq.CMQC.MQIA_INHIBIT_PUT: ibmmq.CMQC.MQQA_PUT_INHIBITED})
+        queue.put(b"refused", ibmmq.MD(), pmo)  # no exception: reported at MQSTAT
+        sts = qmgr.stat(ibmmq.CMQC.MQSTAT_TYPE_ASYNC_ERROR)
+        assert (sts.PutSuccessCount, sts.PutFailureCount) == (1, 1)
+        assert sts.Reason == C.MQRC_PUT_INHIBITED
+        again = qmgr.stat(ibmmq.CMQC.MQSTAT_TYPE_ASYNC_ERROR)
+        assert (again.PutSuccessCount, again.PutFailureCount) == (0, 0)
+        queue.set({ibmmq.CMQC.MQIA_INHIBIT_PUT: ibmmq.CMQC.MQQA_PUT_ALLOWED})
+    finally:
+        qmgr.disconnect()
+
+
+# --------------------------------------------------------------------------- properties
+
+
+def _put_with_properties(mq: ModuleType, qmgr: object) -> object:
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set("Property_1", "Hello")  # MQTYPE_STRING by default
+    handle.properties.set("Count", 42, property_type=mq.CMQC.MQTYPE_INT32)
+    handle.properties.set("Ratio", 3.13, property_type=mq.CMQC.MQTYPE_FLOAT64)
+    pmo = mq.PMO(Version=mq.CMQC.MQPMO_VERSION_3)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(Version=mq.CMQC.MQMD_CURRENT_VERSION), pmo)
+    return handle
+
+
+def test_properties_travel_in_an_rfh2_usr_folder(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    _put_with_properties(mq, qmgr)
+    [(md, data)] = env.browse(Q)
+    chain = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+    _, usr = parse_jms_folders(chain.folders)
+    assert usr == {"Property_1": "Hello", "Count": 42, "Ratio": 3.13}  # what JMS reads
+    assert chain.body == b"body"
+
+
+def test_properties_in_handle(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    _put_with_properties(mq, qmgr)
+    handle = mq.MessageHandle(qmgr)
+    options = mq.GMO(Version=mq.CMQC.MQGMO_CURRENT_VERSION)
+    options.Options = mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE
+    options.MsgHandle = handle.msg_handle
+    md = mq.MD()
+    assert mq.Queue(qmgr, Q).get(None, md, options) == b"body"
+    assert md.Format.strip() == b""  # the RFH2 went into the handle
+    assert handle.properties.get("Property_1") == "Hello"
+    assert handle.properties.get("Count") == 42
+    assert handle.properties.get("Ratio") == 3.13
+    with pytest.raises(mq.MQMIError) as failure:
+        handle.properties.get("Missing")
+    assert failure.value.reason == C.MQRC_PROPERTY_NOT_AVAILABLE
+
+
+def test_wildcard_properties_and_delete(env: MQEnv) -> None:
+    import mqjms.ibmmq as ibmmq
+
+    qmgr = ibmmq.connect("QM1")
+    try:
+        handle = _put_with_properties(ibmmq, qmgr)
+        got = ibmmq.MessageHandle(qmgr)
+        options = ibmmq.GMO(Options=ibmmq.CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+        options.MsgHandle = got.msg_handle
+        ibmmq.Queue(qmgr, Q).get(None, ibmmq.MD(), options)
+        got.properties.dlt("Count")
+        found, opts = [], ibmmq.CMQC.MQIMPO_INQ_FIRST
+        while True:
+            try:
+                found.append(got.properties.get("usr.%", impo_options=opts))
+            except ibmmq.MQMIError as exc:
+                assert exc.reason == ibmmq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE
+                break
+            opts = ibmmq.CMQC.MQIMPO_INQ_NEXT
+        assert found == [("Hello", "Property_1"), (3.13, "Ratio")]
+        handle.dlt()
+        got.dlt()
+    finally:
+        qmgr.disconnect()
+
+
+def test_a_value_longer_than_asked_for_is_2469_with_its_length(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set("Long", "x" * 100)
+    with pytest.raises(mq.MQMIError) as failure:
+        handle.properties.get("Long")  # default max_value_length 64
+    assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_VALUE_TOO_BIG
+    length = "dataLength" if mq.__name__.endswith("pymqi") else "data_length"
+    assert getattr(failure.value, length) == 100
+    assert handle.properties.get("Long", max_value_length=100) == "x" * 100

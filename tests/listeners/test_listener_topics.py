@@ -1,0 +1,104 @@
+"""Topic listeners: ``@app.listener(topic=..., subscription=...)``, durable when named,
+shared when concurrency > 1, and seed 002's rules for asynchronous applications on the
+subscription's managed queue. On every transport that declares ``pubsub``."""
+
+from __future__ import annotations
+
+import pytest
+
+import mqjms
+from tests.listeners.helpers import wait_for
+
+pytestmark = pytest.mark.requires("pubsub")
+
+MODEL, BOQ = "LT.DMODEL", "LT.BACKOUT"
+
+
+def _models(mq, bothresh: int = 2) -> None:
+    mq.define_model(MODEL, BOTHRESH=bothresh, BOQNAME=BOQ, DEFTYPE="PERMDYN")
+    mq.define_model("LT.NMODEL", BOTHRESH=bothresh, BOQNAME=BOQ)
+    mq.define_topic("LT.ORDERS", "lt", MDURMDL=MODEL, MNDURMDL="LT.NMODEL")
+    mq.define_queue(BOQ)
+
+
+def test_a_non_durable_topic_listener_gets_what_is_published_while_it_runs(
+    mq, make_worker, seen
+) -> None:
+    app = make_worker()
+
+    @app.listener(topic="lt/prices/#")
+    def prices(msg: mqjms.Message) -> None:
+        seen.add((msg.body, msg.jms_destination))
+
+    with app:
+        wait_for(lambda: all(a.source for a in app.activity()), what="subscribed")
+        mq.publish("lt/prices/eu", "EUR")
+        mq.publish("lt/stock/eu", "not for prices")
+        mq.publish("lt/prices/us", "USD")
+        wait_for(lambda: len(seen) == 2, what="two prices")
+    assert sorted(seen.items) == [("EUR", None), ("USD", None)]
+
+
+def test_a_named_subscription_is_durable_and_poison_goes_to_the_models_boqname(
+    mq, make_worker, seen
+) -> None:
+    # seed 002: the managed queue inherits BOTHRESH and BOQNAME from MDURMDL; a listener's
+    # poison message is requeued outside the unit of work of delivery, never delivered
+    _models(mq, bothresh=2)
+    app = make_worker(client_id="lt-svc")
+
+    @app.listener(topic="lt/orders/#", subscription="shipper")
+    def ship(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+        if msg.body == "bad":
+            raise ValueError("cannot ship")
+
+    [managed] = mq.subscribe(app)  # the durable subscription exists before the worker runs
+    mq.publish("lt/orders/1", "good")
+    mq.publish("lt/orders/2", "bad")
+    summary = mq.run_until_idle(app)
+    assert summary.committed == 1 and summary.backed_out == 2 and summary.moved == 1
+    assert summary.destinations() == {BOQ: 1}
+    assert seen.items.count("bad") == 2  # BackoutCount 0 and 1 delivered, 2 >= BOTHRESH
+    [moved] = mq.browse(BOQ)
+    assert moved.body == "bad" and moved.md.BackoutCount == 0
+    assert moved.properties["mqjms_failure_exception"] == "builtins.ValueError"
+    assert mq.depth(managed) == 0
+    # still subscribed while the worker is down: publications wait for it (on the managed
+    # queue; on a STOMP broker in its durable subscription, moved there when it is back)
+    mq.publish("lt/orders/3", "later")
+    assert mq.run_until_idle(app).committed == 1
+    assert seen.items[-1] == "later"
+
+
+def test_concurrency_above_one_shares_one_subscription(mq, make_worker, seen) -> None:
+    app = make_worker(client_id="lt-pool")
+
+    @app.listener(topic="lt/work", subscription="pool", concurrency=3)
+    def work(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+
+    [managed] = mq.subscribe(app)
+    for i in range(9):
+        mq.publish("lt/work", f"job {i}")
+    summary = mq.run_until_idle(app)
+    assert summary.committed == 9
+    assert sorted(seen.items) == sorted(f"job {i}" for i in range(9))  # each once
+    sources = {a.source for a in app.activity()}
+    assert sources <= {managed, ""}
+
+
+def test_a_topic_listener_needs_a_topic_or_a_queue_not_both() -> None:
+    app = mqjms.Worker("embedded:///nowhere")
+
+    def handle(msg: mqjms.Message) -> None: ...
+
+    with pytest.raises(ValueError, match="not both"):
+        app.listener("Q", topic="t")(handle)
+    with pytest.raises(ValueError, match="subscription="):
+        app.listener("Q", subscription="s")(handle)
+    with pytest.raises(ValueError, match="give a queue"):
+        app.listener()(handle)
+    app.listener(topic="t/#", subscription="s", concurrency=2)(handle)
+    [listener] = app.listeners
+    assert listener.queue == "topic://t/#" and listener.durable and listener.shared

@@ -1,0 +1,128 @@
+"""MQSC for topics and subscriptions, and ``mqjms publish``, on the embedded queue manager."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqjms.cli import main
+from mqjms.mq import C
+from mqjms.qmgr import QueueManager
+from mqjms.qmgr.mqsc import CommandResult, run_script
+
+
+def mqsc(qm: QueueManager, script: str) -> list[CommandResult]:
+    return list(run_script(qm, script))
+
+
+def ok(qm: QueueManager, script: str) -> list[CommandResult]:
+    results = mqsc(qm, script)
+    failed = [(r.command, r.error) for r in results if not r.ok]
+    assert not failed, failed
+    return results
+
+
+def test_define_display_alter_delete_topic(qm: QueueManager) -> None:
+    ok(
+        qm,
+        """
+        DEFINE QMODEL(ORDERS.MODEL) DEFTYPE(PERMDYN) BOTHRESH(3) BOQNAME(ORDERS.BO)
+        DEF TOPIC(ORDERS) TOPICSTR('orders') MDURMDL(ORDERS.MODEL) DEFPSIST(YES) +
+            DESCR('all orders')
+        DEFINE TOPIC(ORDERS.EU) TOPICSTR('orders/eu') PUB(DISABLED) DEFPRTY(5)
+        """,
+    )
+    [shown] = ok(qm, "DISPLAY TOPIC(ORDERS) ALL")
+    assert shown.objects == [
+        {
+            "TOPIC": "ORDERS",
+            "TYPE": "LOCAL",
+            "TOPICSTR": "orders",
+            "DESCR": "all orders",
+            "MDURMDL": "ORDERS.MODEL",
+            "MNDURMDL": "",
+            "DEFPSIST": "YES",
+            "DEFPRTY": "ASPARENT",
+            "PUB": "ASPARENT",
+            "SUB": "ASPARENT",
+            "DURSUB": "ASPARENT",
+        }
+    ]
+    assert "   MNDURMDL( )" in shown.render()
+    [filtered] = ok(qm, "DISPLAY TOPIC(*) WHERE(PUB EQ DISABLED)")
+    assert [o["TOPIC"] for o in filtered.objects] == ["ORDERS.EU"]
+    ok(qm, "ALTER TOPIC(ORDERS.EU) PUB(ASPARENT)")
+    assert qm.display_topics("ORDERS.EU", ["PUB"])[0]["PUB"] == "ASPARENT"
+    ok(qm, "DELETE TOPIC(ORDERS.EU)")
+    assert [t["TOPIC"] for t in qm.display_topics("*")] == ["ORDERS", "SYSTEM.BASE.TOPIC"]
+
+
+def test_topic_errors_say_what_was_wrong(qm: QueueManager) -> None:
+    ok(qm, "DEFINE TOPIC(T1) TOPICSTR('t')")
+    cases = {
+        "DEFINE TOPIC(T2) TOPICSTR('t')": C.MQRCCF_TOPICSTR_ALREADY_EXISTS,
+        "DEFINE TOPIC(T1) TOPICSTR('t')": C.MQRCCF_OBJECT_ALREADY_EXISTS,
+        "DEFINE TOPIC(T3)": C.MQRCCF_ATTR_VALUE_ERROR,  # TOPICSTR is required
+        "ALTER TOPIC(T1) TOPICSTR('u')": C.MQRCCF_PARM_CONFLICT,
+        "DELETE TOPIC(SYSTEM.BASE.TOPIC)": C.MQRCCF_OBJECT_IN_USE,
+        "ALTER TOPIC(SYSTEM.BASE.TOPIC) MDURMDL(' ')": C.MQRCCF_ATTR_VALUE_ERROR,
+        "DEFINE TOPIC(T4) TOPICSTR('x') DEFPSIST(MAYBE)": C.MQRCCF_ATTR_VALUE_ERROR,
+        "DEFINE TOPIC(T5) TOPICSTR('x') NOSUCH(1)": C.MQRCCF_PARM_SYNTAX_ERROR,
+        "DISPLAY TOPIC(NONE)": C.MQRC_UNKNOWN_OBJECT_NAME,
+    }
+    for command, reason in cases.items():
+        [result] = mqsc(qm, command)
+        assert result.error is not None and result.error.reason == reason, command
+
+
+def test_system_base_topic_holds_the_defaults(qm: QueueManager) -> None:
+    # seed 002: MDURMDL defaults to SYSTEM.DURABLE.MODEL.QUEUE, MNDURMDL to
+    # SYSTEM.NDURABLE.MODEL.QUEUE
+    [base] = qm.display_topics("SYSTEM.BASE.TOPIC")
+    assert base["TOPICSTR"] == ""
+    assert base["MDURMDL"] == "SYSTEM.DURABLE.MODEL.QUEUE"
+    assert base["MNDURMDL"] == "SYSTEM.NDURABLE.MODEL.QUEUE"
+
+
+def test_define_display_delete_sub_and_tpstatus(qm: QueueManager) -> None:
+    ok(
+        qm,
+        """
+        DEFINE QLOCAL(WATCH.Q)
+        DEFINE TOPIC(PRICES) TOPICSTR('prices') DEFPSIST(YES)
+        DEFINE SUB('JMS:svc:watch') TOPICSTR('prices/#') DESTCLAS(MANAGED)
+        DEFINE SUB(PROVIDED) TOPICOBJ(PRICES) TOPICSTR('eu') DEST(WATCH.Q) USERDATA('mine')
+        """,
+    )
+    [shown] = ok(qm, "DISPLAY SUB(*) DEST DURABLE DESTCLAS TOPICSTR")
+    by_name = {o["SUBNAME"]: o for o in shown.objects}
+    assert by_name["PROVIDED"]["DEST"] == "WATCH.Q"
+    assert by_name["PROVIDED"]["TOPICSTR"] == "prices/eu"
+    assert by_name["PROVIDED"]["DESTCLAS"] == "PROVIDED"
+    managed = str(by_name["JMS:svc:watch"]["DEST"])
+    assert managed.startswith("SYSTEM.MANAGED.DURABLE.")
+    assert by_name["JMS:svc:watch"]["DURABLE"] == "YES"  # administrative ones are durable
+    [status] = ok(qm, "DISPLAY TPSTATUS('prices/eu')")
+    assert status.objects[0]["ADMIN"] == ""
+    assert status.objects[0]["DEFPSIST"] == "YES"  # inherited from PRICES
+    assert status.objects[0]["SUBCOUNT"] == 1
+    [tree] = ok(qm, "DISPLAY TPSTATUS('#')")
+    assert {o["TOPICSTR"] for o in tree.objects} >= {"", "prices", "prices/#", "prices/eu"}
+    [error] = mqsc(qm, "DEFINE SUB(PROVIDED) TOPICSTR('x') DEST(WATCH.Q)")
+    assert error.error is not None and error.error.reason == C.MQRCCF_SUB_ALREADY_EXISTS
+    ok(qm, "DELETE SUB('JMS:svc:watch')")
+    assert managed not in qm.queue_names()  # the managed queue goes with it
+    [error] = mqsc(qm, "DELETE SUB('JMS:svc:watch')")
+    assert error.error is not None and error.error.reason == C.MQRC_NO_SUBSCRIPTION
+
+
+def test_mqjms_publish_reaches_an_administered_subscription(
+    qm: QueueManager, embedded_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ok(qm, "DEFINE QLOCAL(WATCH.Q)\nDEFINE SUB(W) TOPICSTR('prices/#') DEST(WATCH.Q)")
+    assert main(["publish", "--url", embedded_url, "prices/eu", "--body", "EUR 1.08"]) == 0
+    msg_id = capsys.readouterr().out.strip()
+    assert len(bytes.fromhex(msg_id)) == 24
+    assert main(["publish", "--url", embedded_url, "prices/us", "--body", "x", "--count", "3"]) == 0
+    assert qm.queue_depth("WATCH.Q") == 4
+    assert main(["publish", "--url", embedded_url, "prices/#", "--body", "x"]) == 2
+    assert "MQRC_TOPIC_STRING_ERROR" in capsys.readouterr().err
