@@ -34,6 +34,7 @@ from .failures import StorageError
 _registry_lock = threading.Lock()
 _gates: dict[Path, WriteGate] = {}
 _syncs: dict[Path, GroupSync] = {}
+_users: dict[Path, int] = {}  # open connections per database, to let go with the last
 
 
 class WriteGate:
@@ -63,6 +64,11 @@ class WriteGate:
             with suppress(OSError):
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
         self._lock.release()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def _descriptor(self) -> int:
         if self._fd < 0 or self._pid != os.getpid():  # a forked child needs its own
@@ -144,6 +150,13 @@ class GroupSync:
             if fd >= 0:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
+    def close(self) -> None:
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+        if isinstance(self._counters, mmap.mmap):
+            self._counters.close()
+
     def _lock_descriptor(self) -> int:
         if self._lock_fd < 0 or self._pid != os.getpid():
             self._pid = os.getpid()
@@ -204,6 +217,31 @@ def _sync_failed(wal: Path, exc: OSError) -> StorageError:
         f"{wal}: the log could not be written to disk ({exc.strerror or exc})",
         "SQLITE_IOERR_FSYNC",
     )
+
+
+def retain(db_file: Path) -> tuple[Path, WriteGate, GroupSync]:
+    """The gate and group sync of a connection just opened on ``db_file``, with the key
+    to :func:`release` them by when it closes (the last one closes their files)."""
+    key = db_file.resolve()
+    gate, sync = gate_for(key), sync_for(key)
+    with _registry_lock:
+        _users[key] = _users.get(key, 0) + 1
+    return key, gate, sync
+
+
+def release(key: Path) -> None:
+    """A connection :func:`retain` counted has closed."""
+    with _registry_lock:
+        left = _users.get(key, 0) - 1
+        if left > 0:
+            _users[key] = left
+            return
+        _users.pop(key, None)
+        gate, sync = _gates.pop(key, None), _syncs.pop(key, None)
+    if gate is not None:
+        gate.close()
+    if sync is not None:
+        sync.close()
 
 
 def gate_for(db_file: Path) -> WriteGate:

@@ -167,8 +167,15 @@ class Database(sqlite3.Connection):
     gate: commits.WriteGate | None = None
     group_sync: commits.GroupSync | None = None
     directory: Path | None = None  # the queue manager's (resolved once), for its bells
+    commits_key: Path | None = None  # what commits.release() lets go of at close
     writing: bool = False  # a write transaction of begin_write is open
     durable: bool = False  # ... and its commit waits for an fsync
+
+    def close(self) -> None:
+        super().close()
+        key, self.commits_key = self.commits_key, None
+        if key is not None:
+            commits.release(key)  # the last connection closes the shared files
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -225,8 +232,8 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
             # one (commits.GroupSync): what synchronous=FULL does, one fsync per group
             db.execute("PRAGMA synchronous=NORMAL")
             db.synchronous = "NORMAL"
-            db.gate, db.group_sync = commits.gate_for(path), commits.sync_for(path)
-            db.directory = path.resolve().parent
+            db.commits_key, db.gate, db.group_sync = commits.retain(path)
+            db.directory = db.commits_key.parent
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("PRAGMA busy_timeout=30000")
     except BaseException:

@@ -7,6 +7,7 @@ The other processes run ``python -m tests.qmgr.qmgr_child`` (in this folder).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import socket
@@ -181,3 +182,23 @@ def test_closing_the_queue_manager_takes_its_bell_down(qm: QueueManager) -> None
     assert os.listdir(bells_dir) == []
     thread.join(10)
     assert not thread.is_alive()
+
+
+def test_closing_the_queue_manager_closes_the_files_of_group_commit(qmgr_dir: Path) -> None:
+    # a process opening queue manager after queue manager (a test session: hundreds) must
+    # not keep write.lock, sync.lock and commits.seq open for each: past 1024 descriptors,
+    # select() fails in the libraries that still use it
+    def open_files() -> list[str]:
+        names = []
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                names.append(os.readlink(f"/proc/self/fd/{fd}"))
+        return [n for n in names if n.startswith(str(qmgr_dir.resolve()))]
+
+    qm = QueueManager(qmgr_dir)
+    qm.define_queue("QLOCAL", "GC.FILES")
+    conn = qm.connect("gc-files")
+    conn.put("GC.FILES", PERSISTENT, b"durable")
+    assert any(name.endswith("sync.lock") for name in open_files())
+    qm.close()
+    assert open_files() == []
