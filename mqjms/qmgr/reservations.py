@@ -87,7 +87,7 @@ def _next_seqs(db: sqlite3.Connection, owner: str, count: int) -> int:
 
 
 def reserve(
-    db: sqlite3.Connection, queue: str, owner: str, limit: int, priority_order: bool, now: float
+    db: sqlite3.Connection, queue: str, owner: str, limit: int, now: float
 ) -> tuple[int, list[messages.StoredMessage]]:
     """Reserve up to ``limit`` available messages of ``queue`` (an underlying local queue)
     for ``owner``; returns how many, and the expired ones met on the way
@@ -100,9 +100,8 @@ def reserve(
     taken = 0
     expired: list[messages.StoredMessage] = []
     uow = owner_uow(owner)
-    order = _PRIORITY_ORDER if priority_order else _FIFO_ORDER
     while taken < limit:
-        rows = db.execute(order, (queue, limit - taken)).fetchall()
+        rows = db.execute(_DELIVERY_ORDER, (queue, limit - taken)).fetchall()
         if not rows:
             break
         live = [int(mid) for mid, expires in rows if not messages.is_expired(expires, now)]
@@ -127,15 +126,12 @@ def reserve(
     return taken, expired
 
 
-# the orders of delivery.next_message, as one walk of the same (partial) index: SQLite
-# uses it only when the query says ``state = 0`` literally
-_PRIORITY_ORDER = (
+# delivery.next_message's order (FIFO queues store every message at one priority), as one
+# walk of the same partial index: SQLite uses it only when the query says ``state = 0``
+# literally
+_DELIVERY_ORDER = (
     "SELECT id, expires FROM messages INDEXED BY messages_priority"
     f" WHERE queue = ? AND state = {store.AVAILABLE} ORDER BY priority DESC, id LIMIT ?"
-)
-_FIFO_ORDER = (
-    "SELECT id, expires FROM messages INDEXED BY messages_fifo"
-    f" WHERE queue = ? AND state = {store.AVAILABLE} ORDER BY id LIMIT ?"
 )
 
 
@@ -146,7 +142,7 @@ def _stored(db: sqlite3.Connection, ids: Sequence[int]) -> list[messages.StoredM
 
 _SELECT = (
     "SELECT r.seq, r.tag, m.id, m.queue, m.priority, m.persistent, m.expires, m.backout,"
-    " m.md, m.data FROM reservations r JOIN messages m ON m.id = r.message"
+    " m.md, m.data, m.msg_id, m.correl_id FROM reservations r JOIN messages m ON m.id = r.message"
 )
 
 

@@ -30,8 +30,7 @@ class Reserving(ConnectionState):
             with self._writing() as tx:
                 base = catalog.require(tx.db, handle.resolved_name)
                 check_get_allowed(base, base)
-                priority = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
-                _, expired = reservations.reserve(tx.db, base.name, owner, limit, priority, tx.now)
+                _, expired = reservations.reserve(tx.db, base.name, owner, limit, tx.now)
                 if expired:  # seed 000: never returned; discarded as a get would
                     expiry.discard(tx, expired)
                 return reservations.last_seq(tx.db, owner)
