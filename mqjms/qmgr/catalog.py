@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mqjms.mq import constants as C
 from mqjms.semantics import definitions
@@ -43,9 +44,15 @@ def _parsed(raw: str) -> Attrs:
 
 
 def load(db: sqlite3.Connection, name: str) -> QueueRow | None:
-    row = db.execute(
-        "SELECT name, qtype, attrs, depth, deftype, owner FROM queues WHERE name = ?", (name,)
-    ).fetchone()
+    return from_row(
+        db.execute(
+            "SELECT name, qtype, attrs, depth, deftype, owner FROM queues WHERE name = ?", (name,)
+        ).fetchone()
+    )
+
+
+def from_row(row: tuple[Any, ...] | None) -> QueueRow | None:
+    """A QueueRow from the six columns :func:`load` selects (None for no row)."""
     if row is None:
         return None
     return QueueRow(row[0], row[1], dict(_parsed(row[2])), int(row[3]), row[4], row[5])
@@ -70,7 +77,7 @@ def resolve_for_put(db: sqlite3.Connection, name: str) -> tuple[QueueRow, QueueR
         if row is None:
             return None
         qmgr_attrs.append(row[6])
-        return QueueRow(row[0], row[1], dict(_parsed(row[2])), int(row[3]), row[4], row[5])
+        return from_row(row[:6])
 
     named, base = definitions.resolve(name, lookup)
     return named, base, qmgr_attrs[0]

@@ -52,7 +52,7 @@ def test_a_put_reads_the_queue_and_the_qmgr_attributes_in_one_statement(
     assert len(put) == 6, put
     assert not any(s.startswith("SELECT value FROM meta") for s in put), put
     get = traced(conn, lambda: conn.get(handle, syncpoint=True))
-    assert len(get) == 5, get  # BEGIN, the queue's row, the message, UPDATE (lock), COMMIT
+    assert len(get) == 4, get  # BEGIN, the queue's row with its head message, UPDATE, COMMIT
     commit = traced(conn, conn.commit)
     assert len(commit) == 5, commit  # BEGIN, DELETE (+2 trigger), COMMIT
     conn.disconnect()
@@ -90,4 +90,26 @@ def test_a_put_through_an_alias_reads_the_alias_then_its_target(qm: QueueManager
     with pytest.raises(MQError) as err:
         conn.put(handle, MQMD(), b"x" * 32_769)
     assert err.value.reason == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+    conn.disconnect()
+
+
+def test_a_get_inhibited_by_another_connection_is_refused_at_once(
+    qm: QueueManager, tmp_path: Path
+) -> None:
+    # a plain get reads the queue's row with its first message, inside its transaction:
+    # GET(DISABLED) from elsewhere applies to the next get, and the message stays
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for body in (b"one", b"two"):
+        conn.put(handle, MQMD(), body)
+    assert conn.get(handle)[1] == b"one"
+    other = QueueManager(tmp_path / "qm")
+    other.alter_queue(QUEUE, {"GET": "DISABLED"})
+    with pytest.raises(MQError) as err:
+        conn.get(handle)
+    assert err.value.reason == C.MQRC_GET_INHIBITED
+    other.alter_queue(QUEUE, {"GET": "ENABLED"})
+    assert conn.get(handle)[1] == b"two"
+    assert conn.get(handle) is None  # an empty queue: the row alone, no message
+    other.close()
     conn.disconnect()
