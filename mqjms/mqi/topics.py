@@ -87,9 +87,7 @@ class Topic:
             )
 
     def _create_desc(self) -> Any:
-        od = self.FLAVOUR.structure(
-            "OD", ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4
-        )
+        od = self.FLAVOUR.structure("OD", ObjectType=CMQC.MQOT_TOPIC, Version=CMQC.MQOD_VERSION_4)
         if self.topic_name:
             od["ObjectName"] = self.topic_name
         if self.topic_string:
