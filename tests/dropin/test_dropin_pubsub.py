@@ -177,3 +177,12 @@ def test_subrq_has_no_retained_publication_to_send(mq, env: MQEnv, qmgr, topic) 
     assert failure.value.reason == mq.CMQC.MQRC_NO_RETAINED_MSG
     assert sro.NumPubs == 0
     sub.close()
+
+
+def test_put1_to_a_topic_publishes(mq, env: MQEnv, qmgr, topic) -> None:
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    od = mq.OD(ObjectType=mq.CMQC.MQOT_TOPIC, Version=mq.CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    qmgr.put1(od, b"one shot")
+    assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"one shot"
+    sub.close()
