@@ -7,9 +7,11 @@ without it answers MQRC_FUNCTION_NOT_SUPPORTED 2298). The program's MQSD becomes
 MQCHARV strings ObjectString, SubName and SubUserData, SubCorrelId, PubPriority); MQSUB
 returns two handle numbers as the MQI does: the queue to MQGET publications from (a
 managed queue's, registered here, or the program's own for a provided queue) and the
-hsub. Gets from a managed queue go through :mod:`.getting` like any other, so seed 002
-screens them there: BackoutCount is counted on the managed queue, whose BOTHRESH and
-BOQNAME were inherited from the model queue (MDURMDL/MNDURMDL) when it was created.
+hsub, and writes the subscription's durability and destination class into the MQSD's
+Options (MQ's output for MQSO_RESUME). Gets from a managed queue go through
+:mod:`.getting` like any other, so seed 002 screens them there: BackoutCount is counted
+on the managed queue, whose BOTHRESH and BOQNAME were inherited from the model queue
+(MDURMDL/MNDURMDL) when it was created.
 
 Closing the hsub closes the managed queue's handle with it (the contract's
 ``close_subscription``), and its number is forgotten: a non-durable subscription's
@@ -18,6 +20,7 @@ managed queue is gone then, and a durable one's is reached again by MQSO_RESUME.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, cast
 
 from mqjms.logs import get_logger
@@ -25,7 +28,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Capability, Connection
-from mqjms.semantics.pubsub import Subscribes, SubscriptionDescriptor
+from mqjms.semantics.pubsub import Subscribes, Subscription, SubscriptionDescriptor
 
 from . import fields
 from .hconn import Hconn
@@ -69,27 +72,23 @@ def descriptor(sd: Any) -> SubscriptionDescriptor:
 def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tuple[int, int]:
     """MQSUB: (the number of the queue handle to get publications from, the hsub).
 
-    ``queue_number`` is MQSUB's Hobj: MQHO_NONE with MQSO_MANAGED, else a queue the
-    program opened for its publications (2019 when it gives none)."""
+    ``queue_number`` is MQSUB's Hobj: MQHO_NONE with MQSO_MANAGED (or to resume a
+    subscription as it was made), else a queue the program opened for its publications
+    (2019 when the subscription needs one and it gives none)."""
     wanted = descriptor(sd)
     with hconn.call() as conn:
         calls = publisher(conn)
         queue = None
-        if not wanted.managed:
-            if queue_number == CMQC.MQHO_NONE:
-                raise failed(
-                    C.MQRC_HOBJ_ERROR,
-                    "a subscription without MQSO_MANAGED needs the handle of the queue "
-                    "its publications go to",
-                )
+        if not wanted.managed and queue_number != CMQC.MQHO_NONE:
             queue = hconn.object(queue_number).queue
-        subscription = calls.subscribe(wanted, queue)
+        subscription = calls.subscribe(wanted, queue)  # 2019 when it needs a queue
         if subscription.managed:
             managed = subscription.handle
             number = hconn.add_object(managed.resolved_name, managed.options, managed).number
         else:
             number = queue_number
         hsub = hconn.add_subscription(subscription)
+        _write_back(sd, subscription)
     log.debug(
         "mqi.subscribed",
         topic=subscription.topic_string,
@@ -99,6 +98,18 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
         hconn=hconn.number,
     )
     return number, hsub
+
+
+def _write_back(sd: Any, subscription: Subscription) -> None:
+    """MQSUB's output in the MQSD: the Options of the subscription made or resumed (a
+    program that resumed with MQSO_RESUME alone learns whether it is durable, managed)."""
+    options = fields.option(sd, "Options") & ~(CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
+    if subscription.durable:
+        options |= CMQC.MQSO_DURABLE
+    if subscription.managed:
+        options |= CMQC.MQSO_MANAGED
+    with contextlib.suppress(AttributeError, KeyError, TypeError):
+        sd["Options"] = options
 
 
 def close_subscription(
