@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Benchmark: the mqjms Spark source into a noop sink against a plain get loop of the same
-queue.
+queue; listeners on Spark against a Worker.
 
-    python3 bench/spark.py [--messages N] [--batch B] [--rounds R] [--quick] [--json]
+    python3 bench/spark.py [--messages N] [--batch B] [--listener-messages L] [--rounds R]
+                           [--quick] [--json]
 
 In interleaved rounds (the disk's fsync time probed before each round), on one embedded
 queue manager in a fresh temporary directory and one ``local[2]`` Spark session (started
@@ -15,20 +16,36 @@ once, not timed), each contender consumes ``N`` non-persistent messages, loaded 
   (every micro-batch but the first, by Spark's own progress reports).
 
 The figure is source / plain per round (target >= 0.8), and the source's rate (target >=
-30,000 rows/s). Needs ``mqjms[spark]``; without pyspark it says so and exits 0. Targets are
-information; the exit status is 0 unless the benchmark broke.
+30,000 rows/s).
+
+Then, in rounds of their own, the same no-op ``@app.listener`` drains ``L`` messages:
+
+* **worker**: ``mqjms.Worker`` (concurrency 1) in this process, from start to the last
+  commit;
+* **listener**: ``mqjms.spark.run(app, spark, available_now=True)``, from the call to its
+  return (the query's start and Spark's fixed cost per micro-batch included: that is what
+  a user waits for).
+
+No target: the figure says what Spark's fixed costs amount to against a Worker on one
+machine. ``--quick`` (CI) runs in about half a minute. Needs ``mqjms[spark]``; without
+pyspark it says so and exits 0. Targets are information; the exit status is 0 unless the
+benchmark broke.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import mqjms
 from bench._common import (
     FsyncProbe,
     Report,
@@ -40,9 +57,12 @@ from bench._common import (
     quiet_logging,
     scratch_dir,
 )
+from mqjms.listeners import Worker
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, embedded
+
+REPO = Path(__file__).resolve().parent.parent
 
 QUEUE = "BENCH.IN"
 TARGET_RATIO = ">= 0.8"
@@ -96,6 +116,7 @@ def spark_source(spark: Any, url: str, count: int, batch: int, checkpoint: Path)
         .start()
     )
     query.awaitTermination()
+    release_last_batch(url, query)
     progress = [p for p in query.recentProgress if p["numInputRows"]]
     # at least once into the noop sink: a micro-batch retried (``spark.batch_split``) reads
     # its messages again, so there may be more rows than messages, never fewer
@@ -107,6 +128,64 @@ def spark_source(spark: Any, url: str, count: int, batch: int, checkpoint: Path)
     return Sample(seconds, operations=rows)
 
 
+def release_last_batch(url: str, query: Any) -> None:
+    """Spark commits a source range one batch late: the run's last batch stays reserved
+    on the queue (and counted in its depth) unless released, as ``mqjms.spark.run`` does
+    after an AvailableNow run."""
+    from mqjms.spark.options import SourceOptions
+
+    end = query.lastProgress["sources"][0]["endOffset"]
+    seq = int((json.loads(end) if isinstance(end, str) else end)["seq"])
+    conn = connect(url, "bench-release")
+    staging = SourceOptions.parse({"url": url, "queue": QUEUE}, streaming=True).open_staging(conn)
+    try:
+        staging.release(seq)
+    finally:
+        staging.close()
+        conn.disconnect()
+
+
+def noop(msg: mqjms.Message) -> None:
+    """The listener both runners call: the cost measured is theirs, not the listener's."""
+
+
+def worker_app(url: str, appl_name: str) -> Worker:
+    app = Worker(url, appl_name=appl_name, shutdown_timeout=10)
+    app.get_wait = 0.05  # an idle consumer notices the stop soon
+    app.listener(QUEUE)(noop)
+    return app
+
+
+def worker_drain(url: str, count: int) -> Sample:
+    """A Worker on this machine, from its start to its ``count``-th commit."""
+    fill(url, count)
+    app = worker_app(url, "bench-worker")
+    with clock() as took:
+        app.start()
+        while app.stats.committed < count and app.error is None:
+            time.sleep(0.001)
+    app.stop()
+    if app.stats.committed != count:
+        raise RuntimeError(f"worker: {app.stats.committed} of {count} ({app.error!r})")
+    return Sample(took().seconds, operations=count)
+
+
+def spark_listener(spark: Any, url: str, count: int, batch: int, checkpoint: Path) -> Sample:
+    """``mqjms.spark.run(..., available_now=True)``, from the call to its return."""
+    import mqjms.spark
+
+    fill(url, count)
+    app = worker_app(url, "bench-listener")
+    with clock() as took:
+        mqjms.spark.run(
+            app, spark, checkpoint=str(checkpoint), available_now=True, max_messages_per_batch=batch
+        )
+    left = embedded.queue_manager(url).queue_depth(QUEUE)
+    if left:
+        raise RuntimeError(f"listener: {left} of {count} messages left on {QUEUE}")
+    return Sample(took().seconds, operations=count)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/spark.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--messages", type=int, help="messages per run (default 100000; 10000 quick)")
@@ -115,13 +194,20 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         help="messages per micro-batch and per plain MQCMIT (default 10000; 2500 quick)",
     )
-    add_common_args(p, rounds=3, quick_rounds=2)
+    p.add_argument(
+        "--listener-messages",
+        type=int,
+        help="messages per listener run, Worker and Spark (default 20000; 4000 quick)",
+    )
+    add_common_args(p, rounds=3, quick_rounds=1)
     args = p.parse_args(argv)
     if args.messages is None:
-        args.messages = 10_000 if args.quick else 100_000
+        args.messages = 20_000 if args.quick else 100_000
     if args.batch is None:
-        args.batch = 2_500 if args.quick else 10_000
-    finish_args(p, args, "messages", "batch")
+        args.batch = 5_000 if args.quick else 10_000
+    if args.listener_messages is None:
+        args.listener_messages = 4_000 if args.quick else 20_000
+    finish_args(p, args, "messages", "batch", "listener_messages")
     quiet_logging()
     try:
         from pyspark.sql import SparkSession
@@ -130,6 +216,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import mqjms.spark
 
+    # executors import this module's listener by name (``bench.spark``) and this mqjms
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p
+    )
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     report = Report("spark", "the mqjms Spark source (noop sink) vs. a plain get loop")
     with scratch_dir(args.dir, "spark") as root, clock() as wall:
         url = f"embedded://{root / 'qm'}"
@@ -155,6 +246,17 @@ def main(argv: list[str] | None = None) -> int:
                 args.messages,
                 args.rounds,
                 probe,
+            )
+            listeners = Rounds.run(
+                {
+                    "worker": lambda n: worker_drain(url, n),
+                    "listener": lambda n: spark_listener(
+                        spark, url, n, args.batch, root / f"ck-{next(runs)}"
+                    ),
+                },
+                args.listener_messages,
+                args.rounds,
+                None,
             )
         finally:
             probe.close()
@@ -186,6 +288,16 @@ def main(argv: list[str] | None = None) -> int:
     report.data_only("rates.source.target", TARGET_RATE)
     report.section("ratio (per round)")
     report.ratio("ratio", "source / plain", rounds.ratio("source", "plain"), TARGET_RATIO)
+    report.section(f"listeners: a no-op listener drains {args.listener_messages:,} messages")
+    report.rate("listeners.worker", "Worker (this machine)", listeners.rate("worker"), "msgs/s")
+    report.rate(
+        "listeners.spark",
+        "mqjms.spark.run",
+        listeners.rate("listener"),
+        "msgs/s",
+        note="available_now, start to return: Spark's fixed costs included",
+    )
+    report.ratio("listeners.ratio", "Spark / Worker", listeners.ratio("listener", "worker"))
     report.metric("time_s", "time taken", round(wall().seconds, 1), "s")
     print(report.render(args.json))
     return 0

@@ -11,8 +11,13 @@ The public API is re-exported here::
 
 Importing mqjms configures no logging: its events below WARNING stay quiet until the
 application configures structlog, sets ``MQJMS_LOG_LEVEL`` or calls
-``mqjms.logs.configure()`` (see :mod:`mqjms.logs`).
+``mqjms.logs.configure()`` (see :mod:`mqjms.logs`). Nor does it load what a program may
+never use: structlog (with the first event), tenacity (with the first reconnection wait),
+asyncio (with the first ``async def`` listener), the transports other than the embedded
+one, the trigger monitor (``mqjms.TriggerMonitor``, on first access), the drop-in and Spark.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
 from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler, PoisonOutcome
@@ -46,11 +51,28 @@ from mqjms.jms import (
     TopicSubscriber,
     remaining_time_to_live,
 )
-from mqjms.listeners import Listener, Worker
+from mqjms.listeners import Listener, Worker, send
 from mqjms.mq.errors import MQError
-from mqjms.trigger import TriggerMonitor
+
+if TYPE_CHECKING:
+    from mqjms.trigger import TriggerMonitor
 
 __version__ = "0.1.0"
+
+#: Public names loaded on first access (PEP 562): name -> module.
+_LAZY = {"TriggerMonitor": "mqjms.trigger"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mqjms' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AUTO_ACKNOWLEDGE",
@@ -91,4 +113,5 @@ __all__ = [
     "Worker",
     "__version__",
     "remaining_time_to_live",
+    "send",
 ]

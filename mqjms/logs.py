@@ -21,6 +21,11 @@ them, and the application's plain ``logging`` records, as JSON or console lines.
 
 Levels by environment: ``MQJMS_LOG_LEVEL=INFO`` sets mqjms's level; a comma-separated
 list also sets levels per logger, ``MQJMS_LOG_LEVEL=WARNING,mqjms.backout=DEBUG``.
+
+structlog is imported on first need, not with mqjms (``import structlog`` loads its dev
+console and, when installed, rich: most of ``import mqjms``'s time otherwise). An event
+below the level of mqjms's quiet default is dropped before structlog is even looked at,
+so a disabled debug line costs a comparison, not a rendering.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ import os
 import sys
 import threading
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import structlog
+if TYPE_CHECKING:
+    import structlog
 
 LEVEL_ENV = "MQJMS_LOG_LEVEL"
 FORMAT_ENV = "MQJMS_LOG_FORMAT"
@@ -58,6 +64,8 @@ def configure(level: str | None = None, fmt: str | None = None, force: bool = Fa
     """Configure structlog: mqjms's renderer on standard error at ``level`` (default
     ``MQJMS_LOG_LEVEL``, else INFO), unless the application already configured structlog
     (then its configuration stays, and mqjms's events go through it) or ``force``."""
+    import structlog
+
     if _configured_by_application() and not force:
         return
     name = (level or levels_from_env()[0] or "INFO").upper()
@@ -87,6 +95,8 @@ def configure_stdlib(
     ``MQJMS_LOG_FORMAT``) with :func:`formatter`, as ``logging.basicConfig`` would.
     An application that configured structlog itself keeps its configuration unless
     ``force``."""
+    import structlog
+
     default_level, per_logger = levels_from_env()
     logging.getLogger(ROOT).setLevel(_level_number(level or default_level or "INFO"))
     for name, value in per_logger.items():
@@ -117,6 +127,8 @@ def formatter(fmt: str | None = None) -> logging.Formatter:
     """A ``logging.Formatter`` rendering structlog events and plain ``logging`` records
     alike, as JSON (``fmt="json"``) or console lines (default: ``MQJMS_LOG_FORMAT``);
     for ``logging.config.dictConfig``: ``{"()": "mqjms.logs.formatter", "fmt": "json"}``."""
+    import structlog
+
     shared: list[structlog.typing.Processor] = [
         structlog.stdlib.add_logger_name,
         structlog.stdlib.add_log_level,
@@ -154,7 +166,12 @@ def _parse_levels(text: str) -> tuple[str | None, dict[str, str]]:
 
 def _level_for(name: str, default: str) -> str:
     """The level of logger ``name``: the longest per-logger prefix, else ``default``."""
-    env_default, per_logger = levels_from_env()
+    return _level_under(name, default, os.environ.get(LEVEL_ENV, ""))
+
+
+@cache
+def _level_under(name: str, default: str, env: str) -> str:
+    env_default, per_logger = _parse_levels(env)
     best, found = -1, env_default or default
     for prefix, value in per_logger.items():
         if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best:
@@ -167,11 +184,13 @@ def _level_number(name: str) -> int:
 
 
 def _configured_by_application() -> bool:
-    return structlog.is_configured() and not _command_default
+    return _structlog_configured() and not _command_default
 
 
 def _set_configuration(**config: Any) -> None:
     global _command_default
+    import structlog
+
     structlog.configure(**config)
     _command_default = False
 
@@ -180,6 +199,8 @@ def configure_for_command(level: int, fmt: str | None = None) -> None:
     """The ``mqjms`` command's default: events at ``level`` on standard error, which an
     application (a Worker module ``mqjms run`` imports) may replace with its own."""
     global _command_default
+    import structlog
+
     structlog.configure(
         processors=_processors(fmt),
         wrapper_class=structlog.make_filtering_bound_logger(level),
@@ -192,6 +213,8 @@ def configure_for_command(level: int, fmt: str | None = None) -> None:
 def reset() -> None:
     """Back to nobody's configuration: mqjms's quiet library default applies again."""
     global _command_default
+    import structlog
+
     structlog.reset_defaults()
     _command_default = False
 
@@ -210,42 +233,65 @@ class MqjmsLogger:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._proxy: Any = structlog.get_logger(name)  # resolves the configuration lazily
+        self._proxy: Any = None  # structlog's lazy proxy, made on first use
 
     def _target(self) -> Any:
-        if structlog.is_configured():
+        if _structlog_configured():
+            if self._proxy is None:
+                import structlog
+
+                self._proxy = structlog.get_logger(self._name)  # resolves the configuration lazily
             return self._proxy
         return _library_logger(_level_for(self._name, LIBRARY_LEVEL), os.environ.get(FORMAT_ENV))
+
+    def _log(self, level: int, method: str, event: str, args: Any, kw: Any) -> Any:
+        if not _structlog_configured() and level < _LEVELS.get(
+            _level_for(self._name, LIBRARY_LEVEL).upper(), logging.WARNING
+        ):
+            return None  # below mqjms's quiet default: nothing to render, structlog untouched
+        return getattr(self._target(), method)(event, *args, **kw)
 
     def bind(self, **context: Any) -> Any:
         """A logger with ``context`` on every event, under today's configuration."""
         return self._target().bind(**context)
 
     def debug(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._target().debug(event, *args, **kw)
+        return self._log(logging.DEBUG, "debug", event, args, kw)
 
     def info(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._target().info(event, *args, **kw)
+        return self._log(logging.INFO, "info", event, args, kw)
 
     def warning(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._target().warning(event, *args, **kw)
+        return self._log(logging.WARNING, "warning", event, args, kw)
 
     def error(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._target().error(event, *args, **kw)
+        return self._log(logging.ERROR, "error", event, args, kw)
 
     def critical(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._target().critical(event, *args, **kw)
+        return self._log(logging.CRITICAL, "critical", event, args, kw)
 
     def exception(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._target().exception(event, *args, **kw)
+        return self._log(logging.ERROR, "exception", event, args, kw)
 
     def __repr__(self) -> str:
         return f"<MqjmsLogger {self._name}>"
 
 
+def _structlog_configured() -> bool:
+    """Whether anyone configured structlog; False, without importing it, when nobody
+    imported it (an application configures structlog by importing it first)."""
+    if "structlog" not in sys.modules:
+        return False
+    import structlog  # waits for another thread's import of it to finish
+
+    return bool(structlog.is_configured())
+
+
 @cache
 def _library_logger(level: str, fmt: str | None) -> Any:
     """mqjms's own bound logger at ``level``, without touching structlog's configuration."""
+    import structlog
+
     wrapper: Any = structlog.make_filtering_bound_logger(
         _LEVELS.get(level.upper(), logging.WARNING)
     )
@@ -253,6 +299,8 @@ def _library_logger(level: str, fmt: str | None) -> Any:
 
 
 def _renderer(fmt: str | None) -> structlog.typing.Processor:
+    import structlog
+
     fmt = (fmt or os.environ.get(FORMAT_ENV) or "console").lower()
     if fmt == "json":
         return structlog.processors.JSONRenderer()
@@ -260,6 +308,8 @@ def _renderer(fmt: str | None) -> structlog.typing.Processor:
 
 
 def _processors(fmt: str | None) -> list[structlog.typing.Processor]:
+    import structlog
+
     renderer = _renderer(fmt)
     return [
         structlog.contextvars.merge_contextvars,

@@ -50,7 +50,8 @@ pytest_plugins = ["mqjms.testing.plugin", "pytester"]
 
 def features_of(capabilities: frozenset[Capability], *helper: str) -> frozenset[str]:
     """A Broker's features: its transport's declared capabilities by name, and ``helper``
-    features (what the Broker helper itself can do, such as restart the broker)."""
+    features (what the Broker helper itself can do, such as restart the broker, or be
+    reached from a child process: ``processes``)."""
     return frozenset({str(capability) for capability in capabilities} | set(helper))
 
 
@@ -238,7 +239,7 @@ class EmbeddedBroker(Broker):
     (``QueueManager.restart()``, endmqm + strmqm) on a fresh instance."""
 
     name = "embedded"
-    features = features_of(QMConnection.capabilities, "restart")
+    features = features_of(QMConnection.capabilities, "restart", "processes")
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -297,13 +298,36 @@ def _stomp_broker(tmp_path: Path) -> Broker:
         pytest.skip(f"ActiveMQ cannot be installed on this machine: {exc}")
 
 
+def _mq_broker(library: str) -> Any:
+    """mq:// through the real ``library`` (tests/ibmmq: its Python layer over a stand-in for
+    its native extension, on an embedded queue manager; or MQJMS_TEST_MQ_URL's queue manager)."""
+
+    def make(tmp_path: Path) -> Broker:
+        from tests.ibmmq.brokers import mq_broker
+
+        return mq_broker(tmp_path / "broker", library)
+
+    return make
+
+
 # name -> factory; every conformance, seed 002 and JMS API test runs on each.
-BROKER_FACTORIES = {"embedded": _embedded_broker, "stomp": _stomp_broker}
+BROKER_FACTORIES = {
+    "embedded": _embedded_broker,
+    "stomp": _stomp_broker,
+    "mq-ibmmq": _mq_broker("ibmmq"),
+    "mq-pymqi": _mq_broker("pymqi"),
+}
 TRANSPORT_PARAMS = [
     pytest.param("embedded", marks=pytest.mark.embedded, id="embedded"),
     pytest.param("stomp", marks=pytest.mark.stomp, id="stomp"),
+    pytest.param("mq-ibmmq", marks=pytest.mark.ibmmq, id="mq-ibmmq"),
+    pytest.param("mq-pymqi", marks=pytest.mark.ibmmq, id="mq-pymqi"),
 ]
 EMBEDDED_ONLY = [param for param in TRANSPORT_PARAMS if param.id == "embedded"]
+#: The suites that run on mq:// too (conformance, seed 002, JMS API, listeners); the rest
+#: of the transport-parametrised tests run on embedded and STOMP.
+MQ_SUITES = ("conformance", "backout", "consumer", "listeners")
+NOT_MQ = [param for param in TRANSPORT_PARAMS if not str(param.id).startswith("mq-")]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -312,6 +336,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     (a parametrize mark of the test's own, which takes precedence over the fixture's)."""
     marker = metafunc.definition.get_closest_marker("embedded_only")
     if marker is None:
+        suite = metafunc.definition.path.parent.name
+        own = any(
+            "transport" in str(mark.args[0]).replace(" ", "").split(",")
+            for mark in metafunc.definition.iter_markers("parametrize")
+            if mark.args
+        )
+        if "transport" in metafunc.fixturenames and suite not in MQ_SUITES and not own:
+            metafunc.definition.add_marker(
+                pytest.mark.parametrize("transport", NOT_MQ, indirect=True)
+            )
         return
     if not marker.args or not str(marker.args[0]).strip():
         raise pytest.UsageError(f"{metafunc.definition.nodeid}: embedded_only needs a reason")
@@ -331,11 +365,11 @@ def transport(request: pytest.FixtureRequest) -> str:
 def broker(transport: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Broker]:
     """The Broker helper for :func:`transport`; skips tests whose ``requires`` it lacks."""
     instance = BROKER_FACTORIES[transport](tmp_path)
-    for marker in request.node.iter_markers("requires"):
-        missing = set(marker.args) - instance.features
-        if missing:
-            pytest.skip(f"{transport} transport lacks {', '.join(sorted(missing))}")
     try:
+        for marker in request.node.iter_markers("requires"):
+            missing = set(marker.args) - instance.features
+            if missing:
+                pytest.skip(f"{transport} transport lacks {', '.join(sorted(missing))}")
         yield instance
     finally:
         instance.close()

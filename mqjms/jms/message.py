@@ -9,11 +9,11 @@ TextMessage of Format MQSTR and a BytesMessage of anything else.
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 import time
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mqjms.logs import get_logger
@@ -226,7 +226,7 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
     )
     if rfh2.is_rfh2(md.Format):
         # the JMS mapping parses the folders it reads; malformed ones raise from there
-        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
+        chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
         headers, parsed = jms.parse_jms_folders(chain.folders)
         properties = dict(parsed)
         body_bytes, body_format = chain.body, chain.Format
@@ -255,10 +255,10 @@ def _is_folder(text: str, name: str) -> bool:
 
 
 def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
-    chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format, False)
+    chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
     folders = chain.folders
     mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
-    headers, _ = jms.parse_jms_folders([mcd]) if mcd else (None, {})
+    headers = (_mcd_headers if mcd and len(mcd) <= _MCD_CACHED else _mcd_parsed)(mcd)
     message = _body_message(
         headers, chain.body, chain.Format, chain.CodedCharSetId, chain.Encoding, lazy=True
     )
@@ -266,6 +266,19 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     message._acknowledge = None
     message._lazy = (folders, md, now)
     return message
+
+
+_MCD_CACHED = 200  # characters: an mcd folder up to this long is parsed once, then cached
+
+
+def _mcd_parsed(mcd: str | None) -> jms.JmsHeaders | None:
+    """The headers of the ``mcd`` folder alone (what decides the type and the body)."""
+    return jms.parse_jms_folders([mcd])[0] if mcd else None
+
+
+# A producer writes the same few mcd folders (`<mcd><Msd>jms_text</Msd></mcd>`): each is
+# parsed once. Shared: the callers only read the result.
+_mcd_headers = lru_cache(maxsize=64)(_mcd_parsed)
 
 
 def _body_message(
@@ -378,6 +391,8 @@ def _put_millis(md: MQMD) -> int:
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 62):
         return 0
     hundredths = int(clock[6:8] or 0)
+    import calendar  # here: it loads locale, which a bare import of mqjms never needs
+
     return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) * 1000 + (
         hundredths * 10
     )

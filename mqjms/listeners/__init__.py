@@ -9,6 +9,7 @@ from .activity import ConsumerActivity, Held
 from .health import Health
 from .listener import Listener
 from .runner import AppLoadError, load_app, run
+from .send import send
 from .stats import Histogram, ListenerStats, WorkerStats
 from .worker import Worker
 
@@ -25,4 +26,5 @@ __all__ = [
     "WorkerStats",
     "load_app",
     "run",
+    "send",
 ]

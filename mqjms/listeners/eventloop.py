@@ -7,13 +7,15 @@ listener with ``concurrency=N`` has at most N coroutines running at once, all on
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqjms.logs import get_logger
+
+if TYPE_CHECKING:  # asyncio is imported when a loop starts, not with mqjms
+    import asyncio
+    import concurrent.futures
 
 log = get_logger("mqjms.listeners")
 T = TypeVar("T")
@@ -34,6 +36,8 @@ class EventLoopThread:
     def start(self) -> None:
         if self._thread is not None:
             return
+        import asyncio
+
         loop = asyncio.new_event_loop()
         ready = threading.Event()
 
@@ -51,6 +55,8 @@ class EventLoopThread:
         if self.loop is None:
             coro.close()
             raise RuntimeError("the event loop is not running")
+        import asyncio
+
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -58,6 +64,7 @@ class EventLoopThread:
         loop, thread = self.loop, self._thread
         if loop is None or thread is None:
             return
+        import asyncio
 
         async def cancel_all() -> None:
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]

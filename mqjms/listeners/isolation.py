@@ -13,7 +13,10 @@ be the one. The rule, per queue (its underlying local queue) and per worker:
   keeps the turn until that message's unit of work has ended. A worker starts with its
   queues serial, since after a crash the suspects are what it will get first; a queue
   turns serial again when a consumer gets a suspect, and concurrent once a turn gets a
-  message with BackoutCount 0 while no suspect waits.
+  message with BackoutCount 0 while no suspect waits (its consumer then holds that
+  message as a concurrent one: committed with its next get, nobody waiting for it).
+* A suspect the poison flow moves (BackoutCount >= BOTHRESH) is never delivered: it is
+  screened before it would wait to run alone, and moved without waiting for anyone.
 
 The one exposure left: consumers that got suspects at the same moment, concurrently,
 hold them while waiting for their turn, so a crash of the first counts against the
@@ -93,12 +96,17 @@ class SuspectGate:
             if mine:
                 self._release()
 
-    def cleared(self) -> None:
-        """A turn got a message with BackoutCount 0: no suspect is ahead of it."""
+    def cleared(self, consumer: object) -> bool:
+        """``consumer``'s turn got a message with BackoutCount 0: no suspect is ahead of
+        it. Unless a suspect waits, the queue turns concurrent with ``consumer`` getting
+        concurrently, holding that message (True)."""
         with self._cond:
-            if not self._suspects_waiting:
-                self.serial = False
-                self._cond.notify_all()
+            if self._suspects_waiting:
+                return False
+            self.serial = False
+            self._concurrent.add(consumer)
+            self._cond.notify_all()
+            return True
 
     def _free(self) -> bool:
         """Nobody holds a message and no suspect waits: a turn may start."""

@@ -3,17 +3,20 @@
 A connection is lost when an MQI call fails with one of IBM's connection reasons
 (broken, queue manager not available or quiescing, ...) or with an OSError from the
 network. The consumer then drops it and connects again with exponential backoff and
-jitter, capped, for as long as the worker runs (tenacity drives the attempts).
+jitter, capped, for as long as the worker runs (tenacity drives the attempts; it is
+imported with the first wait, not with mqjms).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-
-import tenacity
+from typing import TYPE_CHECKING, Any
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
+
+if TYPE_CHECKING:
+    import tenacity
 
 #: MQRC reasons that mean the hconn is gone (or going): reconnect rather than retry.
 CONNECTION_REASONS = frozenset(
@@ -33,12 +36,30 @@ CONNECTION_REASONS = frozenset(
 #: credentials now may accept them later (a secret being rotated). Each attempt is logged.
 RETRIED_AT_CONNECT = frozenset({C.MQRC_NOT_AUTHORIZED})  # 2035
 
-WaitStrategy = Callable[[tenacity.RetryCallState], float]
+WaitStrategy = Callable[["tenacity.RetryCallState"], float]
+
+
+class _DefaultReconnectWait:
+    """0.2 s doubling to 30 s, plus up to 0.2 s of jitter: tenacity's strategies, made at
+    the first wait (so that importing mqjms does not import tenacity)."""
+
+    _wait: Any = None
+
+    def __call__(self, state: tenacity.RetryCallState) -> float:
+        if self._wait is None:
+            import tenacity
+
+            self._wait = tenacity.wait_exponential(multiplier=0.2, max=30.0) + (
+                tenacity.wait_random(0, 0.2)
+            )
+        return float(self._wait(state))
+
+    def __repr__(self) -> str:
+        return "DEFAULT_RECONNECT_WAIT(exponential 0.2 s to 30 s, + jitter up to 0.2 s)"
+
 
 #: The default wait between attempts: 0.2 s doubling to 30 s, plus up to 0.2 s of jitter.
-DEFAULT_RECONNECT_WAIT: WaitStrategy = tenacity.wait_exponential(
-    multiplier=0.2, max=30.0
-) + tenacity.wait_random(0, 0.2)
+DEFAULT_RECONNECT_WAIT: WaitStrategy = _DefaultReconnectWait()
 
 
 def is_connection_error(exc: BaseException) -> bool:
@@ -60,12 +81,11 @@ def reason_of(exc: BaseException) -> str:
     return exc.reason_name if isinstance(exc, MQError) else repr(exc)
 
 
-_RETRYING = tenacity.Retrying()
-
-
 def call_state(attempt_number: int, exc: BaseException | None = None) -> tenacity.RetryCallState:
     """A RetryCallState for calling a tenacity wait strategy outside a Retrying loop."""
-    state = tenacity.RetryCallState(_RETRYING, None, (), {})
+    import tenacity
+
+    state = tenacity.RetryCallState(tenacity.Retrying(), None, (), {})
     state.attempt_number = max(1, attempt_number)
     if exc is not None:
         state.set_exception((type(exc), exc, exc.__traceback__))

@@ -7,13 +7,15 @@ Per message:
 1. MQGET under syncpoint, with a short wait so that a stop request is noticed.
 2. The flow screens it *before* delivery: a poison message is never delivered (requeued
    outside any unit of work of delivery, see :mod:`mqjms.backout.listener`).
-3. Otherwise the listener function is called. It returns: commit. It raises: after the
+3. Otherwise the listener function is called. It returns: what it sent with
+   ``mqjms.send`` is put under syncpoint (:mod:`.send`), then commit. It raises: after the
    flow's retry delay (the listener's ``retry_wait``), back out (BackoutCount + 1,
    redelivered by the queue manager); a ``move_on`` exception is requeued by the flow
    at once instead.
 
 A message with BackoutCount > 0 is processed alone, apart from the queue's other
-consumers (see :mod:`.isolation`), so that a crash counts only against it.
+consumers (see :mod:`.isolation`), so that a crash counts only against it. It is screened
+first: one the flow moves at BOTHRESH is never delivered, so it waits for nobody.
 
 A lost connection is dropped and made again with backoff (see :mod:`.reconnect`); the
 cached BOTHRESH/BOQNAME are dropped with it. Nothing else ends the thread except the
@@ -22,78 +24,38 @@ worker stopping: an unexpected error is logged and the message backed out.
 
 from __future__ import annotations
 
-import concurrent.futures
 import inspect
 import threading
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
-import tenacity
-
-from mqjms.backout import (
-    FailureMemory,
-    ListenerPoisonFlow,
-    PoisonEvent,
-    PoisonHandler,
-    PoisonOutcome,
-)
+from mqjms.backout import Failure, ListenerPoisonFlow, PoisonEvent, PoisonOutcome
 from mqjms.jms.message import Message, to_message
 from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
-from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, commit_and_get
 
 from .activity import ActivityTracker
-from .eventloop import EventLoopThread
-from .isolation import SuspectGate, SuspectGates
-from .listener import Listener, PoisonCallback
+from .isolation import SuspectGate
+from .listener import Listener
 from .reconnect import (
-    WaitStrategy,
     is_connection_error,
     is_retried_at_connect,
     reason_of,
     wait_seconds,
 )
-from .stats import WorkerStats
+from .runtime import OPEN_OPTIONS, Abandoned, Runtime
+from .send import Outbox, collecting, put_sends
+
+if TYPE_CHECKING:
+    import concurrent.futures
+
+    import tenacity
 
 log = get_logger("mqjms.listeners")
-
-Connector = Callable[[str, str | None], Connection]
-OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
-
-
-@dataclass(frozen=True, slots=True)
-class Runtime:
-    """What every listener thread of one running worker shares."""
-
-    url: str = field(repr=False)  # may carry a password
-    appl_name: str | None
-    connector: Connector
-    poison: PoisonHandler
-    failures: FailureMemory
-    stats: WorkerStats
-    stopping: threading.Event
-    loop: EventLoopThread | None
-    poison_hooks: Sequence[PoisonCallback]
-    reconnect_wait: WaitStrategy
-    get_wait: float
-    on_fatal: Callable[[ListenerThread, BaseException], None]
-    suspects: SuspectGates = field(default_factory=SuspectGates)
-    client_id: str | None = None  # names topic listeners' durable subscriptions
-    #: Tells this worker's shared non-durable subscriptions from another process's.
-    instance: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
-    #: Called once a consumer's first connection is made (the worker logs
-    #: ``worker.started`` when every consumer has one).
-    on_connected: Callable[[ListenerThread], None] = lambda consumer: None
-
-
-class Abandoned(Exception):
-    """The in-flight message was backed out by a shutdown deadline: the thread ends."""
 
 
 class ListenerThread:
@@ -197,6 +159,8 @@ class ListenerThread:
         missing queue is a configuration error, raised at once); a reconnection retries
         anything. Each failed attempt is one log line: no traceback.
         """
+        import tenacity  # here: importing mqjms does not import it
+
         stopping = self.rt.stopping
 
         def retry_on(exc: BaseException) -> bool:
@@ -298,7 +262,7 @@ class ListenerThread:
                     gate.leave(self)
                     concurrent = gate.enter(self)
                     if not concurrent:
-                        self._take_turn(conn, handle, gate)
+                        concurrent = self._take_turn(conn, handle, gate)
                     continue
                 done, self._done = self._done, None
                 if done is not None:
@@ -326,10 +290,12 @@ class ListenerThread:
                 self.activity.got(got[0] if got else None)
                 if got is None:
                     continue
-                if got[0].BackoutCount > 0:  # a suspect: processed alone
+                if got[0].BackoutCount > 0:  # a suspect: screened, then processed alone
+                    if self._screen(conn, handle, got[0], got[1]):
+                        continue  # requeued (or backed out): its unit of work has ended
                     concurrent = False
                     with gate.alone(self):
-                        self._process(conn, handle, got[0], got[1])
+                        self._process(conn, handle, got[0], got[1], screened=True)
                         self._commit_done(conn)
                 else:
                     self._process(conn, handle, got[0], got[1])
@@ -339,20 +305,28 @@ class ListenerThread:
             finally:
                 gate.leave(self)
 
-    def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> None:
+    def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> bool:
         """The queue is serial: get and process one message in this thread's turn (none
-        when the queue turns concurrent or the worker stops while it waits)."""
+        when the queue turns concurrent or the worker stops while it waits).
+
+        True when the turn got a message with BackoutCount 0 and no suspect waits: the
+        queue turned concurrent, this consumer with it, and the message is processed as
+        any concurrent one (committed with the next get). Otherwise the message's unit of
+        work ends within the turn."""
         with gate.turn(self, self.rt.stopping) as mine:
             if not mine:
-                return
+                return False
             got = conn.get(handle, wait=self.rt.get_wait, syncpoint=True)
             self._errors = 0
             self.activity.got(got[0] if got else None)
-            if got is not None:
-                if got[0].BackoutCount == 0:
-                    gate.cleared()
+            if got is None:
+                return False
+            if got[0].BackoutCount > 0 or not gate.cleared(self):
                 self._process(conn, handle, got[0], got[1])
                 self._commit_done(conn)
+                return False
+        self._process(conn, handle, got[0], got[1])
+        return True
 
     def _commit_done(self, conn: Connection) -> None:
         """MQCMIT for the message whose listener returned, if one waits for it."""
@@ -371,16 +345,37 @@ class ListenerThread:
         self.poison.committed(md)
         self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
 
-    def _process(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
-        self.rt.stats.add("received", listener=self.stats)
+    def _process(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool = False
+    ) -> None:
+        """Screen ``md`` (unless :meth:`_screen` did), deliver it, and back it out on a
+        failure of ours."""
+        if not screened:
+            self.rt.stats.add("received", listener=self.stats)
         try:
-            self._process_one(conn, handle, md, data)
+            self._process_one(conn, handle, md, data, screened)
         except Abandoned:
             raise
         except Exception as exc:
             self._message_error(conn, md, exc)
         else:
             self._message_errors = 0
+
+    def _screen(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> bool:
+        """The flow's screen alone, before a suspect waits to run alone: True when the
+        message's unit of work has ended (requeued at BOTHRESH, or backed out on a failure
+        of ours), False when it is to be delivered."""
+        self.rt.stats.add("received", listener=self.stats)
+        try:
+            event = self.poison.screen(conn, handle, md, data)
+        except Exception as exc:
+            self._message_error(conn, md, exc)
+            return True
+        if event is None:
+            return False
+        self._message_errors = 0
+        self._requeued(event)
+        return True
 
     def _message_error(self, conn: Connection, md: MQMD, exc: Exception) -> None:
         """A failure of ours (not the listener's) while handling ``md``: back it out."""
@@ -417,8 +412,10 @@ class ListenerThread:
         self._message_errors += 1
         self.rt.stopping.wait(wait_seconds(self.rt.reconnect_wait, self._message_errors))
 
-    def _process_one(self, conn: Connection, handle: Handle, md: MQMD, data: bytes) -> None:
-        event = self.poison.screen(conn, handle, md, data)
+    def _process_one(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool
+    ) -> None:
+        event = None if screened else self.poison.screen(conn, handle, md, data)
         if event is not None:
             self._requeued(event)
             return
@@ -426,8 +423,11 @@ class ListenerThread:
         message = to_message(md, data, self.listener.queue, lazy=True)
         self.rt.stats.add("delivered", listener=self.stats)
         self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
-        error = self._deliver(message, md)
+        outbox = Outbox()
+        error = self._deliver(message, md, outbox)
         if error is None:
+            if outbox.sends and not self._put_sends(conn, md, outbox):
+                return  # a send failed: the message was backed out with what it had put
             self._done = md  # committed by the next get, or when the thread stops
             return
         failure, event = self.poison.failed(conn, handle, md, data, error)
@@ -446,16 +446,41 @@ class ListenerThread:
             reason=failure.message,
         )
 
-    def _deliver(self, message: Message, md: MQMD) -> BaseException | None:
-        """Call the listener (and wait ``retry_wait`` after a failure); its exception or
-        None. Raises Abandoned when a shutdown deadline backed the message out meanwhile."""
+    def _put_sends(self, conn: Connection, md: MQMD, outbox: Outbox) -> bool:
+        """Put what the listener sent (``mqjms.send``) in the message's unit of work; a
+        send that fails fails the message: backed out, with the puts made before it."""
+        try:
+            put_sends(conn, outbox)
+        except Exception as exc:
+            if is_connection_error(exc):
+                raise
+            failure = Failure.from_exception(exc, self.listener.name, self.listener.queue)
+            self.poison.failures.remember(md.MsgId, failure)
+            conn.backout()
+            self.rt.stats.add("backed_out", listener=self.stats)
+            log.warning(
+                "message.backed_out",
+                **self._ctx,
+                msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount,
+                exception_type=failure.exception_type,
+                reason=f"send failed: {failure.message}",
+                sends=len(outbox.sends),
+            )
+            return False
+        return True
+
+    def _deliver(self, message: Message, md: MQMD, outbox: Outbox) -> BaseException | None:
+        """Call the listener (and wait ``retry_wait`` after a failure), collecting its
+        sends in ``outbox``; its exception or None. Raises Abandoned when a shutdown
+        deadline backed the message out meanwhile."""
         with self._lock:
             self._delivering, self._current = True, md
         error: BaseException | None = None
         try:
             started = time.perf_counter()
             try:
-                self._call(message)
+                self._call(message, outbox)
             except BaseException as exc:  # any failure of the listener rolls the message back
                 error = exc
             self.rt.stats.processed(self.stats, time.perf_counter() - started, error is not None)
@@ -471,11 +496,12 @@ class ListenerThread:
             raise Abandoned()
         return error
 
-    def _call(self, message: Message) -> None:
+    def _call(self, message: Message, outbox: Outbox) -> None:
         fn = self.listener.fn
         if not self.listener.is_async:
-            result = fn(message)
-            if inspect.isawaitable(result):
+            with collecting(outbox):
+                result = fn(message)
+            if result is not None and inspect.isawaitable(result):
                 _close(result)
                 raise TypeError(
                     f"listener {self.listener.name} returned an awaitable: declare it async def"
@@ -483,7 +509,7 @@ class ListenerThread:
             return
         loop = self.rt.loop
         assert loop is not None, "async listeners need the worker's event loop"
-        future = loop.submit(_as_coroutine(fn(message)))
+        future = loop.submit(_collecting_in(outbox, _as_coroutine(fn(message))))
         with self._lock:
             self._future = future
             if self._aborted:
@@ -528,6 +554,11 @@ def _as_coroutine(result: Awaitable[None] | None) -> Coroutine[Any, Any, None]:
             await result
 
     return wrap()
+
+
+async def _collecting_in(outbox: Outbox, coro: Coroutine[Any, Any, None]) -> None:
+    with collecting(outbox):  # inside the task: its context is the one the listener sees
+        await coro
 
 
 def _close(awaitable: object) -> None:

@@ -54,8 +54,9 @@ from .eventloop import EventLoopThread
 from .health import Health, queue_depths, start_error
 from .listener import Listener, PoisonCallback, RetryWait
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
+from .runtime import Connector, Runtime
 from .stats import WorkerStats
-from .thread import Connector, ListenerThread, Runtime
+from .thread import ListenerThread
 
 log = get_logger("mqjms.listeners")
 

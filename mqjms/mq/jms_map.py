@@ -13,7 +13,6 @@ attribute, not in the element name.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from xml.sax.saxutils import quoteattr
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQFormatError
@@ -36,6 +35,9 @@ def build_map(entries: Mapping[str, UserPropertyValue]) -> str:
 
 
 def _attribute(name: str) -> str:
+    # imported here: xml.sax.saxutils loads urllib.request (http, email, ssl) with it
+    from xml.sax.saxutils import quoteattr
+
     quoted = quoteattr(name)
     if quoted.startswith("'"):  # IBM writes the name in double quotes
         quoted = '"' + quoted[1:-1].replace('"', "&quot;").replace("&apos;", "'") + '"'

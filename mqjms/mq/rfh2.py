@@ -432,6 +432,75 @@ def parse_chain(
     return RFH2Chain(headers, encoding, ccsid, fmt.rstrip(" \x00"), bytes(data[offset:]))
 
 
+class ChainFolders(NamedTuple):
+    """What a JMS consumer needs of an RFH2 chain: every folder in message order, and the
+    body with the Encoding, CodedCharSetId and Format that describe it."""
+
+    folders: list[str]
+    Encoding: int
+    CodedCharSetId: int
+    Format: str
+    body: bytes
+
+
+# Integer encodings (Encoding & MQENC_INTEGER_MASK) -> struct byte order, as byte_order.
+_ORDERS = {
+    C.MQENC_INTEGER_UNDEFINED: ">",
+    C.MQENC_INTEGER_NORMAL: ">",
+    C.MQENC_INTEGER_REVERSED: "<",
+}
+_STRUC_ID = MQRFH_STRUC_ID.encode("ascii")
+
+
+def chain_folders(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFolders:
+    """``parse_chain(..., check_folders=False)``'s folders and body without an RFH2 object
+    per header: a listener's per-message path. A chain it does not walk cleanly (anything
+    malformed, a UTF-16 NameValueCCSID) goes to :func:`parse_chain`, which then raises
+    exactly what it always does, or returns the same values."""
+    folders: list[str] = []
+    offset, size_of_data = 0, len(data)
+    first = (encoding, ccsid, fmt)
+    while fmt.rstrip(" \x00") == C.MQFMT_RF_HEADER_2:
+        order = _ORDERS.get(encoding & C.MQENC_INTEGER_MASK)
+        if order is None or size_of_data - offset < MQRFH_STRUC_LENGTH_FIXED_2:
+            return _parsed(data, *first)
+        strucid, version, length, enc, header_ccsid, header_fmt, _flags, nvccsid = _FIXED_STRUCTS[
+            order
+        ].unpack_from(data, offset)
+        if (
+            strucid != _STRUC_ID
+            or version != MQRFH_VERSION_2
+            or length < MQRFH_STRUC_LENGTH_FIXED_2
+            or length % 4
+            or length > size_of_data - offset
+        ):
+            return _parsed(data, *first)
+        pos, end = offset + MQRFH_STRUC_LENGTH_FIXED_2, offset + length
+        length_struct = _LENGTH_STRUCTS[order]
+        while pos < end:
+            (size,) = length_struct.unpack_from(data, pos)
+            if nvccsid != 1208 or size < 0 or size % 4 or size > end - pos - 4:
+                return _parsed(data, *first)
+            try:
+                text = bytes(data[pos + 4 : pos + 4 + size]).decode("utf-8")
+            except UnicodeDecodeError:
+                return _parsed(data, *first)
+            folders.append(text.rstrip(" \x00"))
+            pos += 4 + size
+        offset = end
+        if header_ccsid != C.MQCCSI_INHERIT:
+            ccsid = header_ccsid
+        encoding, fmt = enc, header_fmt.rstrip(b" \x00").decode("latin-1")
+    return ChainFolders(folders, encoding, ccsid, fmt.rstrip(" \x00"), bytes(data[offset:]))
+
+
+def _parsed(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFolders:
+    chain = parse_chain(data, encoding, ccsid, fmt, False)
+    return ChainFolders(
+        chain.folders, chain.Encoding, chain.CodedCharSetId, chain.Format, chain.body
+    )
+
+
 def build_chain(headers: Sequence[RFH2], body: bytes, encoding: int) -> bytes:
     """The headers then the body; ``encoding`` is the MQMD's (whose Format must be MQHRF2).
 

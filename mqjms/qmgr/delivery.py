@@ -1,12 +1,16 @@
 """Finding the next message in delivery order: what MQGET and browse read.
 
 A queue delivers by priority, then arrival (``MSGDLVSQ(PRIORITY)``), or by arrival only
-(``MSGDLVSQ(FIFO)``); the indexes ``messages_priority`` and ``messages_fifo`` hold those
-orders, of the available messages only (``state = 0``, written literally in every query:
-SQLite uses a partial index only then), so messages locked in units of work cost a get
-nothing. A browse cursor is the *key* of the last message it returned, and the next one is
-found by seeking the index just past that key (keyset pagination), so each browse step
-costs O(log depth) however deep the queue, instead of walking the index from its head.
+(``MSGDLVSQ(FIFO)``). Both are one order, the *queue's* priority (stored with each message)
+then arrival: on a FIFO queue every message is stored at the queue's DEFPRTY (seed 003
+item 14, :func:`~mqjms.semantics.put.queue_priority`), so that order is arrival order, and
+after an ALTER of MSGDLVSQ the messages already queued keep their places, as IBM MQ
+documents. One index, ``messages_priority``, serves both, of the available messages only
+(``state = 0``, written literally in every query: SQLite uses a partial index only then),
+so messages locked in units of work cost a get nothing. A browse cursor is the *key* of
+the last message it returned, and the next one is found by seeking the index just past
+that key (keyset pagination), so each browse step costs O(log depth) however deep the
+queue, instead of walking the index from its head.
 """
 
 from __future__ import annotations
@@ -20,14 +24,11 @@ from . import messages, store
 
 _FROM = f"SELECT {messages.SELECT_COLUMNS} FROM messages"
 _PRIORITY = " INDEXED BY messages_priority"
-_FIFO = " INDEXED BY messages_fifo"
 _AVAILABLE = f" WHERE queue = ? AND state = {store.AVAILABLE}"
 # a row id is reused only by a message that arrived after the one under the cursor was
 # removed: that message is after the cursor too, so ids equal to the cursor's count unless
 # the MsgId is the cursor's own
 _NOT_THE_CURSOR = " AND NOT (id = ? AND msg_id = ?)"
-# where MQMD.GroupId starts in a stored MQMD (version 2, 1-based for SQLite's substr)
-_GROUP_ID_AT = 325
 
 
 @dataclass(slots=True)
@@ -45,7 +46,6 @@ Row = tuple[object, ...]
 def next_message(
     db: sqlite3.Connection,
     queue: str,
-    priority_order: bool,
     after: Cursor | None,
     msg_id: bytes | None = None,
     correl_id: bytes | None = None,
@@ -54,15 +54,12 @@ def next_message(
     """The first available message of ``queue`` after ``after`` (from the head when None),
     matching ``msg_id``/``correl_id``/``group_id`` when given."""
     if msg_id is not None or correl_id is not None or group_id is not None:
-        return _next_matching(db, queue, priority_order, after, msg_id, correl_id, group_id)
+        return _next_matching(db, queue, after, msg_id, correl_id, group_id)
     head: list[object] = [queue]
     if after is None:
-        order = " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+        order = " ORDER BY priority DESC, id LIMIT 1"
         return db.execute(_FROM + _AVAILABLE + order, head).fetchone()  # type: ignore[no-any-return]
     not_cursor = [after.id, after.msg_id]
-    if not priority_order:
-        sql = _FROM + _FIFO + _AVAILABLE + " AND id >= ?" + _NOT_THE_CURSOR + " ORDER BY id LIMIT 1"
-        return db.execute(sql, [*head, after.id, *not_cursor]).fetchone()  # type: ignore[no-any-return]
     # the rest of the cursor's priority, then the highest priority below it: two seeks
     same = (
         _FROM
@@ -82,7 +79,6 @@ def next_message(
 def _next_matching(
     db: sqlite3.Connection,
     queue: str,
-    priority_order: bool,
     after: Cursor | None,
     msg_id: bytes | None,
     correl_id: bytes | None,
@@ -106,17 +102,13 @@ def _next_matching(
             where += " AND correl_id != zeroblob(24)"
         params.append(padded)
     if group_id is not None:
-        where += f" AND substr(md, {_GROUP_ID_AT}, 24) = ?"
+        where += " AND mq_group_id(md) = ?"
         params.append(group_id.ljust(24, b"\x00"))
     sql = _FROM + index + where
     if after is not None:
         later = "(id > ? OR (id = ? AND msg_id != ?))"
         later_params: list[object] = [after.id, after.id, after.msg_id]
-        if priority_order:
-            sql += f" AND (priority < ? OR (priority = ? AND {later}))"
-            params += [after.priority, after.priority, *later_params]
-        else:
-            sql += f" AND {later}"
-            params += later_params
-    sql += " ORDER BY priority DESC, id LIMIT 1" if priority_order else " ORDER BY id LIMIT 1"
+        sql += f" AND (priority < ? OR (priority = ? AND {later}))"
+        params += [after.priority, after.priority, *later_params]
+    sql += " ORDER BY priority DESC, id LIMIT 1"
     return db.execute(sql, params).fetchone()  # type: ignore[no-any-return]

@@ -29,7 +29,15 @@ MARKER = "qmgr.ini"
 DATABASE = "qmgr.db"
 # SQLite's companions of the database, and the queue manager's own files.
 COMPANIONS = ("-wal", "-shm", "-journal")
-OWN_FILES = ("active.lock", "startup.lock", "space.reserve", MARKER)
+OWN_FILES = (
+    "active.lock",
+    "startup.lock",
+    "write.lock",  # commits.py: the writers' turns, the shared fsyncs
+    "sync.lock",
+    "commits.seq",
+    "space.reserve",
+    MARKER,
+)
 
 
 @dataclass(frozen=True, slots=True)

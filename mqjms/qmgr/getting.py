@@ -3,9 +3,10 @@ for a message across threads and processes.
 
 A get is one write transaction; a browse one read transaction (so it works on a full disk
 and on a read-only copy) unless it must discard an expired message. A get with wait looks
-again whenever this process's doorbell rings (:mod:`.wakeup`) and, for the other
-processes' writes, when SQLite's ``data_version`` has moved, checked every
-``POLL_INTERVAL``.
+again whenever this process's doorbell rings (:mod:`.wakeup`), which the other processes'
+commits ring through this process's bell (:mod:`.bells`), and, as a fallback, when
+SQLite's ``data_version`` has moved, checked every ``BELL_POLL_INTERVAL`` (every
+``POLL_INTERVAL`` without a bell).
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ from mqjms.semantics import Browse, Handle, TruncatedMessage
 from mqjms.semantics.checks import check_get_allowed
 from mqjms.semantics.emulated import GetRequest
 
-from . import catalog, expiry, messages, store, wakeup, xmitq
+from . import bells, catalog, expiry, messages, store, wakeup, xmitq
 from .connection_state import ConnectionState
 from .delivery import Cursor, Row, next_message
 from .failures import translating
 from .transaction import Transaction
 
-POLL_INTERVAL = 0.02  # seconds between checks for messages put by other processes
+# Seconds between checks for messages put by other processes: often when this process
+# has no bell (see bells.py), rarely when it has one (a writer that does not ring, e.g. an
+# older mqjms; the recovery of a dead process's units of work).
+POLL_INTERVAL = 0.02
+BELL_POLL_INTERVAL = 0.5
 
 
 class NeedsDurability(Exception):
@@ -44,6 +49,13 @@ class Getting(ConnectionState):
     def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         wait = request.wait
         deadline = None if wait is None else time.monotonic() + wait
+        interval = POLL_INTERVAL
+        if wait != 0:
+            # the bell first, the doorbell's reading next, the first look last: no ring
+            # between them is missed
+            directory = getattr(self._db, "directory", None)
+            if directory is not None and bells.listen(directory):
+                interval = BELL_POLL_INTERVAL
         rings = wakeup.rings()
         with self._session():
             # read before the first attempt, so a put that lands just after it is not missed
@@ -59,9 +71,7 @@ class Getting(ConnectionState):
                 raise self._ended_error()
             if self.qm.recover_abandoned():
                 seen_version = -1
-            wakeup.wait(
-                rings, POLL_INTERVAL if remaining is None else min(POLL_INTERVAL, remaining)
-            )
+            wakeup.wait(rings, interval if remaining is None else min(interval, remaining))
             rings = wakeup.rings()
             with self._session():  # fails cleanly if another thread ended the connection
                 version = self._data_version()
@@ -129,7 +139,6 @@ class Getting(ConnectionState):
             else named
         )
         check_get_allowed(named, base)
-        priority_order = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
         after = self._cursors.get(handle.hobj) if request.browse is Browse.NEXT else None
         while True:
             if request.under_cursor:
@@ -138,7 +147,6 @@ class Getting(ConnectionState):
                 row = next_message(
                     db,
                     base.name,
-                    priority_order,
                     after,
                     request.msg_id,
                     request.correl_id,

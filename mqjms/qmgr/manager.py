@@ -53,7 +53,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import catalog, files, integrity, meta, recovery, store, subscriptions, topics, wakeup
+from . import bells, catalog, files, integrity, meta, recovery, store, subscriptions, topics, wakeup
 from .expiry import ExpiryScanner
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
@@ -351,6 +351,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 except MQError as exc:  # e.g. a damaged database: still let go of the rest
                     log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
         finally:
+            bells.stop(self.db_file.resolve().parent)
             with self._lock:
                 self._active.release()
                 self._db.close()

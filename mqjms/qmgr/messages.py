@@ -12,6 +12,8 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics.put import MsgIdGenerator
 from mqjms.semantics.reports import EXPIRATION, report_message
 
+from . import mdstore
+
 log = get_logger("mqjms.qmgr")
 
 make_msg_id = MsgIdGenerator()  # pid-numbered: one machine holds the queue manager
@@ -54,11 +56,11 @@ class StoredMessage:
         return md
 
 
-SELECT_COLUMNS = "id, queue, priority, persistent, expires, backout, md, data"
+SELECT_COLUMNS = "id, queue, priority, persistent, expires, backout, md, data, msg_id, correl_id"
 
 
 def from_row(row: tuple[object, ...]) -> StoredMessage:
-    mid, queue, priority, persistent, expires, backout, md_bytes, data = row
+    mid, queue, priority, persistent, expires, backout, stored_md, data, msg_id, correl_id = row
     return StoredMessage(
         id=int(mid),  # type: ignore[call-overload]
         queue=str(queue),
@@ -66,7 +68,7 @@ def from_row(row: tuple[object, ...]) -> StoredMessage:
         persistent=bool(persistent),
         expires=None if expires is None else float(expires),  # type: ignore[arg-type]
         backout=int(backout),  # type: ignore[call-overload]
-        md_bytes=bytes(md_bytes),  # type: ignore[call-overload]
+        md_bytes=mdstore.unpack(bytes(stored_md), bytes(msg_id), bytes(correl_id)),  # type: ignore[call-overload]
         data=bytes(data),  # type: ignore[call-overload]
     )
 
@@ -100,7 +102,7 @@ def insert(
             expires,
             md.MsgId,
             md.CorrelId,
-            md.pack(),
+            mdstore.pack(md.pack()),
             data,
             1 if release_on_backout else 0,
         ),

@@ -17,6 +17,8 @@ must meanwhile. A reservation gives exactly that, in the queue manager's own dat
 * :func:`take` moves one reserved message into a connection's unit of work, as a get
   under syncpoint does: a commit removes it, a backout makes it available again with
   BackoutCount + 1.
+* :func:`give_back` makes the messages numbered above some ``seq`` available again, in
+  their place (a consumer that stops gives back what it reserved and never used).
 
 The table is created on first use, so a queue manager made by an older version gains it
 without a migration.
@@ -29,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import messages, store
-from .delivery import next_message
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS reservations (
@@ -86,39 +87,62 @@ def _next_seqs(db: sqlite3.Connection, owner: str, count: int) -> int:
 
 
 def reserve(
-    db: sqlite3.Connection, queue: str, owner: str, limit: int, priority_order: bool, now: float
-) -> tuple[list[Reserved], list[messages.StoredMessage]]:
+    db: sqlite3.Connection, queue: str, owner: str, limit: int, now: float
+) -> tuple[int, list[messages.StoredMessage]]:
     """Reserve up to ``limit`` available messages of ``queue`` (an underlying local queue)
-    for ``owner``; returns them with their numbers, and the expired ones met on the way
-    (the caller discards those, as a get would: seed 000)."""
+    for ``owner``; returns how many, and the expired ones met on the way
+    (the caller discards those, as a get would: seed 000).
+
+    One walk of the delivery-order index and a few set-wise statements, however many
+    messages: a stream source reserves thousands at a time, and a get per message would
+    walk past the ones it has just reserved again and again."""
     ensure_tables(db)
-    taken: list[Reserved] = []
+    taken = 0
     expired: list[messages.StoredMessage] = []
     uow = owner_uow(owner)
-    while len(taken) < limit:
-        row = next_message(db, queue, priority_order, None)
-        if row is None:
+    while taken < limit:
+        rows = db.execute(_DELIVERY_ORDER, (queue, limit - taken)).fetchall()
+        if not rows:
             break
-        msg = messages.from_row(row)
-        if messages.is_expired(msg.expires, now):
-            expired.append(msg)
-            db.execute("UPDATE messages SET state = ? WHERE id = ?", (store.RESERVED, msg.id))
+        live = [int(mid) for mid, expires in rows if not messages.is_expired(expires, now)]
+        dead = [int(mid) for mid, expires in rows if messages.is_expired(expires, now)]
+        if dead:  # set aside (never delivered) and returned for the caller to discard
+            expired += _stored(db, dead)
+            db.executemany(
+                "UPDATE messages SET state = ? WHERE id = ?", [(store.RESERVED, i) for i in dead]
+            )
+        if not live:
             continue
-        seq = _next_seqs(db, owner, 1)
-        db.execute(
-            "UPDATE messages SET state = ?, uow = ? WHERE id = ?", (store.RESERVED, uow, msg.id)
+        first = _next_seqs(db, owner, len(live))
+        db.executemany(
+            "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
+            [(store.RESERVED, uow, i) for i in live],
         )
-        db.execute(
+        db.executemany(
             "INSERT INTO reservations (message, owner, seq, tag) VALUES (?, ?, ?, 0)",
-            (msg.id, owner, seq),
+            [(i, owner, first + n) for n, i in enumerate(live)],
         )
-        taken.append(Reserved(seq, 0, msg))
+        taken += len(live)
     return taken, expired
+
+
+# delivery.next_message's order (FIFO queues store every message at one priority), as one
+# walk of the same partial index: SQLite uses it only when the query says ``state = 0``
+# literally
+_DELIVERY_ORDER = (
+    "SELECT id, expires FROM messages INDEXED BY messages_priority"
+    f" WHERE queue = ? AND state = {store.AVAILABLE} ORDER BY priority DESC, id LIMIT ?"
+)
+
+
+def _stored(db: sqlite3.Connection, ids: Sequence[int]) -> list[messages.StoredMessage]:
+    sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE id = ?"
+    return [messages.from_row(db.execute(sql, (i,)).fetchone()) for i in ids]
 
 
 _SELECT = (
     "SELECT r.seq, r.tag, m.id, m.queue, m.priority, m.persistent, m.expires, m.backout,"
-    " m.md, m.data FROM reservations r JOIN messages m ON m.id = r.message"
+    " m.md, m.data, m.msg_id, m.correl_id FROM reservations r JOIN messages m ON m.id = r.message"
 )
 
 
@@ -154,17 +178,13 @@ def numbers(
 def release(db: sqlite3.Connection, owner: str, upto: int) -> int:
     """Remove every message reserved for ``owner`` with ``seq <= upto``; how many."""
     ensure_tables(db)
-    ids = [
-        r[0]
-        for r in db.execute(
-            "SELECT message FROM reservations WHERE owner = ? AND seq <= ?", (owner, upto)
-        ).fetchall()
-    ]
-    db.executemany(
-        "DELETE FROM messages WHERE id = ? AND state = ?", [(i, store.RESERVED) for i in ids]
+    db.execute(
+        "DELETE FROM messages WHERE state = ? AND id IN"
+        " (SELECT message FROM reservations WHERE owner = ? AND seq <= ?)",
+        (store.RESERVED, owner, upto),
     )
-    db.execute("DELETE FROM reservations WHERE owner = ? AND seq <= ?", (owner, upto))
-    return len(ids)
+    cur = db.execute("DELETE FROM reservations WHERE owner = ? AND seq <= ?", (owner, upto))
+    return int(cur.rowcount)
 
 
 def renumber(
@@ -210,13 +230,14 @@ def take(db: sqlite3.Connection, owner: str, seq: int, uow: str) -> messages.Sto
     return found.message
 
 
-def give_back(db: sqlite3.Connection, owner: str) -> int:
-    """End ``owner``'s reservation: every message it holds is available again, in its
-    place, BackoutCount unchanged; how many."""
+def give_back(db: sqlite3.Connection, owner: str, after: int = 0) -> int:
+    """Give back the messages reserved for ``owner`` with ``seq > after`` (all of them
+    by default): available again, in their place, BackoutCount unchanged; how many."""
     ensure_tables(db)
     count = db.execute(
-        "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
-        (store.AVAILABLE, owner_uow(owner), store.RESERVED),
+        "UPDATE messages SET state = ?, uow = NULL WHERE state = ? AND id IN"
+        " (SELECT message FROM reservations WHERE owner = ? AND seq > ?)",
+        (store.AVAILABLE, store.RESERVED, owner, after),
     ).rowcount
-    db.execute("DELETE FROM reservations WHERE owner = ?", (owner,))
+    db.execute("DELETE FROM reservations WHERE owner = ? AND seq > ?", (owner, after))
     return int(count)

@@ -30,8 +30,7 @@ class Reserving(ConnectionState):
             with self._writing() as tx:
                 base = catalog.require(tx.db, handle.resolved_name)
                 check_get_allowed(base, base)
-                priority = base.attrs.get("MSGDLVSQ", "PRIORITY") == "PRIORITY"
-                _, expired = reservations.reserve(tx.db, base.name, owner, limit, priority, tx.now)
+                _, expired = reservations.reserve(tx.db, base.name, owner, limit, tx.now)
                 if expired:  # seed 000: never returned; discarded as a get would
                     expiry.discard(tx, expired)
                 return reservations.last_seq(tx.db, owner)
@@ -101,14 +100,15 @@ class Reserving(ConnectionState):
             self._uow.got(msg.persistent)
         return msg.descriptor(time.time()), msg.data
 
-    def give_back_reserved(self, owner: str) -> int:
-        """End ``owner``'s reservation: its messages are available again, in place."""
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        """Give back ``owner``'s messages numbered above ``after`` (all by default): they
+        are available again, in place."""
         self._check_open()
 
         def attempt() -> int:
             with self._writing() as tx:
                 tx.wake_getters()
-                return reservations.give_back(tx.db, owner)
+                return reservations.give_back(tx.db, owner, after)
 
         with self._session():
             return self._with_room(attempt)

@@ -5,21 +5,23 @@ the writer and several processes can share it). Every MQI operation that changes
 something is one short SQLite write transaction, and a browse one read transaction (so
 it needs no write lock, and works on a full disk or a read-only copy); a unit of work is
 *logical* (rows marked with the connection's id), so no SQLite transaction is ever held
-while an application runs. No ``sqlite3`` exception leaves this module's transactions:
+while an application runs. Writers take turns and share fsyncs (:mod:`.commits`: group
+commit). No ``sqlite3`` exception leaves this module's transactions:
 each becomes a :class:`~mqjms.qmgr.failures.StorageError`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.request import pathname2url
 
-from . import failures
+from . import commits, failures, mdstore
 
-SCHEMA_VERSION = 2  # 2: the delivery-order indexes hold available messages only
+# 2: the delivery-order indexes hold available messages only; 3: one delivery-order index
+SCHEMA_VERSION = 3
 
 # Message states. A message got under syncpoint stays on its queue, invisible to others,
 # until the unit of work commits (row deleted) or backs out (state back to AVAILABLE).
@@ -139,29 +141,41 @@ CREATE INDEX IF NOT EXISTS subscribers_sub ON subscribers(sub);
 """
 
 
-# The delivery orders hold the available messages only, so a get or browse seeks straight
+# The delivery order holds the available messages only, so a get or browse seeks straight
 # to the first one, whatever number of messages are locked in units of work, reserved or
 # uncommitted (each was stepped over, one by one, by every get); a query must say
-# ``state = 0`` literally for SQLite to use them. Locking a message takes it out of them.
-# The messages in flight (state != 0, which is exactly when ``uow`` is set) are found
+# ``state = 0`` literally for SQLite to use it. Locking a message takes it out. One index
+# serves both MSGDLVSQ orders (see delivery.py): a second one cost every put and get its
+# pages. The messages in flight (state != 0, which is exactly when ``uow`` is set) are found
 # through messages_uow: by unit of work (commit, backout), and, for the per-queue questions
 # that are rare or stop at the first match (trigger conditions, CLEAR, DELETE), by a scan
-# of the messages in flight. Measured against an index over every message with the state
-# in its keys: no more log pages per message (that one wrote two), a little more CPU.
+# of the messages in flight.
 DELIVERY_INDEXES = """
-CREATE INDEX IF NOT EXISTS messages_fifo ON messages(queue, id) WHERE state = 0;
 CREATE INDEX IF NOT EXISTS messages_priority ON messages(queue, priority DESC, id)
     WHERE state = 0;
 """
 
 
 class Database(sqlite3.Connection):
-    """A connection that remembers its ``synchronous`` setting, so it is set only on change,
-    and its file, so that errors can name it."""
+    """A connection that remembers its file, so that errors can name it, and the group
+    commit it takes part in (:mod:`.commits`): the write gate it takes turns through, the
+    shared fsync its durable commits wait for, and whether its open transaction needs it."""
 
     synchronous: str = ""
     file: Path = Path("qmgr.db")
     read_only: bool = False
+    gate: commits.WriteGate | None = None
+    group_sync: commits.GroupSync | None = None
+    directory: Path | None = None  # the queue manager's (resolved once), for its bells
+    commits_key: Path | None = None  # what commits.release() lets go of at close
+    writing: bool = False  # a write transaction of begin_write is open
+    durable: bool = False  # ... and its commit waits for an fsync
+
+    def close(self) -> None:
+        super().close()
+        key, self.commits_key = self.commits_key, None
+        if key is not None:
+            commits.release(key)  # the last connection closes the shared files
 
 
 def _uri(path: Path, **params: str) -> str:
@@ -192,6 +206,7 @@ def connect_db(path: Path, *, read_only: bool = False, create: bool = True) -> D
         factory=Database,
     )
     db.file, db.read_only = path, True
+    _add_functions(db)
     db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
     return db
 
@@ -207,19 +222,29 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
         factory=Database,
     )
     db.file, db.read_only = path, read_only
+    _add_functions(db)
     try:
         if read_only:
             db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
         else:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.synchronous = "FULL"
+            # commits reach the log without an fsync; durable ones then wait for a shared
+            # one (commits.GroupSync): what synchronous=FULL does, one fsync per group
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.synchronous = "NORMAL"
+            db.commits_key, db.gate, db.group_sync = commits.retain(path)
+            db.directory = db.commits_key.parent
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("PRAGMA busy_timeout=30000")
     except BaseException:
         db.close()
         raise
     return db
+
+
+def _add_functions(db: sqlite3.Connection) -> None:
+    """The SQL functions queries use: ``mq_group_id(md)`` (see mdstore.py)."""
+    db.create_function("mq_group_id", 1, mdstore.group_id, deterministic=True)
 
 
 def has_schema(db: sqlite3.Connection) -> bool:
@@ -235,19 +260,24 @@ def create_schema(db: sqlite3.Connection) -> None:
 
 def upgrade(db: sqlite3.Connection) -> bool:
     """Bring a database an older mqjms made to this schema (version 1: delivery-order
-    indexes over every message); True when it changed. Run at open, under the start-up
-    lock."""
-    row = db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'messages_fifo'"
-    ).fetchone()
-    if row is not None and "WHERE" in str(row[0]).upper():
+    indexes over every message; 2: a second one for FIFO queues); True when it changed.
+    Run at open, under the start-up lock."""
+    indexes = dict(
+        db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
+            " AND name IN ('messages_fifo', 'messages_priority')"
+        ).fetchall()
+    )
+    partial = "WHERE" in str(indexes.get("messages_priority", "")).upper()
+    if partial and "messages_fifo" not in indexes:
         return False
     with write(db) as tx:
         tx.execute("DROP INDEX IF EXISTS messages_fifo")
-        tx.execute("DROP INDEX IF EXISTS messages_priority")
-        for statement in DELIVERY_INDEXES.strip().split(";"):
-            if statement.strip():
-                tx.execute(statement)
+        if not partial:
+            tx.execute("DROP INDEX IF EXISTS messages_priority")
+            for statement in DELIVERY_INDEXES.strip().split(";"):
+                if statement.strip():
+                    tx.execute(statement)
         tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
     return True
 
@@ -277,7 +307,22 @@ def _rollback(db: sqlite3.Connection) -> None:
 
 
 def begin_write(db: sqlite3.Connection, durable: bool = True, *, putting: bool = False) -> None:
-    """BEGIN IMMEDIATE, with the fsync setting for its commit (see :func:`write`)."""
+    """BEGIN IMMEDIATE, with the fsync setting for its commit (see :func:`write`): through
+    the connection's write gate when it has one (its durable commit then waits for the
+    group's fsync in :func:`end`), else with ``synchronous`` set for this transaction."""
+    gate = getattr(db, "gate", None)
+    if isinstance(db, Database) and gate is not None:
+        gate.acquire()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            gate.release()
+            raise failures.translate(exc, _file(db), putting=putting) from exc
+        except BaseException:
+            gate.release()
+            raise
+        db.writing, db.durable = True, durable
+        return
     try:
         mode = "FULL" if durable else "NORMAL"
         if getattr(db, "synchronous", None) != mode:
@@ -297,11 +342,41 @@ def begin_read(db: sqlite3.Connection) -> None:
         raise failures.translate(exc, _file(db)) from exc
 
 
-def end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool = False) -> None:
+def end(
+    db: sqlite3.Connection,
+    failure: BaseException | None,
+    *,
+    putting: bool = False,
+    committed: Callable[[], None] | None = None,
+) -> None:
     """End the transaction :func:`begin_write` or :func:`begin_read` began: COMMIT when
     its body ended without ``failure``, otherwise roll back. A SQLite failure, the body's
     or the commit's, is raised as a StorageError; any other failure is left to the caller
-    to re-raise."""
+    to re-raise. A durable write returns once its commit is on disk; ``committed`` runs
+    after the COMMIT, before the wait for the disk (waking the readers of what it wrote:
+    they see it then anyway)."""
+    gated = isinstance(db, Database) and db.writing
+    if not gated:
+        _end(db, failure, putting=putting)
+        if failure is None and committed is not None:
+            committed()
+        return
+    assert isinstance(db, Database) and db.gate is not None and db.group_sync is not None
+    db.writing = False
+    ticket = 0
+    try:
+        _end(db, failure, putting=putting)
+        if failure is None and db.durable:
+            ticket = db.group_sync.ticket()  # counted in commit order: the gate is held
+    finally:
+        db.gate.release()  # the next writer goes on while this one waits for the disk
+    if failure is None and committed is not None:
+        committed()
+    if ticket:
+        db.group_sync.sync(ticket)
+
+
+def _end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool) -> None:
     if failure is None:
         try:
             db.execute("COMMIT")

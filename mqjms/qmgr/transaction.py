@@ -5,7 +5,8 @@ command, the backout of a dead process's work) runs as one :class:`Transaction`:
 database handle, the queue manager it writes for, the connection whose unit of work it
 belongs to, one clock reading for every rule inside it (expiry, PutDate and PutTime,
 TRIGINT), the queue manager's attributes read at most once, and the side effects that
-must wait until COMMIT: waking the gets that wait (:mod:`.wakeup`).
+must wait until COMMIT: waking the gets that wait (:mod:`.wakeup` in this process,
+:mod:`.bells` in the others).
 
 A Transaction is its own context manager (a class, not a generator: it is entered on
 every MQI call): :func:`writing` makes one for a write transaction (BEGIN IMMEDIATE ...
@@ -20,7 +21,7 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 
-from . import meta, store, wakeup
+from . import bells, meta, store, wakeup
 
 
 class Transaction:
@@ -101,12 +102,19 @@ class Transaction:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        store.end(self.db, exc, putting=self._putting)  # raises a SQLite failure translated
+        # raises a SQLite failure translated; the gets that wait are woken as soon as the
+        # COMMIT is done (while a durable one waits for its fsync): a get that takes the
+        # message commits after this one, so its fsync covers both
+        store.end(self.db, exc, putting=self._putting, committed=self._wake if self._ring else None)
         if exc is None:
             for action in self._after:
                 action()
-            if self._ring:
-                wakeup.ring()
+
+    def _wake(self) -> None:
+        wakeup.ring()
+        directory = getattr(self.db, "directory", None)
+        if directory is not None:
+            bells.ring_others(directory)
 
 
 def writing(

@@ -3,8 +3,8 @@
 A get with wait sleeps until something may have changed: a commit, a put outside syncpoint,
 a backout, an ALTER, a unit of work ended for a dead process. Writers in this process ring
 (:func:`ring`, which a :class:`~.transaction.Transaction` does after its COMMIT); a
-waiter wakes at once. Writers in other processes are noticed by polling SQLite's
-``data_version`` (see ``getting.py``).
+waiter wakes at once. Writers in other processes ring it through this process's bell
+(:mod:`.bells`); ``getting.py`` also polls SQLite's ``data_version`` as a fallback.
 """
 
 from __future__ import annotations

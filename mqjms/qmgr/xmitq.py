@@ -30,6 +30,7 @@ from mqjms.mq import xqh
 from mqjms.mq.errors import failed
 from mqjms.mq.md import MQMD, MQMD_LENGTH_2
 
+from . import mdstore
 from .messages import remaining_tenths
 
 XMITQ = "XMITQ"
@@ -81,7 +82,7 @@ def record_arrival(db: sqlite3.Connection, row_id: int, md: MQMD, now: float) ->
     """Keep when an MQXMIT message arrived, for :func:`on_get` (nothing for others)."""
     if is_xmit(md):
         stored = md.pack() + _ARRIVAL.pack(now)  # the MQMD as messages.insert stores it
-        db.execute("UPDATE messages SET md = ? WHERE id = ?", (stored, row_id))
+        db.execute("UPDATE messages SET md = ? WHERE id = ?", (mdstore.pack(stored), row_id))
 
 
 def on_get(md: MQMD, data: bytes, md_bytes: bytes, now: float) -> bytes:

@@ -9,7 +9,7 @@ says it lacks (``@pytest.mark.requires("fifo")`` reads the same values).
 Two kinds: optional *calls* (a method or attribute the connection then has, typed by a
 protocol in :mod:`.contract`) and *behaviours* of IBM MQ that a transport may not
 reproduce. New ones are added here as transports grow (dynamic queues by name, MQSET,
-message handles: see the IBM MQ transport's plans), never probed for.
+message handles), never probed for.
 """
 
 from __future__ import annotations

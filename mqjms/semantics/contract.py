@@ -8,9 +8,9 @@ core calls it declares in ``capabilities`` (:class:`~.capabilities.Capability`),
 optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`,
 :class:`Reserves`).
 
-A transport over IBM MQ itself (``mq://``, to come) implements it directly, with no
-emulation; the embedded queue manager and the STOMP transport share the MQ rules they
-emulate through the rest of :mod:`mqjms.semantics`.
+A transport over IBM MQ itself (``mq://``, :mod:`mqjms.transport.ibmmq`) implements it
+directly, with no emulation; the embedded queue manager and the STOMP transport share the
+MQ rules they emulate through the rest of :mod:`mqjms.semantics`.
 """
 
 from __future__ import annotations
@@ -236,8 +236,9 @@ class Reserves(Protocol):
         """MQGET under syncpoint of the message reserved as ``seq``."""
         ...
 
-    def give_back_reserved(self, owner: str) -> int:
-        """End ``owner``'s reservation: its messages are available again, in place."""
+    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+        """Give back ``owner``'s messages numbered above ``after`` (all by default): they
+        are available again, in place."""
         ...
 
 

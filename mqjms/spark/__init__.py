@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .outbox import send
+from mqjms.listeners.send import send  # mqjms.send, by its earlier name
 
 if TYPE_CHECKING:
     from mqjms.listeners import Worker

@@ -12,8 +12,8 @@ from typing import Any
 
 from mqjms.backout.failure import PROPERTY_PREFIX
 from mqjms.jms.message import TextMessage, from_mq
+from mqjms.mq import ccsid, rfh2
 from mqjms.mq import constants as C
-from mqjms.mq import rfh2
 from mqjms.mq.dlh import parse_dlh
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -73,6 +73,18 @@ def _jms_properties(message: Any) -> dict[str, str]:
 
 def decode(md: MQMD, data: bytes) -> tuple[bytes, str | None, dict[str, str], str | None]:
     """``(body, text, properties, error)`` of one message, never raising."""
+    if not rfh2.is_rfh2(md.Format):  # no folders: the body is the bytes, text if MQSTR
+        if md.Format != C.MQFMT_STRING:
+            return data, None, {}, None
+        try:
+            return (
+                data,
+                ccsid.decode(data, md.CodedCharSetId or C.CCSID_UTF8, md.Encoding),
+                {},
+                None,
+            )
+        except Exception:
+            pass  # the JMS mapping below says why, in its own words
     payload = data
     try:
         if rfh2.is_rfh2(md.Format):

@@ -2,14 +2,19 @@
 
 Spark has no per-record skip: a batch that fails is replayed with the same range, and
 fails again. The source sees it because ``partitions(start, end)`` plans a range that was
-planned before and never committed (the ledger counts plans). Then (spark.md 6.3b):
+planned before and never completed (the ledger counts plans, and forgets a range once
+Spark asks for the batch after it). Then (spark.md 6.3b):
 
-* A range of several messages that failed: its messages become *suspects*, renumbered at
-  the tail in two halves, each half a tag of its own, and the range is emitted empty (the
-  batch commits with nothing). A range that was not yet suspect raises each message's
-  BackoutCount by one (its unit of work ended without a commit, as on MQ); a suspect half
-  that fails again is split without raising it, so innocent neighbours are never pushed
-  to BOTHRESH.
+* The first failure of an ordinary range is *replayed*: the same messages in the same
+  partitions, as Spark itself replays a batch. A crash (a kill -9 of the driver, a lost
+  executor, a query stopped mid-batch) is not the data's fault, and a replay that repeats
+  the batch exactly lets an idempotent sink skip the partitions it had committed.
+* A range of several messages that failed again (or a suspect range that failed): its
+  messages become *suspects*, renumbered at the tail in two halves, each half a tag of
+  its own, and the range is emitted empty (the batch commits with nothing). A range that
+  was not yet suspect raises each message's BackoutCount by one (its unit of work ended
+  without a commit, as on MQ); a suspect half that fails again is split without raising
+  it, so innocent neighbours are never pushed to BOTHRESH.
 * A single message that failed: BackoutCount + 1, renumbered alone.
 * Planning never puts a suspect beside other messages (:meth:`Staging.plan_end`), so
   good messages behind it keep flowing, and a suspect with BackoutCount >= BOTHRESH
@@ -37,16 +42,27 @@ def plan(
     handle: Handle,
     lo: int,
     hi: int,
+    planned: list[Meta] | None = None,
 ) -> tuple[list[Meta], list[PoisonEvent]]:
-    """What ``(lo, hi]`` emits now (runner only), and the moves made meanwhile."""
+    """What ``(lo, hi]`` emits now (runner only), and the moves made meanwhile.
+    ``planned``: the range's messages as planning the batch just read them (a batch
+    that failed before is always read again)."""
     if hi <= lo:
         return [], []
     failed_before = staging.ledger.attempt(lo, hi)
-    found = staging.metas(lo, hi)
+    found = planned if planned is not None and not failed_before else staging.metas(lo, hi)
     moves: list[PoisonEvent] = []
     if failed_before and found:
-        _isolate(staging, lo, hi, found, failed_before)
-        return [], moves
+        if failed_before == 1 and len(found) > 1 and all(m.tag == 0 for m in found):
+            log.warning(
+                "spark.batch_replayed",
+                queue=staging.queue,
+                range=f"({lo},{hi}]",
+                messages=len(found),
+            )
+        else:
+            _isolate(staging, lo, hi, found, failed_before)
+            return [], moves
     attrs = poison.thresholds(handler, conn, handle)
     if any(handler.threshold_reached(m.backout, attrs) for m in found):
         keep: list[Meta] = []

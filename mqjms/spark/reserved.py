@@ -63,3 +63,7 @@ class ReservedStaging(Staging):
 
     def taken(self, seq: int) -> None:
         """Nothing to do: the commit of the move removed the message."""
+
+    def give_back(self, conn: Connection, handle: Handle, after: int) -> int:
+        """Available again in their place, BackoutCount (and so any suspicion) kept."""
+        return int(self.conn.give_back_reserved(self.owner, after))

@@ -5,8 +5,10 @@ the ``mqjms`` source on the listener's queue (staging under the checkpoint), and
 ``foreachBatch`` that hands each message to the listener as the same ``mqjms.Message`` a
 Worker gives. Per message, as a Worker (seed 002, asynchronous delivery):
 
-* the listener returns: done; what it sent with :func:`mqjms.spark.send` is put with the
-  task's other sends in one unit of work, MsgIds derived from the message (idempotent);
+* the listener returns: done; what it sent with :func:`mqjms.send` is put with the task's
+  other sends and a commit marker in one unit of work (:mod:`.markers`), MsgIds derived
+  from the message: a replayed task finds its marker and neither calls the listeners
+  again nor sends twice;
 * it raises: a backout for that message, counted in staging (BackoutCount + 1), the
   failure remembered; the message is renumbered to run again alone later, while the rest
   of the batch completes;
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import json
 import time
 from collections.abc import Iterable, Iterator
@@ -32,14 +35,15 @@ from typing import TYPE_CHECKING, Any
 
 from mqjms.backout import BackoutAttributes, Failure, PoisonHandler
 from mqjms.jms.message import to_message
+from mqjms.listeners.send import collecting
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url
 
-from . import outbox, poison
+from . import markers, poison
+from .ids import derived_msg_id
 from .options import SourceOptions, safe_name
-from .sink import derived_msg_id, put_all
 
 if TYPE_CHECKING:
     from mqjms.listeners import Listener, Worker
@@ -60,40 +64,76 @@ class FailedDelivery:
     move_on: bool
 
 
+FailedRow = tuple[int, str, str, str, bool]  # a FailedDelivery as a task yields it
+
+
+@dataclass(frozen=True)
+class TaskBatch:
+    """What a task needs to know of its micro-batch to mark it: the listener's query
+    (its checkpoint, stable across restarts), the batch id and the marker queue."""
+
+    query: str
+    batch: int
+    marker_queue: str = markers.MARKER_QUEUE
+
+
 def process_partition(
-    listener: Listener, url: str, rows: Iterable[Any]
-) -> Iterator[tuple[int, str, str, str, bool]]:
+    listener: Listener, url: str, task: TaskBatch, rows: Iterable[Any]
+) -> Iterator[FailedRow]:
     """Executor side: call the listener for each message; put the sends of those that
-    succeeded in one unit of work; yield the failures."""
-    failed: list[tuple[int, str, str, str, bool]] = []
+    succeeded and the marker in one unit of work; yield the failures. A partition that
+    committed before (its marker is there) is not run again: its failures come back."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    marker = markers.Marker(
+        task.marker_queue, task.query, task.batch, context.partitionId() if context else 0
+    )
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return
+    conn = connect(url, "mqjms-spark-listener")
+    try:
+        done = markers.find(conn, url, marker)
+    finally:
+        conn.disconnect()
+    if done is None:
+        failed, sends = _run_listener(listener, itertools.chain((first,), rows))
+        done = markers.put_once(
+            url, marker, sends, {"failed": failed}, appl_name="mqjms-spark-listener"
+        )
+    else:
+        log.info("spark.partition_skipped", queue=listener.queue, batch=task.batch)
+    for values in done.get("failed", []):
+        seq, msg_id, exception_type, message, move_on = values
+        yield int(seq), str(msg_id), str(exception_type), str(message), bool(move_on)
+
+
+def _run_listener(
+    listener: Listener, rows: Iterable[Any]
+) -> tuple[list[FailedRow], list[tuple[str, MQMD, bytes]]]:
+    """Call the listener for each row: the failures, and the sends of the successes
+    (MsgIds derived from the message and the send's place among its sends)."""
+    failed: list[FailedRow] = []
     sends: list[tuple[str, MQMD, bytes]] = []
     for row in rows:
         md = MQMD.unpack(bytes(row["mqmd"]))
         message = to_message(md, bytes(row["raw"]), listener.queue, lazy=True)
-        box = outbox.Outbox()
-        token = outbox.current.set(box)
-        try:
-            _call(listener, message)
-        except BaseException as exc:
-            failure = Failure.from_exception(exc, listener.name, listener.queue)
-            failed.append(
-                (
-                    int(row["seq"]),
-                    md.MsgId.hex(),
-                    failure.exception_type,
-                    failure.message,
-                    listener.moves_on(exc),
+        with collecting() as box:
+            try:
+                _call(listener, message)
+            except BaseException as exc:
+                failure = Failure.from_exception(exc, listener.name, listener.queue)
+                seq, move_on = int(row["seq"]), listener.moves_on(exc)
+                failed.append(
+                    (seq, md.MsgId.hex(), failure.exception_type, failure.message, move_on)
                 )
-            )
-            continue
-        finally:
-            outbox.current.reset(token)
-        for ordinal, (queue, out_md, data) in enumerate(box.items):
-            out_md.MsgId = derived_msg_id("send", md.MsgId.hex(), ordinal)
-            sends.append((queue, out_md, data))
-    if sends:
-        put_all(url, sends, appl_name="mqjms-spark-listener")
-    yield from failed
+                continue
+        for ordinal, item in enumerate(box.sends):
+            item.md.MsgId = derived_msg_id("send", md.MsgId.hex(), ordinal)
+            sends.append((item.queue, item.md, item.data))
+    return failed, sends
 
 
 def _call(listener: Listener, message: Any) -> None:
@@ -109,20 +149,36 @@ def _call(listener: Listener, message: Any) -> None:
 class ListenerBatch:
     """The ``foreachBatch`` function of one listener's query (runs on the driver)."""
 
-    def __init__(self, listener: Listener, options: SourceOptions, hooks: tuple[Any, ...]) -> None:
+    def __init__(
+        self, listener: Listener, options: SourceOptions, hooks: tuple[Any, ...], query: str
+    ) -> None:
         self.listener = listener
         self.options = options
         self.hooks = hooks
+        self.query = query
         self.handler = PoisonHandler()
 
     def __call__(self, frame: Any, batch_id: int) -> None:
         listener, url = self.listener, self.options.url
+        task = TaskBatch(self.query, batch_id)
         rows = frame.select("seq", "mqmd", "raw").rdd.mapPartitions(
-            lambda part: process_partition(listener, url, part)
+            lambda part: process_partition(listener, url, task, part)
         )
         failed = [FailedDelivery(*values) for values in rows.collect()]
         if failed:
             self._settle(failed, batch_id)
+        self._forget_markers(batch_id)
+
+    def _forget_markers(self, batch_id: int) -> None:
+        """Batch ``batch_id`` is done: earlier batches are never replayed, so their markers
+        go (this batch's stay: a crash before Spark records it replays it)."""
+        conn = connect(self.options.url, "mqjms-spark-driver")
+        try:
+            markers.forget_before(
+                conn, self.options.url, markers.MARKER_QUEUE, self.query, batch_id
+            )
+        finally:
+            conn.disconnect()
 
     def _settle(self, failed: list[FailedDelivery], batch_id: int) -> None:
         """Count each failure as a backout in staging; move what reached BOTHRESH."""
@@ -256,7 +312,9 @@ class _Query:
             reader = reader.option(key, value)
         writer = (
             reader.load()
-            .writeStream.foreachBatch(ListenerBatch(self.listener, self.options, self.hooks))
+            .writeStream.foreachBatch(
+                ListenerBatch(self.listener, self.options, self.hooks, self._marker_query())
+            )
             .option("checkpointLocation", str(self.base / "checkpoint"))
             .queryName(f"mqjms-{safe_name(self.listener.queue)}")
         )
@@ -268,6 +326,11 @@ class _Query:
         self.query = writer.start()
         self.active = True
         log.info("spark.listener_started", queue=self.listener.queue, listener=self.listener.name)
+
+    def _marker_query(self) -> str:
+        """The listener's query as its markers name it: its checkpoint, which a restart
+        keeps."""
+        return f"listener:{self.base.resolve()}"
 
     def watch(self, spark: Any, available_now: bool, trigger_seconds: float) -> None:
         if not self.active or self.query.isActive:

@@ -1,23 +1,24 @@
-"""The sink: DataFrame rows become queue messages, put idempotently (spark.md 6.4).
+"""The sink: DataFrame rows become queue messages, exactly once (spark.md 6.4).
 
 ``df.writeStream.format("mqjms")`` and ``df.write.format("mqjms")`` with options ``url``,
-``queue`` (or a ``queue`` column) and ``sinkId`` (default: the queue). Columns: ``text``
-(a TextMessage) or ``body`` (binary: a BytesMessage), and optional ``correl_id`` (hex
-of 24 bytes, or text), ``properties`` (map), ``priority``, ``queue``, ``msg_id``.
+``queue`` (or a ``queue`` column), ``sinkId`` (default: the queue) and ``markerQueue``.
+Columns: ``text`` (a TextMessage) or ``body`` (binary: a BytesMessage), and optional
+``correl_id`` (hex of 24 bytes, or text), ``properties`` (map), ``priority``, ``queue``,
+``msg_id``.
 
-Each task puts its rows under syncpoint and commits at its end, so a failed task leaves
-nothing. Each message's MsgId is derived, not random: from the row's ``msg_id`` (a row
-that came from a queue keeps one id however often it is written) or else from the sink,
-the micro-batch (``streaming.sql.batchId``), the partition and the row's place in it. A
-replayed batch therefore puts the very same MsgIds: consumers that deduplicate on MsgId
-(a JMS consumer can) see each message once.
+Each task puts its rows under syncpoint with a commit marker (:mod:`.markers`) and commits
+at its end, so a failed task leaves nothing, and a task that Spark runs again (a replayed
+micro-batch after a crash, a retried task) finds its marker and puts nothing. Each
+message's MsgId is derived, not random: from the row's ``msg_id`` (a row that came from a
+queue keeps one id however often it is written) or else from the sink, the micro-batch
+(``streaming.sql.batchId``), the partition and the row's place in it.
 """
 
 from __future__ import annotations
 
-import hashlib
+import itertools
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,18 +30,22 @@ from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url
 
+from . import markers
+from .ids import derived_msg_id
+
 log = get_logger("mqjms.spark")
+
+
+__all__ = ["QueueBatchWriter", "QueueStreamWriter", "derived_msg_id", "message_for_row"]
 
 
 @dataclass
 class PutCommit(WriterCommitMessage):
+    """What a task committed, for the driver's log and its removal of old markers."""
+
+    query: str
     partition: int
     messages: int
-
-
-def derived_msg_id(*parts: object) -> bytes:
-    """A 24-byte MsgId that the same parts always give."""
-    return hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()[:24]
 
 
 def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str, MQMD, bytes]:
@@ -72,38 +77,24 @@ def _correl(value: str) -> bytes:
     return value.encode("utf-8")[:24].ljust(24, b"\x00")
 
 
-def put_all(
-    url: str, items: Iterable[tuple[str, MQMD, bytes]], *, appl_name: str = "mqjms-spark-sink"
-) -> int:
-    """Put every message under syncpoint and commit once: all or nothing."""
-    conn = connect(url, appl_name)
-    count = 0
-    try:
-        for queue, md, data in items:
-            conn.put(queue, md, data, syncpoint=True, new_msg_id=False)
-            count += 1
-        conn.commit()
-    except BaseException:
-        conn.backout()
-        raise
-    finally:
-        conn.disconnect()
-    return count
-
-
 class _RowWriter:
     def __init__(self, options: Mapping[str, str]) -> None:
         opts = {str(k).lower(): v for k, v in options.items()}
         self.url = resolve_url(opts.get("url"))
         self.queue = str(opts.get("queue") or "")
         self.sink_id = str(opts.get("sinkid") or self.queue or "mqjms")
+        self.marker_queue = str(opts.get("markerqueue") or markers.MARKER_QUEUE)
 
-    def _put(self, rows: Iterator[Any], token: str) -> PutCommit:
+    def _put(self, rows: Iterator[Any], query: str, batch: int | str) -> PutCommit:
         context = TaskContext.get()
         partition = context.partitionId() if context else 0
+        first = next(rows, None)
+        if first is None:  # nothing to put, nothing to mark
+            return PutCommit(query, partition, 0)
+        token = f"batch{batch}" if isinstance(batch, int) else batch
 
         def messages() -> Iterator[tuple[str, MQMD, bytes]]:
-            for ordinal, row in enumerate(rows):
+            for ordinal, row in enumerate(itertools.chain((first,), rows)):
                 values = row.asDict(recursive=True)
                 queue, md, data = message_for_row(values, self.queue)
                 source = values.get("msg_id")
@@ -114,8 +105,31 @@ class _RowWriter:
                 )
                 yield queue, md, data
 
-        count = put_all(self.url, messages())
-        return PutCommit(partition, count)
+        marker = markers.Marker(self.marker_queue, query, batch, partition)
+        done = markers.put_once(self.url, marker, messages(), appl_name="mqjms-spark-sink")
+        return PutCommit(query, partition, int(done.get("messages", 0)))
+
+    def _forget(
+        self, messages: list[WriterCommitMessage | None], before: int | None, batch: object
+    ) -> None:
+        """Remove the markers no replay needs any more; a failure only delays that."""
+        queries = {m.query for m in messages if isinstance(m, PutCommit)}
+        if not queries:
+            return
+        try:
+            conn = connect(self.url, "mqjms-spark-sink")
+            try:
+                for query in queries:
+                    markers.forget_before(conn, self.url, self.marker_queue, query, before)
+            finally:
+                conn.disconnect()
+        except Exception as exc:  # the markers stay; the next commit removes them
+            log.warning(
+                "spark.markers_kept",
+                queue=self.marker_queue,
+                batch=batch,
+                error=f"{type(exc).__name__}: {exc}",
+            )
 
 
 class QueueStreamWriter(_RowWriter, DataSourceStreamWriter):
@@ -124,11 +138,17 @@ class QueueStreamWriter(_RowWriter, DataSourceStreamWriter):
     def write(self, iterator: Iterator[Any]) -> PutCommit:
         context = TaskContext.get()
         batch = context.getLocalProperty("streaming.sql.batchId") if context else None
-        return self._put(iterator, f"batch{batch}")
+        query_id = context.getLocalProperty("sql.streaming.queryId") if context else None
+        # the query's id is kept in its checkpoint: the same across restarts
+        query = f"{self.sink_id}:{query_id}"
+        return self._put(iterator, query, int(batch or 0))
 
     def commit(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
+        """Batch ``batchId`` is done: the markers of earlier batches can go (Spark never
+        replays a batch before the last one it planned)."""
         total = sum(m.messages for m in messages if isinstance(m, PutCommit))
         log.info("spark.sink_committed", queue=self.queue, batch=batchId, messages=total)
+        self._forget(messages, batchId, batchId)
 
     def abort(self, messages: list[WriterCommitMessage | None], batchId: int) -> None:
         log.warning("spark.sink_aborted", queue=self.queue, batch=batchId)
@@ -143,4 +163,14 @@ class QueueBatchWriter(_RowWriter, DataSourceWriter):
         self.job = uuid.uuid4().hex
 
     def write(self, iterator: Iterator[Any]) -> PutCommit:
-        return self._put(iterator, f"job{self.job}")
+        return self._put(iterator, f"{self.sink_id}:job{self.job}", f"job{self.job}")
+
+    def commit(self, messages: list[WriterCommitMessage | None]) -> None:
+        """The job is done (no task of it runs again): its markers go."""
+        self._forget(messages, None, f"job{self.job}")
+
+    def abort(self, messages: list[WriterCommitMessage | None]) -> None:
+        """The job failed; what its completed tasks put stays (a task is all or nothing,
+        a job is not), and so would their markers without this."""
+        log.warning("spark.sink_job_aborted", queue=self.queue, job=self.job)
+        self._forget(messages, None, f"job{self.job}")

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql.datasource import (
     DataSource,
     DataSourceReader,
@@ -39,16 +40,17 @@ from pyspark.sql.types import StructType
 from mqjms.backout import PoisonHandler
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
-from mqjms.transport import Browse, Connection, Handle, connect
+from mqjms.transport import Connection, Handle, connect
 from mqjms.transport.url import redact
 
-from . import columns, isolation
+from . import arrow, columns, isolation
 from .options import SourceOptions
-from .staging import Staging
+from .staging import Meta, Staging
 
 log = get_logger("mqjms.spark")
 
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING | C.MQOO_INQUIRE
+READ_PAGE = 500  # staged numbers a task reads at once
 
 
 class MqjmsDataSource(DataSource):
@@ -64,10 +66,12 @@ class MqjmsDataSource(DataSource):
         return columns.SCHEMA + (columns.RAW_COLUMNS if raw else "")
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
-        return QueueStreamReader(SourceOptions.parse(self.options, streaming=True))
+        return QueueStreamReader(SourceOptions.parse(self.options, streaming=True), schema)
 
     def reader(self, schema: StructType) -> DataSourceReader:
-        return BrowseReader(SourceOptions.parse(self.options, streaming=False))
+        from .browse import BrowseReader
+
+        return BrowseReader(SourceOptions.parse(self.options, streaming=False), schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         from .sink import QueueBatchWriter
@@ -91,23 +95,27 @@ class SeqRange(InputPartition):
 class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     """Stage-then-ack: offsets are staging numbers ``{"seq": N}``."""
 
-    def __init__(self, options: SourceOptions) -> None:
+    def __init__(self, options: SourceOptions, schema: StructType) -> None:
         self.options = options
+        self.schema = schema
         self._conn: Connection | None = None
         self._handle: Handle | None = None
         self._staging: Staging | None = None
         self._handler: PoisonHandler | None = None
         self._available_now = False
         self._last_end = 0
+        # the batch latestOffset planned last, ((lo, hi), its messages): partitions() of
+        # that batch follows at once, and need not read the same numbers again
+        self._planned: tuple[tuple[int, int], list[Meta]] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"options": self.options}
+        return {"options": self.options, "schema": self.schema}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A copy (planner, task) starts unconnected: connections never travel."""
-        self.options = state["options"]
+        self.options, self.schema = state["options"], state["schema"]
         self._conn = self._handle = self._staging = self._handler = None
-        self._available_now, self._last_end = False, 0
+        self._available_now, self._last_end, self._planned = False, 0, None
 
     # ------------------------------------------------------------------ runner side
     def _ensure(self) -> tuple[Connection, Handle, Staging, PoisonHandler]:
@@ -134,9 +142,14 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self._conn, self._handle, self._staging, self._handler
 
     def initialOffset(self) -> dict[str, int]:
+        """A new query starts with what is staged (another query of this consumer left
+        it, never committed), else after the last number given."""
         _, _, staging, _ = self._ensure()
         first = staging.first()
-        return {"seq": first - 1 if first is not None else staging.last()}
+        offset = first - 1 if first is not None else staging.last()
+        staging.ledger.starting_at(offset)
+        self._last_end = max(self._last_end, offset)
+        return {"seq": offset}
 
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxRows(self.options.max_batch)
@@ -146,6 +159,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     ) -> dict[str, int]:
         _, _, staging, _ = self._ensure()
         lo = int(start["seq"]) if start else self._last_end
+        staging.ledger.forget_attempts(lo)  # Spark asks past them: those batches completed
         size = self.options.max_batch
         if isinstance(limit, ReadMaxRows):
             size = int(limit.max_rows)
@@ -154,8 +168,9 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         target = staging.ledger.target() if self._available_now else None
         if target is None and staging.last() - lo < size:
             self._stage(size - (staging.last() - lo))
-        end = staging.plan_end(lo, size, target)
-        self._last_end = end
+        end, planned = staging.plan_end(lo, size, target)
+        self._planned = ((lo, end), planned)
+        self._last_end = max(self._last_end, end)
         return {"seq": end}
 
     def _stage(self, count: int) -> None:
@@ -178,96 +193,82 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._available_now = True
 
     def reportLatestOffset(self) -> dict[str, int]:
-        """Lag: the last staged number plus what still waits on the queue."""
+        """Lag: the last staged number plus what still waits on the queue (where CURDEPTH
+        counts the reserved messages, those are not waiting)."""
         conn, handle, staging, _ = self._ensure()
         depth = int(conn.inquire(handle, [C.MQIA_CURRENT_Q_DEPTH])[C.MQIA_CURRENT_Q_DEPTH])
-        waiting = (
-            depth - len(staging.metas(self._last_end, staging.last()))
-            if (self.options.reserves)
-            else depth
-        )
+        waiting = depth - staging.count() if self.options.reserves else depth
         return {"seq": staging.last() + max(0, waiting)}
 
     def partitions(self, start: dict[str, int], end: dict[str, int]) -> Sequence[SeqRange]:
         conn, handle, staging, handler = self._ensure()
-        emitted, _ = isolation.plan(
-            staging, handler, conn, handle, int(start["seq"]), int(end["seq"])
-        )
-        return split(
-            emitted_seqs=[m.seq for m in emitted],
-            lo=int(start["seq"]),
-            parts=self.options.partitions,
-        )
+        lo, hi = int(start["seq"]), int(end["seq"])
+        self._last_end = max(self._last_end, hi)  # a replay plans without latestOffset
+        known, self._planned = self._planned, None
+        planned = known[1] if known is not None and known[0] == (lo, hi) else None
+        emitted, _ = isolation.plan(staging, handler, conn, handle, lo, hi, planned)
+        return split(lo, hi, self.options.partitions) if emitted else []
 
     def commit(self, end: dict[str, int]) -> None:
         _, _, staging, _ = self._ensure()
         staging.release(int(end["seq"]))
 
     def stop(self) -> None:
-        conn, self._conn = self._conn, None
-        if self._staging is not None:
-            self._staging.close()
-            self._staging = None
-        if conn is not None:
-            try:
+        """The query stopped: what was staged beyond the last batch Spark planned goes
+        back to the queue (at most that batch stays staged), then disconnect."""
+        conn, handle, staging = self._conn, self._handle, self._staging
+        self._conn = self._handle = self._staging = None
+        try:
+            if conn is not None and handle is not None and staging is not None:
                 conn.backout()
-            finally:
-                conn.disconnect()
-            log.info("spark.source_stopped", queue=self.options.queue)
+                given = staging.give_back(conn, handle, self._last_end)
+                if given:
+                    log.info(
+                        "spark.given_back",
+                        queue=self.options.queue,
+                        messages=given,
+                        after=self._last_end,
+                    )
+        finally:
+            if staging is not None:
+                staging.close()
+            if conn is not None:
+                try:
+                    conn.backout()
+                finally:
+                    conn.disconnect()
+                log.info("spark.source_stopped", queue=self.options.queue)
 
     # ------------------------------------------------------------------ task side
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         assert isinstance(partition, SeqRange)
+        raw = self.options.include_raw
+        return arrow.record_batches(
+            self._rows(partition),
+            arrow.arrow_schema(self.schema),
+            weight=lambda row: len(row[3]) * (2 if raw else 1),  # body (and raw)
+        )
+
+    def _rows(self, partition: SeqRange) -> Iterator[tuple[Any, ...]]:
+        """The staged messages of ``partition``, a page at a time (memory stays bounded)."""
         staging, _ = self.options.open_staging_for_read()
+        queue, raw = self.options.queue, self.options.include_raw
         try:
-            staged = staging.read(partition.lo, partition.hi)
+            for lo in range(partition.lo, partition.hi, READ_PAGE):
+                for item in staging.read(lo, min(lo + READ_PAGE, partition.hi)):
+                    yield columns.row(item.seq, item.md, item.data, queue, raw)
         finally:
             staging.close()
-        queue, raw = self.options.queue, self.options.include_raw
-        for item in staged:
-            yield columns.row(item.seq, item.md, item.data, queue, raw)
 
 
-def split(emitted_seqs: list[int], lo: int, parts: int) -> list[SeqRange]:
-    """``parts`` ranges over the emitted numbers (at most one per message)."""
-    if not emitted_seqs:
-        return []
-    parts = max(1, min(parts, len(emitted_seqs)))
-    size = -(-len(emitted_seqs) // parts)
-    ranges = []
-    low = lo
-    for i in range(0, len(emitted_seqs), size):
-        high = emitted_seqs[min(i + size, len(emitted_seqs)) - 1]
-        ranges.append(SeqRange(low, high))
-        low = high
-    return ranges
-
-
-class BrowseReader(DataSourceReader):
-    """A batch read browses the queue (MQOO_BROWSE): nothing is removed, ever. Meant for
-    backout and dead-letter queues; the MQDLH and the failure properties are columns."""
-
-    def __init__(self, options: SourceOptions) -> None:
-        self.options = options
-
-    def partitions(self) -> Sequence[InputPartition]:
-        return [InputPartition(0)]  # an MQ browse cursor cannot be split
-
-    def read(self, partition: InputPartition) -> Iterator[tuple[Any, ...]]:
-        conn = connect(self.options.url, "mqjms-spark-browse")
-        try:
-            handle = conn.open(self.options.queue, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
-            position, cursor = 0, Browse.FIRST
-            while True:
-                got = conn.get(handle, browse=cursor)
-                if got is None:
-                    break
-                position += 1
-                cursor = Browse.NEXT
-                yield columns.row(position, got[0], got[1], self.options.queue)
-            conn.close(handle)
-        finally:
-            conn.disconnect()
+def split(lo: int, hi: int, parts: int) -> list[SeqRange]:
+    """``(lo, hi]`` in ``parts`` ranges of numbers (fewer when it holds fewer numbers).
+    Only the bounds decide, never what is staged now, so a replayed batch has the same
+    partitions even after some of its messages left staging, and a sink that marks the
+    partitions it committed skips exactly those."""
+    parts = max(1, min(parts, hi - lo))
+    step = -(-(hi - lo) // parts)
+    return [SeqRange(a, min(a + step, hi)) for a in range(lo, hi, step)]
 
 
 def _exit_on_sigterm() -> None:

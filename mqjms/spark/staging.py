@@ -31,7 +31,7 @@ from pathlib import Path
 
 from mqjms.backout import Failure
 from mqjms.mq.md import MQMD
-from mqjms.transport import Connection, Handle
+from mqjms.transport import Connection, Context, Handle
 
 FAILURE_RETENTION = 7 * 86400.0  # seconds a message's last failure is remembered
 RELEASED_RETENTION = 86400.0  # seconds a released MsgId still deduplicates a redelivery
@@ -117,7 +117,16 @@ class Ledger:
         return before
 
     def forget_attempts(self, upto: int) -> None:
+        """Ranges ending at or before ``upto`` completed: their plans were no failures."""
         self.db.execute("DELETE FROM attempts WHERE hi <= ?", (upto,))
+
+    def starting_at(self, offset: int) -> None:
+        """A query starts at ``offset`` (Spark's initialOffset): a new query, unless its
+        first batch is being replayed, so the plans another query left count for nothing."""
+        if self.get("initial") != str(offset):
+            with transaction(self.db):
+                self.db.execute("DELETE FROM attempts")
+                self.set("initial", str(offset))
 
     def remember_failure(self, msg_id: bytes, failure: Failure) -> None:
         value = json.dumps(
@@ -233,23 +242,33 @@ class Staging(ABC):
     def taken(self, seq: int) -> None:
         """The move of ``seq`` was committed: drop it from staging."""
 
+    @abstractmethod
+    def give_back(self, conn: Connection, handle: Handle, after: int) -> int:
+        """Return the messages staged above ``after`` (no batch holds them) to the queue;
+        how many. What cannot go back unchanged (a suspect, a counted backout) stays."""
+
     def close(self) -> None:
         self.ledger.close()
 
-    def plan_end(self, start: int, limit: int, target: int | None) -> int:
+    def count(self) -> int:
+        """How many messages are staged."""
+        return len(self.metas(0, self.last()))
+
+    def plan_end(self, start: int, limit: int, target: int | None) -> tuple[int, list[Meta]]:
         """Where the batch after ``start`` ends: at most ``limit`` messages and never a
-        suspect beside others (a tagged group is a batch of its own)."""
+        suspect beside others (a tagged group is a batch of its own); and its messages
+        (``metas(start, end)``, which planning the batch asks for next)."""
         hi = self.last() if target is None else min(target, self.last())
         found = self.metas(start, hi, limit)
         if not found:
-            return start
+            return start, []
         tag = found[0].tag
-        end = start
+        taken = 0
         for meta in found:
             if meta.tag != tag:
                 break
-            end = meta.seq
-        return end
+            taken += 1
+        return found[taken - 1].seq, found[:taken]
 
 
 LOG_SCHEMA = """
@@ -296,6 +315,9 @@ class LogStaging(Staging):
     def last(self) -> int:
         row = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'staged'").fetchone()
         return int(row[0]) if row else 0
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM staged").fetchone()[0])
 
     def first(self) -> int | None:
         row = self.db.execute("SELECT MIN(seq) FROM staged").fetchone()
@@ -363,6 +385,28 @@ class LogStaging(Staging):
         broker's commit and the staging update)."""
         row = self.db.execute("SELECT moving FROM staged WHERE seq = ?", (seq,)).fetchone()
         return bool(row and row[0])
+
+    def give_back(self, conn: Connection, handle: Handle, after: int) -> int:
+        rows = self.db.execute(
+            "SELECT seq, md, data FROM staged WHERE seq > ? AND tag = 0 AND backout = 0"
+            " ORDER BY seq",
+            (after,),
+        ).fetchall()
+        if not rows:
+            return 0
+        for _, md, data in rows:  # a put resets BackoutCount: only uncounted ones go back
+            conn.put(
+                handle.name,
+                MQMD.unpack(bytes(md)),
+                bytes(data),
+                syncpoint=True,
+                context=Context.PASS_ALL,
+                new_msg_id=False,
+            )
+        conn.commit()  # a crash now leaves a copy in both: the next stage ignores the queue's
+        with transaction(self.db) as db:
+            db.executemany("DELETE FROM staged WHERE seq = ?", [(r[0],) for r in rows])
+        return len(rows)
 
     def taken(self, seq: int) -> None:
         with transaction(self.db) as db:

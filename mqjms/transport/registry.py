@@ -19,12 +19,15 @@ import importlib
 import threading
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from mqjms.logs import get_logger
 from mqjms.semantics import Connection
 
 from .url import redact, resolve_url, scheme_of
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 log = get_logger("mqjms.transport")
 
@@ -37,12 +40,10 @@ BUILT_IN = {
     "embedded": "mqjms.transport.embedded:connect",
     "stomp": "mqjms.transport.stomp:connect",
     "stomp+ssl": "mqjms.transport.stomp:connect",
+    "mq": "mqjms.transport.ibmmq:connect",
 }
 #: Schemes mqjms reserves for transports still to come, with what to use meanwhile.
-NOT_YET = {
-    "mq": "the IBM MQ transport (pymqi/ibmmq) is not part of this release yet; "
-    "use embedded: or stomp:",
-}
+NOT_YET: dict[str, str] = {}
 
 _registered: dict[str, Factory] = {}
 _loaded: dict[str, Factory] = {}
@@ -115,7 +116,10 @@ def _key(scheme: str) -> str:
 
 @cache
 def _entry_points() -> dict[str, EntryPoint]:
-    """The group's entry points by scheme, read once (the first of a scheme wins)."""
+    """The group's entry points by scheme, read once (the first of a scheme wins); the
+    metadata machinery is imported then, not with mqjms."""
+    from importlib.metadata import entry_points
+
     found: dict[str, EntryPoint] = {}
     for point in entry_points(group=GROUP):
         found.setdefault(_key(point.name), point)

@@ -62,6 +62,7 @@ def _run_worker(env: Any, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 # The crashed message comes back behind the others on a STOMP broker; the crash loop on
 # ActiveMQ is covered by tests/stomp/test_stomp_crash.py, which does not depend on order.
+@pytest.mark.requires("processes")  # a child process runs the consumer
 @pytest.mark.requires("backout_in_place")
 @pytest.mark.requires("backout_count")
 def test_crash_loop_ends_on_the_backout_queue_after_bothresh_restarts(

@@ -41,8 +41,7 @@ def test_url_help_lists_the_schemes_each_command_accepts(
         assert "stomp://" not in text and "mq://" not in text, command
     for command in ("put", "get", "browse", "run", "trigger-monitor"):  # any transport
         text = help_of(capsys, command)
-        assert "embedded:///DIR or stomp://" in text, command
-        assert "mq://" not in text, command  # not a transport mqjms has (yet)
+        assert "embedded:///DIR or mq://QMGR@HOST(PORT)/CHANNEL or stomp://" in text, command
 
 
 def test_browse_json_has_properties_and_jms_headers(

@@ -186,7 +186,8 @@ def test_unknown_alias_base(conn: Connection, broker) -> None:
         with pytest.raises(MQError) as err:
             call()
         check(err, 2082, "MQRC_UNKNOWN_ALIAS_BASE_Q")
-        assert "CONF.NOT.DEFINED" in str(err.value)
+        if not broker.name.startswith("mq-"):  # IBM MQ does not say which base is missing
+            assert "CONF.NOT.DEFINED" in str(err.value)
 
 
 # --------------------------------------------------------------------------- names

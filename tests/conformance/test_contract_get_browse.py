@@ -275,13 +275,15 @@ def test_pass_all_context_keeps_the_given_context(conn: Connection, queue: str) 
     assert md.PutApplType == C.MQAT_JAVA
 
 
-def test_pass_all_context_needs_the_open_option(conn: Connection, queue: str) -> None:
+def test_pass_all_context_needs_the_open_option(conn: Connection, queue: str, broker) -> None:
     from mqjms.mq import MQError
 
     handle = conn.open(queue, C.MQOO_OUTPUT)
     with pytest.raises(MQError) as err:
         conn.put(handle, MQMD(), b"x", context=Context.PASS_ALL)
     assert err.value.reason == C.MQRC_NOT_OPEN_FOR_PASS_ALL  # 2093
+    if broker.name.startswith("mq-"):
+        return  # IBM MQ passes the context of a message got, never an MQMD's (docs/ibmmq.md)
     passing = conn.open(queue, C.MQOO_OUTPUT | C.MQOO_PASS_ALL_CONTEXT)
     conn.put(passing, MQMD(PutApplName="kept"), b"x", context=Context.PASS_ALL)
     assert conn.get(conn.open(queue, IN))[0].PutApplName == "kept"

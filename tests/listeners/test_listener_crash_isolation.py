@@ -61,6 +61,7 @@ RUN = "import sys; from mqjms.listeners.runner import run; sys.exit(run(sys.argv
 # broker the copies that carry the raised counts go to the back of the queue, behind fresh
 # messages, so the restarted worker is getting concurrently when it meets them and a crash
 # counts against the suspects got beside the guilty one (README, "Suspects run alone").
+@pytest.mark.requires("processes")  # a child process runs the consumer
 @pytest.mark.requires("backout_in_place")
 def test_only_the_message_that_kills_the_worker_reaches_the_backout_queue(
     mq, tmp_path: Path

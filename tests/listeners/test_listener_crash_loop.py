@@ -49,6 +49,7 @@ APP = textwrap.dedent(
 RUN = "import sys; from mqjms.listeners.runner import run; sys.exit(run(sys.argv[1]))"
 
 
+@pytest.mark.requires("processes")  # a child process runs the consumer
 @pytest.mark.slow
 def test_a_message_that_kills_the_worker_ends_on_the_backout_queue(mq, tmp_path: Path) -> None:
     mq.define_queue(QUEUE, BOTHRESH=BOTHRESH, BOQNAME=BACKOUT)

@@ -67,6 +67,7 @@ def start_worker(
     return proc, marker
 
 
+@pytest.mark.requires("processes")  # a child process runs the consumer
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_lets_the_in_flight_message_finish_and_commit(mq, tmp_path: Path, sig) -> None:
     mq.send(IN, "slow", "next")
@@ -86,6 +87,7 @@ def test_a_signal_lets_the_in_flight_message_finish_and_commit(mq, tmp_path: Pat
     assert b"worker.signal" in err and b"shutdown_deadline_exceeded" not in err
 
 
+@pytest.mark.requires("processes")  # a child process runs the consumer
 def test_a_second_signal_cuts_the_deadline_short(mq, tmp_path: Path) -> None:
     mq.send(IN, "stuck")
     proc, marker = start_worker(mq, tmp_path, timeout=60, work=60)

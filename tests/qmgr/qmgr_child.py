@@ -19,6 +19,9 @@ Modes
                           end normally (closing the queue manager).
   abandon URL QUEUE OUT_Q get one message and put one to OUT_Q under syncpoint, print
                           HELD, and leave with os._exit(0): no disconnect, no commit.
+  group URL QUEUE N       N threads, each its own connection, get under syncpoint and
+                          commit messages until killed, printing ACKED <body> after each
+                          commit returns (their commits share fsyncs: group commit).
 """
 
 from __future__ import annotations
@@ -108,6 +111,22 @@ def main(argv: list[str]) -> int:
         conn.put(out_queue, MQMD(Persistence=C.MQPER_PERSISTENT), b"abandoned put", syncpoint=True)
         say("HELD " + got[1].decode())
         os._exit(0)  # no atexit, no disconnect: the unit of work is left behind
+    if mode == "group":
+        printing = threading.Lock()
+
+        def consume() -> None:
+            mine = connect(url, "child-group")
+            handle = mine.open(queue, C.MQOO_INPUT_SHARED)
+            while (got := mine.get(handle, wait=5, syncpoint=True)) is not None:
+                mine.commit()
+                with printing:
+                    say("ACKED " + got[1].decode())
+
+        threads = [threading.Thread(target=consume) for _ in range(int(rest[0]))]
+        for thread in threads:
+            thread.start()
+        while True:
+            time.sleep(60)
     raise SystemExit(f"unknown mode {mode!r}")
 
 

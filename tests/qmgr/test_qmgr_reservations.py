@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QueueManager
@@ -40,4 +42,26 @@ def test_reserve_read_renumber_release(qm: QueueManager, embedded_url: str) -> N
     again = conn.get(handle, msg_id=got[0].MsgId)
     assert again is not None and again[0].BackoutCount == 2
     assert conn.give_back_reserved("spark:Q") == 0
+    conn.disconnect()
+
+
+def test_reserve_in_delivery_order_skipping_expired_and_give_back_a_tail(
+    qm: QueueManager, embedded_url: str
+) -> None:
+    qm.define_queue("QLOCAL", "Q")  # MSGDLVSQ(PRIORITY)
+    conn = connect(embedded_url)
+    for i, priority in enumerate([1, 5, 1, 9, 5]):
+        conn.put("Q", MQMD(Format=C.MQFMT_STRING, Priority=priority), f"m{i}".encode())
+    conn.put("Q", MQMD(Format=C.MQFMT_STRING, Expiry=1), b"expires")
+    time.sleep(0.2)
+    handle = conn.open("Q", C.MQOO_INPUT_SHARED)
+    # one walk of the index: priority first, then arrival; the expired message is
+    # discarded on the way, as a get would (seed 000: an expired message is never returned)
+    assert conn.reserve(handle, "o", 10) == 5
+    assert [d for _, _, _, d in conn.reserved("o", 0, 5)] == [b"m3", b"m1", b"m4", b"m0", b"m2"]
+    assert qm.queue_depth("Q") == 5
+    # a stopping consumer gives back what it never used: available again, in place
+    assert conn.give_back_reserved("o", after=2) == 3
+    assert [s for s, _, _, _ in conn.reserved("o", 0, 10)] == [1, 2]
+    assert conn.get(handle)[1] == b"m4"
     conn.disconnect()

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 import mqjms
 import mqjms.spark
+from tests.spark.sink_gate import depth
 
 app = mqjms.Worker()
 moved: list[str] = []
@@ -19,8 +24,27 @@ def ship(msg: mqjms.Message) -> None:
         raise ValueError(f"cannot ship {msg.body}")
     if msg.body.startswith("never"):
         raise Unshippable(msg.body)
-    mqjms.spark.send("ORDERS.SHIPPED", f"shipped {msg.body}", properties={"n": msg.body})
+    mqjms.send("ORDERS.SHIPPED", f"shipped {msg.body}", properties={"n": msg.body})
 
 
 move_on_app = mqjms.Worker()
 move_on_app.listener("ORDERS.IN", move_on=Unshippable)(ship)
+
+
+crash_app = mqjms.Worker()
+
+
+@crash_app.listener("ORDERS.IN")
+def ship_or_crash(msg: mqjms.Message) -> None:
+    """Ships; a message ``crash <flag> <url> <n>`` first kills its Python worker (its task
+    fails, so does the batch) once ``n`` messages were shipped by the other partition, so
+    that the batch is replayed after part of it committed its sends."""
+    if msg.body.startswith("crash"):
+        _, flag, url, shipped = msg.body.split(" ")
+        if not Path(flag).exists():
+            deadline = time.monotonic() + 120
+            while depth(url, "ORDERS.SHIPPED") < int(shipped) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            Path(flag).touch()
+            os._exit(1)
+    mqjms.send("ORDERS.SHIPPED", f"shipped {msg.body}")

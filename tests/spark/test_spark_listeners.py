@@ -73,3 +73,26 @@ def test_move_on_goes_straight_to_the_backout_queue(spark: Any, tmp_path: Path) 
     assert [md.MsgId for md, _ in moved] == [ids[1]]
     assert len(queues.drain("ORDERS.SHIPPED")) == 1
     queues.close()
+
+
+def test_a_replayed_batch_sends_nothing_twice(spark: Any, tmp_path: Path) -> None:
+    queues = setup_queues("embedded", tmp_path)
+    # one batch of two partitions of five; the crash is in the second, after the first
+    # committed its five sends
+    texts = [f"order {i}" for i in range(10)]
+    texts[7] = f"crash {tmp_path / 'crashed'} {queues.url} 5"
+    queues.put_text("ORDERS.IN", *texts)
+    mqjms.spark.run(
+        listener_apps.crash_app,
+        spark,
+        checkpoint=str(tmp_path / "ck"),
+        available_now=True,
+        url=queues.url,
+        max_messages_per_batch=10,
+    )
+    assert (tmp_path / "crashed").exists()  # the batch failed once and was run again
+    shipped = queues.drain("ORDERS.SHIPPED")
+    assert len(shipped) == 10  # without the commit markers: 15
+    assert len({md.MsgId for md, _ in shipped}) == 10
+    assert queues.drain("ORDERS.IN") == []
+    queues.close()

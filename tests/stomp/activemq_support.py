@@ -122,7 +122,9 @@ class StompBroker:
     #: DEADQ when none is configured: ActiveMQ's dead-letter queue (MQ's is
     #: SYSTEM.DEAD.LETTER.QUEUE).
     default_deadq = "ActiveMQ.DLQ"
-    features = frozenset(str(capability) for capability in StompConnection.capabilities)
+    features = frozenset(str(capability) for capability in StompConnection.capabilities) | {
+        "processes"
+    }
 
     def __init__(self, base_url: str | None = None, *, strict: bool = True) -> None:
         self.base_url = base_url or ensure_activemq()

@@ -76,7 +76,7 @@ def test_public_objects_show_the_url_without_its_password(amq: StompBroker) -> N
         f"stomp://127.0.0.1:61613?passcode={PASSWORD}",  # an unknown parameter
         f"stomp://bob:{PASSWORD}@127.0.0.1:61613?reconnect=soon",
         f"amqp://bob:{PASSWORD}@127.0.0.1",  # an unknown transport
-        f"mq://bob:{PASSWORD}@QM1@host(1414)/CHL",  # not in this release
+        f"mq://bob:{PASSWORD}@QM1@host(1414)/CHL",  # a password in an mq:// URL
         f"bob:{PASSWORD}@127.0.0.1:61613",  # no scheme
         REFUSED,
     ],

@@ -53,12 +53,14 @@ def test_unknown_scheme_names_the_schemes_there_are() -> None:
         transport.connect("amqp://bob:s3cret@host")
     text = str(err.value)
     assert "unknown transport 'amqp'" in text and "s3cret" not in text
-    assert "embedded:, stomp:, stomp+ssl:" in text and "mqjms.transport.register" in text
+    assert "embedded:, mq:, stomp:, stomp+ssl:" in text and "mqjms.transport.register" in text
 
 
-def test_mq_scheme_is_announced_not_unknown() -> None:
-    with pytest.raises(ValueError, match="not part of this release yet"):
-        transport.connect("mq://QM1@host(1414)/DEV.APP.SVRCONN")
+def test_mq_scheme_is_a_built_in_transport() -> None:
+    from mqjms.transport import registry
+
+    assert registry.BUILT_IN["mq"] == "mqjms.transport.ibmmq:connect"
+    assert "mq" in transport.schemes()
 
 
 def test_builtins_need_no_installed_metadata(embedded_url: str) -> None:

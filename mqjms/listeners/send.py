@@ -1,0 +1,115 @@
+"""Sending from a listener: ``mqjms.send(queue, body)`` commits with the message.
+
+A listener that forwards, replies or fans out must not send for a message it then fails
+on, nor lose the send of one it succeeded on. So a send made while a listener runs joins
+that message's unit of work, as a send on a JMS transacted session does::
+
+    @app.listener("ORDERS.IN")
+    def ship(msg: mqjms.Message) -> None:
+        mqjms.send("ORDERS.SHIPPED", msg.body, properties={"carrier": "DHL"})
+
+The listener's sends are collected while it runs (:func:`collecting`) and put by its
+runner once it has returned: under a Worker on the listener's own connection, under
+syncpoint, just before the commit of the message (a listener that raises sends nothing,
+and a send that fails fails the message, backed out with whatever it had put); under
+``mqjms.spark.run`` per Spark task, in one unit of work with a commit marker, MsgIds
+derived from the message, so a replayed batch sends nothing twice. The same listener
+code runs under both. Outside a listener, use a :class:`mqjms.MessageProducer`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from mqjms.jms.errors import IllegalStateException
+from mqjms.jms.message import (
+    DEFAULT_PRIORITY,
+    DEFAULT_TIME_TO_LIVE,
+    PERSISTENT,
+    Message,
+    PropertyValue,
+    Queue,
+    make_message,
+    to_mq,
+)
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """One message a listener sent: the queue, and the MQMD and bytes to put."""
+
+    queue: str
+    md: MQMD
+    data: bytes
+
+
+@dataclass(slots=True)
+class Outbox:
+    """The sends of one listener call, in order."""
+
+    sends: list[Send] = field(default_factory=list)
+
+
+_current: contextvars.ContextVar[Outbox | None] = contextvars.ContextVar(
+    "mqjms_listener_outbox", default=None
+)
+
+
+def send(
+    queue: str | Queue,
+    message_or_body: Message | str | bytes | None,
+    *,
+    delivery_mode: int = PERSISTENT,
+    priority: int = DEFAULT_PRIORITY,
+    time_to_live: int = DEFAULT_TIME_TO_LIVE,
+    properties: Mapping[str, PropertyValue] | None = None,
+    reply_to: str | Queue | None = None,
+    correlation_id: str | None = None,
+) -> None:
+    """Send a message from a listener, in the unit of work of the message it handles
+    (the options are :meth:`mqjms.MessageProducer.send`'s; ``time_to_live`` in ms)."""
+    outbox = _current.get()
+    if outbox is None:
+        raise IllegalStateException(
+            "mqjms.send() sends from a listener while it runs; elsewhere use a producer: "
+            "session.producer(queue).send(...)"
+        )
+    target = Queue.parse(queue)
+    message = make_message(message_or_body, properties)
+    if reply_to is not None:
+        message.jms_reply_to = reply_to.uri if isinstance(reply_to, Queue) else reply_to
+    if correlation_id is not None:
+        message.jms_correlation_id = correlation_id
+    md, data = to_mq(
+        message,
+        target,
+        delivery_mode=delivery_mode,
+        priority=priority,
+        time_to_live=time_to_live,
+    )
+    outbox.sends.append(Send(target.name, md, data))
+
+
+@contextmanager
+def collecting(outbox: Outbox | None = None) -> Iterator[Outbox]:
+    """Collect the sends made in this context into ``outbox`` (a new one by default):
+    around a listener call; for an ``async def`` listener, inside its coroutine, since
+    an event loop runs each task in a context of its own."""
+    box = Outbox() if outbox is None else outbox
+    token = _current.set(box)
+    try:
+        yield box
+    finally:
+        _current.reset(token)
+
+
+def put_sends(conn: Connection, outbox: Outbox) -> None:
+    """Put ``outbox``'s messages under syncpoint: the caller's commit makes them visible
+    with the message, its backout discards them."""
+    for item in outbox.sends:
+        conn.put(item.queue, item.md, item.data, syncpoint=True)

@@ -1,0 +1,142 @@
+"""Doorbells between processes: a commit in one process wakes the gets waiting in another.
+
+Every process with a get waiting on a queue manager has a bell there: a unix datagram
+socket in Linux's abstract namespace (no file to clean up: the kernel drops it with the
+process, even one killed by SIGKILL), announced by an empty file in the directory's
+``bells/``. A writer whose commit makes messages available sends one byte to every
+announced bell but its own process's; a bell whose process is gone refuses it, and its file
+is removed then. A thread per bell turns each datagram into a ring of the process's own
+doorbell (:mod:`.wakeup`). Anything that stops a bell (not Linux, a directory we may not
+write) leaves the waiters to poll, as before.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import uuid
+from contextlib import suppress
+from pathlib import Path
+
+from mqjms.logs import get_logger
+
+from . import wakeup
+
+log = get_logger("mqjms.qmgr")
+
+BELLS = "bells"
+_PREFIX = "\0mqjms-bell-"
+
+_lock = threading.Lock()
+_own: dict[Path, tuple[int, str]] = {}  # directory -> (pid, this process's bell name)
+_sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
+_sender: socket.socket | None = None
+_sender_pid = 0
+
+
+def listen(qmgr_dir: Path) -> bool:
+    """Make sure this process has a bell on ``qmgr_dir`` (a resolved path; idempotent);
+    False when it cannot, and its gets must poll."""
+    if not sys.platform.startswith("linux"):
+        return False
+    key = qmgr_dir
+    pid = os.getpid()
+    with _lock:
+        mine = _own.get(key)
+        if mine is not None and mine[0] == pid:
+            return bool(mine[1])
+        name = f"{pid}-{uuid.uuid4().hex[:12]}"
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            sock.bind(_PREFIX + name)
+            _announce(key, name)
+        except OSError as exc:
+            sock.close()
+            log.debug("qmgr.bell_unavailable", path=str(key), error=str(exc))
+            _own[key] = (pid, "")  # do not try again: poll
+            return False
+        _own[key] = (pid, name)
+        _sockets[key] = sock
+    threading.Thread(target=_answer, args=(sock,), name=f"mqjms-bell-{name}", daemon=True).start()
+    return True
+
+
+def stop(qmgr_dir: Path) -> None:
+    """Take this process's bell on ``qmgr_dir`` down (its queue manager closed): its thread
+    ends, its file goes. A later get with wait puts it up again."""
+    with _lock:
+        mine = _own.pop(qmgr_dir, None)
+        sock = _sockets.pop(qmgr_dir, None)
+    if sock is not None:
+        with suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)  # ends the recv of its thread
+        sock.close()
+    if mine is not None and mine[1] and mine[0] == os.getpid():
+        (qmgr_dir / BELLS / mine[1]).unlink(missing_ok=True)
+
+
+def _announce(qmgr_dir: Path, name: str) -> None:
+    """The bell's file, with the directory's access (group or private) whatever the umask."""
+    dir_mode = os.stat(qmgr_dir).st_mode & 0o2770
+    bells = qmgr_dir / BELLS
+    try:
+        bells.mkdir(mode=dir_mode)
+        os.chmod(bells, dir_mode)
+    except FileExistsError:
+        pass
+    file_mode = dir_mode & 0o660
+    fd = os.open(bells / name, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, file_mode)
+    try:
+        os.fchmod(fd, file_mode)
+    finally:
+        os.close(fd)
+
+
+def _answer(sock: socket.socket) -> None:
+    """Ring this process's doorbell for each burst of datagrams (a daemon thread, asleep in
+    ``recv`` while nothing happens)."""
+    while True:
+        try:
+            if not sock.recv(16):
+                return  # shut down by stop() (a ring is never empty)
+            sock.setblocking(False)
+            try:
+                while sock.recv(16):
+                    pass
+            except BlockingIOError:
+                pass
+            finally:
+                sock.setblocking(True)
+        except OSError:
+            return
+        wakeup.ring()
+
+
+def ring_others(qmgr_dir: Path) -> None:
+    """Wake the waiting gets of the other processes on ``qmgr_dir`` (a resolved path),
+    after a COMMIT."""
+    global _sender, _sender_pid
+    bells = qmgr_dir / BELLS
+    try:
+        names = os.listdir(bells)
+    except OSError:
+        return
+    if not names:
+        return
+    mine = _own.get(qmgr_dir)
+    own_name = mine[1] if mine is not None and mine[0] == os.getpid() else None
+    if names == [own_name]:
+        return
+    if _sender is None or _sender_pid != os.getpid():
+        _sender, _sender_pid = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM), os.getpid()
+    for name in names:
+        if name == own_name:
+            continue
+        try:
+            _sender.sendto(b"\1", socket.MSG_DONTWAIT, _PREFIX + name)
+        except (ConnectionRefusedError, FileNotFoundError):
+            (bells / name).unlink(missing_ok=True)  # its process is gone
+        except OSError:
+            continue  # full (it will wake anyway) or refused for another reason

@@ -1,0 +1,48 @@
+"""How a message's MQMD is stored: deflated against the default MQMD, without the MsgId and
+CorrelId the row's own columns hold.
+
+A packed MQMD is 364 bytes, most of them the defaults (blanks, zeros); stored as is it made
+a queued message take three times the bytes of its body's bare row. Deflate with the
+default MQMD as its dictionary leaves about 80 bytes, for a few microseconds per put and
+one per get. A stored MQMD is recognised by its first byte: ``M`` (the StrucId ``MD  ``)
+for one stored whole, as mqjms before schema 3 stored them, ``z`` for a deflated one.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from mqjms.mq.md import MQMD
+
+_TEMPLATE = MQMD().pack()
+_DEFLATED = b"z"
+_IDS = slice(48, 96)  # MsgId (24 bytes) then CorrelId (24 bytes), in every MQMD version
+_NO_IDS = bytes(48)
+_GROUP_ID = slice(324, 348)  # MQMD version 2 (a version 1 MQMD has none: b"")
+_WBITS = -10  # raw deflate, a window of 1 KiB: the dictionary and one MQMD fit in it
+
+
+def pack(md_bytes: bytes) -> bytes:
+    """What the ``md`` column stores for a packed MQMD (with anything appended to it)."""
+    blanked = md_bytes[:48] + _NO_IDS + md_bytes[96:]
+    deflate = zlib.compressobj(1, zlib.DEFLATED, _WBITS, 2, zlib.Z_DEFAULT_STRATEGY, _TEMPLATE)
+    return _DEFLATED + deflate.compress(blanked) + deflate.flush()
+
+
+def group_id(stored: bytes) -> bytes:
+    """The GroupId of a stored MQMD (SQL: ``mq_group_id(md)``, which every connection of
+    :func:`.store.connect_db` has): a get by GroupId compares it, groups being too rare for
+    an index."""
+    return (stored if stored[:1] != _DEFLATED else _inflate(stored))[_GROUP_ID]
+
+
+def unpack(stored: bytes, msg_id: bytes, correl_id: bytes) -> bytes:
+    """The packed MQMD :func:`pack` stored, with the ids of the row's columns put back."""
+    if stored[:1] != _DEFLATED:
+        return stored  # stored whole: it has its ids
+    inflated = _inflate(stored)
+    return inflated[:48] + msg_id + correl_id + inflated[96:]
+
+
+def _inflate(stored: bytes) -> bytes:
+    return zlib.decompressobj(_WBITS, _TEMPLATE).decompress(stored[1:])

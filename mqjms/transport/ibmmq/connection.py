@@ -1,0 +1,437 @@
+"""One hconn to an IBM MQ queue manager, speaking the transport contract through ibmmq or pymqi.
+
+Every contract call is one MQI verb with MQ's own options, and nothing is emulated: the
+BackoutCount, BOTHRESH, expiry, triggering and units of work are the queue manager's.
+
+* ``get``: MQGET with MQGMO_SYNCPOINT or NO_SYNCPOINT, WAIT and WaitInterval (MQWI_UNLIMITED
+  for no limit), BROWSE_FIRST/NEXT, MSG_UNDER_CURSOR, MatchOptions for the ids given,
+  PROPERTIES_FORCE_MQRFH2 (the contract's bytes carry the RFH2) and FAIL_IF_QUIESCING;
+  2033 is None, 2080 :class:`~mqjms.semantics.TruncatedMessage`.
+* ``put``: MQPUT to a handle, MQPUT1 to a name. ``Context.PASS_ALL`` (a message being
+  moved, seed 002) is MQPMO_PASS_ALL_CONTEXT from the handle the message was got with, as
+  IBM MQ classes for JMS move it; an MQMD whose context is not that message's is put with
+  MQPMO_SET_ALL_CONTEXT. A put that ends with MQCC_WARNING has put the message: its
+  warning is :attr:`last_warning` (``Capability.PUT_WARNINGS``).
+* ``inquire``: MQOPEN with MQOO_INQUIRE + MQOO_FAIL_IF_QUIESCING (the rule since MQ 9.1.2,
+  which the backout component relies on to read BOTHRESH/BOQNAME of the underlying queue),
+  MQINQ, MQCLOSE; ``inquire_qmgr`` MQINQ on the queue manager object (DEADQ).
+* ``commit``/``backout``/``disconnect``: MQCMIT, MQBACK, MQDISC (MQBACK first unless
+  ``commit``: MQDISC itself commits, the contract's disconnect backs out as JMS does).
+
+A connection that breaks (2009 and the other reasons of :data:`GONE`) is never retried
+inside its unit of work: the call raises, every later call raises 2009, and whoever owns
+the connection (a JMS Connection, a Worker's listener thread) reconnects, so the unit of
+work's messages are backed out by the queue manager and come again with BackoutCount + 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError, failed
+from mqjms.mq.md import MQMD
+from mqjms.semantics import (
+    DEFAULT_DYNAMIC_NAME,
+    Browse,
+    Capability,
+    Context,
+    Handle,
+    TruncatedMessage,
+)
+
+from .config import MQConfig
+from .library import Library
+
+log = get_logger("mqjms.transport.ibmmq")
+
+#: Reasons that say the connection (or the queue manager) is gone.
+GONE = frozenset(
+    {
+        C.MQRC_CONNECTION_BROKEN,
+        C.MQRC_Q_MGR_NOT_AVAILABLE,
+        C.MQRC_Q_MGR_QUIESCING,
+        C.MQRC_Q_MGR_STOPPING,
+        C.MQRC_CONNECTION_QUIESCING,
+        C.MQRC_CONNECTION_STOPPING,
+        C.MQRC_HOST_NOT_AVAILABLE,
+        C.MQRC_RECONNECT_FAILED,
+    }
+)
+#: The MQMD fields MQPMO_PASS_ALL_CONTEXT passes (identity, then origin context).
+CONTEXT_FIELDS = (
+    "UserIdentifier",
+    "AccountingToken",
+    "ApplIdentityData",
+    "PutApplType",
+    "PutApplName",
+    "PutDate",
+    "PutTime",
+    "ApplOriginData",
+)
+_CAPABILITIES = frozenset(
+    {
+        Capability.PUT_WARNINGS,
+        Capability.ALIAS_QUEUES,
+        Capability.MODEL_QUEUES,
+        Capability.BACKOUT_COUNT,
+        Capability.BACKOUT_IN_PLACE,
+        Capability.BROWSE_SKIPS_LOCKED,
+        Capability.EXCLUSIVE_INPUT,
+        Capability.EXPIRY,
+        Capability.LAZY_EXPIRY,
+        Capability.EXPIRATION_REPORTS,
+        Capability.FIFO,
+        Capability.PRIORITY,
+        Capability.PERSISTENCE,
+    }
+)
+
+
+class MQConnection:
+    """The transport contract over one library QueueManager (see the module docstring)."""
+
+    capabilities: frozenset[Capability] = _CAPABILITIES
+
+    def __init__(self, library: Library, qm: Any, config: MQConfig) -> None:
+        self.library = library
+        self.config = config
+        self._qm = qm
+        self._queues: dict[int, Any] = {}
+        self._context_source: tuple[Any, MQMD] | None = None  # (queue, md) of the last get
+        self._broken: MQError | None = None
+        self._in_unit_of_work = False
+        self.last_warning: MQError | None = None
+        with self._call("MQINQ of the queue manager's name"):
+            name = library.inquire(qm, [C.MQCA_Q_MGR_NAME])[C.MQCA_Q_MGR_NAME]
+        self._qmgr_name = _text(name) or config.qmgr
+
+    def __repr__(self) -> str:
+        return f"MQConnection({self.config.url!r}, library={self.library.name})"
+
+    @property
+    def qmgr_name(self) -> str:
+        return self._qmgr_name
+
+    # ------------------------------------------------------------------ errors
+    @contextmanager
+    def _call(self, what: str) -> Iterator[None]:
+        """One MQI call: the library's errors as MQError; a broken connection stays broken."""
+        if self._broken is not None:
+            raise failed(C.MQRC_CONNECTION_BROKEN, f"{what}: {self._broken}")
+        try:
+            yield
+        except MQError:
+            raise
+        except Exception as exc:
+            if not self.library.is_mq_error(exc):
+                raise
+            error = self.library.error(exc, f"{what} on {self.config.url}")
+            if error.reason in GONE and error.comp == C.MQCC_FAILED:
+                self._broken = error
+                log.warning(
+                    "mq.connection_broken",
+                    url=self.config.url,
+                    reason=error.reason_name,
+                    in_unit_of_work=self._in_unit_of_work,
+                )
+            raise error from None
+
+    @contextmanager
+    def _explained(self, queue: str) -> Iterator[None]:
+        """MQ's reason for a queue it cannot open, with what is wrong in words."""
+        try:
+            yield
+        except MQError as exc:
+            detail = self._why(queue, exc.reason)
+            if not detail:
+                raise
+            raise MQError(exc.comp, exc.reason, f"{detail} ({self.config.url})") from None
+
+    def _why(self, queue: str, reason: int) -> str:
+        if reason in (C.MQRC_OBJECT_NAME_ERROR, C.MQRC_UNKNOWN_OBJECT_NAME):
+            problem = name_problem(queue)
+            if problem:
+                return f"queue name {queue!r} {problem}"
+            if reason == C.MQRC_UNKNOWN_OBJECT_NAME:
+                return f"queue {queue!r} is not defined on {self._qmgr_name}"
+        if reason == C.MQRC_UNKNOWN_ALIAS_BASE_Q:
+            return f"the target queue of alias queue {queue!r} is not defined"
+        return ""
+
+    # ------------------------------------------------------------------ objects
+    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+        od = self.library.structure("OD")
+        od.ObjectName = _object_name(queue)
+        od.DynamicQName = _object_name(dynamic_name)
+        od.Version = max(od.Version, self.library.CMQC.MQOD_VERSION_3)  # for ResolvedQName
+        with self._explained(queue), self._call(f"MQOPEN of {queue!r}"):
+            opened = self.library.module.Queue(self._qm, od, options)
+        name = _text(od.ObjectName) or queue
+        resolved = _text(getattr(od, "ResolvedQName", b"")) or name
+        hobj = int(opened.get_handle())
+        self._queues[hobj] = opened
+        return Handle(name=name, resolved_name=resolved, options=options, hobj=hobj)
+
+    def close(self, handle: Handle) -> None:
+        queue = self._queues.pop(handle.hobj, None)
+        if queue is None:
+            return
+        if self._context_source is not None and self._context_source[0] is queue:
+            self._context_source = None
+        with self._call(f"MQCLOSE of {handle.name!r}"):
+            queue.close()
+
+    def _queue(self, handle: Handle) -> Any:
+        queue = self._queues.get(handle.hobj)
+        if queue is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"{handle.name!r} is not open on this connection")
+        return queue
+
+    # ------------------------------------------------------------------ MQGET
+    def get(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        syncpoint: bool = False,
+        browse: Browse | None = None,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        queue = self._queue(handle)
+        lib = self.library
+        cmqc = lib.CMQC
+        gmo = lib.structure("GMO")
+        gmo.Version = max(gmo.Version, cmqc.MQGMO_VERSION_2)  # MatchOptions
+        options = cmqc.MQGMO_FAIL_IF_QUIESCING | cmqc.MQGMO_PROPERTIES_FORCE_MQRFH2
+        if browse is not None:
+            options |= cmqc.MQGMO_BROWSE_FIRST if browse is Browse.FIRST else cmqc.MQGMO_BROWSE_NEXT
+        else:
+            options |= cmqc.MQGMO_SYNCPOINT if syncpoint else cmqc.MQGMO_NO_SYNCPOINT
+        if under_cursor:
+            options |= cmqc.MQGMO_MSG_UNDER_CURSOR
+        if wait is None or wait != 0:
+            options |= cmqc.MQGMO_WAIT
+            if wait is None:
+                gmo.WaitInterval = cmqc.MQWI_UNLIMITED
+            elif wait > 0:
+                gmo.WaitInterval = math.ceil(wait * 1000)
+            else:  # MQ's 2090 (MQWI_UNLIMITED, -1, is not what a negative wait means)
+                gmo.WaitInterval = min(math.floor(wait * 1000), -2)
+        gmo.Options = options
+        md = lib.structure("MD", Version=cmqc.MQMD_VERSION_2)
+        match = cmqc.MQMO_NONE
+        for name, value, flag in (
+            ("MsgId", msg_id, cmqc.MQMO_MATCH_MSG_ID),
+            ("CorrelId", correl_id, cmqc.MQMO_MATCH_CORREL_ID),
+            ("GroupId", group_id, cmqc.MQMO_MATCH_GROUP_ID),
+        ):
+            if value is not None:
+                setattr(md, name, value)
+                match |= flag
+        gmo.MatchOptions = match
+        try:
+            with self._call(f"MQGET from {handle.name!r}"):
+                data = queue.get(max_length, md, gmo)
+        except MQError as exc:
+            if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
+                return None
+            if exc.reason == C.MQRC_TRUNCATED_MSG_FAILED and max_length is not None:
+                cause = exc.__context__
+                raise TruncatedMessage(
+                    self._mqmd(md),
+                    bytes(getattr(cause, "message", b"") or b""),
+                    int(getattr(cause, "original_length", 0) or 0),
+                    max_length,
+                ) from None
+            raise
+        got = self._mqmd(md)
+        if browse is None:  # what MQPMO_PASS_ALL_CONTEXT from this handle passes
+            self._context_source = (queue, got)
+            if syncpoint:
+                self._in_unit_of_work = True
+        return got, bytes(data)
+
+    # ------------------------------------------------------------------ MQPUT / MQPUT1
+    def put(
+        self,
+        target: str | Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        lib = self.library
+        cmqc = lib.CMQC
+        pmo = lib.structure("PMO")
+        options = cmqc.MQPMO_FAIL_IF_QUIESCING
+        options |= cmqc.MQPMO_SYNCPOINT if syncpoint else cmqc.MQPMO_NO_SYNCPOINT
+        if new_msg_id:
+            options |= cmqc.MQPMO_NEW_MSG_ID
+        options |= self._context_option(pmo, md, context, target)
+        pmo.Options = options
+        lib_md = lib.structure("MD")
+        lib_md.unpack(md.pack(C.MQENC_NATIVE)[: lib_md.get_length()])
+        name = target.name if isinstance(target, Handle) else target
+        self.last_warning = None
+        try:
+            with self._explained(name), self._call(f"MQPUT to {name!r}"):
+                if isinstance(target, Handle):
+                    self._queue(target).put(data, lib_md, pmo)
+                else:
+                    od = lib.structure("OD")
+                    od.ObjectName = _object_name(target)
+                    self._qm.put1(od, data, lib_md, pmo)
+        except MQError as exc:
+            if exc.comp != C.MQCC_WARNING:
+                raise
+            self.last_warning = exc  # the message was put
+        if syncpoint:
+            self._in_unit_of_work = True
+        return self._mqmd(lib_md)
+
+    def _context_option(self, pmo: Any, md: MQMD, context: Context, target: str | Handle) -> int:
+        """The MQPMO context option for ``context``. PASS_* passes the context of the last
+        message got on this connection from its handle (MQ's way); an MQMD that is not that
+        message's is put with SET_* where the open options allow it (MQPUT1 always)."""
+        cmqc = self.library.CMQC
+        if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
+            pass_all = context is Context.PASS_ALL
+            source = self._context_source
+            if source is not None and _same_context(source[1], md, context):
+                pmo.Context = int(source[0].get_handle())
+            elif not isinstance(target, Handle) or target.options & (
+                C.MQOO_SET_ALL_CONTEXT
+                if pass_all
+                else C.MQOO_SET_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
+            ):
+                return int(
+                    cmqc.MQPMO_SET_ALL_CONTEXT if pass_all else cmqc.MQPMO_SET_IDENTITY_CONTEXT
+                )
+            return int(
+                cmqc.MQPMO_PASS_ALL_CONTEXT if pass_all else cmqc.MQPMO_PASS_IDENTITY_CONTEXT
+            )
+        return int(
+            {
+                Context.DEFAULT: 0,
+                Context.SET_ALL: cmqc.MQPMO_SET_ALL_CONTEXT,
+                Context.SET_IDENTITY: cmqc.MQPMO_SET_IDENTITY_CONTEXT,
+                Context.NONE: cmqc.MQPMO_NO_CONTEXT,
+            }[context]
+        )
+
+    # ------------------------------------------------------------------ MQINQ / MQSET
+    def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
+        if isinstance(queue, Handle):
+            with self._call(f"MQINQ of {queue.name!r}"):
+                values = self.library.inquire(self._queue(queue), selectors)
+            return _values(values)
+        handle = self.open(queue, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        try:
+            return self.inquire(handle, selectors)
+        finally:
+            self.close(handle)
+
+    def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
+        with self._call("MQINQ of the queue manager"):
+            return _values(self.library.inquire(self._qm, selectors))
+
+    def set(self, handle: Handle, attrs: Mapping[int, int | str]) -> None:
+        with self._call(f"MQSET of {handle.name!r}"):
+            self.library.set(self._queue(handle), attrs)
+
+    # ------------------------------------------------------------------ units of work
+    def commit(self) -> None:
+        try:
+            with self._call("MQCMIT"):
+                self._qm.commit()
+        finally:
+            self._in_unit_of_work = False
+
+    def backout(self) -> None:
+        try:
+            with self._call("MQBACK"):
+                self._qm.backout()
+        finally:
+            self._in_unit_of_work = False
+
+    def disconnect(self, *, commit: bool = False) -> None:
+        try:
+            if self._broken is None:
+                if commit:
+                    self.commit()
+                else:
+                    self.backout()
+        except MQError as exc:
+            if commit or exc.reason not in GONE:
+                raise  # a connection gone has backed out: the disconnect is done
+        finally:
+            self._queues.clear()
+            self._context_source = None
+            if self._broken is None:
+                self._broken = failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")
+                try:
+                    self._qm.disconnect()
+                except Exception as exc:  # MQDISC on a broken connection: it is gone anyway
+                    if not self.library.is_mq_error(exc):
+                        raise
+                    log.debug("mq.disconnect_failed", url=self.config.url, error=str(exc))
+            log.debug("mq.disconnected", url=self.config.url)
+
+    # ------------------------------------------------------------------ helpers
+    def _mqmd(self, lib_md: Any) -> MQMD:
+        raw = bytes(lib_md.pack())
+        size = MQMD.size()
+        return MQMD.unpack(raw[:size].ljust(size, b"\x00"), C.MQENC_NATIVE)
+
+
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%")
+
+
+def name_problem(name: str) -> str:
+    """What makes ``name`` an invalid MQ object name, "" when nothing does."""
+    if not name:
+        return "is empty"
+    if len(name) > C.MQ_Q_NAME_LENGTH:
+        return f"is {len(name)} characters, more than {C.MQ_Q_NAME_LENGTH}"
+    bad = next((char for char in name if char not in _NAME_CHARACTERS), None)
+    if bad is not None:
+        return f"has {bad!r}: names use A-Z a-z 0-9 . / _ %"
+    return ""
+
+
+def _object_name(name: str) -> bytes:
+    """``name`` for an MQOD: the libraries pack it into 48 bytes and would cut a longer
+    one short (opening another queue), so a name MQ cannot hold is refused here: 2152."""
+    raw = name.encode("utf-8")
+    if len(raw) > C.MQ_Q_NAME_LENGTH:
+        raise failed(C.MQRC_OBJECT_NAME_ERROR, f"queue name {name!r} {name_problem(name)}")
+    return raw
+
+
+def _same_context(got: MQMD, md: MQMD, context: Context) -> bool:
+    names = CONTEXT_FIELDS if context is Context.PASS_ALL else CONTEXT_FIELDS[:3]
+    return all(getattr(got, name) == getattr(md, name) for name in names)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
+    return str(value).strip() if value is not None else ""
+
+
+def _values(values: Mapping[int, Any]) -> dict[int, int | str]:
+    return {
+        selector: value if isinstance(value, int) else _text(value)
+        for selector, value in values.items()
+    }

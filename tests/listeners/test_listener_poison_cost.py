@@ -1,0 +1,90 @@
+"""What isolating suspects costs the good messages around them (issue 9, target 4).
+
+Suspects (BackoutCount > 0) still run alone (test_listener_crash_isolation.py), but a
+message that is never delivered needs no isolation, and a consumer whose start-up turn
+cleared the queue goes on as any concurrent one.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+import mqjms
+from mqjms.mq import C
+from mqjms.transport import connect
+from tests.listeners.helpers import BOQ, IN, wait_for
+
+
+def _back_out(url: str, queue: str, times: int) -> None:
+    """Raise the first message's BackoutCount: MQGET under syncpoint, MQBACK."""
+    conn = connect(url, "test-backout")
+    try:
+        handle = conn.open(queue, C.MQOO_INPUT_AS_Q_DEF)
+        for _ in range(times):
+            assert conn.get(handle, wait=1.0, syncpoint=True) is not None
+            conn.backout()
+    finally:
+        conn.disconnect()
+
+
+@pytest.mark.requires("backout_in_place")
+def test_a_message_at_bothresh_is_moved_without_waiting_for_the_messages_in_flight(
+    mq, make_worker
+) -> None:
+    # seed 002: BackoutCount >= BOTHRESH -> moved to BOQNAME, never delivered. It cannot
+    # crash the listener, so it does not wait for its neighbours to run alone.
+    mq.send(IN, "poison")
+    _back_out(mq.url, IN, 3)  # the conftest's BOTHRESH(3)
+    mq.send(IN, "slow", priority=9)  # got first: in flight while the poison one is got
+    started, release = threading.Event(), threading.Event()
+    app = make_worker()
+
+    @app.listener(IN, concurrency=2)
+    def handle(msg: mqjms.Message) -> None:
+        assert msg.body == "slow", "the poison message was delivered"
+        started.set()
+        release.wait(10)
+
+    with app:
+        try:
+            wait_for(started.is_set, 10, "the slow message started")
+            wait_for(lambda: mq.depth(BOQ) == 1, 5, "the poison message moved meanwhile")
+            assert not release.is_set()
+        finally:
+            release.set()
+        wait_for(lambda: app.stats.committed == 1, 10)
+    assert app.stats.delivered == 1
+
+
+@pytest.mark.requires("commit_and_get")
+def test_the_message_that_ends_the_start_up_turns_is_committed_with_the_next_get(
+    mq, make_worker
+) -> None:
+    # A worker starts with its queues serial (suspects first after a crash); the first
+    # turn that gets a BackoutCount 0 message turns the queue concurrent, and its consumer
+    # with it: that message's MQCMIT is made with the next MQGET, as every other's.
+    commits: list[str] = []
+    app = make_worker()
+    connect = app.connector
+
+    class CountingCommits:
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+        def commit(self) -> None:
+            commits.append("MQCMIT")
+            self._conn.commit()
+
+    app.connector = lambda url, appl: CountingCommits(connect(url, appl))
+    app.listener(IN)(lambda msg: None)
+    for i in range(3):
+        mq.send(IN, f"m{i}")
+    with app:
+        wait_for(lambda: app.stats.committed == 3 and mq.depth(IN) == 0, 10)
+        assert commits == []
