@@ -115,12 +115,14 @@ class MessageHandle(_message_handle.MessageHandle):
     FLAVOUR = FLAVOUR
 
 
-class Topic(_topics.Topic):
-    FLAVOUR = FLAVOUR
-
-
 class Subscription(_topics.Subscription):
     FLAVOUR = FLAVOUR
+    QUEUE = Queue
+
+
+class Topic(_topics.Topic):
+    FLAVOUR = FLAVOUR
+    SUBSCRIPTION = Subscription
 
 
 ByteString = _pcf.ByteString

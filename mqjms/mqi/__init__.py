@@ -2,7 +2,8 @@
 
 Two layers (docs/pymqi.md, "How it is built"): the MQI verbs on an :class:`~.hconn.Hconn`
 over a transport connection (:mod:`.opening`, :mod:`.getting`, :mod:`.putting`,
-:mod:`.inquiry`, :mod:`.properties`, :mod:`.admin`, with seed 002 in :mod:`.screening`),
+:mod:`.subscribing`, :mod:`.inquiry`, :mod:`.properties`, :mod:`.admin` and
+:mod:`.admin_subscriptions`, with seed 002 in :mod:`.screening`),
 and the classes programs use, written once for both flavours (:mod:`.qmgr`, :mod:`.queue`,
 :mod:`.message_handle`, :mod:`.pcf`, :mod:`.callbacks`, :mod:`.topics`, bound to a
 :class:`~.flavour.Flavour`); below them the pure layer: IBM's constants, errors and

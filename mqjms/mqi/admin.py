@@ -6,7 +6,8 @@ administration API instead (the same one MQSC uses), with results as the librari
 them: a list of dicts keyed by MQCA_*/MQIA_*/MQCACF_* selectors. Supported: PING_Q_MGR,
 INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, DELETE_Q,
 CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
-and application names); INQUIRE_CHANNEL(_NAMES) answers that there are no
+and application names), CREATE/DELETE/INQUIRE_SUBSCRIPTION (:mod:`.admin_subscriptions`);
+INQUIRE_CHANNEL(_NAMES) answers that there are no
 channels (2085: the embedded queue manager has none). Over another transport, only
 PING_Q_MGR and INQUIRE_Q_MGR.
 """
@@ -33,6 +34,8 @@ from mqjms.semantics.attributes import (
     inquire_value,
 )
 from mqjms.semantics.inquire import QMGR_FACTS
+
+from . import admin_subscriptions
 
 log = get_logger("mqjms.mqi")
 
@@ -76,11 +79,15 @@ def delete_dynamic(conn: Connection, name: str, purge: bool) -> None:
 
 def execute(conn: Connection, command: str, params: Params) -> list[Response]:
     """Run PCF ``command`` (``MQCMD_INQUIRE_Q``...) with ``params``; its responses."""
+    on_queue_manager = admin_subscriptions.COMMANDS.get(command)
+    if on_queue_manager is not None:
+        return on_queue_manager(_required(conn, command), params)
     handler = _COMMANDS.get(command)
     if handler is None:
+        known = sorted([*_COMMANDS, *admin_subscriptions.COMMANDS])
         raise failed(
             C.MQRC_FUNCTION_NOT_SUPPORTED,
-            f"PCF {command} is not supported by mqjms (supported: {', '.join(sorted(_COMMANDS))})",
+            f"PCF {command} is not supported by mqjms (supported: {', '.join(known)})",
         )
     return handler(conn, command, params)
 

@@ -6,6 +6,7 @@ an Hconn and the structures a program passes; the flavour classes (``QueueManage
 
 * object handles (hobj integers, as MQOPEN returns them), with what MQ remembers of each:
   the context of the last message got (MQPMO_PASS_*_CONTEXT) and the last browsed one;
+  and subscription handles (hsub integers, as MQSUB returns them: :mod:`.subscribing`);
 * a lock, so that threads sharing a connection take turns (MQCNO_HANDLE_SHARE_BLOCK;
   a waiting get lets others in between the slices of its wait);
 * MQDISC commits, as IBM MQ does for an MQI application (the transport contract's
@@ -31,6 +32,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle
+from mqjms.semantics.pubsub import Subscription
 
 from . import interrupts, routing, screening
 from .properties import PropertyStore
@@ -93,6 +95,7 @@ class Hconn:
         self.number = next(_hconn_numbers)
         self.lock = threading.RLock()
         self.objects: dict[int, Hobj] = {}
+        self.subscriptions: dict[int, Subscription] = {}  # by hsub
         self._hobjs = itertools.count(101)
         self.flow = screening.flow_for(conn, poison)
         self.properties = PropertyStore()
@@ -133,6 +136,12 @@ class Hconn:
         self.objects[obj.number] = obj
         return obj
 
+    def add_subscription(self, subscription: Subscription) -> int:
+        """The hsub of a subscription made (numbered as object handles are)."""
+        hsub = next(self._hobjs)
+        self.subscriptions[hsub] = subscription
+        return hsub
+
     def object(self, number: int) -> Hobj:
         found = self.objects.get(number)
         if found is None:
@@ -170,6 +179,7 @@ class Hconn:
             self.closed = True
             self.work = 0
             self.objects.clear()
+            self.subscriptions.clear()
             self.properties.clear()
             try:
                 conn.disconnect(commit=commit)

@@ -1,7 +1,8 @@
 """MQOPEN and MQCLOSE as pymqi and ibmmq programs use them.
 
-The MQOD names a queue (MQOT_Q) or the queue manager itself (MQOT_Q_MGR, for MQINQ);
-topics are not supported yet (MQRC_FUNCTION_NOT_SUPPORTED). The open options go to the
+The MQOD names a queue (MQOT_Q), the queue manager itself (MQOT_Q_MGR, for MQINQ) or a
+topic (MQOT_TOPIC: ObjectName a TOPIC object, ObjectString a topic string, opened with
+MQOO_OUTPUT to publish; :mod:`.subscribing` has MQSUB). The open options go to the
 transport as they are: exact, so a queue opened for input cannot be put to (2039) and
 one opened without MQOO_INQUIRE cannot be inquired (2038). Opening a model queue creates
 a dynamic queue named from DynamicQName, and its name is written into the program's
@@ -20,7 +21,7 @@ from mqjms.mq.od import MQOD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import DEFAULT_DYNAMIC_NAME
 
-from . import admin, fields
+from . import admin, fields, subscribing
 from .hconn import Hconn
 
 _OD_SPECS = {spec.name: spec for spec in MQOD.SPECS}
@@ -39,11 +40,18 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
                 )
             _write(od, {"ObjectName": conn.qmgr_name, "ResolvedQMgrName": conn.qmgr_name})
             return hconn.add_object(conn.qmgr_name, options, None).number
+        if object_type == CMQC.MQOT_TOPIC:
+            topic = subscribing.publisher(conn).open_topic(
+                subscribing.vs_text(od, "ObjectString"), options, topic=name
+            )
+            if fields.option(od, "Version", 1) >= 4:
+                _write(od, {"ResolvedType": CMQC.MQOT_TOPIC})
+            return hconn.add_object(topic.name, options, topic).number
         if object_type != CMQC.MQOT_Q:
             raise failed(
                 C.MQRC_FUNCTION_NOT_SUPPORTED,
-                f"opening an object of type {object_type} (topics and the rest) is not "
-                "supported by mqjms's MQI yet",
+                f"opening an object of type {object_type} (only queues, topics and the "
+                "queue manager) is not supported by mqjms's MQI",
             )
         dynamic = fields.text(getattr(od, "DynamicQName", b"")) or DEFAULT_DYNAMIC_NAME
         handle = conn.open(name, options, dynamic_name=dynamic)

@@ -19,7 +19,7 @@ from mqjms.mq import pcf as mqpcf
 from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
-from . import admin, inquiry
+from . import admin, admin_subscriptions, inquiry
 from .flavour import Flavour
 from .qmgr import QueueManager
 
@@ -155,6 +155,8 @@ class PCFExecute(QueueManager):
         raw = value.encode(self.bytes_encoding)
         if self.FLAVOUR.pcf_strings_stripped:
             return raw.rstrip(b" \x00")
+        if key in admin_subscriptions.VARIABLE_LENGTH:
+            return raw
         length = 48 if key == CMQCFC.MQCACF_Q_NAMES else inquiry.attribute_length(key)
         return raw.ljust(length, b" ")
 

@@ -22,7 +22,7 @@ from mqjms.mq.pmo import MQPMO
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Connection, Context, Handle, put_warning
 
-from . import fields, properties
+from . import fields, properties, subscribing
 from .hconn import Hconn
 
 _PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
@@ -52,11 +52,21 @@ def put(hconn: Hconn, number: int, md: Any, pmo: Any, data: bytes) -> None:
 
 
 def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
-    """MQPUT1 to the queue ``od`` names; ``md`` and ``pmo`` updated in place."""
+    """MQPUT1 to the queue (or topic) ``od`` names; ``md`` and ``pmo`` updated in place."""
     with hconn.call() as conn:
-        if fields.option(od, "ObjectType", CMQC.MQOT_Q) != CMQC.MQOT_Q:
-            raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, "MQPUT1 to a topic is not supported yet")
-        _put(hconn, conn, fields.text(getattr(od, "ObjectName", b"")), md, pmo, data)
+        name = fields.text(getattr(od, "ObjectName", b""))
+        object_type = fields.option(od, "ObjectType", CMQC.MQOT_Q)
+        if object_type not in (CMQC.MQOT_Q, CMQC.MQOT_TOPIC):
+            raise failed(C.MQRC_OBJECT_TYPE_ERROR, f"MQPUT1 to an object of type {object_type}")
+        if object_type == CMQC.MQOT_TOPIC:  # publishes
+            topic_string = subscribing.vs_text(od, "ObjectString")
+            topic = subscribing.publisher(conn).open_topic(topic_string, C.MQOO_OUTPUT, topic=name)
+            try:
+                _put(hconn, conn, topic, md, pmo, data)
+            finally:
+                conn.close(topic)
+            return
+        _put(hconn, conn, name, md, pmo, data)
 
 
 def _put(

@@ -229,7 +229,7 @@ class Queue:
             inquiry.set_attributes(connection, number, values)
 
     # ------------------------------------------------------------------ handles
-    def set_handle(self, queue_handle: int) -> None:
+    def set_handle(self, queue_handle: int | None) -> None:
         self._number = queue_handle
 
     def get_handle(self) -> int | None:

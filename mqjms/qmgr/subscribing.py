@@ -117,12 +117,11 @@ class Subscribing(ConnectionState):
         descriptor.check()
         self._refuse_if_read_only("no subscription can be made")
         if not descriptor.managed:
-            if queue is None:
-                raise failed(
-                    C.MQRC_HOBJ_ERROR,
-                    "a subscription without MQSO_MANAGED needs the queue handle to deliver to",
-                )
-            self._handle(queue)
+            # MQSO_RESUME alone: the subscription's own destination class applies (below)
+            if queue is None and descriptor.options & C.MQSO_CREATE:
+                raise _no_queue()
+            if queue is not None:
+                self._handle(queue)
         try:
             with self._session():
                 row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))
@@ -142,7 +141,10 @@ class Subscribing(ConnectionState):
                     self._with_room(lambda: self._unsubscribe(hsub, row.name, remove=False))
                 raise
         else:
-            assert queue is not None
+            if queue is None:  # a resumed subscription with a provided destination
+                with self._session():
+                    self._with_room(lambda: self._unsubscribe(hsub, row.name, remove=False))
+                raise _no_queue()
             handle = queue
         log.info(
             "subscription.opened",
@@ -185,7 +187,9 @@ class Subscribing(ConnectionState):
     def _check_resume(
         self, db: sqlite3.Connection, existing: SubscriptionRow, sd: SubscriptionDescriptor
     ) -> None:
-        if existing.durable != sd.durable:
+        # MQSO_RESUME alone asks for the subscription as it is; with MQSO_CREATE or
+        # MQSO_ALTER the program says which durability it wants
+        if existing.durable != sd.durable and sd.options & (C.MQSO_CREATE | C.MQSO_ALTER):
             raise failed(
                 C.MQRC_DURABILITY_NOT_ALTERABLE,
                 f"subscription {existing.name!r} is "
@@ -221,7 +225,8 @@ class Subscribing(ConnectionState):
         if sd.managed:
             dest, _ = subscriptions.managed_queue(db, full, durable=sd.durable)
         else:
-            assert queue is not None
+            if queue is None:
+                raise _no_queue()
             dest = queue.name
         keep = bool(sd.options & C.MQSO_SET_CORREL_ID) and sd.sub_correl_id == C.MQCI_NONE
         correl = (
@@ -282,3 +287,10 @@ class Subscribing(ConnectionState):
                 subscriptions.remove(db, sub, reason="MQCO_REMOVE_SUB")
             else:
                 subscriptions.end_unheld_non_durable(db, [name], "subscriber closed")
+
+
+def _no_queue() -> MQError:
+    return failed(
+        C.MQRC_HOBJ_ERROR,
+        "a subscription without MQSO_MANAGED needs the queue handle to deliver to",
+    )

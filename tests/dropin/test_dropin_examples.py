@@ -7,7 +7,8 @@ defined IBM's developer configuration. Nothing of theirs is in this repository: 
 files are read from the vendor cache (tests/mqi/mqi_vendor.py; ``scripts/setup``
 downloads the sdists), and the tests skip, saying so, without them. Every example file is
 either run here or listed in EXCLUDED with the reason it cannot run without an IBM MQ
-installation, a channel, authority records or publish/subscribe.
+installation, a channel or authority records. publish_message.py and subscribe.py also
+run together: the subscriber receives what the publisher publishes.
 """
 
 from __future__ import annotations
@@ -146,6 +147,8 @@ IBMMQ: dict[str, Example] = {
     "put_async_message": Example(("Put Success: 10", "Put Failure: 10", "Done.")),
     "put_get_correl_id": Example(("Got response message",), interrupt_after="Got response message"),
     "put_message": Example(("Done.",), check=depth_is("DEV.QUEUE.1", 1)),
+    "publish_message": Example(("Message published OK", "Done.")),  # no subscriber: no copy
+    "subscribe": Example(("No more messages.",)),  # nothing published within its 5 s wait
     "set_identity": Example(("Done.",), check=_identity_is_set),
 }
 PYMQI: dict[str, Example] = {
@@ -183,8 +186,6 @@ EXCLUDED = {
     "def_channel": "defines a channel (mqjms has none)",
     "define_channel": "defines a channel (mqjms has none)",
     "set_auth_rec": "sets authority records",
-    "publish_message": "publish/subscribe is not supported by the drop-in yet",
-    "subscribe": "publish/subscribe is not supported by the drop-in yet",
     "connect_client": "pymqi's copy uses names it never defines (NameError on real pymqi too)",
 }
 
@@ -272,3 +273,38 @@ def test_every_example_is_run_or_excluded_with_a_reason(flavour: str) -> None:
     found = {path.stem for path in _examples(flavour).glob("*.py")}
     specs = IBMMQ if flavour == "ibmmq" else PYMQI
     assert found - set(specs) - set(EXCLUDED) == set()
+
+
+def test_subscribe_receives_what_publish_message_publishes(qmgr_url: str, tmp_path: Path) -> None:
+    """ibmmq's subscribe.py (a managed non-durable subscription to dev/, a 5 s wait) gets
+    the publication of publish_message.py, both unchanged, each its own process."""
+    examples = _examples("ibmmq")
+    if not (examples / "subscribe.py").exists():
+        vendor.absent(f"{examples} is absent")
+    env = dict(os.environ, MQJMS_URL=qmgr_url)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "mqjms.ibmmq"]
+    subscriber = subprocess.Popen(
+        [*command, str(examples / "subscribe.py")],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        admin = embedded.queue_manager(qmgr_url)
+        deadline = time.monotonic() + 60
+        while not admin.display_subscriptions() and subscriber.poll() is None:
+            assert time.monotonic() < deadline, "subscribe.py did not subscribe"
+            time.sleep(0.05)
+        code, output = _run("ibmmq", examples / "publish_message.py", Example(), qmgr_url, tmp_path)
+        assert code == 0 and "Message published OK" in output, output
+        received, _ = subscriber.communicate(timeout=60)
+    finally:
+        if subscriber.poll() is None:
+            subscriber.kill()
+    assert subscriber.returncode == 0, received
+    assert "Received publication:  b'Hello from Python! Published at" in received, received
+    assert "No more messages." in received, received
+    assert admin.display_subscriptions() == []  # non-durable: gone with the subscriber

@@ -165,3 +165,34 @@ def test_pcf_execute_can_make_its_own_connection(mq: ModuleType, env: MQEnv) -> 
         assert pcf.MQCMD_PING_Q_MGR() == no_parameters(mq)
     finally:
         pcf.disconnect()
+
+
+def test_subscriptions_are_created_inquired_and_deleted(mq, env, qmgr) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_SUBSCRIPTION(
+        {
+            mq.CMQCFC.MQCACF_SUB_NAME: "PCF.SUB",
+            mq.CMQC.MQCA_TOPIC_STRING: "pcf/made",
+            mq.CMQCFC.MQIACF_DESTINATION_CLASS: mq.CMQC.MQDC_MANAGED,
+        }
+    )
+    [found] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.*"})
+    assert found[mq.CMQCFC.MQCACF_SUB_NAME] == b"PCF.SUB"  # MQCHARV-sized: not padded
+    assert found[mq.CMQC.MQCA_TOPIC_STRING] == b"pcf/made"
+    assert found[mq.CMQCFC.MQIACF_DURABLE_SUBSCRIPTION] == mq.CMQC.MQSUB_DURABLE_YES
+    assert found[mq.CMQCFC.MQIACF_DESTINATION_CLASS] == mq.CMQC.MQDC_MANAGED
+    assert found[mq.CMQCFC.MQIACF_SUB_TYPE] == mq.CMQCFC.MQSUBTYPE_ADMIN
+    # an administrative subscription is resumed with MQSO_RESUME alone, as MQ allows
+    sd = mq.SD(Options=mq.CMQC.MQSO_RESUME)
+    sd.set_vs("SubName", "PCF.SUB")
+    sub = mq.Subscription(qmgr, sub_desc=sd)
+    assert sd.Options & mq.CMQC.MQSO_DURABLE and sd.Options & mq.CMQC.MQSO_MANAGED  # MQSD out
+    mq.Topic(qmgr, topic_string="pcf/made").pub(b"to an admin sub")
+    assert sub.get(None, mq.MD(), mq.GMO()) == b"to an admin sub"
+    sub.close()
+    subid = mq.ByteString(found[mq.CMQCFC.MQBACF_SUB_ID])
+    pcf.MQCMD_DELETE_SUBSCRIPTION({mq.CMQCFC.MQBACF_SUB_ID: subid})
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.SUB"})
+    assert failure.value.reason == mq.CMQC.MQRC_NO_SUBSCRIPTION
+    assert pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.*"}) == no_parameters(mq)

@@ -4,12 +4,13 @@ The pure ones: ``test_rfh2.py`` parses the captured RFH2 messages (shared/testda
 the same bytes both libraries ship in tests/messages) and ``test_api_transition_pep8.py``
 checks the API's old and new names. The ones that need a queue manager (truncation,
 str/unicode puts, put1, 200 messages of random sizes, RFH2 put and get, message
-properties; they create their queues with PCF) run against an embedded queue manager
-named as their configuration expects (ibmmq's QM1, pymqi's MQTEST). Each runs as the
-library's own suite would, with unittest, in a process where ``import pymqi`` / ``import
-ibmmq`` is the drop-in (``python -m mqjms.pymqi -m unittest``). The test files are read
-from the vendor cache; their ``messages`` directory is pointed at shared/testdata/rfh2
-(nothing is copied).
+properties, publish/subscribe with managed and provided, durable and non-durable, API and
+administrative subscriptions; they create their queues and subscriptions with PCF) run
+against an embedded queue manager named as their configuration expects (ibmmq's QM1,
+pymqi's MQTEST). Each runs as the library's own suite would, with unittest, in a process
+where ``import pymqi`` / ``import ibmmq`` is the drop-in (``python -m mqjms.pymqi -m
+unittest``). The test files are read from the vendor cache; their ``messages`` directory
+is pointed at shared/testdata/rfh2 (nothing is copied).
 """
 
 from __future__ import annotations
@@ -65,8 +66,9 @@ def test_pure_suite_passes_unchanged(flavour: str, name: str, tmp_path: Path) ->
 
 CONNECTED = {
     "ibmmq": ("QM1", ["test_base_api", "test_rfh2_put_get", "test_message_property",
-                      "test_get_buffers"]),
-    "pymqi": ("MQTEST", ["test_base_api", "test_rfh2_put_get", "test_message_property"]),
+                      "test_get_buffers", "test_pubsub"]),
+    "pymqi": ("MQTEST", ["test_base_api", "test_rfh2_put_get", "test_message_property",
+                         "test_pubsub"]),
 }  # fmt: skip
 
 

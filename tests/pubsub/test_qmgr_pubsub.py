@@ -320,6 +320,32 @@ def test_a_provided_destination_receives_publications(
     assert failure.value.reason == C.MQRC_HOBJ_ERROR
 
 
+def test_resume_alone_takes_the_subscription_as_it_was_made(
+    qm: QueueManager, conns: Callable[[], Connection]
+) -> None:
+    # MQSO_RESUME without MQSO_CREATE or MQSO_ALTER asks for the subscription as it is:
+    # its durability and destination class apply (IBM's pymqi/ibmmq tests resume
+    # administrative subscriptions so), and a provided one still needs its queue
+    conn, publisher = conns(), conns()
+    made = conn.subscribe(sd("t/r", DURABLE, sub_name="managed"))
+    conn.close_subscription(made)
+    resumed = conn.subscribe(sd("", C.MQSO_RESUME, sub_name="managed"))
+    assert resumed.durable and resumed.managed
+    assert resumed.handle.resolved_name == made.handle.resolved_name
+    conn.close_subscription(resumed, remove=True)
+    qm.define_queue("QLOCAL", "MY.SUBQ")
+    qm.define_subscription("provided", topic_string="t/r", dest="MY.SUBQ")
+    with pytest.raises(MQError) as failure:
+        conn.subscribe(sd("", C.MQSO_RESUME, sub_name="provided"))
+    assert failure.value.reason == C.MQRC_HOBJ_ERROR
+    queue = conn.open("MY.SUBQ", C.MQOO_INPUT_SHARED)
+    provided = conn.subscribe(sd("", C.MQSO_RESUME, sub_name="provided"), queue)  # not held
+    assert provided.durable and not provided.managed and provided.handle is queue
+    publish(publisher, "t/r", b"to MY.SUBQ")
+    assert bodies(conn, provided) == [b"to MY.SUBQ"]
+    conn.close_subscription(provided, remove=True)
+
+
 def test_subscription_options_create_resume_and_in_use(conns: Callable[[], Connection]) -> None:
     one, two = conns(), conns()
     with pytest.raises(MQError) as failure:

@@ -1,0 +1,188 @@
+"""Publish/subscribe through the drop-in, both flavours, every transport that declares it
+(issue 14, issue 10): pymqi's and ibmmq's ``Topic`` (open, pub, sub) and ``Subscription``
+(MQSUB from an SD, get, close with MQCO_KEEP_SUB / MQCO_REMOVE_SUB, durable resume), and
+seed 002 on the managed queue for gets through the drop-in.
+"""
+
+from __future__ import annotations
+
+import itertools
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mqjms.mq.rfh2 import parse_chain
+from tests.support.mqenv import MQEnv
+
+BOQ = "DEV.QUEUE.2"
+_names = itertools.count(1)
+
+
+@pytest.fixture
+def topic(env: MQEnv) -> str:
+    """A topic string of this test's own (a broker is shared between tests)."""
+    return f"dropin/t{id(env)}/{next(_names)}"
+
+
+def sd(mq: ModuleType, options: int, topic_string: str = "", **fields: Any) -> Any:
+    desc = mq.SD(Options=options)
+    if topic_string:
+        desc.set_vs("ObjectString", topic_string)
+    if "SubName" in fields:
+        desc.set_vs("SubName", fields.pop("SubName"))
+    for name, value in fields.items():
+        desc[name] = value
+    return desc
+
+
+def gmo(mq: ModuleType, options: int = 0, wait_ms: int = 0) -> Any:
+    return mq.GMO(Options=options | (mq.CMQC.MQGMO_WAIT if wait_ms else 0), WaitInterval=wait_ms)
+
+
+def no_message(mq: ModuleType, sub: Any) -> None:
+    with pytest.raises(mq.MQMIError) as failure:
+        sub.get(None, mq.MD(), gmo(mq))
+    assert failure.value.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+
+
+def managed(mq: ModuleType, *more: int) -> int:
+    options = mq.CMQC.MQSO_CREATE | mq.CMQC.MQSO_MANAGED
+    for option in more:
+        options |= option
+    return options
+
+
+def test_a_publication_reaches_every_managed_subscription(mq, env: MQEnv, qmgr, topic) -> None:
+    first = mq.Subscription(qmgr)
+    first.sub(sub_desc=sd(mq, managed(mq), topic))
+    second = mq.Topic(qmgr, topic_string=topic).sub()  # no SD: managed, non-durable
+    publisher = mq.Topic(qmgr, topic_string=topic)
+    publisher.open(open_opts=mq.CMQC.MQOO_OUTPUT)
+    md = mq.MD()
+    publisher.pub("price 42", md)
+    publisher.close()
+    for sub in (first, second):
+        got = mq.MD()
+        assert sub.get(None, got, gmo(mq, wait_ms=5000)) == b"price 42"
+        assert got.Format.strip() == b"MQSTR"
+        assert got.BackoutCount == 0
+        no_message(mq, sub)
+        sub.close()
+    with pytest.raises(mq.PYIFError):
+        first.close()  # closed already
+
+
+def test_a_put_to_a_topic_opened_as_an_od_publishes(mq, env: MQEnv, qmgr, topic) -> None:
+    sub = mq.Subscription(qmgr, sub_desc=sd(mq, managed(mq), topic))
+    od = mq.OD(ObjectType=mq.CMQC.MQOT_TOPIC, Version=mq.CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    queue = mq.Queue(qmgr, od, mq.CMQC.MQOO_OUTPUT)
+    queue.put(b"via a Queue")
+    queue.close()
+    assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"via a Queue"
+    sub.close()
+
+
+def test_publications_follow_the_publishers_unit_of_work(mq, env: MQEnv, qmgr, topic) -> None:
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    publisher = mq.Topic(qmgr, topic_string=topic)
+    syncpoint = mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT)
+    publisher.pub(b"backed out", mq.MD(), syncpoint)
+    qmgr.backout()
+    publisher.pub(b"committed", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    no_message(mq, sub)  # not yet committed
+    qmgr.commit()
+    assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"committed"
+    no_message(mq, sub)
+    sub.close()
+
+
+def test_a_durable_subscription_keeps_publications_until_removed(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    name = f"dropin-durable-{next(_names)}"
+    durable = mq.CMQC.MQSO_DURABLE
+    sub = mq.Subscription(qmgr, sub_desc=sd(mq, managed(mq, durable), topic, SubName=name))
+    sub.close(sub_close_options=mq.CMQC.MQCO_KEEP_SUB)
+    mq.Topic(qmgr, topic_string=topic).pub(b"while away")
+    resume = mq.CMQC.MQSO_RESUME | mq.CMQC.MQSO_MANAGED | durable
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=sd(mq, resume, topic, SubName=name))
+    assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"while away"
+    sub.close(sub_close_options=mq.CMQC.MQCO_REMOVE_SUB, close_sub_queue=True)
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Subscription(qmgr).sub(sub_desc=sd(mq, resume, topic, SubName=name))
+    assert failure.value.reason == mq.CMQC.MQRC_NO_SUBSCRIPTION  # 2428
+
+
+def test_a_durable_subscription_needs_a_name(mq, env: MQEnv, qmgr, topic) -> None:
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Subscription(qmgr).sub(sub_desc=sd(mq, managed(mq, mq.CMQC.MQSO_DURABLE), topic))
+    assert failure.value.reason == mq.CMQC.MQRC_SUB_NAME_ERROR  # 2440
+
+
+def test_a_provided_queue_receives_the_publications(mq, env: MQEnv, qmgr, topic) -> None:
+    queue = mq.Queue(qmgr, "DEV.QUEUE.3", mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=sd(mq, mq.CMQC.MQSO_CREATE, topic), sub_queue=queue)
+    assert sub.get_sub_queue() is queue
+    mq.Topic(qmgr, topic_string=topic).pub(b"to my queue")
+    assert queue.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"to my queue"
+    sub.close(close_sub_queue=True)
+    assert queue.get_handle() is None  # closed with the subscription, as asked
+
+
+def test_a_subscription_without_a_managed_queue_or_its_own_is_refused(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Subscription(qmgr).sub(sub_desc=sd(mq, mq.CMQC.MQSO_CREATE, topic))
+    assert failure.value.reason == mq.CMQC.MQRC_HOBJ_ERROR
+
+
+def test_a_poison_publication_moves_to_the_models_backout_queue(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # seed 002: the managed queue is created from the topic's model queue (MNDURMDL) and
+    # inherits BOTHRESH and BOQNAME; BackoutCount is counted on the managed queue
+    model = env.define_model("DROPIN.SUB.MODEL", BOTHRESH=2, BOQNAME=BOQ)
+    env.define_topic("DROPIN.POISON", topic, MNDURMDL=model, MDURMDL=model)
+    desc = sd(mq, managed(mq), ObjectName=b"DROPIN.POISON")
+    sub = mq.Subscription(qmgr, sub_desc=desc)
+    mq.Topic(qmgr, topic_name="DROPIN.POISON").pub(b"poison")
+    under_syncpoint = mq.CMQC.MQGMO_SYNCPOINT
+    for backouts in (0, 1):
+        md = mq.MD()
+        assert sub.get(None, md, gmo(mq, under_syncpoint, wait_ms=5000)) == b"poison"
+        assert md.BackoutCount == backouts  # seed 002: BackoutCount < BOTHRESH: delivered
+        qmgr.backout()
+    # seed 002: BackoutCount >= BOTHRESH: moved to BOQNAME, the program sees no message
+    no_message(mq, sub)
+    qmgr.commit()
+    [(moved_md, moved_data)] = env.browse(BOQ)
+    assert moved_md.BackoutCount == 0  # seed 002: the MQMD is reset
+    assert (
+        parse_chain(moved_data, moved_md.Encoding, moved_md.CodedCharSetId, moved_md.Format).body
+        == b"poison"
+    )
+    sub.close()
+
+
+def test_subrq_has_no_retained_publication_to_send(mq, env: MQEnv, qmgr, topic) -> None:
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    sro = mq.SRO()
+    with pytest.raises(mq.MQMIError) as failure:
+        sub.subrq(mq.CMQC.MQSR_ACTION_PUBLICATION, sro)
+    assert failure.value.reason == mq.CMQC.MQRC_NO_RETAINED_MSG
+    assert sro.NumPubs == 0
+    sub.close()
+
+
+def test_put1_to_a_topic_publishes(mq, env: MQEnv, qmgr, topic) -> None:
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    od = mq.OD(ObjectType=mq.CMQC.MQOT_TOPIC, Version=mq.CMQC.MQOD_VERSION_4)
+    od.set_vs("ObjectString", topic)
+    qmgr.put1(od, b"one shot")
+    assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"one shot"
+    sub.close()
