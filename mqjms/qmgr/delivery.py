@@ -76,6 +76,22 @@ def next_message(
     return db.execute(lower, [*head, after.priority]).fetchone()  # type: ignore[no-any-return]
 
 
+def queue_and_head(db: sqlite3.Connection, queue: str) -> tuple[Row | None, Row | None]:
+    """(the queue's row as :func:`.catalog.load` reads it, its first available message),
+    both read by one statement: a plain get needs both, and one statement fewer per
+    message counts. (None, None) when the queue is not defined."""
+    row = db.execute(
+        "SELECT q.name, q.qtype, q.attrs, q.depth, q.deftype, q.owner, m.* FROM queues q"
+        f" LEFT JOIN ({_FROM}{_AVAILABLE} ORDER BY priority DESC, id LIMIT 1) m"
+        " WHERE q.name = ?",
+        (queue, queue),
+    ).fetchone()
+    if row is None:
+        return None, None
+    head = row[6:]
+    return row[:6], (head if head[0] is not None else None)
+
+
 def _next_matching(
     db: sqlite3.Connection,
     queue: str,

@@ -16,13 +16,13 @@ import time
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Browse, Handle, TruncatedMessage
+from mqjms.semantics import Browse, Handle, TruncatedMessage, definitions
 from mqjms.semantics.checks import check_get_allowed
 from mqjms.semantics.emulated import GetRequest
 
 from . import bells, catalog, expiry, messages, store, wakeup, xmitq
 from .connection_state import ConnectionState
-from .delivery import Cursor, Row, next_message
+from .delivery import Cursor, Row, next_message, queue_and_head
 from .failures import translating
 from .transaction import Transaction
 
@@ -132,16 +132,32 @@ class Getting(ConnectionState):
         """The body of MQGET, inside the caller's transaction (a read one only for a
         browse)."""
         db = tx.db
-        named = catalog.require(db, handle.name)
-        base = (
-            catalog.require(db, handle.resolved_name)
-            if named.name != handle.resolved_name
-            else named
+        head: Row | None = None
+        plain = (  # the head of a local queue: read with the queue's row, one statement
+            request.browse is None
+            and not request.under_cursor
+            and request.msg_id is None
+            and request.correl_id is None
+            and request.group_id is None
+            and handle.name == handle.resolved_name
         )
+        if plain:
+            queue_row, head = queue_and_head(db, handle.name)
+            named = definitions.require(handle.name, lambda _: catalog.from_row(queue_row))
+            base = named
+        else:
+            named = catalog.require(db, handle.name)
+            base = (
+                catalog.require(db, handle.resolved_name)
+                if named.name != handle.resolved_name
+                else named
+            )
         check_get_allowed(named, base)
         after = self._cursors.get(handle.hobj) if request.browse is Browse.NEXT else None
         while True:
-            if request.under_cursor:
+            if plain:
+                row, plain = head, False  # the next look (past an expired one) reads again
+            elif request.under_cursor:
                 row = self._under_cursor(tx, handle, base.name)
             else:
                 row = next_message(

@@ -36,7 +36,16 @@ def _parsed(raw: str) -> dict[str, AttrValue]:
 def qmgr_attrs(db: sqlite3.Connection) -> dict[str, AttrValue]:
     """The queue manager's attributes as stored (ALTER QMGR); missing ones take MQ's
     defaults where they are read (:func:`qmgr_attr`)."""
-    raw = get(db, "qmgr_attrs")
+    return parse_qmgr_attrs(get(db, "qmgr_attrs"))
+
+
+#: The stored text of :func:`qmgr_attrs` as a scalar subquery, for a statement that reads
+#: it beside something else (the put's queue row: one statement fewer per message).
+QMGR_ATTRS_SQL = "(SELECT value FROM meta WHERE key = 'qmgr_attrs')"
+
+
+def parse_qmgr_attrs(raw: str | None) -> dict[str, AttrValue]:
+    """:func:`qmgr_attrs` from its stored text (None when never stored)."""
     return dict(_parsed(raw)) if raw else {}
 
 

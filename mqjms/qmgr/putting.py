@@ -63,7 +63,8 @@ class Putting(ConnectionState):
         out = md.copy()
         with self._writing(durable=durable, putting=True) as tx:
             set_context(out, request.context, self.identity, tx.now)
-            named, base = catalog.resolve(tx.db, name)
+            named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
+            tx.knows_qmgr_attrs(qmgr_attrs)
             result = queues.put_message(
                 tx,
                 named,

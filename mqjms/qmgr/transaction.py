@@ -80,6 +80,11 @@ class Transaction:
             self._attrs = meta.qmgr_attrs(self.db)
         return meta.qmgr_attr(self._attrs, name)
 
+    def knows_qmgr_attrs(self, raw: str | None) -> None:
+        """The queue manager's attributes as stored, read by a statement of this
+        transaction that fetched them beside something else (see ``meta.QMGR_ATTRS_SQL``)."""
+        self._attrs = meta.parse_qmgr_attrs(raw)
+
     def wake_getters(self) -> None:
         """Messages become available when this transaction commits: wake the waiting gets
         then (never before: they would look and find nothing)."""

@@ -1,0 +1,115 @@
+"""The SQL statements a message costs on the embedded queue manager (issue 9, target 2).
+
+Counted with sqlite3's ``set_trace_callback`` on the connection's own handle, the same on
+any machine, never timed. Python reports a statement once more for each SQLite trigger it
+fires or step it runs (``depth_up``/``depth_down`` keep the queue's depth): an INSERT or
+DELETE of a message shows three times. The counts below are what the trace shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mqjms.mq import MQMD, C
+from mqjms.mq.errors import MQError
+from mqjms.qmgr import QMConnection, QueueManager
+
+QUEUE = "APP.STATEMENTS"
+
+
+def traced(conn: QMConnection, call: Callable[[], object]) -> list[str]:
+    """The statements ``call`` runs on ``conn``'s SQLite connection."""
+    statements: list[str] = []
+    db = conn._db  # the connection's own SQLite handle: what it runs is the cost
+    db.set_trace_callback(statements.append)
+    try:
+        call()
+    finally:
+        db.set_trace_callback(None)
+    return [" ".join(s.split()) for s in statements]
+
+
+@pytest.fixture
+def qm(tmp_path: Path) -> QueueManager:
+    manager = QueueManager(tmp_path / "qm")
+    manager.define_queue("QLOCAL", QUEUE)
+    return manager
+
+
+def test_a_put_reads_the_queue_and_the_qmgr_attributes_in_one_statement(
+    qm: QueueManager,
+) -> None:
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"warm")  # first-use work
+    assert conn.get(handle) is not None
+
+    put = traced(conn, lambda: conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"m"))
+    # BEGIN, the queue's row with the qmgr's attributes, INSERT (+2 trigger), COMMIT
+    assert len(put) == 6, put
+    assert not any(s.startswith("SELECT value FROM meta") for s in put), put
+    get = traced(conn, lambda: conn.get(handle, syncpoint=True))
+    assert len(get) == 4, get  # BEGIN, the queue's row with its head message, UPDATE, COMMIT
+    commit = traced(conn, conn.commit)
+    assert len(commit) == 5, commit  # BEGIN, DELETE (+2 trigger), COMMIT
+    conn.disconnect()
+
+
+def test_an_alter_qmgr_by_another_connection_is_seen_by_the_next_put(
+    qm: QueueManager, tmp_path: Path
+) -> None:
+    # the attributes are read with the queue's row inside each put's transaction, never
+    # cached: an ALTER QMGR from elsewhere (another process, another QueueManager) applies
+    # at once
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT)
+    conn.put(handle, MQMD(), b"x" * 40_000)
+    other = QueueManager(tmp_path / "qm")
+    other.alter_qmgr({"MAXMSGL": 32_768})
+    with pytest.raises(MQError) as err:
+        conn.put(handle, MQMD(), b"x" * 40_000)
+    assert err.value.reason == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+    other.alter_qmgr({"MAXMSGL": 4_194_304})
+    conn.put(handle, MQMD(), b"x" * 40_000)
+    assert qm.queue_depth(QUEUE) == 2
+    conn.disconnect()
+    other.close()
+
+
+def test_a_put_through_an_alias_reads_the_alias_then_its_target(qm: QueueManager) -> None:
+    qm.define_queue("QALIAS", "APP.ALIAS", {"TARGET": QUEUE})
+    qm.alter_qmgr({"MAXMSGL": 32_768})
+    conn = qm.connect()
+    handle = conn.open("APP.ALIAS", C.MQOO_OUTPUT)
+    conn.put(handle, MQMD(), b"x" * 32_768)
+    put = traced(conn, lambda: conn.put(handle, MQMD(), b"y"))
+    assert len(put) == 7, put  # BEGIN, alias + attrs, target, INSERT (+2), COMMIT
+    with pytest.raises(MQError) as err:
+        conn.put(handle, MQMD(), b"x" * 32_769)
+    assert err.value.reason == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+    conn.disconnect()
+
+
+def test_a_get_inhibited_by_another_connection_is_refused_at_once(
+    qm: QueueManager, tmp_path: Path
+) -> None:
+    # a plain get reads the queue's row with its first message, inside its transaction:
+    # GET(DISABLED) from elsewhere applies to the next get, and the message stays
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for body in (b"one", b"two"):
+        conn.put(handle, MQMD(), body)
+    assert conn.get(handle)[1] == b"one"
+    other = QueueManager(tmp_path / "qm")
+    other.alter_queue(QUEUE, {"GET": "DISABLED"})
+    with pytest.raises(MQError) as err:
+        conn.get(handle)
+    assert err.value.reason == C.MQRC_GET_INHIBITED
+    other.alter_queue(QUEUE, {"GET": "ENABLED"})
+    assert conn.get(handle)[1] == b"two"
+    assert conn.get(handle) is None  # an empty queue: the row alone, no message
+    other.close()
+    conn.disconnect()
