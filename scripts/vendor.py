@@ -163,7 +163,8 @@ def fetch_checkout(repo: str, root: Path, check_only: bool) -> bool:
         print(f"vendor: {repo}@{commit[:7]}: missing from {root}")
         return False
     url = GITHUB_ARCHIVE.format(repo=repo, commit=commit)
-    with urllib.request.urlopen(url, timeout=300) as response:
+    # optional (CI's machine may not reach GitHub): a stalled network must not hold setup long
+    with urllib.request.urlopen(url, timeout=60) as response:
         archive = response.read()
     with tempfile.TemporaryDirectory(dir=root) as scratch:
         staged = Path(scratch)
