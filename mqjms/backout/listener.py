@@ -101,7 +101,7 @@ class ListenerPoisonFlow:
         backs the message out (event None)."""
         failure = Failure.from_exception(error, self.listener.name, self.listener.queue)
         if not self.listener.moves_on(error):
-            self.failures.remember(md.MsgId, failure)
+            self.failures.remember(md.MsgId, failure, md.BackoutCount)
             return failure, None
         # move_on: skip the remaining attempts; the listener holds no resources of this
         # unit of work, so the requeue is made in it, exactly as a poison one.
@@ -139,7 +139,7 @@ class ListenerPoisonFlow:
             # input queue."
             conn.backout()
             if failure is not None:
-                self.failures.remember(md.MsgId, failure)
+                self.failures.remember(md.MsgId, failure, md.BackoutCount)
             event = self.handler.returned(event)
         else:
             conn.commit()

@@ -4,7 +4,10 @@ A message that kills the process takes every message in flight beside it through
 same backout (the queue manager backs out each unit of work the dead process left, as
 IBM MQ does), so with concurrency > 1 its good neighbours would reach BOTHRESH with it
 and land on the backout queue. A message with BackoutCount > 0 is a *suspect*: it may
-be the one. The rule, per queue (its underlying local queue) and per worker:
+be the one, unless its last backout is one this worker made itself after its listener
+raised (the worker's failure memory holds that failure at the count before): an exception
+that was caught is no crash, so such a message runs beside the others. The rule, per queue
+(its underlying local queue) and per worker:
 
 * A suspect is processed alone: its consumer waits until no other consumer of the queue
   holds a message (those in flight finish and commit or back out first; none gets a new
@@ -13,7 +16,7 @@ be the one. The rule, per queue (its underlying local queue) and per worker:
   keeps the turn until that message's unit of work has ended. A worker starts with its
   queues serial, since after a crash the suspects are what it will get first; a queue
   turns serial again when a consumer gets a suspect, and concurrent once a turn gets a
-  message with BackoutCount 0 while no suspect waits (its consumer then holds that
+  message that is no suspect while no suspect waits (its consumer then holds that
   message as a concurrent one: committed with its next get, nobody waiting for it).
 * A suspect the poison flow moves (BackoutCount >= BOTHRESH) is never delivered: it is
   screened before it would wait to run alone, and moved without waiting for anyone.
@@ -30,7 +33,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_POLL = 0.1  # seconds between looks at a stop request while waiting for a turn
+# Seconds between looks at a stop request while waiting for a turn, should no wake-up come
+# (a worker stopping wakes its gates; a turn that ends wakes them): a safety net, kept
+# long so that idle consumers waiting for their turn cost no CPU.
+_POLL = 2.0
 
 
 class SuspectGate:
@@ -44,6 +50,7 @@ class SuspectGate:
         self._concurrent: set[object] = set()  # consumers getting concurrently
         self._holder: object | None = None  # the consumer whose turn it is
         self._suspects_waiting = 0
+        self._empty_turn = False  # the turn under way got no message (see turn_was_empty)
 
     def enter(self, consumer: object) -> bool:
         """Get concurrently from now on; False when the queue is serial (take turns)."""
@@ -90,11 +97,17 @@ class SuspectGate:
             mine = self.serial and not stopping.is_set() and self._free()
             if mine:
                 self._holder = consumer
+                self._empty_turn = False
         try:
             yield mine
         finally:
             if mine:
-                self._release()
+                self._release(notify=not self._empty_turn)
+
+    def turn_was_empty(self) -> None:
+        """The turn's get found no message: ending it changes nothing for the consumers
+        waiting (its consumer takes the next turn at once), so they are not woken."""
+        self._empty_turn = True
 
     def cleared(self, consumer: object) -> bool:
         """``consumer``'s turn got a message with BackoutCount 0: no suspect is ahead of
@@ -108,14 +121,20 @@ class SuspectGate:
             self._cond.notify_all()
             return True
 
+    def wake(self) -> None:
+        """Wake every consumer waiting here to look again (the worker is stopping)."""
+        with self._cond:
+            self._cond.notify_all()
+
     def _free(self) -> bool:
         """Nobody holds a message and no suspect waits: a turn may start."""
         return self._holder is None and not self._concurrent and not self._suspects_waiting
 
-    def _release(self) -> None:
+    def _release(self, notify: bool = True) -> None:
         with self._cond:
             self._holder = None
-            self._cond.notify_all()
+            if notify:
+                self._cond.notify_all()
 
 
 class SuspectGates:
@@ -131,3 +150,10 @@ class SuspectGates:
             if found is None:
                 found = self._gates[queue] = SuspectGate()
             return found
+
+    def wake(self) -> None:
+        """Wake every consumer waiting for a turn or to run alone: the worker is stopping."""
+        with self._lock:
+            gates = list(self._gates.values())
+        for gate in gates:
+            gate.wake()

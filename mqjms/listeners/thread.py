@@ -13,9 +13,10 @@ Per message:
    redelivered by the queue manager); a ``move_on`` exception is requeued by the flow
    at once instead.
 
-A message with BackoutCount > 0 is processed alone, apart from the queue's other
-consumers (see :mod:`.isolation`), so that a crash counts only against it. It is screened
-first: one the flow moves at BOTHRESH is never delivered, so it waits for nobody.
+A suspect (BackoutCount > 0, and its last backout not a failure this worker remembers) is
+processed alone, apart from the queue's other consumers (see :mod:`.isolation`), so that a
+crash counts only against it. It is screened first: one the flow moves at BOTHRESH is
+never delivered, so it waits for nobody.
 
 A lost connection is dropped and made again with backoff (see :mod:`.reconnect`); the
 cached BOTHRESH/BOQNAME are dropped with it. Nothing else ends the thread except the
@@ -290,7 +291,7 @@ class ListenerThread:
                 self.activity.got(got[0] if got else None)
                 if got is None:
                     continue
-                if got[0].BackoutCount > 0:  # a suspect: screened, then processed alone
+                if self._suspect(got[0]):  # screened, then processed alone
                     if self._screen(conn, handle, got[0], got[1]):
                         continue  # requeued (or backed out): its unit of work has ended
                     concurrent = False
@@ -320,13 +321,20 @@ class ListenerThread:
             self._errors = 0
             self.activity.got(got[0] if got else None)
             if got is None:
+                gate.turn_was_empty()
                 return False
-            if got[0].BackoutCount > 0 or not gate.cleared(self):
+            if self._suspect(got[0]) or not gate.cleared(self):
                 self._process(conn, handle, got[0], got[1])
                 self._commit_done(conn)
                 return False
         self._process(conn, handle, got[0], got[1])
         return True
+
+    def _suspect(self, md: MQMD) -> bool:
+        """Whether ``md`` may be a message that crashes the process: it was backed out, and
+        not by a failure of its listener here (remembered with its count), which a crash
+        would have left unremembered."""
+        return md.BackoutCount > 0 and not self.rt.failures.explains(md.MsgId, md.BackoutCount)
 
     def _commit_done(self, conn: Connection) -> None:
         """MQCMIT for the message whose listener returned, if one waits for it."""

@@ -56,6 +56,7 @@ from .listener import Listener, PoisonCallback, RetryWait
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .runtime import Connector, Runtime
 from .stats import WorkerStats
+from .stopping import StopRequest
 from .thread import ListenerThread
 
 log = get_logger("mqjms.listeners")
@@ -106,7 +107,7 @@ class Worker:
         self._on_stop: list[Hook] = []
         self._consumers: list[ListenerThread] = []
         self._loop: EventLoopThread | None = None
-        self._stopping = threading.Event()
+        self._stopping = StopRequest()
         self._force = threading.Event()
         self._lifecycle = threading.Lock()  # one start or stop at a time
         self._running = False
@@ -231,6 +232,7 @@ class Worker:
             if not self.listeners:
                 raise ValueError("no listeners: register one with @app.listener(queue)")
             self._stopping.clear()
+            self._stopping.forget_wakes()
             self._force.clear()
             self._fatal = None
             self._started_logged = False
@@ -257,6 +259,7 @@ class Worker:
                 client_id=self.client_id,
                 on_connected=self._consumer_connected,
             )
+            self._stopping.on_set(runtime.suspects.wake)
             self._consumers = [
                 ListenerThread(lst, index, runtime)
                 for lst in self.listeners

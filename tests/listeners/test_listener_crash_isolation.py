@@ -5,9 +5,10 @@ beside it through the same backouts: the queue manager backs out every unit of w
 dead process left, each with BackoutCount + 1 (IBM MQ does the same). Without isolation
 the good neighbours reach BOTHRESH with the poison message and land on the backout queue.
 
-The Worker's rule (README, "Crash loops"): a message with BackoutCount > 0 is processed
-alone, while no other consumer of its queue holds a message, and a worker starts with
-its queues in that mode. So after a restart a crash counts only against the suspect.
+The Worker's rule (README, "Suspects run alone"): a message with BackoutCount > 0 is
+processed alone, while no other consumer of its queue holds a message, unless its last
+backout was the worker's own after its listener raised; a worker starts with its queues in
+that mode. So after a restart a crash counts only against the suspect.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import mqjms
+from mqjms.backout import Failure, FailureMemory
 from mqjms.mq import C
+from mqjms.transport import connect
 from tests.listeners.helpers import IN, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -121,16 +125,27 @@ def test_only_the_message_that_kills_the_worker_reaches_the_backout_queue(
     assert mq.depth(QUEUE) == 0
 
 
-def test_a_message_with_a_backout_count_never_runs_beside_another(mq, make_worker) -> None:
-    # The rule behind the crash test, in one process: while a suspect (BackoutCount > 0)
-    # is being processed no other message of its queue is, and none starts meanwhile.
-    app = make_worker()
+def _back_out_each(url: str, queue: str, count: int) -> None:
+    """Raise the BackoutCount of the first ``count`` messages by one, outside any worker (as
+    the queue manager does for a process that died holding them)."""
+    conn = connect(url, "test-crashed")
+    try:
+        handle = conn.open(queue, C.MQOO_INPUT_AS_Q_DEF)
+        for _ in range(count):
+            assert conn.get(handle, wait=1.0, syncpoint=True) is not None
+        conn.backout()
+    finally:
+        conn.disconnect()
+
+
+def _overlap_recorder() -> tuple[Any, list[tuple[str, int]], list[Any]]:
+    """A listener body that records each delivery and the deliveries that ran beside one
+    with BackoutCount > 0; the list of deliveries; the list of overlaps."""
     lock = threading.Lock()
     running: set[tuple[str, int]] = set()
-    overlaps: list[tuple[str, int, list[tuple[str, int]]]] = []
+    overlaps: list[Any] = []
     done: list[tuple[str, int]] = []
 
-    @app.listener(IN, concurrency=4)
     def handle(msg: mqjms.Message) -> None:
         me = (str(msg.body), msg.md.BackoutCount)
         with lock:
@@ -144,11 +159,55 @@ def test_a_message_with_a_backout_count_never_runs_beside_another(mq, make_worke
         if me[0].startswith("flaky") and me[1] == 0:
             raise ValueError("fails once")  # backed out: comes back with BackoutCount 1
 
+    return handle, done, overlaps
+
+
+@pytest.mark.requires("backout_in_place")
+def test_a_message_backed_out_elsewhere_never_runs_beside_another(mq, make_worker) -> None:
+    # The rule behind the crash test, in one process: while a suspect (BackoutCount > 0,
+    # the backout not one this worker made after its listener raised: a crash, another
+    # process) is being processed no other message of its queue is, and none starts
+    # meanwhile.
+    bodies = [f"good{i}" for i in range(30)]
+    mq.send(IN, *bodies[:6])
+    _back_out_each(mq.url, IN, 6)  # as if a process died holding them
+    mq.send(IN, *bodies[6:])
+    app = make_worker()
+    handle, done, overlaps = _overlap_recorder()
+    app.listener(IN, concurrency=4)(handle)
+    with app:
+        wait_for(lambda: mq.depth(IN) == 0 and app.stats.committed == len(bodies), 30)
+    assert overlaps == []
+    assert sorted(body for body, _ in done) == sorted(bodies)
+    assert sum(1 for _, count in done if count > 0) == 6  # each suspect, alone, once
+
+
+def test_a_listener_retry_is_no_suspect(mq, make_worker) -> None:
+    # A message backed out because its listener raised here did not crash anything: its
+    # retry runs as any message (no turns, no waiting for the others), and still reaches
+    # BOTHRESH by its own backouts (seed 002).
+    app = make_worker()
+    handle, done, _ = _overlap_recorder()
+    app.listener(IN, concurrency=4)(handle)
     bodies = [f"flaky{i}" if i % 5 == 2 else f"good{i}" for i in range(30)]
     with app:
         mq.send(IN, *bodies)
         wait_for(lambda: mq.depth(IN) == 0 and app.stats.committed == len(bodies), 30)
-    assert overlaps == []
     succeeded = [body for body, count in done if not (body.startswith("flaky") and count == 0)]
     assert sorted(succeeded) == sorted(bodies)
-    assert sum(1 for _, count in done if count > 0) == 6  # each flaky one, alone, once
+    assert sum(1 for _, count in done if count > 0) == 6  # each flaky one, retried once
+
+
+def test_the_failure_memory_tells_its_own_backouts_from_others() -> None:
+    memory = FailureMemory()
+    failure = Failure("builtins.ValueError", "no", "handle", IN)
+    msg_id = b"m" * 24
+    assert not memory.explains(msg_id, 1)  # never failed here: a crash, another process
+    memory.remember(msg_id, failure, 0)  # raised at BackoutCount 0, then backed out
+    assert memory.explains(msg_id, 1)
+    assert not memory.explains(msg_id, 2)  # backed out once more since: not by us
+    memory.remember(msg_id, failure)  # count unknown: never explains
+    assert not memory.explains(msg_id, 1)
+    memory.remember(msg_id, failure, 1)
+    memory.forget(msg_id)  # committed: history
+    assert not memory.explains(msg_id, 2)

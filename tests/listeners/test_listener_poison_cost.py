@@ -1,8 +1,9 @@
 """What isolating suspects costs the good messages around them (issue 9, target 4).
 
-Suspects (BackoutCount > 0) still run alone (test_listener_crash_isolation.py), but a
-message that is never delivered needs no isolation, and a consumer whose start-up turn
-cleared the queue goes on as any concurrent one.
+Suspects (BackoutCount > 0, not from a failure the worker remembers) still run alone
+(test_listener_crash_isolation.py), but a message that is never delivered needs no
+isolation, and a consumer whose start-up turn cleared the queue goes on as any concurrent
+one.
 """
 
 from __future__ import annotations
