@@ -40,14 +40,18 @@ class Failure:
     traceback: str = field(default="", repr=False, compare=False)
 
     @classmethod
-    def from_exception(cls, exc: BaseException, listener: str, queue: str) -> Failure:
+    def from_exception(
+        cls, exc: BaseException, listener: str, queue: str, *, traceback: bool = True
+    ) -> Failure:
+        """``traceback=False`` when no move will log it (formatting one is most of what a
+        failure costs)."""
         kind = type(exc)
         return cls(
             exception_type=f"{kind.__module__}.{kind.__qualname__}",
             message=truncate(str(exc)),
             listener=listener,
             queue=queue,
-            traceback=truncate(_formatted(exc), MAX_TRACEBACK_LENGTH),
+            traceback=truncate(_formatted(exc), MAX_TRACEBACK_LENGTH) if traceback else "",
         )
 
     def properties(self) -> dict[str, str]:
