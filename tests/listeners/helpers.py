@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 import tenacity
 
+from mqjms.mq import C
+from mqjms.transport import connect
+
 IN = "APP.IN"
 BOQ = "APP.BACKOUT"
 FAST = tenacity.wait_fixed(0.05)  # reconnect / requeue-failure pauses in tests
@@ -43,3 +46,18 @@ class Recorder:
 
     def __len__(self) -> int:
         return len(self.items)
+
+
+def back_out(url: str, queue: str, *, messages: int = 1, times: int = 1) -> None:
+    """Raise BackoutCounts outside any worker, as the queue manager does for a process that
+    died holding the messages: ``times`` rounds of MQGET under syncpoint of the first
+    ``messages`` messages, then MQBACK."""
+    conn = connect(url, "test-backout")
+    try:
+        handle = conn.open(queue, C.MQOO_INPUT_AS_Q_DEF)
+        for _ in range(times):
+            for _ in range(messages):
+                assert conn.get(handle, wait=1.0, syncpoint=True) is not None
+            conn.backout()
+    finally:
+        conn.disconnect()

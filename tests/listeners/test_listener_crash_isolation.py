@@ -28,8 +28,7 @@ import pytest
 import mqjms
 from mqjms.backout import Failure, FailureMemory
 from mqjms.mq import C
-from mqjms.transport import connect
-from tests.listeners.helpers import IN, wait_for
+from tests.listeners.helpers import IN, back_out, wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 QUEUE, BACKOUT, BOTHRESH, CONCURRENCY = "ISOLATE.IN", "ISOLATE.BACKOUT", 2, 4
@@ -125,19 +124,6 @@ def test_only_the_message_that_kills_the_worker_reaches_the_backout_queue(
     assert mq.depth(QUEUE) == 0
 
 
-def _back_out_each(url: str, queue: str, count: int) -> None:
-    """Raise the BackoutCount of the first ``count`` messages by one, outside any worker (as
-    the queue manager does for a process that died holding them)."""
-    conn = connect(url, "test-crashed")
-    try:
-        handle = conn.open(queue, C.MQOO_INPUT_AS_Q_DEF)
-        for _ in range(count):
-            assert conn.get(handle, wait=1.0, syncpoint=True) is not None
-        conn.backout()
-    finally:
-        conn.disconnect()
-
-
 def _overlap_recorder() -> tuple[Any, list[tuple[str, int]], list[Any]]:
     """A listener body that records each delivery and the deliveries that ran beside one
     with BackoutCount > 0; the list of deliveries; the list of overlaps."""
@@ -170,7 +156,7 @@ def test_a_message_backed_out_elsewhere_never_runs_beside_another(mq, make_worke
     # meanwhile.
     bodies = [f"good{i}" for i in range(30)]
     mq.send(IN, *bodies[:6])
-    _back_out_each(mq.url, IN, 6)  # as if a process died holding them
+    back_out(mq.url, IN, messages=6)  # as if a process died holding them
     mq.send(IN, *bodies[6:])
     app = make_worker()
     handle, done, overlaps = _overlap_recorder()

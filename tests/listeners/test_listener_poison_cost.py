@@ -14,21 +14,7 @@ from typing import Any
 import pytest
 
 import mqjms
-from mqjms.mq import C
-from mqjms.transport import connect
-from tests.listeners.helpers import BOQ, IN, wait_for
-
-
-def _back_out(url: str, queue: str, times: int) -> None:
-    """Raise the first message's BackoutCount: MQGET under syncpoint, MQBACK."""
-    conn = connect(url, "test-backout")
-    try:
-        handle = conn.open(queue, C.MQOO_INPUT_AS_Q_DEF)
-        for _ in range(times):
-            assert conn.get(handle, wait=1.0, syncpoint=True) is not None
-            conn.backout()
-    finally:
-        conn.disconnect()
+from tests.listeners.helpers import BOQ, IN, back_out, wait_for
 
 
 @pytest.mark.requires("backout_in_place")
@@ -38,7 +24,7 @@ def test_a_message_at_bothresh_is_moved_without_waiting_for_the_messages_in_flig
     # seed 002: BackoutCount >= BOTHRESH -> moved to BOQNAME, never delivered. It cannot
     # crash the listener, so it does not wait for its neighbours to run alone.
     mq.send(IN, "poison")
-    _back_out(mq.url, IN, 3)  # the conftest's BOTHRESH(3)
+    back_out(mq.url, IN, times=3)  # the conftest's BOTHRESH(3)
     mq.send(IN, "slow", priority=9)  # got first: in flight while the poison one is got
     started, release = threading.Event(), threading.Event()
     app = make_worker()
