@@ -76,6 +76,7 @@ CONTEXT_FIELDS = (
 _CAPABILITIES = frozenset(
     {
         Capability.PUT_WARNINGS,
+        Capability.MESSAGE_LOCK,
         Capability.ALIAS_QUEUES,
         Capability.MODEL_QUEUES,
         Capability.BACKOUT_COUNT,
@@ -259,6 +260,41 @@ class MQConnection:
             if syncpoint:
                 self._in_unit_of_work = True
         return got, bytes(data)
+
+    # ------------------------------------------------------------------ MQGMO_LOCK
+    def lock_browsed(self, handle: Handle) -> bool:
+        """MQGMO_BROWSE_MSG_UNDER_CURSOR with MQGMO_LOCK: the queue manager locks the
+        message browsed last (:class:`~mqjms.semantics.LocksMessages`); False on 2034."""
+        cmqc = self.library.CMQC
+        try:
+            self._gmo_call(
+                handle,
+                cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR | cmqc.MQGMO_LOCK | cmqc.MQGMO_FAIL_IF_QUIESCING,
+                "MQGET (MQGMO_LOCK)",
+            )
+        except MQError as exc:
+            if exc.reason == C.MQRC_NO_MSG_UNDER_CURSOR:
+                return False
+            raise
+        return True
+
+    def unlock(self, handle: Handle) -> bool:
+        """MQGMO_UNLOCK; False on MQ's 2209 warning (no message locked)."""
+        try:
+            self._gmo_call(handle, self.library.CMQC.MQGMO_UNLOCK, "MQGET (MQGMO_UNLOCK)")
+        except MQError as exc:
+            if exc.reason == C.MQRC_NO_MSG_LOCKED:
+                return False
+            raise
+        return True
+
+    def _gmo_call(self, handle: Handle, options: int, what: str) -> None:
+        queue = self._queue(handle)
+        gmo = self.library.structure("GMO")
+        gmo.Options = options
+        md = self.library.structure("MD", Version=self.library.CMQC.MQMD_VERSION_2)
+        with self._call(f"{what} on {handle.name!r}"):
+            queue.get(None, md, gmo)
 
     # ------------------------------------------------------------------ MQPUT / MQPUT1
     def put(
