@@ -180,13 +180,20 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                 raise failed(
                     C.MQRC_NO_MSG_UNDER_CURSOR, f"no message under the cursor of {obj.name!r}"
                 )
+            # read again from the queue: gone or expired is 2034, Expiry what remains now
+            try:
+                got = _browse_under_cursor(conn, obj, ask)
+            except Truncated as exc:
+                if exc.md is not None:  # a warning: MQ fills in the MQMD and MQGMO
+                    fields.md_into(md, exc.md)
+                    _gmo_into(gmo, obj, len(exc.message))
+                raise
             if ask.lock and not _locks(conn, obj).lock_browsed(obj.queue):
                 raise failed(
                     C.MQRC_NO_MSG_UNDER_CURSOR,
                     f"the message under the cursor of {obj.name!r} is gone: nothing to lock",
                 )
-            found_md, data = obj.browsed
-            return _deliver(hconn, obj, ask, md, gmo, found_md.copy(), data, target_ccsid)
+            return _deliver(hconn, obj, ask, md, gmo, *got, target_ccsid)
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -212,6 +219,23 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
         if outcome is None and remaining is not None and remaining <= slice_wait:
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
+
+
+def _browse_under_cursor(conn: Connection, obj: Hobj, ask: Request) -> tuple[MQMD, bytes]:
+    """MQGMO_BROWSE_MSG_UNDER_CURSOR on the transport (2034 when the message is gone)."""
+    try:
+        got = conn.get(
+            obj.queue,
+            browse=Browse.CURSOR,
+            max_length=None if ask.accept_truncated else ask.max_length,
+        )
+    except TruncatedMessage as exc:
+        raise Truncated(
+            C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
+        ) from None
+    if got is None:
+        raise failed(C.MQRC_NO_MSG_UNDER_CURSOR, f"no message under the cursor of {obj.name!r}")
+    return got
 
 
 def _locks(conn: Connection, obj: Hobj) -> LocksMessages:

@@ -72,7 +72,7 @@ class Getting(ConnectionState):
             # read before the first attempt, so a put that lands just after it is not missed
             seen_version = self._data_version() if wait != 0 else 0
             found = self._get_once(handle, request)
-        if request.under_cursor and found is None:
+        if found is None and (request.under_cursor or request.browse is Browse.CURSOR):
             # seed 000 note 6: the message under the cursor (locked or not) expired, and
             # this get discarded it
             raise failed(
@@ -143,7 +143,10 @@ class Getting(ConnectionState):
     ) -> tuple[MQMD, bytes] | None:
         def attempt() -> tuple[MQMD, bytes] | None:
             with self._writing(durable=durable) as tx:
-                return self._claim(tx, handle, request, durable)
+                found = self._claim_or_truncated(tx, handle, request, durable)
+            if isinstance(found, TruncatedMessage):
+                raise found  # once the transaction committed (see _claim_or_truncated)
+            return found
 
         return self._with_room(attempt)
 
@@ -157,9 +160,25 @@ class Getting(ConnectionState):
 
             def attempt() -> tuple[MQMD, bytes] | None:
                 with self._writing(durable=False) as tx:
-                    return self._claim(tx, handle, request, False)
+                    found = self._claim_or_truncated(tx, handle, request, False)
+                if isinstance(found, TruncatedMessage):
+                    raise found
+                return found
 
             return self._with_room(attempt)
+
+    def _claim_or_truncated(
+        self, tx: Transaction, handle: Handle, request: GetRequest, durable: bool
+    ) -> tuple[MQMD, bytes] | TruncatedMessage | None:
+        """:meth:`_claim` in a write transaction, the message found too long for the
+        caller (2080 leaves it where it is) returned rather than raised, so that the
+        transaction commits: the expired messages the get discarded on its way stay
+        discarded, their reports sent (seed 000: discarded by the get that reached them,
+        never part of a unit of work); the caller raises it after the commit."""
+        try:
+            return self._claim(tx, handle, request, durable)
+        except TruncatedMessage as exc:
+            return exc
 
     def _claim(
         self, tx: Transaction, handle: Handle, request: GetRequest, durable: bool
@@ -192,7 +211,7 @@ class Getting(ConnectionState):
         while True:
             if plain:
                 row, plain = head, False  # the next look (past an expired one) reads again
-            elif request.under_cursor:
+            elif request.under_cursor or request.browse is Browse.CURSOR:
                 row = self._under_cursor(tx, handle, base.name)
             else:
                 row = next_message(
@@ -216,7 +235,7 @@ class Getting(ConnectionState):
                 raise _NeedsWrite
             else:  # a read-only copy cannot discard it: step over it
                 after = Cursor(msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId)
-            if request.under_cursor:  # discarded (committed): _get says 2034
+            if request.under_cursor or request.browse is Browse.CURSOR:  # _get says 2034
                 self._locks.pop(handle.hobj, None)
                 return None
         md = msg.descriptor(tx.now)

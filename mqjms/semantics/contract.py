@@ -28,10 +28,13 @@ from .capabilities import Capability
 
 
 class Browse(Enum):
-    """Where a browse get reads from: the first message, or the one after the cursor."""
+    """Where a browse get reads from: the first message, the one after the cursor, or the
+    one under the cursor again (MQGMO_BROWSE_MSG_UNDER_CURSOR: read from the queue, so an
+    expired or vanished message is 2034 and Expiry shows what remains now)."""
 
     FIRST = "first"
     NEXT = "next"
+    CURSOR = "cursor"
 
 
 class Context(Enum):

@@ -214,7 +214,11 @@ class MQConnection:
         gmo.Version = max(gmo.Version, cmqc.MQGMO_VERSION_2)  # MatchOptions
         options = cmqc.MQGMO_FAIL_IF_QUIESCING | cmqc.MQGMO_PROPERTIES_FORCE_MQRFH2
         if browse is not None:
-            options |= cmqc.MQGMO_BROWSE_FIRST if browse is Browse.FIRST else cmqc.MQGMO_BROWSE_NEXT
+            options |= {
+                Browse.FIRST: cmqc.MQGMO_BROWSE_FIRST,
+                Browse.NEXT: cmqc.MQGMO_BROWSE_NEXT,
+                Browse.CURSOR: cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR,
+            }[browse]
         else:
             options |= cmqc.MQGMO_SYNCPOINT if syncpoint else cmqc.MQGMO_NO_SYNCPOINT
         if under_cursor:

@@ -50,7 +50,14 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Capability, Context, Handle, TruncatedMessage, definitions
+from mqjms.semantics import (
+    Browse,
+    Capability,
+    Context,
+    Handle,
+    TruncatedMessage,
+    definitions,
+)
 from mqjms.semantics.attributes import QMGR_ATTR_BY_NAME
 from mqjms.semantics.checks import check_get_allowed, input_mode
 from mqjms.semantics.definitions import AttrValue
@@ -291,6 +298,8 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
             wait = UNDER_CURSOR_WAIT
         else:
             selector = _selector(request.msg_id, request.correl_id, request.group_id)
+        if browse is Browse.CURSOR:
+            return self._browse_under_cursor(state, request.max_length)
         deadline = None if wait is None else time.monotonic() + wait
         if browse is not None:
             return self._browse_get(state, browse, selector, deadline, request.max_length)
@@ -323,6 +332,26 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
                         f"the message under the browse cursor of {handle.name!r} is gone",
                     )
                 return found  # type: ignore[return-value]
+
+    def _browse_under_cursor(
+        self, state: OpenQueue, max_length: int | None
+    ) -> tuple[MQMD, bytes] | None:
+        """MQGMO_BROWSE_MSG_UNDER_CURSOR: the cursor's message read again, through a browser
+        snapshot of it alone, so a message gone or expired is 2034; the cursor stays."""
+        selector = self._under_cursor_selector(state)
+        saved, state.browse = state.browse, None
+        try:
+            deadline = time.monotonic() + UNDER_CURSOR_WAIT
+            found = self._browse_get(state, Browse.FIRST, selector, deadline, max_length)
+        finally:
+            self._end_browse(state)
+            state.browse = saved
+        if found is None:
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message under the browse cursor of {state.handle.name!r} is gone",
+            )
+        return found
 
     def _under_cursor_selector(self, state: OpenQueue) -> str:
         """MQGMO_MSG_UNDER_CURSOR: a selector naming the broker message the handle's
