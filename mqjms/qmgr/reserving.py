@@ -60,6 +60,12 @@ class Reserving(ConnectionState):
         with self._session(), self._reading() as tx:
             return reservations.last_seq(tx.db, owner)
 
+    def reservation_count(self, owner: str) -> int:
+        """How many messages are reserved for ``owner`` now."""
+        self._check_open()
+        with self._session(), self._reading() as tx:
+            return reservations.count(tx.db, owner)
+
     def release_reserved(self, owner: str, upto: int) -> int:
         """Remove ``owner``'s messages numbered ``<= upto`` (its destructive get)."""
         self._check_open()

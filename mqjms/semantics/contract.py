@@ -222,6 +222,10 @@ class Reserves(Protocol):
         """The last number given to ``owner`` (0 before its first reservation)."""
         ...
 
+    def reservation_count(self, owner: str) -> int:
+        """How many messages are reserved for ``owner`` now."""
+        ...
+
     def release_reserved(self, owner: str, upto: int) -> int:
         """Remove ``owner``'s messages numbered ``<= upto``."""
         ...

@@ -150,6 +150,9 @@ class ConnectionWrapper:
     def reservation_end(self, owner: str) -> int:
         return self._reserves().reservation_end(owner)
 
+    def reservation_count(self, owner: str) -> int:
+        return self._reserves().reservation_count(owner)
+
     def release_reserved(self, owner: str, upto: int) -> int:
         return self._reserves().release_reserved(owner, upto)
 

@@ -39,6 +39,11 @@ class ReservedStaging(Staging):
     def last(self) -> int:
         return int(self.conn.reservation_end(self.owner))
 
+    def count(self) -> int:
+        """One COUNT in the queue manager: the lag report asks every micro-batch, and
+        reading every staged number to count them cost more than the batch's staging."""
+        return int(self.conn.reservation_count(self.owner))
+
     def first(self) -> int | None:
         found = self.metas(0, self.last(), 1)
         return found[0].seq if found else None
