@@ -30,7 +30,9 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import messages, store
+from mqjms.mq.md import with_counts
+
+from . import mdstore, messages, store
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS reservations (
@@ -159,6 +161,34 @@ def reserved(db: sqlite3.Connection, owner: str, lo: int, hi: int) -> list[Reser
         (owner, lo, hi),
     ).fetchall()
     return [_reserved(row) for row in rows]
+
+
+def packed(
+    db: sqlite3.Connection, owner: str, lo: int, hi: int, now: float
+) -> list[tuple[int, int, bytes, bytes]]:
+    """:func:`reserved` as a reader of many wants it: ``(seq, tag, packed MQMD, data)``,
+    the MQMD as a get returns it (BackoutCount, remaining Expiry) but never unpacked."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
+        return []
+    rows = db.execute(
+        "SELECT r.seq, r.tag, m.expires, m.backout, m.md, m.msg_id, m.correl_id, m.data"
+        " FROM reservations r JOIN messages m ON m.id = r.message"
+        " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq",
+        (owner, lo, hi),
+    ).fetchall()
+    return [
+        (
+            int(seq),
+            int(tag),
+            with_counts(
+                mdstore.unpack(bytes(md), bytes(msg_id), bytes(correl_id)),
+                int(backout),
+                messages.remaining_tenths(None if expires is None else float(expires), now),
+            ),
+            bytes(data),
+        )
+        for seq, tag, expires, backout, md, msg_id, correl_id, data in rows
+    ]
 
 
 def numbers(

@@ -212,6 +212,11 @@ class Reserves(Protocol):
         """``(seq, tag, md, data)`` reserved for ``owner`` in ``(lo, hi]``."""
         ...
 
+    def reserved_packed(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, bytes, bytes]]:
+        """:meth:`reserved` with each MQMD packed (native encoding), for a reader of many
+        that needs few of its fields."""
+        ...
+
     def reserved_numbers(
         self, owner: str, lo: int, hi: int, limit: int | None = None
     ) -> list[tuple[int, int, int]]:

@@ -142,6 +142,9 @@ class ConnectionWrapper:
     def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
         return self._reserves().reserved(owner, lo, hi)
 
+    def reserved_packed(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, bytes, bytes]]:
+        return self._reserves().reserved_packed(owner, lo, hi)
+
     def reserved_numbers(
         self, owner: str, lo: int, hi: int, limit: int | None = None
     ) -> list[tuple[int, int, int]]:

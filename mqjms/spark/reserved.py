@@ -55,6 +55,9 @@ class ReservedStaging(Staging):
     def read(self, lo: int, hi: int) -> list[Staged]:
         return [Staged(s, t, md, data) for s, t, md, data in self.conn.reserved(self.owner, lo, hi)]
 
+    def read_packed(self, lo: int, hi: int) -> list[tuple[int, bytes, bytes]]:
+        return [(s, md, data) for s, _, md, data in self.conn.reserved_packed(self.owner, lo, hi)]
+
     def release(self, upto: int) -> None:
         self.conn.release_reserved(self.owner, upto)
         self.ledger.forget_attempts(upto)

@@ -255,8 +255,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         queue, raw = self.options.queue, self.options.include_raw
         try:
             for lo in range(partition.lo, partition.hi, READ_PAGE):
-                for item in staging.read(lo, min(lo + READ_PAGE, partition.hi)):
-                    yield columns.row(item.seq, item.md, item.data, queue, raw)
+                for seq, md, data in staging.read_packed(lo, min(lo + READ_PAGE, partition.hi)):
+                    yield columns.packed_row(seq, md, data, queue, raw)
         finally:
             staging.close()
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mqjms.backout import Failure
-from mqjms.mq.md import MQMD
+from mqjms.mq.md import MQMD, with_counts
 from mqjms.transport import Connection, Context, Handle
 
 FAILURE_RETENTION = 7 * 86400.0  # seconds a message's last failure is remembered
@@ -225,6 +225,11 @@ class Staging(ABC):
         """Staged messages in ``(lo, hi]``, in seq order, with their bytes."""
 
     @abstractmethod
+    def read_packed(self, lo: int, hi: int) -> list[tuple[int, bytes, bytes]]:
+        """:meth:`read` for a task: ``(seq, packed MQMD, data)``, the MQMD in native
+        encoding with BackoutCount as counted in staging, never unpacked."""
+
+    @abstractmethod
     def release(self, upto: int) -> None:
         """Remove every staged message with ``seq <= upto`` (Spark committed them)."""
 
@@ -343,6 +348,13 @@ class LogStaging(Staging):
             md.BackoutCount = int(backout)
             out.append(Staged(int(seq), int(tag), md, bytes(data)))
         return out
+
+    def read_packed(self, lo: int, hi: int) -> list[tuple[int, bytes, bytes]]:
+        rows = self.db.execute(
+            "SELECT seq, backout, md, data FROM staged WHERE seq > ? AND seq <= ? ORDER BY seq",
+            (lo, hi),
+        ).fetchall()
+        return [(int(s), with_counts(bytes(m), int(b)), bytes(d)) for s, b, m, d in rows]
 
     def release(self, upto: int) -> None:
         now = time.time()
