@@ -17,6 +17,8 @@ from mqjms.transport import Capability, Connection, Handle
 
 from .staging import Meta, Staged, Staging
 
+RESERVE_CHUNK = 10_000  # messages reserved in one queue manager transaction (~0.1 s)
+
 
 def can_reserve(conn: Connection) -> bool:
     """Whether ``conn`` offers reservations: it declares :attr:`Capability.RESERVE`."""
@@ -32,8 +34,15 @@ class ReservedStaging(Staging):
         self.conn = conn
 
     def stage(self, conn: Connection, handle: Handle, limit: int) -> list[Meta]:
-        before = self.conn.reservation_end(self.owner)
-        after = self.conn.reserve(handle, self.owner, limit)
+        """In transactions of at most :data:`RESERVE_CHUNK` messages: a large batch never
+        holds the queue manager's write lock long enough to stall its producers."""
+        before = after = self.conn.reservation_end(self.owner)
+        while limit > 0:
+            end = self.conn.reserve(handle, self.owner, min(limit, RESERVE_CHUNK))
+            if end == after:
+                break
+            limit -= end - after
+            after = end
         return self.metas(before, after) if after > before else []
 
     def last(self) -> int:
@@ -59,6 +68,12 @@ class ReservedStaging(Staging):
         return [(s, md, data) for s, _, md, data in self.conn.reserved_packed(self.owner, lo, hi)]
 
     def release(self, upto: int) -> None:
+        """In transactions of at most :data:`RESERVE_CHUNK` numbers, as :meth:`stage`
+        (a crash between them leaves the rest for the next release)."""
+        first = self.first()
+        if first is not None:
+            for bound in range(first + RESERVE_CHUNK - 1, upto, RESERVE_CHUNK):
+                self.conn.release_reserved(self.owner, bound)
         self.conn.release_reserved(self.owner, upto)
         self.ledger.forget_attempts(upto)
 
