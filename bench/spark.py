@@ -62,6 +62,7 @@ from bench._common import (
 from mqjms.listeners import Worker
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
+from mqjms.spark.options import DEFAULT_MAX_BATCH
 from mqjms.transport import connect, embedded
 
 REPO = Path(__file__).resolve().parent.parent
@@ -199,11 +200,12 @@ def spark_listener(spark: Any, url: str, count: int, batch: int, checkpoint: Pat
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/spark.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--messages", type=int, help="messages per run (default 100000; 10000 quick)")
+    p.add_argument("--messages", type=int, help="messages per run (default 200000; 60000 quick)")
     p.add_argument(
         "--batch",
         type=int,
-        help="messages per micro-batch and per plain MQCMIT (default 10000; 2500 quick)",
+        help="messages per micro-batch and per plain MQCMIT (default: the source's default "
+        "maxMessagesPerBatch, 50000; 20000 quick)",
     )
     p.add_argument(
         "--listener-messages",
@@ -213,9 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     add_common_args(p, rounds=3, quick_rounds=1)
     args = p.parse_args(argv)
     if args.messages is None:
-        args.messages = 20_000 if args.quick else 100_000
+        args.messages = 60_000 if args.quick else 200_000
     if args.batch is None:
-        args.batch = 5_000 if args.quick else 10_000
+        args.batch = 20_000 if args.quick else DEFAULT_MAX_BATCH
     if args.listener_messages is None:
         args.listener_messages = 4_000 if args.quick else 20_000
     finish_args(p, args, "messages", "batch", "listener_messages")
