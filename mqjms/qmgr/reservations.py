@@ -26,6 +26,7 @@ without a migration.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,13 +117,15 @@ def reserve(
         if not live:
             continue
         first = _next_seqs(db, owner, len(live))
-        db.executemany(
-            "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
-            [(store.RESERVED, uow, i) for i in live],
+        ids = json.dumps(live)  # one statement each for the whole page, not one a message
+        db.execute(
+            "UPDATE messages SET state = ?, uow = ? WHERE id IN (SELECT value FROM json_each(?))",
+            (store.RESERVED, uow, ids),
         )
-        db.executemany(
-            "INSERT INTO reservations (message, owner, seq, tag) VALUES (?, ?, ?, 0)",
-            [(i, owner, first + n) for n, i in enumerate(live)],
+        db.execute(
+            "INSERT INTO reservations (message, owner, seq, tag)"
+            " SELECT value, ?, ? + key, 0 FROM json_each(?)",  # key: the position in ``live``
+            (owner, first, ids),
         )
         taken += len(live)
     return taken, expired
