@@ -200,12 +200,12 @@ def numbers(
     """``(seq, tag, BackoutCount)`` of ``owner``'s messages in ``(lo, hi]``, without bytes."""
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
         return []
-    rows = db.execute(
+    rows: list[tuple[int, int, int]] = db.execute(  # INTEGER columns: ints already
         "SELECT r.seq, r.tag, m.backout FROM reservations r JOIN messages m ON m.id = r.message"
         " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq LIMIT ?",
         (owner, lo, hi, -1 if limit is None else limit),
     ).fetchall()
-    return [(int(a), int(b), int(c)) for a, b, c in rows]
+    return rows
 
 
 def count(db: sqlite3.Connection, owner: str) -> int:

@@ -9,6 +9,7 @@ poison move takes the message into the same unit of work as its put to BOQNAME.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import starmap
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +34,17 @@ class ReservedStaging(Staging):
         super().__init__(directory, owner, queue)
         self.conn = conn
 
-    def stage(self, conn: Connection, handle: Handle, limit: int) -> list[Meta]:
+    def stage(self, conn: Connection, handle: Handle, limit: int) -> int:
         """In transactions of at most :data:`RESERVE_CHUNK` messages: a large batch never
         holds the queue manager's write lock long enough to stall its producers."""
-        before = after = self.conn.reservation_end(self.owner)
+        before = after = int(self.conn.reservation_end(self.owner))
         while limit > 0:
-            end = self.conn.reserve(handle, self.owner, min(limit, RESERVE_CHUNK))
+            end = int(self.conn.reserve(handle, self.owner, min(limit, RESERVE_CHUNK)))
             if end == after:
                 break
             limit -= end - after
             after = end
-        return self.metas(before, after) if after > before else []
+        return after - before
 
     def last(self) -> int:
         return int(self.conn.reservation_end(self.owner))
@@ -58,8 +59,7 @@ class ReservedStaging(Staging):
         return found[0].seq if found else None
 
     def metas(self, lo: int, hi: int, limit: int | None = None) -> list[Meta]:
-        found = self.conn.reserved_numbers(self.owner, lo, hi, limit)
-        return [Meta(seq, tag, backout) for seq, tag, backout in found]
+        return list(starmap(Meta, self.conn.reserved_numbers(self.owner, lo, hi, limit)))
 
     def read(self, lo: int, hi: int) -> list[Staged]:
         return [Staged(s, t, md, data) for s, t, md, data in self.conn.reserved(self.owner, lo, hi)]

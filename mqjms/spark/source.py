@@ -177,9 +177,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         conn, handle, staging, _ = self._ensure()
         staged = staging.stage(conn, handle, count)
         if staged:
-            log.debug(
-                "spark.staged", queue=self.options.queue, messages=len(staged), last=staged[-1].seq
-            )
+            log.debug("spark.staged", queue=self.options.queue, messages=staged)
 
     def prepareForTriggerAvailableNow(self) -> None:
         """AvailableNow: stage what the queue holds now; the run ends after it."""

@@ -204,9 +204,9 @@ class Staging(ABC):
         self.ledger = Ledger(directory)
 
     @abstractmethod
-    def stage(self, conn: Connection, handle: Handle, limit: int) -> list[Meta]:
+    def stage(self, conn: Connection, handle: Handle, limit: int) -> int:
         """Take up to ``limit`` messages off the queue into staging (runner only);
-        returns what was staged now."""
+        returns how many were staged now (planning reads them next, once)."""
 
     @abstractmethod
     def last(self) -> int:
@@ -292,7 +292,7 @@ class LogStaging(Staging):
         self.db = self.ledger.db  # one file: ledger and messages change together
         self.db.executescript(LOG_SCHEMA)
 
-    def stage(self, conn: Connection, handle: Handle, limit: int, wait: float = 0.05) -> list[Meta]:
+    def stage(self, conn: Connection, handle: Handle, limit: int, wait: float = 0.05) -> int:
         got: list[tuple[MQMD, bytes]] = []
         while len(got) < limit:
             found = conn.get(handle, wait=wait if not got else 0.0, syncpoint=True)
@@ -300,8 +300,8 @@ class LogStaging(Staging):
                 break
             got.append(found)
         if not got:
-            return []
-        staged: list[Meta] = []
+            return 0
+        staged = 0
         now = time.time()
         with transaction(self.db) as db:
             for md, data in got:
@@ -312,7 +312,7 @@ class LogStaging(Staging):
                     (md.MsgId, md.BackoutCount, md.pack(), data),
                 )
                 if cur.rowcount:
-                    staged.append(Meta(int(cur.lastrowid or 0), 0, md.BackoutCount))
+                    staged += 1
             db.execute("DELETE FROM released WHERE at < ?", (now - RELEASED_RETENTION,))
         conn.commit()  # only now does the broker forget them
         return staged

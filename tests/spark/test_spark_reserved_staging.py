@@ -28,10 +28,11 @@ def test_stage_and_release_in_chunks(
     handle = conn.open(Q, C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
     staging = ReservedStaging(tmp_path / "staging", "spark:Q", Q, conn)
     try:
-        staged = staging.stage(conn, handle, 10)  # four reservations: 3 + 3 + 3 + 1
-        assert [m.seq for m in staged] == list(range(1, 11))
-        assert [m.seq for m in staging.stage(conn, handle, 10)] == [11, 12]  # what is left
-        assert staging.stage(conn, handle, 10) == []
+        assert staging.stage(conn, handle, 10) == 10  # four reservations: 3 + 3 + 3 + 1
+        assert [m.seq for m in staging.metas(0, 99)] == list(range(1, 11))
+        assert staging.stage(conn, handle, 10) == 2  # what is left
+        assert staging.stage(conn, handle, 10) == 0
+        assert staging.last() == 12
         assert [d for _, _, d in staging.read_packed(0, 12)] == [
             f"m{i}".encode() for i in range(12)
         ]
