@@ -30,7 +30,6 @@ so a disabled debug line costs a comparison, not a rendering.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
@@ -38,6 +37,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import logging
+
     import structlog
 
 LEVEL_ENV = "MQJMS_LOG_LEVEL"
@@ -46,13 +47,10 @@ ROOT = "mqjms"  # the standard library logger every mqjms logger is below
 #: The level of mqjms's events when nobody configured logging: a library stays quiet.
 LIBRARY_LEVEL = "WARNING"
 
-_LEVELS = {
-    "DEBUG": logging.DEBUG,
-    "INFO": logging.INFO,
-    "WARNING": logging.WARNING,
-    "ERROR": logging.ERROR,
-    "CRITICAL": logging.CRITICAL,
-}
+# The standard library's level numbers, without importing ``logging`` with mqjms (it is
+# loaded when logging is configured through it).
+DEBUG, INFO, WARNING, ERROR, CRITICAL = 10, 20, 30, 40, 50
+_LEVELS = {"DEBUG": DEBUG, "INFO": INFO, "WARNING": WARNING, "ERROR": ERROR, "CRITICAL": CRITICAL}
 
 
 #: Set while structlog's configuration is a default the ``mqjms`` command made, which an
@@ -71,7 +69,7 @@ def configure(level: str | None = None, fmt: str | None = None, force: bool = Fa
     name = (level or levels_from_env()[0] or "INFO").upper()
     _set_configuration(
         processors=_processors(fmt),
-        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(name, logging.INFO)),
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(name, INFO)),
         logger_factory=lambda *args: _StderrPrinter(),
         cache_logger_on_first_use=False,
     )
@@ -95,6 +93,8 @@ def configure_stdlib(
     ``MQJMS_LOG_FORMAT``) with :func:`formatter`, as ``logging.basicConfig`` would.
     An application that configured structlog itself keeps its configuration unless
     ``force``."""
+    import logging
+
     import structlog
 
     default_level, per_logger = levels_from_env()
@@ -180,7 +180,7 @@ def _level_under(name: str, default: str, env: str) -> str:
 
 
 def _level_number(name: str) -> int:
-    return _LEVELS.get(name.upper(), logging.INFO)
+    return _LEVELS.get(name.upper(), INFO)
 
 
 def _configured_by_application() -> bool:
@@ -246,7 +246,7 @@ class MqjmsLogger:
 
     def _log(self, level: int, method: str, event: str, args: Any, kw: Any) -> Any:
         if not _structlog_configured() and level < _LEVELS.get(
-            _level_for(self._name, LIBRARY_LEVEL).upper(), logging.WARNING
+            _level_for(self._name, LIBRARY_LEVEL).upper(), WARNING
         ):
             return None  # below mqjms's quiet default: nothing to render, structlog untouched
         return getattr(self._target(), method)(event, *args, **kw)
@@ -256,22 +256,22 @@ class MqjmsLogger:
         return self._target().bind(**context)
 
     def debug(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._log(logging.DEBUG, "debug", event, args, kw)
+        return self._log(DEBUG, "debug", event, args, kw)
 
     def info(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._log(logging.INFO, "info", event, args, kw)
+        return self._log(INFO, "info", event, args, kw)
 
     def warning(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._log(logging.WARNING, "warning", event, args, kw)
+        return self._log(WARNING, "warning", event, args, kw)
 
     def error(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._log(logging.ERROR, "error", event, args, kw)
+        return self._log(ERROR, "error", event, args, kw)
 
     def critical(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._log(logging.CRITICAL, "critical", event, args, kw)
+        return self._log(CRITICAL, "critical", event, args, kw)
 
     def exception(self, event: str, *args: Any, **kw: Any) -> Any:
-        return self._log(logging.ERROR, "exception", event, args, kw)
+        return self._log(ERROR, "exception", event, args, kw)
 
     def __repr__(self) -> str:
         return f"<MqjmsLogger {self._name}>"
@@ -292,9 +292,7 @@ def _library_logger(level: str, fmt: str | None) -> Any:
     """mqjms's own bound logger at ``level``, without touching structlog's configuration."""
     import structlog
 
-    wrapper: Any = structlog.make_filtering_bound_logger(
-        _LEVELS.get(level.upper(), logging.WARNING)
-    )
+    wrapper: Any = structlog.make_filtering_bound_logger(_LEVELS.get(level.upper(), WARNING))
     return wrapper(_StderrPrinter(), processors=_processors(fmt), context={})
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import traceback as tb
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -41,14 +40,18 @@ class Failure:
     traceback: str = field(default="", repr=False, compare=False)
 
     @classmethod
-    def from_exception(cls, exc: BaseException, listener: str, queue: str) -> Failure:
+    def from_exception(
+        cls, exc: BaseException, listener: str, queue: str, *, traceback: bool = True
+    ) -> Failure:
+        """``traceback=False`` when no move will log it (formatting one is most of what a
+        failure costs)."""
         kind = type(exc)
         return cls(
             exception_type=f"{kind.__module__}.{kind.__qualname__}",
             message=truncate(str(exc)),
             listener=listener,
             queue=queue,
-            traceback=truncate("".join(tb.format_exception(exc)), MAX_TRACEBACK_LENGTH),
+            traceback=truncate(_formatted(exc), MAX_TRACEBACK_LENGTH) if traceback else "",
         )
 
     def properties(self) -> dict[str, str]:
@@ -59,6 +62,13 @@ class Failure:
             f"{PROPERTY_PREFIX}queue": self.queue,
             f"{PROPERTY_PREFIX}time": self.time.isoformat(timespec="milliseconds"),
         }
+
+
+def _formatted(exc: BaseException) -> str:
+    """The traceback as Python prints it (``traceback`` loads with the first failure)."""
+    import traceback
+
+    return "".join(traceback.format_exception(exc))
 
 
 def truncate(text: str, limit: int = MAX_MESSAGE_LENGTH) -> str:

@@ -99,10 +99,16 @@ class ListenerPoisonFlow:
         """The listener raised ``error`` for ``md``. A ``move_on`` exception is requeued
         now (the event is returned); otherwise the failure is remembered and the caller
         backs the message out (event None)."""
-        failure = Failure.from_exception(error, self.listener.name, self.listener.queue)
         if not self.listener.moves_on(error):
+            failure = Failure.from_exception(
+                error,
+                self.listener.name,
+                self.listener.queue,
+                traceback=self._last_attempt(conn, handle, md),
+            )
             self.failures.remember(md.MsgId, failure, md.BackoutCount)
             return failure, None
+        failure = Failure.from_exception(error, self.listener.name, self.listener.queue)
         # move_on: skip the remaining attempts; the listener holds no resources of this
         # unit of work, so the requeue is made in it, exactly as a poison one.
         log.warning(
@@ -116,6 +122,17 @@ class ListenerPoisonFlow:
         )
         attrs = self.handler.cache.get(conn, handle.resolved_name)
         return failure, self._requeue(conn, handle, md, data, attrs, failure)
+
+    def _last_attempt(self, conn: Connection, handle: Handle, md: MQMD) -> bool:
+        """Whether the backout of this failure brings ``md`` to BOTHRESH (by the cached
+        attributes), so that the move that follows logs its traceback: only then is it
+        formatted. A threshold lowered since the cache was filled moves the message with
+        the failure but without its traceback."""
+        try:
+            threshold = self.handler.cache.get(conn, handle.resolved_name).threshold
+        except Exception:  # the attributes cannot be read now: keep the traceback
+            return True
+        return threshold > 0 and md.BackoutCount + 1 >= threshold
 
     def committed(self, md: MQMD) -> None:
         """``md``'s delivery succeeded and was committed: its failures are history."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Protocol
-from urllib.parse import parse_qs, urlsplit
 
 TARGET_JMS = 0  # targetClient: write an RFH2
 TARGET_MQ = 1  # targetClient: plain MQ application, no RFH2
@@ -31,6 +30,8 @@ class Queue:
                 f"{type(destination).__name__} {destination!r}"
             )
         if destination.startswith("queue://"):
+            from urllib.parse import parse_qs, urlsplit  # loaded by the first queue:// name
+
             parts = urlsplit(destination)
             name = parts.path.lstrip("/")
             target = parse_qs(parts.query).get("targetClient", ["0"])[0]

@@ -3,8 +3,8 @@ shutdown deadline ends one (:class:`Abandoned`)."""
 
 from __future__ import annotations
 
+import os
 import threading
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -45,7 +45,7 @@ class Runtime:
     suspects: SuspectGates = field(default_factory=SuspectGates)
     client_id: str | None = None  # names topic listeners' durable subscriptions
     #: Tells this worker's shared non-durable subscriptions from another process's.
-    instance: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    instance: str = field(default_factory=lambda: os.urandom(6).hex())
     #: Called once a consumer's first connection is made (the worker logs
     #: ``worker.started`` when every consumer has one).
     on_connected: Callable[[ListenerThread], None] = lambda consumer: None

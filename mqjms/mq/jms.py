@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import math
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQFormatError
 from mqjms.mq.rfh2 import parse_folder
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET  # the parsing is parse_folder's
 
 UserPropertyValue = str | int | float | bool | bytes | None
 UserProperties = dict[str, UserPropertyValue]

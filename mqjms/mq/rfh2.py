@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import struct
 import sys
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, NoReturn
-from xml.parsers import expat
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from mqjms.mq import constants as C
 from mqjms.mq.bounded_cache import BoundedCache
 from mqjms.mq.errors import MQFormatError
 from mqjms.mq.structure import byte_order
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 MQRFH_STRUC_ID = "RFH "
 MQRFH_VERSION_2 = 2
@@ -86,7 +87,11 @@ def parse_folder(text: str) -> ET.Element:
 
 def _parse_folder(text: str) -> ET.Element:
     """expat without namespace processing, because IBM writes ``xsi:nil`` without
-    declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded."""
+    declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded.
+    (The XML modules load with the first folder parsed, not with mqjms.)"""
+    import xml.etree.ElementTree as ET
+    from xml.parsers import expat
+
     parser = expat.ParserCreate()
     builder = ET.TreeBuilder()
 

@@ -33,6 +33,7 @@ _lock = threading.Lock()
 _own: dict[Path, tuple[int, str]] = {}  # directory -> (pid, this process's bell name)
 _sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
 _sender: socket.socket | None = None
+_bells_dirs: dict[Path, str] = {}  # directory -> its bells/ directory, as a string
 _sender_pid = 0
 
 
@@ -118,7 +119,9 @@ def ring_others(qmgr_dir: Path) -> None:
     """Wake the waiting gets of the other processes on ``qmgr_dir`` (a resolved path),
     after a COMMIT."""
     global _sender, _sender_pid
-    bells = qmgr_dir / BELLS
+    bells = _bells_dirs.get(qmgr_dir)
+    if bells is None:  # every commit rings: build the path once
+        bells = _bells_dirs[qmgr_dir] = os.path.join(qmgr_dir, BELLS)
     try:
         names = os.listdir(bells)
     except OSError:
@@ -137,6 +140,7 @@ def ring_others(qmgr_dir: Path) -> None:
         try:
             _sender.sendto(b"\1", socket.MSG_DONTWAIT, _PREFIX + name)
         except (ConnectionRefusedError, FileNotFoundError):
-            (bells / name).unlink(missing_ok=True)  # its process is gone
+            with suppress(FileNotFoundError):
+                os.unlink(os.path.join(bells, name))  # its process is gone
         except OSError:
             continue  # full (it will wake anyway) or refused for another reason

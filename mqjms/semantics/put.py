@@ -13,7 +13,6 @@ from __future__ import annotations
 import getpass
 import math
 import os
-import random
 import sys
 import threading
 import time
@@ -142,7 +141,7 @@ class MsgIdGenerator:
 
 def random_node() -> int:
     """A node number for :class:`MsgIdGenerator` where processes of many machines put."""
-    return random.SystemRandom().getrandbits(32)
+    return int.from_bytes(os.urandom(4), "big")  # what SystemRandom reads, without loading random
 
 
 # --------------------------------------------------------------------------- checks

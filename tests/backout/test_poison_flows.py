@@ -332,6 +332,21 @@ def test_failure_memory_travels_with_the_move(mq, conn, handle):
     assert _failure_properties(conn)["mqjms_failure_message"] == "bad order"
 
 
+def test_only_the_failure_before_the_move_formats_its_traceback(mq, conn, handle):
+    # The move logs the last failure's traceback once; a failure whose backout leaves the
+    # message below BOTHRESH is retried, so its traceback is never logged: not formatted.
+    flow = ListenerPoisonFlow(PoisonHandler(), Options(), FailureMemory())
+    md, data = got_with(conn, handle, BOTHRESH - 2)
+    early, _ = flow.failed(conn, handle, md, data, ValueError("first"))
+    assert early.traceback == "" and early.message == "first"
+    md.BackoutCount = BOTHRESH - 1
+    try:
+        raise ValueError("last")
+    except ValueError as exc:
+        last, _ = flow.failed(conn, handle, md, data, exc)
+    assert "Traceback (most recent call last)" in last.traceback
+
+
 def test_move_on_requeues_at_once_below_the_threshold(mq, conn, handle, events):
     # listener extra: a move_on exception skips the remaining attempts: requeued now,
     # committed, with the failure recorded (BackoutCount 0 < BOTHRESH)
