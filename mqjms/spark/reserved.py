@@ -16,9 +16,7 @@ from typing import Any
 from mqjms.mq.md import MQMD
 from mqjms.transport import Capability, Connection, Handle
 
-from .staging import Meta, Staged, Staging
-
-RESERVE_CHUNK = 10_000  # messages reserved in one queue manager transaction (~0.1 s)
+from .staging import STEP, Meta, Staged, Staging
 
 
 def can_reserve(conn: Connection) -> bool:
@@ -35,16 +33,8 @@ class ReservedStaging(Staging):
         self.conn = conn
 
     def stage(self, conn: Connection, handle: Handle, limit: int) -> int:
-        """In transactions of at most :data:`RESERVE_CHUNK` messages: a large batch never
-        holds the queue manager's write lock long enough to stall its producers."""
-        before = after = int(self.conn.reservation_end(self.owner))
-        while limit > 0:
-            end = int(self.conn.reserve(handle, self.owner, min(limit, RESERVE_CHUNK)))
-            if end == after:
-                break
-            limit -= end - after
-            after = end
-        return after - before
+        before = int(self.conn.reservation_end(self.owner))
+        return int(self.conn.reserve(handle, self.owner, limit)) - before
 
     def last(self) -> int:
         return int(self.conn.reservation_end(self.owner))
@@ -68,11 +58,11 @@ class ReservedStaging(Staging):
         return [(s, md, data) for s, _, md, data in self.conn.reserved_packed(self.owner, lo, hi)]
 
     def release(self, upto: int) -> None:
-        """In transactions of at most :data:`RESERVE_CHUNK` numbers, as :meth:`stage`
-        (a crash between them leaves the rest for the next release)."""
+        """In transactions of at most :data:`~.staging.STEP` numbers (a crash between
+        them leaves the rest for the next release)."""
         first = self.first()
         if first is not None:
-            for bound in range(first + RESERVE_CHUNK - 1, upto, RESERVE_CHUNK):
+            for bound in range(first + STEP - 1, upto, STEP):
                 self.conn.release_reserved(self.owner, bound)
         self.conn.release_reserved(self.owner, upto)
         self.ledger.forget_attempts(upto)

@@ -45,7 +45,7 @@ from mqjms.transport.url import redact
 
 from . import arrow, columns, isolation
 from .options import SourceOptions
-from .staging import Meta, Staging
+from .staging import STEP, Meta, Staging
 
 log = get_logger("mqjms.spark")
 
@@ -174,8 +174,16 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {"seq": end}
 
     def _stage(self, count: int) -> None:
+        """Up to ``count`` messages, :data:`~.staging.STEP` at a time (a step that finds
+        fewer found the queue's end)."""
         conn, handle, staging, _ = self._ensure()
-        staged = staging.stage(conn, handle, count)
+        staged = 0
+        while staged < count:
+            step = min(count - staged, STEP)
+            now = staging.stage(conn, handle, step)
+            staged += now
+            if now < step:
+                break
         if staged:
             log.debug("spark.staged", queue=self.options.queue, messages=staged)
 

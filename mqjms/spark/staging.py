@@ -33,6 +33,10 @@ from mqjms.backout import Failure
 from mqjms.mq.md import MQMD, with_counts
 from mqjms.transport import Connection, Context, Handle
 
+#: messages staged, or released from a reservation, in one transaction: a large batch
+#: never holds the queue manager's write lock (or a broker transaction, and the messages
+#: got under it in memory) for long
+STEP = 10_000
 FAILURE_RETENTION = 7 * 86400.0  # seconds a message's last failure is remembered
 RELEASED_RETENTION = 86400.0  # seconds a released MsgId still deduplicates a redelivery
 

@@ -1,9 +1,7 @@
-"""Staging on the queue in chunks: a large micro-batch is reserved and released in several
-queue manager transactions, with exactly the outcome of one (no Spark needed)."""
+"""A large micro-batch is staged and released in steps (several queue manager
+transactions) with exactly the outcome of one step (no Spark session needed)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -11,38 +9,42 @@ from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.qmgr import QueueManager
 from mqjms.spark import reserved
-from mqjms.spark.reserved import ReservedStaging
+from mqjms.spark.options import SourceOptions
 from mqjms.transport import connect
 
 Q = "ORDERS.IN"
+OWNER = f"spark:{Q}"
 
 
-def test_stage_and_release_in_chunks(
-    qm: QueueManager, embedded_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_batch_is_staged_and_released_in_steps(
+    qm: QueueManager, embedded_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(reserved, "RESERVE_CHUNK", 3)
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("pyspark")
+    from mqjms.spark import source
+
+    monkeypatch.setattr(source, "STEP", 3)
+    monkeypatch.setattr(reserved, "STEP", 3)
     qm.define_queue("QLOCAL", Q)
     conn = connect(embedded_url)
     for i in range(12):
         conn.put(Q, MQMD(Format=C.MQFMT_STRING), f"m{i}".encode())
-    handle = conn.open(Q, C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
-    staging = ReservedStaging(tmp_path / "staging", "spark:Q", Q, conn)
+    options = SourceOptions.parse(
+        {"url": embedded_url, "queue": Q, "maxMessagesPerBatch": 10}, streaming=True
+    )
+    reader = source.QueueStreamReader(options, None)  # type: ignore[arg-type]
     try:
-        assert staging.stage(conn, handle, 10) == 10  # four reservations: 3 + 3 + 3 + 1
-        assert [m.seq for m in staging.metas(0, 99)] == list(range(1, 11))
-        assert staging.stage(conn, handle, 10) == 2  # what is left
-        assert staging.stage(conn, handle, 10) == 0
-        assert staging.last() == 12
-        assert [d for _, _, d in staging.read_packed(0, 12)] == [
-            f"m{i}".encode() for i in range(12)
-        ]
-        staging.release(8)  # three releases: <= 3, <= 6, <= 8
-        assert staging.count() == 4 and staging.first() == 9
-        assert qm.queue_depth(Q) == 4
-        staging.release(8)  # again: nothing more
-        assert staging.count() == 4
-        staging.release(12)
-        assert staging.count() == 0 and qm.queue_depth(Q) == 0
+        start = reader.initialOffset()
+        end = reader.latestOffset(start, None)  # four steps: 3 + 3 + 3 + 1
+        assert (start, end) == ({"seq": 0}, {"seq": 10})
+        assert conn.reservation_count(OWNER) == 10 and qm.queue_depth(Q) == 12
+        assert [(p.lo, p.hi) for p in reader.partitions(start, end)] == [(0, 5), (5, 10)]
+        reader.commit(end)  # four releases: <= 3, <= 6, <= 9, <= 10
+        assert conn.reservation_count(OWNER) == 0 and qm.queue_depth(Q) == 2
+        assert reader.latestOffset(end, None) == {"seq": 12}  # a short step: the queue's end
+        assert conn.reservation_count(OWNER) == 2
     finally:
-        staging.close()
-        conn.disconnect()
+        reader.stop()
+    assert conn.reservation_count(OWNER) == 2  # planned: stays staged (one batch at most)
+    assert [d for _, _, _, d in conn.reserved(OWNER, 0, 99)] == [b"m10", b"m11"]
+    conn.disconnect()
