@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from mqjms.backout import GetUnit
 from mqjms.mq import ccsid
@@ -25,7 +25,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.gmo import MQGMO
 from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
-from mqjms.semantics import Browse, Connection, TruncatedMessage
+from mqjms.semantics import Browse, Capability, Connection, LocksMessages, TruncatedMessage
 
 from . import fields, interrupts, properties, screening
 from .hconn import Hconn, Hobj
@@ -36,7 +36,9 @@ from .hconn import Hconn, Hobj
 WAIT_SLICE = 1.0
 
 _GMO_SPECS = {spec.name: spec for spec in MQGMO.SPECS}
-_UNSUPPORTED = CMQC.MQGMO_LOCK | CMQC.MQGMO_UNLOCK
+#: The only options MQGMO_UNLOCK may come with.
+_UNLOCK_ALLOWED = CMQC.MQGMO_UNLOCK | CMQC.MQGMO_NO_WAIT | CMQC.MQGMO_NO_SYNCPOINT
+_BROWSES = CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_BROWSE_NEXT | CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR
 
 
 class Truncated(MQError):
@@ -75,13 +77,24 @@ class Request:
     properties: str  # "as_q_def", "handle", "none"
     msg_handle: int
     convert: bool
+    lock: bool = False  # MQGMO_LOCK: lock the message browsed
+    unlock: bool = False  # MQGMO_UNLOCK: no message, the handle's lock ends
 
 
 def request(md: Any, gmo: Any, max_length: int | None) -> Request:
     """Read an MQGET's options (2046, 2090, 2298 for what is not valid or supported)."""
     options = fields.option(gmo, "Options")
-    if options & _UNSUPPORTED:
-        raise failed(C.MQRC_OPTIONS_ERROR, "MQGMO_LOCK and MQGMO_UNLOCK are not supported")
+    if options & CMQC.MQGMO_UNLOCK and options & ~_UNLOCK_ALLOWED:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            "MQGMO_UNLOCK goes with no other option but MQGMO_NO_WAIT and MQGMO_NO_SYNCPOINT",
+        )
+    if options & CMQC.MQGMO_LOCK and not options & _BROWSES:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            "MQGMO_LOCK needs MQGMO_BROWSE_FIRST, MQGMO_BROWSE_NEXT or"
+            " MQGMO_BROWSE_MSG_UNDER_CURSOR",
+        )
     wait: float | None = 0.0
     if options & CMQC.MQGMO_WAIT:
         interval = fields.option(gmo, "WaitInterval")
@@ -132,6 +145,8 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         properties=prop_mode,
         msg_handle=handle,
         convert=bool(options & CMQC.MQGMO_CONVERT),
+        lock=bool(options & CMQC.MQGMO_LOCK),
+        unlock=bool(options & CMQC.MQGMO_UNLOCK),
     )
 
 
@@ -148,16 +163,27 @@ def _match(md: Any, name: str, wanted: int) -> bytes | None:
 def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) -> bytes:
     """MQGET on object ``number``: the message's data; ``md`` and ``gmo`` updated in
     place. No message within the wait: MQError 2033 (and ``md``/``gmo`` untouched)."""
-    with hconn.call():
+    with hconn.call() as conn:
         obj = hconn.object(number)
         ask = request(md, gmo, max_length)
         target_ccsid = fields.option(md, "CodedCharSetId", C.MQCCSI_Q_MGR)
+        if ask.unlock:
+            if not _locks(conn, obj).unlock(obj.queue):
+                raise MQError(
+                    C.MQCC_WARNING, C.MQRC_NO_MSG_LOCKED, f"no message locked on {obj.name!r}"
+                )
+            return b""  # MQ returns no message, and leaves the MQMD alone
         if ask.properties == "handle":
             hconn.properties.get(ask.msg_handle)  # 2460 now, before a message is taken
         if ask.browse_under_cursor:
             if obj.browsed is None:
                 raise failed(
                     C.MQRC_NO_MSG_UNDER_CURSOR, f"no message under the cursor of {obj.name!r}"
+                )
+            if ask.lock and not _locks(conn, obj).lock_browsed(obj.queue):
+                raise failed(
+                    C.MQRC_NO_MSG_UNDER_CURSOR,
+                    f"the message under the cursor of {obj.name!r} is gone: nothing to lock",
                 )
             found_md, data = obj.browsed
             return _deliver(hconn, obj, ask, md, gmo, found_md.copy(), data, target_ccsid)
@@ -188,6 +214,16 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
 
 
+def _locks(conn: Connection, obj: Hobj) -> LocksMessages:
+    """The connection's MQGMO_LOCK calls; 2046 when its transport has none."""
+    if Capability.MESSAGE_LOCK not in conn.capabilities:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            f"MQGMO_LOCK and MQGMO_UNLOCK ({obj.name!r}): not supported on this transport",
+        )
+    return cast(LocksMessages, conn)
+
+
 _AGAIN = "again"  # a poison message was moved: look for the next one
 _STOP = "stop"  # a poison message no queue took was backed out: no more this call
 #: Seconds an unlimited wait pauses after a poison message no queue took went back to
@@ -203,22 +239,28 @@ def _attempt(
     unit = None if ask.browse is not None else screening.unit_for(hconn.flow, wants_syncpoint)
     syncpoint = wants_syncpoint if unit is None else unit is not GetUnit.NONE
     held = hconn.work > 0
-    try:
-        got = conn.get(
-            obj.queue,
-            wait=0.0 if ask.under_cursor else wait,
-            syncpoint=syncpoint,
-            browse=ask.browse,
-            msg_id=ask.msg_id,
-            correl_id=ask.correl_id,
-            group_id=ask.group_id,
-            under_cursor=ask.under_cursor,
-            max_length=None if ask.accept_truncated else ask.max_length,
-        )
-    except TruncatedMessage as exc:
-        raise Truncated(
-            C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
-        ) from None
+    locks = _locks(conn, obj) if ask.lock else None
+    browse = ask.browse
+    while True:
+        try:
+            got = conn.get(
+                obj.queue,
+                wait=0.0 if ask.under_cursor else wait,
+                syncpoint=syncpoint,
+                browse=browse,
+                msg_id=ask.msg_id,
+                correl_id=ask.correl_id,
+                group_id=ask.group_id,
+                under_cursor=ask.under_cursor,
+                max_length=None if ask.accept_truncated else ask.max_length,
+            )
+        except TruncatedMessage as exc:
+            raise Truncated(
+                C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
+            ) from None
+        if got is None or locks is None or locks.lock_browsed(obj.queue):
+            break
+        browse = Browse.NEXT  # got by another handle meanwhile: browse on from the cursor
     if got is None:
         return None
     md, data = got

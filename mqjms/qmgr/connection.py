@@ -34,6 +34,8 @@ from . import catalog, meta, queues, store, triggers, wakeup
 from .connection_state import UnitOfWorkState
 from .delivery import Cursor
 from .failures import translating
+from .getting import release_lock
+from .locking import Locking
 from .locks import FileLock
 from .manager import QueueManager
 from .putting import Putting
@@ -51,7 +53,7 @@ def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
 
 
 @translating
-class QMConnection(UnitOfWork, Putting, Reserving, Subscribing):
+class QMConnection(UnitOfWork, Putting, Reserving, Subscribing, Locking):
     """An MQI connection: one unit of work at a time, used by one thread at a time (as an
     MQ hconn); another thread may end it (see :mod:`.connection_state`).
 
@@ -84,6 +86,7 @@ class QMConnection(UnitOfWork, Putting, Reserving, Subscribing):
             self._with_room(self._register)
         self._handles: dict[int, Handle] = {}
         self._cursors: dict[int, Cursor | None] = {}
+        self._locks: dict[int, int] = {}
         self._uow = UnitOfWorkState()
         self._last_persistent: dict[int, bool] = {}
         self._hardened: dict[int, bool] = {}
@@ -194,9 +197,13 @@ class QMConnection(UnitOfWork, Putting, Reserving, Subscribing):
                 self._with_room(lambda: self._close(handle))
             del self._handles[handle.hobj]
             self._cursors.pop(handle.hobj, None)
+            self._locks.pop(handle.hobj, None)
 
     def _close(self, handle: Handle) -> None:
         with self._writing(durable=False) as tx:
+            locked = self._locks.get(handle.hobj)
+            if locked is not None:  # MQCLOSE ends the handle's lock
+                release_lock(tx, self.id, locked)
             tx.db.execute("DELETE FROM handles WHERE hobj = ?", (handle.hobj,))
             row = catalog.load(tx.db, handle.resolved_name)
             if row is not None and row.deftype == "TEMPDYN" and row.owner == self.id:

@@ -110,6 +110,7 @@ class ConnectionState(EmulatedConnection):
     _closed: bool
     _handles: dict[int, Handle]
     _cursors: dict[int, Cursor | None]  # a handle's browse position
+    _locks: dict[int, int]  # a handle's locked message (MQGMO_LOCK): its row id
     _uow: UnitOfWorkState
     _last_persistent: dict[int, bool]  # the last get of the handle outside syncpoint
     _hardened: dict[int, bool]  # the last syncpoint get of the handle: HARDENBO?

@@ -42,6 +42,17 @@ class _NeedsWrite(Exception):
     discards the message (seed 000)."""
 
 
+def release_lock(tx: Transaction, conn_id: str, message_id: int) -> bool:
+    """Make ``message_id`` available again if ``conn_id`` holds its MQGMO_LOCK."""
+    done = tx.db.execute(
+        "UPDATE messages SET state = ?, uow = NULL WHERE id = ? AND uow = ? AND state = ?",
+        (store.AVAILABLE, message_id, conn_id, store.LOCKED),
+    ).rowcount
+    if done:
+        tx.wake_getters()
+    return bool(done)
+
+
 @translating
 class Getting(ConnectionState):
     """MQGET: get, browse, wait."""
@@ -61,7 +72,14 @@ class Getting(ConnectionState):
             # read before the first attempt, so a put that lands just after it is not missed
             seen_version = self._data_version() if wait != 0 else 0
             found = self._get_once(handle, request)
-        if found is not None or wait == 0 or request.under_cursor:
+        if request.under_cursor and found is None:
+            # seed 000 note 6: the message under the cursor (locked or not) expired, and
+            # this get discarded it
+            raise failed(
+                C.MQRC_NO_MSG_UNDER_CURSOR,
+                f"the message under the browse cursor of {handle.name!r} had expired",
+            )
+        if found is not None or wait == 0:
             return found
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
@@ -85,10 +103,27 @@ class Getting(ConnectionState):
         """Changes when another connection commits (in any process) or the doorbell rings."""
         return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + wakeup.rings()
 
+    def _unlock(self, hobj: int) -> bool:
+        """End ``hobj``'s MQGMO_LOCK, if any, in a transaction of its own (inside the
+        session); see :mod:`.locking`."""
+        message_id = self._locks.get(hobj)
+        if message_id is None:
+            return False
+        with self._writing(durable=False) as tx:
+            release_lock(tx, self.id, message_id)
+        del self._locks[hobj]  # once committed
+        return True
+
     def _get_once(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         """One look at the queue (inside the session)."""
         if request.browse is not None:
-            return self._browse_once(handle, request)
+            found = self._browse_once(handle, request)
+            locked = self._locks.get(handle.hobj)
+            if found is not None and locked is not None:
+                cursor = self._cursors.get(handle.hobj)
+                if cursor is None or cursor.id != locked:
+                    self._unlock(handle.hobj)  # the cursor moved on: MQGMO_LOCK's lock ends
+            return found
         self._refuse_if_read_only("no message can be removed from it")
         # A get without syncpoint removes the message for good: durable when it is
         # persistent. Under syncpoint, the get's in-flight mark is durable when the queue
@@ -181,7 +216,8 @@ class Getting(ConnectionState):
                 raise _NeedsWrite
             else:  # a read-only copy cannot discard it: step over it
                 after = Cursor(msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId)
-            if request.under_cursor:
+            if request.under_cursor:  # discarded (committed): _get says 2034
+                self._locks.pop(handle.hobj, None)
                 return None
         md = msg.descriptor(tx.now)
         data = xmitq.on_get(md, msg.data, msg.md_bytes, tx.now)  # seed 000 note 9
@@ -210,6 +246,8 @@ class Getting(ConnectionState):
             if msg.persistent and not durable:
                 raise NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+        if request.browse is None and self._locks.get(handle.hobj) == msg.id:
+            del self._locks[handle.hobj]  # got under the cursor: its lock ends with it
         return md, data
 
     def _under_cursor(self, tx: Transaction, handle: Handle, queue: str) -> Row | None:
@@ -220,10 +258,18 @@ class Getting(ConnectionState):
             raise failed(
                 C.MQRC_NO_MSG_UNDER_CURSOR, f"the browse cursor of {handle.name!r} is on no message"
             )
+        mine = self._locks.get(handle.hobj) == cursor.id  # locked by this handle (MQGMO_LOCK)
         row: Row | None = tx.db.execute(
             f"SELECT {messages.SELECT_COLUMNS} FROM messages"
-            f" WHERE id = ? AND msg_id = ? AND queue = ? AND state = {store.AVAILABLE}",
-            (cursor.id, cursor.msg_id, queue),
+            " WHERE id = ? AND msg_id = ? AND queue = ? AND (state = ? OR (state = ? AND uow = ?))",
+            (
+                cursor.id,
+                cursor.msg_id,
+                queue,
+                store.AVAILABLE,
+                store.LOCKED if mine else -1,
+                self.id,
+            ),
         ).fetchone()
         if row is None:
             raise failed(

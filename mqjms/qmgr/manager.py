@@ -264,6 +264,10 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1 WHERE state = ?",
                 (store.AVAILABLE, store.GOT_IN_UOW),
             ).rowcount
+            db.execute(  # MQGMO_LOCKs end with the connections that held them
+                "UPDATE messages SET state = ?, uow = NULL WHERE state = ?",
+                (store.AVAILABLE, store.LOCKED),
+            )
             subscriptions.on_restart(db)  # non-durable subscriptions end with their queues
             db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
             db.execute("DELETE FROM handles")

@@ -46,6 +46,11 @@ def end_connection(tx: Transaction, conn_id: str) -> tuple[int, int] | None:
     if not db.execute("SELECT 1 FROM connections WHERE id = ?", (conn_id,)).fetchone():
         return None
     got, put = backout_uow(db, conn_id)
+    # its MQGMO_LOCKs end with it (no unit of work: BackoutCount stays)
+    db.execute(
+        "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, conn_id, store.LOCKED),
+    )
     closed = [
         r[0]
         for r in db.execute(

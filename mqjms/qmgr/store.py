@@ -32,6 +32,9 @@ PUT_IN_UOW = 2
 # Set aside for a consumer until it releases them (see reservations.py): skipped by gets
 # and browses, kept across restarts.
 RESERVED = 3
+# Locked by a handle's browse (MQGMO_LOCK, see locking.py): skipped by every other handle,
+# available again when the lock ends; ``uow`` is the connection's id.
+LOCKED = 4
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (

@@ -6,7 +6,7 @@ failure is an :class:`~mqjms.mq.errors.MQError` carrying IBM's reason code. A tr
 that lacks a feature natively emulates it and documents how; what it offers beyond the
 core calls it declares in ``capabilities`` (:class:`~.capabilities.Capability`), and each
 optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`,
-:class:`Reserves`).
+:class:`Reserves`, :class:`LocksMessages`).
 
 A transport over IBM MQ itself (``mq://``, :mod:`mqjms.transport.ibmmq`) implements it
 directly, with no emulation; the embedded queue manager and the STOMP transport share the
@@ -248,6 +248,24 @@ class Reserves(Protocol):
     def give_back_reserved(self, owner: str, after: int = 0) -> int:
         """Give back ``owner``'s messages numbered above ``after`` (all by default): they
         are available again, in place."""
+        ...
+
+
+class LocksMessages(Protocol):
+    """The calls a connection declaring :attr:`Capability.MESSAGE_LOCK` has: MQGMO_LOCK
+    and MQGMO_UNLOCK. A handle locks at most one message, the one its browse cursor is on:
+    invisible to every other handle (gets and browses) until it is unlocked, got by the
+    handle (MQGMO_MSG_UNDER_CURSOR), or the handle's cursor moves to another message, the
+    handle is closed or the connection ends. A lock is no unit of work: MQCMIT and MQBACK
+    leave it."""
+
+    def lock_browsed(self, handle: Handle) -> bool:
+        """Lock the message under ``handle``'s browse cursor (releasing the handle's
+        previous lock); False when that message is no longer available (got, expired)."""
+        ...
+
+    def unlock(self, handle: Handle) -> bool:
+        """Release ``handle``'s lock; False when it held none (MQRC_NO_MSG_LOCKED)."""
         ...
 
 

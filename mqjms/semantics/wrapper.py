@@ -24,6 +24,7 @@ from .contract import (
     Connection,
     Context,
     Handle,
+    LocksMessages,
     Reserves,
     WarnsOnPut,
 )
@@ -166,6 +167,17 @@ class ConnectionWrapper:
 
     def get_reserved(self, owner: str, seq: int) -> tuple[MQMD, bytes] | None:
         return self._reserves().get_reserved(owner, seq)
+
+    # :attr:`Capability.MESSAGE_LOCK`: see :class:`~.contract.LocksMessages`
+    def _locks(self) -> LocksMessages:
+        self._require(Capability.MESSAGE_LOCK)
+        return cast(LocksMessages, self.inner)
+
+    def lock_browsed(self, handle: Handle) -> bool:
+        return self._locks().lock_browsed(handle)
+
+    def unlock(self, handle: Handle) -> bool:
+        return self._locks().unlock(handle)
 
     # :attr:`Capability.PUBLISH_SUBSCRIBE`: see :class:`~.pubsub.Subscribes`
     def _subscribes(self) -> Subscribes:
