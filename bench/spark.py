@@ -12,8 +12,10 @@ once, not timed), each contender consumes ``N`` non-persistent messages, loaded 
 
 * **plain**: one connection, MQGET under syncpoint, MQCMIT every ``B`` messages;
 * **source**: ``spark.readStream.format("mqjms")`` with ``maxMessagesPerBatch`` ``B`` on two
-  partitions into the ``noop`` sink, ``Trigger.AvailableNow``; its rate is the steady state
-  (every micro-batch but the first, by Spark's own progress reports).
+  partitions into the ``noop`` sink, the default trigger (each micro-batch stages its own
+  messages, as a running stream does); its rate is the steady state (every micro-batch
+  but the first, by Spark's own progress reports: staging, planning, the tasks' reads,
+  Spark's logs and the commit that releases the range).
 
 The figure is source / plain per round (target >= 0.8), and the source's rate (target >=
 30,000 rows/s).
@@ -60,6 +62,7 @@ from bench._common import (
 from mqjms.listeners import Worker
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
+from mqjms.spark.options import DEFAULT_MAX_BATCH
 from mqjms.transport import connect, embedded
 
 REPO = Path(__file__).resolve().parent.parent
@@ -99,7 +102,8 @@ def plain_reader(url: str, count: int, batch: int) -> Sample:
 
 
 def spark_source(spark: Any, url: str, count: int, batch: int, checkpoint: Path) -> Sample:
-    """Spark's own timing of the steady micro-batches (all but the first)."""
+    """Spark's own timing of the steady micro-batches (all but the first, which starts the
+    Python workers), each staging its own messages as a running stream does."""
     fill(url, count)
     df = (
         spark.readStream.format("mqjms")
@@ -109,13 +113,17 @@ def spark_source(spark: Any, url: str, count: int, batch: int, checkpoint: Path)
         .option("numPartitions", 2)
         .load()
     )
-    query = (
-        df.writeStream.format("noop")
-        .option("checkpointLocation", str(checkpoint))
-        .trigger(availableNow=True)
-        .start()
-    )
-    query.awaitTermination()
+    # the default trigger, not AvailableNow: AvailableNow stages the whole queue before
+    # its first batch, so the batches after it would be timed without their staging
+    query = df.writeStream.format("noop").option("checkpointLocation", str(checkpoint)).start()
+    try:
+        while _rows(query) < count and query.isActive:
+            time.sleep(0.02)
+        query.processAllAvailable()  # the batch that reached ``count`` is reported
+    finally:
+        query.stop()
+    if query.exception() is not None:
+        raise RuntimeError(f"source: {query.exception()}")
     release_last_batch(url, query)
     progress = [p for p in query.recentProgress if p["numInputRows"]]
     # at least once into the noop sink: a micro-batch retried (``spark.batch_split``) reads
@@ -126,6 +134,10 @@ def spark_source(spark: Any, url: str, count: int, batch: int, checkpoint: Path)
     rows = sum(p["numInputRows"] for p in steady)
     seconds = sum(p["durationMs"]["triggerExecution"] for p in steady) / 1000
     return Sample(seconds, operations=rows)
+
+
+def _rows(query: Any) -> int:
+    return sum(int(p["numInputRows"]) for p in query.recentProgress)
 
 
 def release_last_batch(url: str, query: Any) -> None:
@@ -188,11 +200,12 @@ def spark_listener(spark: Any, url: str, count: int, batch: int, checkpoint: Pat
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench/spark.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--messages", type=int, help="messages per run (default 100000; 10000 quick)")
+    p.add_argument("--messages", type=int, help="messages per run (default 200000; 60000 quick)")
     p.add_argument(
         "--batch",
         type=int,
-        help="messages per micro-batch and per plain MQCMIT (default 10000; 2500 quick)",
+        help="messages per micro-batch and per plain MQCMIT (default: the source's default "
+        "maxMessagesPerBatch, 50000; 20000 quick)",
     )
     p.add_argument(
         "--listener-messages",
@@ -202,9 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     add_common_args(p, rounds=3, quick_rounds=1)
     args = p.parse_args(argv)
     if args.messages is None:
-        args.messages = 20_000 if args.quick else 100_000
+        args.messages = 60_000 if args.quick else 200_000
     if args.batch is None:
-        args.batch = 5_000 if args.quick else 10_000
+        args.batch = 20_000 if args.quick else DEFAULT_MAX_BATCH
     if args.listener_messages is None:
         args.listener_messages = 4_000 if args.quick else 20_000
     finish_args(p, args, "messages", "batch", "listener_messages")

@@ -26,11 +26,14 @@ without a migration.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import messages, store
+from mqjms.mq.md import with_counts
+
+from . import mdstore, messages, store
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS reservations (
@@ -114,13 +117,15 @@ def reserve(
         if not live:
             continue
         first = _next_seqs(db, owner, len(live))
-        db.executemany(
-            "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
-            [(store.RESERVED, uow, i) for i in live],
+        ids = json.dumps(live)  # one statement each for the whole page, not one a message
+        db.execute(
+            "UPDATE messages SET state = ?, uow = ? WHERE id IN (SELECT value FROM json_each(?))",
+            (store.RESERVED, uow, ids),
         )
-        db.executemany(
-            "INSERT INTO reservations (message, owner, seq, tag) VALUES (?, ?, ?, 0)",
-            [(i, owner, first + n) for n, i in enumerate(live)],
+        db.execute(
+            "INSERT INTO reservations (message, owner, seq, tag)"
+            " SELECT value, ?, ? + key, 0 FROM json_each(?)",  # key: the position in ``live``
+            (owner, first, ids),
         )
         taken += len(live)
     return taken, expired
@@ -161,18 +166,54 @@ def reserved(db: sqlite3.Connection, owner: str, lo: int, hi: int) -> list[Reser
     return [_reserved(row) for row in rows]
 
 
+def packed(
+    db: sqlite3.Connection, owner: str, lo: int, hi: int, now: float
+) -> list[tuple[int, int, bytes, bytes]]:
+    """:func:`reserved` as a reader of many wants it: ``(seq, tag, packed MQMD, data)``,
+    the MQMD as a get returns it (BackoutCount, remaining Expiry) but never unpacked."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
+        return []
+    rows = db.execute(
+        "SELECT r.seq, r.tag, m.expires, m.backout, m.md, m.msg_id, m.correl_id, m.data"
+        " FROM reservations r JOIN messages m ON m.id = r.message"
+        " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq",
+        (owner, lo, hi),
+    ).fetchall()
+    return [
+        (
+            int(seq),
+            int(tag),
+            with_counts(
+                mdstore.unpack(bytes(md), bytes(msg_id), bytes(correl_id)),
+                int(backout),
+                messages.remaining_tenths(None if expires is None else float(expires), now),
+            ),
+            bytes(data),
+        )
+        for seq, tag, expires, backout, md, msg_id, correl_id, data in rows
+    ]
+
+
 def numbers(
     db: sqlite3.Connection, owner: str, lo: int, hi: int, limit: int | None
 ) -> list[tuple[int, int, int]]:
     """``(seq, tag, BackoutCount)`` of ``owner``'s messages in ``(lo, hi]``, without bytes."""
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
         return []
-    rows = db.execute(
+    rows: list[tuple[int, int, int]] = db.execute(  # INTEGER columns: ints already
         "SELECT r.seq, r.tag, m.backout FROM reservations r JOIN messages m ON m.id = r.message"
         " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq LIMIT ?",
         (owner, lo, hi, -1 if limit is None else limit),
     ).fetchall()
-    return [(int(a), int(b), int(c)) for a, b, c in rows]
+    return rows
+
+
+def count(db: sqlite3.Connection, owner: str) -> int:
+    """How many messages are reserved for ``owner`` (one walk of its index, no rows read)."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
+        return 0
+    row = db.execute("SELECT COUNT(*) FROM reservations WHERE owner = ?", (owner,)).fetchone()
+    return int(row[0])
 
 
 def release(db: sqlite3.Connection, owner: str, upto: int) -> int:

@@ -46,6 +46,13 @@ class Reserving(ConnectionState):
             found = reservations.reserved(tx.db, owner, lo, hi)
         return [(r.seq, r.tag, r.message.descriptor(now), r.message.data) for r in found]
 
+    def reserved_packed(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, bytes, bytes]]:
+        """:meth:`reserved` with each MQMD packed, never unpacked (a Spark task's read)."""
+        self._check_open()
+        now = time.time()
+        with self._session(), self._reading() as tx:
+            return reservations.packed(tx.db, owner, lo, hi, now)
+
     def reserved_numbers(
         self, owner: str, lo: int, hi: int, limit: int | None = None
     ) -> list[tuple[int, int, int]]:
@@ -59,6 +66,12 @@ class Reserving(ConnectionState):
         self._check_open()
         with self._session(), self._reading() as tx:
             return reservations.last_seq(tx.db, owner)
+
+    def reservation_count(self, owner: str) -> int:
+        """How many messages are reserved for ``owner`` now."""
+        self._check_open()
+        with self._session(), self._reading() as tx:
+            return reservations.count(tx.db, owner)
 
     def release_reserved(self, owner: str, upto: int) -> int:
         """Remove ``owner``'s messages numbered ``<= upto`` (its destructive get)."""

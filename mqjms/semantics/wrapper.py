@@ -143,6 +143,9 @@ class ConnectionWrapper:
     def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
         return self._reserves().reserved(owner, lo, hi)
 
+    def reserved_packed(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, bytes, bytes]]:
+        return self._reserves().reserved_packed(owner, lo, hi)
+
     def reserved_numbers(
         self, owner: str, lo: int, hi: int, limit: int | None = None
     ) -> list[tuple[int, int, int]]:
@@ -150,6 +153,9 @@ class ConnectionWrapper:
 
     def reservation_end(self, owner: str) -> int:
         return self._reserves().reservation_end(owner)
+
+    def reservation_count(self, owner: str) -> int:
+        return self._reserves().reservation_count(owner)
 
     def release_reserved(self, owner: str, upto: int) -> int:
         return self._reserves().release_reserved(owner, upto)

@@ -8,6 +8,8 @@ whose RFH2 or text does not decode keeps its raw bytes in ``body`` and says why 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import struct
 from typing import Any
 
 from mqjms.backout.failure import PROPERTY_PREFIX
@@ -17,6 +19,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.dlh import parse_dlh
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
+from mqjms.mq.structure import byte_order
 
 MESSAGE_COLUMNS = (
     "msg_id STRING, correl_id STRING, queue STRING, body BINARY, text STRING, priority INT, "
@@ -160,3 +163,57 @@ def row(seq: int, md: MQMD, data: bytes, queue: str, raw: bool = False) -> tuple
     failure = tuple(properties.get(PROPERTY_PREFIX + name) for name in FAILURE_FIELDS)
     out = (*values, seq, *dlh_values, *failure)
     return (*out, original_md.pack(), original_data) if raw else out
+
+
+# The MQMD fields a row shows, straight from a packed MQMD (native encoding): Expiry,
+# Encoding, CodedCharSetId, Format, Priority, Persistence, MsgId, CorrelId, BackoutCount,
+# ReplyToQ, PutDate and PutTime (offsets 16 to 320 of MQMD version 1 and 2)
+_ROW_FIELDS = struct.Struct(byte_order(C.MQENC_NATIVE) + "16xi4xii8sii24s24si48s156x8s8s")
+_NO_DLH_OR_FAILURE = (None,) * (5 + len(FAILURE_FIELDS))
+
+
+def packed_row(
+    seq: int, packed: bytes, data: bytes, queue: str, raw: bool = False
+) -> tuple[Any, ...]:
+    """:func:`row` of a packed MQMD (native encoding), the same values: a message without
+    headers (most of a stream) is read from the few fields its row shows, at a fraction of
+    the cost of unpacking all 30; one with an RFH2 or MQDLH, one whose text does not
+    decode, and a raw row take :func:`row`'s own way."""
+    if raw or len(packed) < _ROW_FIELDS.size or packed[:4] != b"MD  ":
+        return row(seq, MQMD.unpack(packed), data, queue, raw)
+    (expiry, encoding, ccsid_, fmt, priority, persistence, msg_id, correl_id, backout,
+     reply_to, put_date, put_clock) = _ROW_FIELDS.unpack_from(packed)  # fmt: skip
+    format_name = fmt.rstrip(b" \x00").decode("latin-1")
+    text = None
+    if format_name == C.MQFMT_STRING:
+        try:
+            text = ccsid.decode(data, ccsid_ or C.CCSID_UTF8, encoding)
+        except Exception:
+            return row(seq, MQMD.unpack(packed), data, queue, raw)  # says why, in its words
+    elif rfh2.is_rfh2(format_name) or format_name == C.MQFMT_DEAD_LETTER_HEADER:
+        return row(seq, MQMD.unpack(packed), data, queue, raw)
+    return (
+        msg_id.hex(),
+        correl_id.hex(),
+        queue,
+        data,
+        text,
+        priority,
+        persistence == C.MQPER_PERSISTENT,
+        _put_time(put_date, put_clock),
+        expiry,
+        backout,
+        reply_to.rstrip(b" \x00").decode("latin-1").strip() or None,
+        {},
+        None,
+        seq,
+        *_NO_DLH_OR_FAILURE,
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _put_time(date: bytes, time: bytes) -> dt.datetime | None:
+    """:func:`put_time` of the packed fields; messages put in one hundredth share it."""
+    return put_time(
+        date.rstrip(b" \x00").decode("latin-1"), time.rstrip(b" \x00").decode("latin-1")
+    )

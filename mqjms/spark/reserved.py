@@ -9,13 +9,14 @@ poison move takes the message into the same unit of work as its put to BOQNAME.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import starmap
 from pathlib import Path
 from typing import Any
 
 from mqjms.mq.md import MQMD
 from mqjms.transport import Capability, Connection, Handle
 
-from .staging import Meta, Staged, Staging
+from .staging import STEP, Meta, Staged, Staging
 
 
 def can_reserve(conn: Connection) -> bool:
@@ -31,26 +32,38 @@ class ReservedStaging(Staging):
         super().__init__(directory, owner, queue)
         self.conn = conn
 
-    def stage(self, conn: Connection, handle: Handle, limit: int) -> list[Meta]:
-        before = self.conn.reservation_end(self.owner)
-        after = self.conn.reserve(handle, self.owner, limit)
-        return self.metas(before, after) if after > before else []
+    def stage(self, conn: Connection, handle: Handle, limit: int) -> int:
+        before = int(self.conn.reservation_end(self.owner))
+        return int(self.conn.reserve(handle, self.owner, limit)) - before
 
     def last(self) -> int:
         return int(self.conn.reservation_end(self.owner))
+
+    def count(self) -> int:
+        """One COUNT in the queue manager: the lag report asks every micro-batch, and
+        reading every staged number to count them cost more than the batch's staging."""
+        return int(self.conn.reservation_count(self.owner))
 
     def first(self) -> int | None:
         found = self.metas(0, self.last(), 1)
         return found[0].seq if found else None
 
     def metas(self, lo: int, hi: int, limit: int | None = None) -> list[Meta]:
-        found = self.conn.reserved_numbers(self.owner, lo, hi, limit)
-        return [Meta(seq, tag, backout) for seq, tag, backout in found]
+        return list(starmap(Meta, self.conn.reserved_numbers(self.owner, lo, hi, limit)))
 
     def read(self, lo: int, hi: int) -> list[Staged]:
         return [Staged(s, t, md, data) for s, t, md, data in self.conn.reserved(self.owner, lo, hi)]
 
+    def read_packed(self, lo: int, hi: int) -> list[tuple[int, bytes, bytes]]:
+        return [(s, md, data) for s, _, md, data in self.conn.reserved_packed(self.owner, lo, hi)]
+
     def release(self, upto: int) -> None:
+        """In transactions of at most :data:`~.staging.STEP` numbers (a crash between
+        them leaves the rest for the next release)."""
+        first = self.first()
+        if first is not None:
+            for bound in range(first + STEP - 1, upto, STEP):
+                self.conn.release_reserved(self.owner, bound)
         self.conn.release_reserved(self.owner, upto)
         self.ledger.forget_attempts(upto)
 

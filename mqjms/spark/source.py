@@ -45,7 +45,7 @@ from mqjms.transport.url import redact
 
 from . import arrow, columns, isolation
 from .options import SourceOptions
-from .staging import Meta, Staging
+from .staging import STEP, Meta, Staging
 
 log = get_logger("mqjms.spark")
 
@@ -174,12 +174,18 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {"seq": end}
 
     def _stage(self, count: int) -> None:
+        """Up to ``count`` messages, :data:`~.staging.STEP` at a time (a step that finds
+        fewer found the queue's end)."""
         conn, handle, staging, _ = self._ensure()
-        staged = staging.stage(conn, handle, count)
+        staged = 0
+        while staged < count:
+            step = min(count - staged, STEP)
+            now = staging.stage(conn, handle, step)
+            staged += now
+            if now < step:
+                break
         if staged:
-            log.debug(
-                "spark.staged", queue=self.options.queue, messages=len(staged), last=staged[-1].seq
-            )
+            log.debug("spark.staged", queue=self.options.queue, messages=staged)
 
     def prepareForTriggerAvailableNow(self) -> None:
         """AvailableNow: stage what the queue holds now; the run ends after it."""
@@ -255,8 +261,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         queue, raw = self.options.queue, self.options.include_raw
         try:
             for lo in range(partition.lo, partition.hi, READ_PAGE):
-                for item in staging.read(lo, min(lo + READ_PAGE, partition.hi)):
-                    yield columns.row(item.seq, item.md, item.data, queue, raw)
+                for seq, md, data in staging.read_packed(lo, min(lo + READ_PAGE, partition.hi)):
+                    yield columns.packed_row(seq, md, data, queue, raw)
         finally:
             staging.close()
 

@@ -30,9 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mqjms.backout import Failure
-from mqjms.mq.md import MQMD
+from mqjms.mq.md import MQMD, with_counts
 from mqjms.transport import Connection, Context, Handle
 
+#: messages staged, or released from a reservation, in one transaction: a large batch
+#: never holds the queue manager's write lock (or a broker transaction, and the messages
+#: got under it in memory) for long
+STEP = 10_000
 FAILURE_RETENTION = 7 * 86400.0  # seconds a message's last failure is remembered
 RELEASED_RETENTION = 86400.0  # seconds a released MsgId still deduplicates a redelivery
 
@@ -204,9 +208,9 @@ class Staging(ABC):
         self.ledger = Ledger(directory)
 
     @abstractmethod
-    def stage(self, conn: Connection, handle: Handle, limit: int) -> list[Meta]:
+    def stage(self, conn: Connection, handle: Handle, limit: int) -> int:
         """Take up to ``limit`` messages off the queue into staging (runner only);
-        returns what was staged now."""
+        returns how many were staged now (planning reads them next, once)."""
 
     @abstractmethod
     def last(self) -> int:
@@ -223,6 +227,11 @@ class Staging(ABC):
     @abstractmethod
     def read(self, lo: int, hi: int) -> list[Staged]:
         """Staged messages in ``(lo, hi]``, in seq order, with their bytes."""
+
+    @abstractmethod
+    def read_packed(self, lo: int, hi: int) -> list[tuple[int, bytes, bytes]]:
+        """:meth:`read` for a task: ``(seq, packed MQMD, data)``, the MQMD in native
+        encoding with BackoutCount as counted in staging, never unpacked."""
 
     @abstractmethod
     def release(self, upto: int) -> None:
@@ -287,7 +296,7 @@ class LogStaging(Staging):
         self.db = self.ledger.db  # one file: ledger and messages change together
         self.db.executescript(LOG_SCHEMA)
 
-    def stage(self, conn: Connection, handle: Handle, limit: int, wait: float = 0.05) -> list[Meta]:
+    def stage(self, conn: Connection, handle: Handle, limit: int, wait: float = 0.05) -> int:
         got: list[tuple[MQMD, bytes]] = []
         while len(got) < limit:
             found = conn.get(handle, wait=wait if not got else 0.0, syncpoint=True)
@@ -295,8 +304,8 @@ class LogStaging(Staging):
                 break
             got.append(found)
         if not got:
-            return []
-        staged: list[Meta] = []
+            return 0
+        staged = 0
         now = time.time()
         with transaction(self.db) as db:
             for md, data in got:
@@ -307,7 +316,7 @@ class LogStaging(Staging):
                     (md.MsgId, md.BackoutCount, md.pack(), data),
                 )
                 if cur.rowcount:
-                    staged.append(Meta(int(cur.lastrowid or 0), 0, md.BackoutCount))
+                    staged += 1
             db.execute("DELETE FROM released WHERE at < ?", (now - RELEASED_RETENTION,))
         conn.commit()  # only now does the broker forget them
         return staged
@@ -343,6 +352,13 @@ class LogStaging(Staging):
             md.BackoutCount = int(backout)
             out.append(Staged(int(seq), int(tag), md, bytes(data)))
         return out
+
+    def read_packed(self, lo: int, hi: int) -> list[tuple[int, bytes, bytes]]:
+        rows = self.db.execute(
+            "SELECT seq, backout, md, data FROM staged WHERE seq > ? AND seq <= ? ORDER BY seq",
+            (lo, hi),
+        ).fetchall()
+        return [(int(s), with_counts(bytes(m), int(b)), bytes(d)) for s, b, m, d in rows]
 
     def release(self, upto: int) -> None:
         now = time.time()

@@ -25,6 +25,8 @@ def test_reserve_read_renumber_release(qm: QueueManager, embedded_url: str) -> N
     assert conn.renumber_reserved("spark:Q", [2], tag=7, backout=1) == [4]
     assert conn.renumber_reserved("spark:Q", [2], tag=7, backout=1) == []
     assert conn.reserved_numbers("spark:Q", 0, 10) == [(1, 0, 0), (3, 0, 0), (4, 7, 1)]
+    assert conn.reservation_count("spark:Q") == 3  # the lag report's count, in one query
+    assert conn.reservation_count("other") == 0
     # a reservation outlives the process's connections and a restart
     conn.disconnect()
     embedded.close_all()
@@ -34,6 +36,7 @@ def test_reserve_read_renumber_release(qm: QueueManager, embedded_url: str) -> N
     assert [s for s, _, _, _ in conn.reserved("spark:Q", 0, 10)] == [1, 3, 4]
     assert conn.release_reserved("spark:Q", 3) == 2  # seqs 1 and 3 (m0, m2) removed
     assert embedded.queue_manager(embedded_url).queue_depth("Q") == 3
+    assert conn.reservation_count("spark:Q") == 1
     # a reserved message taken into a unit of work: backout makes it available again
     got = conn.get_reserved("spark:Q", 4)
     assert got is not None and got[1] == b"m1"

@@ -108,6 +108,7 @@ def test_reservations_reach_through_a_wrapper(conn: Connection) -> None:
     assert wrapped.reserve(handle, "owner", 2) == 2
     assert [data for _, _, _, data in wrapped.reserved("owner", 0, 2)] == [b"m0", b"m1"]
     assert wrapped.reservation_end("owner") == 2
+    assert wrapped.reservation_count("owner") == 2
     assert wrapped.renumber_reserved("owner", [1], tag=5, backout=1) == [3]
     assert wrapped.reserved_numbers("owner", 0, 10) == [(2, 0, 0), (3, 5, 1)]
     got = wrapped.get_reserved("owner", 2)
