@@ -83,9 +83,10 @@ class FailureMemory:
     remembered here travels with the move. The memory is bounded (least recently failed
     first out): a process that never sees the message again must not keep it forever.
 
-    With the failure it keeps the message's BackoutCount when it failed, so that a consumer
-    can tell a message whose last backout was that failure (it raised here: no suspect of a
-    crash, see :mod:`mqjms.listeners.isolation`) from one backed out since by a crash.
+    With the failure it keeps the message's BackoutCount when it failed, and its put date
+    and time (a MsgId an application set need not be unique), so that a consumer can tell a
+    message whose last backout was that failure (it raised here: no suspect of a crash, see
+    :mod:`mqjms.listeners.isolation`) from one backed out since by a crash.
     """
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
@@ -93,13 +94,19 @@ class FailureMemory:
             raise ValueError(f"capacity {capacity} must be at least 1")
         self.capacity = capacity
         self._lock = threading.Lock()
-        self._items: OrderedDict[bytes, tuple[Failure, int | None]] = OrderedDict()
+        self._items: OrderedDict[bytes, tuple[Failure, int | None, str]] = OrderedDict()
 
-    def remember(self, msg_id: bytes, failure: Failure, backout_count: int | None = None) -> None:
+    def remember(
+        self,
+        msg_id: bytes,
+        failure: Failure,
+        backout_count: int | None = None,
+        stamp: str = "",
+    ) -> None:
         """Keep ``failure`` of ``msg_id``; ``backout_count``: the message's BackoutCount
-        when it failed (its backout makes it one more)."""
+        when it failed (its backout makes it one more); ``stamp``: its PutDate + PutTime."""
         with self._lock:
-            self._items[msg_id] = (failure, backout_count)
+            self._items[msg_id] = (failure, backout_count, stamp)
             self._items.move_to_end(msg_id)
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
@@ -112,14 +119,17 @@ class FailureMemory:
             found = self._items.pop(msg_id, None)
         return None if found is None else found[0]
 
-    def explains(self, msg_id: bytes, backout_count: int) -> bool:
-        """Whether the last backout of the message now at ``backout_count`` was a failure
-        remembered here (it failed at ``backout_count - 1``), not a crash or another process."""
+    def explains(self, msg_id: bytes, backout_count: int, stamp: str = "") -> bool:
+        """Whether the last backout of the message now at ``backout_count`` (put at
+        ``stamp``) was a failure remembered here (it failed at ``backout_count - 1``), not a
+        crash or another process."""
         if not self._items:
             return False
         with self._lock:
             found = self._items.get(msg_id)
-        return found is not None and found[1] is not None and found[1] + 1 == backout_count
+        if found is None or found[1] is None:
+            return False
+        return found[1] + 1 == backout_count and found[2] == stamp
 
     def forget(self, msg_id: bytes) -> None:
         if self._items:

@@ -106,7 +106,7 @@ class ListenerPoisonFlow:
                 self.listener.queue,
                 traceback=self._last_attempt(conn, handle, md),
             )
-            self.failures.remember(md.MsgId, failure, md.BackoutCount)
+            self.failures.remember(md.MsgId, failure, md.BackoutCount, md.PutDate + md.PutTime)
             return failure, None
         failure = Failure.from_exception(error, self.listener.name, self.listener.queue)
         # move_on: skip the remaining attempts; the listener holds no resources of this
@@ -156,7 +156,7 @@ class ListenerPoisonFlow:
             # input queue."
             conn.backout()
             if failure is not None:
-                self.failures.remember(md.MsgId, failure, md.BackoutCount)
+                self.failures.remember(md.MsgId, failure, md.BackoutCount, md.PutDate + md.PutTime)
             event = self.handler.returned(event)
         else:
             conn.commit()

@@ -102,11 +102,13 @@ class SuspectGate:
             yield mine
         finally:
             if mine:
-                self._release(notify=not self._empty_turn)
+                self._release(empty=self._empty_turn)
 
     def turn_was_empty(self) -> None:
         """The turn's get found no message: ending it changes nothing for the consumers
-        waiting (its consumer takes the next turn at once), so they are not woken."""
+        waiting for a turn (its consumer takes the next one at once; should it not, they
+        look again within ``_POLL``), so they are not woken; a suspect waiting to run
+        alone is (called by the turn's holder, the only one to touch the flag)."""
         self._empty_turn = True
 
     def cleared(self, consumer: object) -> bool:
@@ -130,10 +132,12 @@ class SuspectGate:
         """Nobody holds a message and no suspect waits: a turn may start."""
         return self._holder is None and not self._concurrent and not self._suspects_waiting
 
-    def _release(self, notify: bool = True) -> None:
+    def _release(self, empty: bool = False) -> None:
+        """End the turn or the suspect's run; wake the waiting consumers unless the turn
+        was empty and no suspect waits (a suspect waits for this without a timeout)."""
         with self._cond:
             self._holder = None
-            if notify:
+            if not empty or self._suspects_waiting:
                 self._cond.notify_all()
 
 

@@ -334,7 +334,9 @@ class ListenerThread:
         """Whether ``md`` may be a message that crashes the process: it was backed out, and
         not by a failure of its listener here (remembered with its count), which a crash
         would have left unremembered."""
-        return md.BackoutCount > 0 and not self.rt.failures.explains(md.MsgId, md.BackoutCount)
+        return md.BackoutCount > 0 and not self.rt.failures.explains(
+            md.MsgId, md.BackoutCount, md.PutDate + md.PutTime
+        )
 
     def _commit_done(self, conn: Connection) -> None:
         """MQCMIT for the message whose listener returned, if one waits for it."""

@@ -27,6 +27,7 @@ import pytest
 
 import mqjms
 from mqjms.backout import Failure, FailureMemory
+from mqjms.listeners.isolation import SuspectGate
 from mqjms.mq import C
 from tests.listeners.helpers import IN, back_out, wait_for
 
@@ -194,6 +195,34 @@ def test_the_failure_memory_tells_its_own_backouts_from_others() -> None:
     assert not memory.explains(msg_id, 2)  # backed out once more since: not by us
     memory.remember(msg_id, failure)  # count unknown: never explains
     assert not memory.explains(msg_id, 1)
+    memory.remember(msg_id, failure, 0, "2026112312000000")
+    assert memory.explains(msg_id, 1, "2026112312000000")
+    assert not memory.explains(msg_id, 1, "2026112312000001")  # another message, same MsgId
     memory.remember(msg_id, failure, 1)
     memory.forget(msg_id)  # committed: history
     assert not memory.explains(msg_id, 2)
+
+
+def test_a_suspect_waiting_to_run_alone_is_woken_by_an_empty_turn() -> None:
+    # An empty turn (its get found nothing) ends without waking the consumers waiting for
+    # a turn, but a suspect waiting to run alone waits for exactly that, with no timeout.
+    gate, stopping = SuspectGate(), threading.Event()
+    holder, suspect = object(), object()
+    in_turn, suspect_waits, ran = threading.Event(), threading.Event(), threading.Event()
+
+    def run_alone() -> None:
+        in_turn.wait(10)
+        suspect_waits.set()
+        with gate.alone(suspect):
+            ran.set()
+
+    thread = threading.Thread(target=run_alone, daemon=True)
+    thread.start()
+    with gate.turn(holder, stopping) as mine:
+        assert mine
+        in_turn.set()
+        suspect_waits.wait(10)
+        time.sleep(0.05)  # the suspect is in alone(), waiting for this turn to end
+        gate.turn_was_empty()
+    thread.join(10)
+    assert ran.is_set(), "the suspect was never woken"
