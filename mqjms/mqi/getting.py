@@ -15,6 +15,8 @@ are written only with a message to return (:mod:`.fields`).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -181,13 +183,8 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                     C.MQRC_NO_MSG_UNDER_CURSOR, f"no message under the cursor of {obj.name!r}"
                 )
             # read again from the queue: gone or expired is 2034, Expiry what remains now
-            try:
+            with _too_long(obj, md, gmo):
                 got = _browse_under_cursor(conn, obj, ask)
-            except Truncated as exc:
-                if exc.md is not None:  # a warning: MQ fills in the MQMD and MQGMO
-                    fields.md_into(md, exc.md)
-                    _gmo_into(gmo, obj, len(exc.message))
-                raise
             if ask.lock and not _locks(conn, obj).lock_browsed(obj.queue):
                 raise failed(
                     C.MQRC_NO_MSG_UNDER_CURSOR,
@@ -200,13 +197,8 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
             with interrupts.deferred() as noted:
                 remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
                 slice_wait = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
-                try:
+                with _too_long(obj, md, gmo):
                     outcome = _attempt(hconn, conn, obj, ask, slice_wait)
-                except Truncated as exc:
-                    if exc.md is not None:  # a warning: MQ fills in the MQMD and MQGMO
-                        fields.md_into(md, exc.md)
-                        _gmo_into(gmo, obj, len(exc.message))
-                    raise
                 if isinstance(outcome, tuple):
                     noted.delivered()  # a Ctrl-C now waits for the program's next call
                     return _deliver(hconn, obj, ask, md, gmo, *outcome, target_ccsid)
@@ -221,18 +213,28 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
 
 
-def _browse_under_cursor(conn: Connection, obj: Hobj, ask: Request) -> tuple[MQMD, bytes]:
-    """MQGMO_BROWSE_MSG_UNDER_CURSOR on the transport (2034 when the message is gone)."""
+@contextmanager
+def _too_long(obj: Hobj, md: Any, gmo: Any) -> Iterator[None]:
+    """A message too long for the program's buffer (the transport's TruncatedMessage):
+    MQ's 2080 warning, with the MQMD and MQGMO filled in as MQ does."""
     try:
-        got = conn.get(
-            obj.queue,
-            browse=Browse.CURSOR,
-            max_length=None if ask.accept_truncated else ask.max_length,
-        )
+        yield
     except TruncatedMessage as exc:
+        if exc.md is not None:
+            fields.md_into(md, exc.md)
+            _gmo_into(gmo, obj, len(exc.data))
         raise Truncated(
             C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
         ) from None
+
+
+def _browse_under_cursor(conn: Connection, obj: Hobj, ask: Request) -> tuple[MQMD, bytes]:
+    """MQGMO_BROWSE_MSG_UNDER_CURSOR on the transport (2034 when the message is gone)."""
+    got = conn.get(
+        obj.queue,
+        browse=Browse.CURSOR,
+        max_length=None if ask.accept_truncated else ask.max_length,
+    )
     if got is None:
         raise failed(C.MQRC_NO_MSG_UNDER_CURSOR, f"no message under the cursor of {obj.name!r}")
     return got
@@ -266,22 +268,17 @@ def _attempt(
     locks = _locks(conn, obj) if ask.lock else None
     browse = ask.browse
     while True:
-        try:
-            got = conn.get(
-                obj.queue,
-                wait=0.0 if ask.under_cursor else wait,
-                syncpoint=syncpoint,
-                browse=browse,
-                msg_id=ask.msg_id,
-                correl_id=ask.correl_id,
-                group_id=ask.group_id,
-                under_cursor=ask.under_cursor,
-                max_length=None if ask.accept_truncated else ask.max_length,
-            )
-        except TruncatedMessage as exc:
-            raise Truncated(
-                C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
-            ) from None
+        got = conn.get(
+            obj.queue,
+            wait=0.0 if ask.under_cursor else wait,
+            syncpoint=syncpoint,
+            browse=browse,
+            msg_id=ask.msg_id,
+            correl_id=ask.correl_id,
+            group_id=ask.group_id,
+            under_cursor=ask.under_cursor,
+            max_length=None if ask.accept_truncated else ask.max_length,
+        )
         if got is None or locks is None or locks.lock_browsed(obj.queue):
             break
         browse = Browse.NEXT  # got by another handle meanwhile: browse on from the cursor
