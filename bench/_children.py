@@ -3,8 +3,9 @@ stdout so that the parent decides when the timed part starts (their imports and 
 are not timed).
 
     python bench/_children.py drain URL QUEUE CONCURRENCY
-        a Worker with a no-op listener; prints ``ready``, starts on ``go``, stops on
-        ``stop`` and prints how many messages it committed.
+        a Worker with a no-op listener, started (imported, connected, its gets waiting)
+        before it prints ``ready``, so that what the parent times is the draining only;
+        stops on ``stop`` and prints how many messages it committed.
     python bench/_children.py produce URL QUEUE COUNT SEED
         puts COUNT non-persistent messages one at a time, a random 1-9 ms apart, each
         carrying the CLOCK_MONOTONIC time of its put (system-wide on Linux, so the
@@ -51,9 +52,8 @@ def drain(url: str, queue: str, concurrency: int) -> None:
     def noop(msg: object) -> None:
         pass
 
-    print("ready", flush=True)
-    _expect("go")
     app.start()
+    print("ready", flush=True)
     try:
         _expect("stop")
     finally:  # also when the parent is gone (end of input): never leave consumers running
