@@ -76,16 +76,22 @@ def next_message(
     return db.execute(lower, [*head, after.priority]).fetchone()  # type: ignore[no-any-return]
 
 
+# The head's row is read as stored and its large body (if any) only by the outer select:
+# SQLite materialises the joined subquery, and would copy a body of megabytes into it.
+_QUEUE_AND_HEAD = (
+    "SELECT q.name, q.qtype, q.attrs, q.depth, q.deftype, q.owner,"
+    f" {', '.join('m.' + c for c in messages.STORED_COLUMNS.split(', '))}"
+    " FROM queues q LEFT JOIN"
+    f" (SELECT {messages.STORED_COLUMNS} FROM messages{_AVAILABLE}"
+    " ORDER BY priority DESC, id LIMIT 1) m WHERE q.name = ?"
+).replace(" m.data,", f" {messages.body_column('m')},")
+
+
 def queue_and_head(db: sqlite3.Connection, queue: str) -> tuple[Row | None, Row | None]:
     """(the queue's row as :func:`.catalog.load` reads it, its first available message),
     both read by one statement: a plain get needs both, and one statement fewer per
     message counts. (None, None) when the queue is not defined."""
-    row = db.execute(
-        "SELECT q.name, q.qtype, q.attrs, q.depth, q.deftype, q.owner, m.* FROM queues q"
-        f" LEFT JOIN ({_FROM}{_AVAILABLE} ORDER BY priority DESC, id LIMIT 1) m"
-        " WHERE q.name = ?",
-        (queue, queue),
-    ).fetchone()
+    row = db.execute(_QUEUE_AND_HEAD, (queue, queue)).fetchone()
     if row is None:
         return None, None
     head = row[6:]

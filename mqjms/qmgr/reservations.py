@@ -147,7 +147,8 @@ def _stored(db: sqlite3.Connection, ids: Sequence[int]) -> list[messages.StoredM
 
 _SELECT = (
     "SELECT r.seq, r.tag, m.id, m.queue, m.priority, m.persistent, m.expires, m.backout,"
-    " m.md, m.data, m.msg_id, m.correl_id FROM reservations r JOIN messages m ON m.id = r.message"
+    f" m.md, {messages.body_column('m')}, m.msg_id, m.correl_id"
+    " FROM reservations r JOIN messages m ON m.id = r.message"
 )
 
 
@@ -174,8 +175,8 @@ def packed(
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'reservations'").fetchone():
         return []
     rows = db.execute(
-        "SELECT r.seq, r.tag, m.expires, m.backout, m.md, m.msg_id, m.correl_id, m.data"
-        " FROM reservations r JOIN messages m ON m.id = r.message"
+        "SELECT r.seq, r.tag, m.expires, m.backout, m.md, m.msg_id, m.correl_id,"
+        f" {messages.body_column('m')} FROM reservations r JOIN messages m ON m.id = r.message"
         " WHERE r.owner = ? AND r.seq > ? AND r.seq <= ? ORDER BY r.seq",
         (owner, lo, hi),
     ).fetchall()

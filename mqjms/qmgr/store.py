@@ -18,10 +18,13 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.request import pathname2url
 
+from mqjms.mq import constants as C
+
 from . import commits, failures, mdstore
 
-# 2: the delivery-order indexes hold available messages only; 3: one delivery-order index
-SCHEMA_VERSION = 3
+# 2: the delivery-order indexes hold available messages only; 3: one delivery-order index;
+# 4: large bodies out of their rows (BODIES)
+SCHEMA_VERSION = 4
 
 # Message states. A message got under syncpoint stays on its queue, invisible to others,
 # until the unit of work commits (row deleted) or backs out (state back to AVAILABLE).
@@ -102,6 +105,22 @@ CREATE TRIGGER IF NOT EXISTS depth_up AFTER INSERT ON messages BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS depth_down AFTER DELETE ON messages BEGIN
     UPDATE queues SET depth = depth - 1 WHERE name = OLD.queue;
+END;
+"""
+
+
+# The bodies longer than messages.INLINE_LIMIT, by their message's row id (the row's own
+# ``data`` is then empty): a message's state, unit of work and BackoutCount change while
+# it waits, and SQLite rewrites a whole row, body included, on each such change. A body
+# goes with its row, however the row is deleted.
+BODIES = """
+CREATE TABLE IF NOT EXISTS bodies (
+    id INTEGER PRIMARY KEY,       -- messages.id
+    data BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS bodies_gone AFTER DELETE ON messages
+    WHEN length(OLD.data) = 0 BEGIN
+    DELETE FROM bodies WHERE id = OLD.id;
 END;
 """
 
@@ -258,13 +277,31 @@ def has_schema(db: sqlite3.Connection) -> bool:
 
 
 def create_schema(db: sqlite3.Connection) -> None:
-    db.executescript(SCHEMA + DELIVERY_INDEXES + PUBSUB_SCHEMA)
+    db.executescript(SCHEMA + BODIES + DELIVERY_INDEXES + PUBSUB_SCHEMA)
+
+
+def stored_version(db: sqlite3.Connection) -> int:
+    """The schema version the database says it has (1 when it does not say)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    try:
+        return int(row[0]) if row is not None else 1
+    except (TypeError, ValueError):
+        return 1
 
 
 def upgrade(db: sqlite3.Connection) -> bool:
     """Bring a database an older mqjms made to this schema (version 1: delivery-order
-    indexes over every message; 2: a second one for FIFO queues); True when it changed.
-    Run at open, under the start-up lock."""
+    indexes over every message; 2: a second one for FIFO queues; 3: no ``bodies``); True
+    when it changed. Run at open, under the start-up lock. A database of a newer mqjms
+    is refused (MQRC_OBJECT_LEVEL_INCOMPATIBLE): this one would misread what it added."""
+    version = stored_version(db)
+    if version > SCHEMA_VERSION:
+        raise failures.StorageError(
+            C.MQRC_OBJECT_LEVEL_INCOMPATIBLE,
+            f"{_file(db)} was written by a newer mqjms (schema {version}; this one knows up "
+            f"to {SCHEMA_VERSION}): upgrade mqjms to use this queue manager",
+            "SCHEMA_TOO_NEW",
+        )
     indexes = dict(
         db.execute(
             "SELECT name, sql FROM sqlite_master WHERE type = 'index'"
@@ -272,17 +309,28 @@ def upgrade(db: sqlite3.Connection) -> bool:
         ).fetchall()
     )
     partial = "WHERE" in str(indexes.get("messages_priority", "")).upper()
-    if partial and "messages_fifo" not in indexes:
+    bodies = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'bodies_gone'").fetchone()
+    if partial and "messages_fifo" not in indexes and bodies and version == SCHEMA_VERSION:
         return False
     with write(db) as tx:
         tx.execute("DROP INDEX IF EXISTS messages_fifo")
         if not partial:
             tx.execute("DROP INDEX IF EXISTS messages_priority")
-            for statement in DELIVERY_INDEXES.strip().split(";"):
-                if statement.strip():
-                    tx.execute(statement)
+            _run_each(tx, DELIVERY_INDEXES)
+        _run_each(tx, BODIES)  # the rows of an older one keep their bodies: still read
         tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
     return True
+
+
+def _run_each(db: sqlite3.Connection, script: str) -> None:
+    """The statements of ``script`` in the caller's transaction (executescript would commit
+    it first); a trigger's body keeps its own semicolons."""
+    statement = ""
+    for line in script.strip().splitlines(keepends=True):
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
 
 
 def ensure_pubsub(db: sqlite3.Connection) -> bool:
@@ -291,9 +339,7 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
     True if added."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone():
         return False
-    for statement in PUBSUB_SCHEMA.split(";"):
-        if statement.strip():
-            db.execute(statement)
+    _run_each(db, PUBSUB_SCHEMA)
     return True
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from mqjms.mq import MQMD, C
-from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.qmgr import QMConnection, QueueManager, store
 
 DEPTH = 3000
 SAMPLE = 200
@@ -95,7 +95,7 @@ def test_a_queue_manager_made_before_gains_the_index_at_its_next_start(qmgr_dir:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     # issue 9: one delivery-order index serves FIFO and PRIORITY queues
     assert "state" in indexes["messages_priority"] and "messages_fifo" not in indexes
-    assert version == ("3",)
+    assert version == (str(store.SCHEMA_VERSION),)
     conn = qm.connect()
     handle = conn.open("OLD.Q", C.MQOO_INPUT_SHARED)
     got = [conn.get(handle), conn.get(handle)]
