@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
             "persistent / bare durable, large bodies",
             large.ratio("persistent", "bare_durable"),
             note="a body over 3 KiB is stored apart from its row: a get under syncpoint "
-            "or a backout no longer rewrites it (before: 0.31 for 1 MiB)",
+            "or a backout no longer rewrites it (the code before: 0.33 for 1 MiB)",
         )
 
         report.section("what a message leaves on disk")
