@@ -16,6 +16,7 @@ import os
 import socket
 import sys
 import threading
+import time
 import uuid
 from contextlib import suppress
 from pathlib import Path
@@ -35,6 +36,11 @@ _sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
 _sender: socket.socket | None = None
 _bells_dirs: dict[Path, str] = {}  # directory -> its bells/ directory, as a string
 _sender_pid = 0
+# directory -> (the bells/ directory's mtime, its names): a commit lists the bells again
+# only when the directory changed, or changed so recently that a file added since in the
+# same tick of the file system's coarse clock would not show in the mtime
+_listed: dict[Path, tuple[int, list[str]]] = {}
+_SETTLED_NS = 50_000_000  # far beyond the coarse clock's tick (1-10 ms)
 
 
 def listen(qmgr_dir: Path) -> bool:
@@ -122,10 +128,7 @@ def ring_others(qmgr_dir: Path) -> None:
     bells = _bells_dirs.get(qmgr_dir)
     if bells is None:  # every commit rings: build the path once
         bells = _bells_dirs[qmgr_dir] = os.path.join(qmgr_dir, BELLS)
-    try:
-        names = os.listdir(bells)
-    except OSError:
-        return
+    names = _names(qmgr_dir, bells)
     if not names:
         return
     mine = _own.get(qmgr_dir)
@@ -144,3 +147,22 @@ def ring_others(qmgr_dir: Path) -> None:
                 os.unlink(os.path.join(bells, name))  # its process is gone
         except OSError:
             continue  # full (it will wake anyway) or refused for another reason
+
+
+def _names(qmgr_dir: Path, bells: str) -> list[str]:
+    """The bells announced in ``bells`` (empty when there is no such directory): listed
+    again only when the directory has changed, or changed too recently to tell (a
+    ``stat`` per commit instead of a listing)."""
+    try:
+        mtime = os.stat(bells).st_mtime_ns
+    except OSError:
+        return []
+    cached = _listed.get(qmgr_dir)
+    if cached is not None and cached[0] == mtime and time.time_ns() - mtime > _SETTLED_NS:
+        return cached[1]
+    try:
+        names = os.listdir(bells)
+    except OSError:
+        return []
+    _listed[qmgr_dir] = (mtime, names)
+    return names

@@ -202,3 +202,49 @@ def test_closing_the_queue_manager_closes_the_files_of_group_commit(qmgr_dir: Pa
     assert any(name.endswith("sync.lock") for name in open_files())
     qm.close()
     assert open_files() == []
+
+
+def test_a_bell_announced_in_the_same_tick_as_the_last_listing_is_rung(
+    qm: QueueManager,
+) -> None:
+    # a commit lists the bells again only when their directory changed; a change within
+    # the file system's coarse clock tick leaves the mtime as it was, so a directory that
+    # changed that recently is always listed again
+    directory = qm.path.resolve()
+    announced = directory / bells.BELLS
+    announced.mkdir(exist_ok=True)
+    sockets = {}
+    for name in ("t-first", "t-second", "t-third"):
+        sockets[name] = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sockets[name].bind(f"\0mqjms-bell-{name}")
+        sockets[name].setblocking(False)
+
+    def rung(name: str) -> bool:
+        try:
+            return sockets[name].recv(16) == b"\1"
+        except BlockingIOError:
+            return False
+
+    try:
+        (announced / "t-first").touch()
+        bells.ring_others(directory)
+        assert rung("t-first")
+        listed = os.stat(announced).st_mtime_ns
+        (announced / "t-second").touch()
+        os.utime(announced, ns=(listed, listed))  # the same tick: the mtime did not move
+        bells.ring_others(directory)
+        assert rung("t-first") and rung("t-second")
+        # once settled, the listing is trusted until the mtime moves
+        settled = listed - 10 * bells._SETTLED_NS
+        os.utime(announced, ns=(settled, settled))
+        bells.ring_others(directory)
+        (announced / "t-third").touch()
+        os.utime(announced, ns=(settled, settled))
+        bells.ring_others(directory)
+        assert not rung("t-third")
+        os.utime(announced)  # a real change moves the mtime
+        bells.ring_others(directory)
+        assert rung("t-third")
+    finally:
+        for sock in sockets.values():
+            sock.close()
