@@ -4,8 +4,8 @@ next get in one database transaction.
 A unit of work is *logical*: the rows a connection got or put under syncpoint carry its
 id, so no SQLite transaction is held while the application works. MQCMIT deletes the
 messages got and makes the ones put available; MQBACK does the opposite
-(:func:`.recovery.backout_uow`). Each is durable (an fsync) only when the unit of work
-touched persistent messages.
+(:func:`.recovery.backout_uow`). MQCMIT is durable (an fsync) when the unit of work
+touched persistent messages; MQBACK only when it put some (see :meth:`UnitOfWork.backout`).
 """
 
 from __future__ import annotations
@@ -38,20 +38,31 @@ class UnitOfWork(Getting):
         self._end_unit_of_work(self._commit_statements)
 
     def backout(self) -> None:
-        """MQBACK: puts vanish; gets return to their places with BackoutCount + 1."""
-        # the raised BackoutCount of persistent messages is durable, whatever HARDENBO says
-        self._end_unit_of_work(self._backout_statements)
+        """MQBACK: puts vanish; gets return to their places with BackoutCount + 1.
 
-    def _end_unit_of_work(self, statements: Callable[[Transaction], None]) -> None:
+        A backout of gets alone needs no fsync of its own. Should an OS crash lose it,
+        what the disk holds is the unit of work still in flight, and the start after the
+        reboot backs that out the same way, BackoutCount + 1 (recovery at start); under
+        NOHARDENBO the get's in-flight mark may be lost with it, and the count is lower,
+        as IBM documents; with HARDENBO it is not: every get's mark, and so every backout
+        before it, is on disk before the get returns. Nothing is lost either way: the
+        log is replayed in order, so the message is on its queue, in flight or not. A
+        backout of puts is durable when they were persistent (it releases FIRST/DEPTH
+        trigger messages, which must not vanish)."""
+        self._end_unit_of_work(self._backout_statements, durable=self._uow.puts)
+
+    def _end_unit_of_work(
+        self, statements: Callable[[Transaction], None], *, durable: bool = True
+    ) -> None:
         """One transaction running ``statements``, durable when the unit of work touched
-        persistent messages; nothing when there is no unit of work."""
+        persistent messages (and ``durable``); nothing when there is no unit of work."""
         self._check_open()
         with self._session():
             if not self._uow.active:
                 return
 
             def attempt() -> None:
-                with self._writing(durable=self._uow.durable) as tx:
+                with self._writing(durable=durable and self._uow.durable) as tx:
                     statements(tx)
 
             self._with_room(attempt)
@@ -101,5 +112,5 @@ class UnitOfWork(Getting):
                 return self._with_room(lambda: attempt(True))
 
     def _backout_statements(self, tx: Transaction) -> None:
-        recovery.backout_uow(tx.db, self.id)
+        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)
         tx.wake_getters()
