@@ -10,8 +10,9 @@ that message's unit of work, as a send on a JMS transacted session does::
 
 The listener's sends are collected while it runs (:func:`collecting`) and put by its
 runner once it has returned: under a Worker on the listener's own connection, under
-syncpoint, just before the commit of the message (a listener that raises sends nothing,
-and a send that fails fails the message, backed out with whatever it had put); under
+syncpoint, with the commit of the message (one step where the transport has one: a
+single database transaction on the embedded queue manager; a listener that raises sends
+nothing, and a send that fails fails the message, backed out with whatever it had put); under
 ``mqjms.spark.run`` per Spark task, in one unit of work with a commit marker, MsgIds
 derived from the message, so a replayed batch sends nothing twice. The same listener
 code runs under both. Outside a listener, use a :class:`mqjms.MessageProducer`.
@@ -35,17 +36,10 @@ from mqjms.jms.message import (
     make_message,
     to_mq,
 )
-from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection
+from mqjms.semantics import SyncpointPut
 
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    """One message a listener sent: the queue, and the MQMD and bytes to put."""
-
-    queue: str
-    md: MQMD
-    data: bytes
+#: One message a listener sent: the queue, and the MQMD and bytes to put under syncpoint.
+Send = SyncpointPut
 
 
 @dataclass(slots=True)
@@ -106,10 +100,3 @@ def collecting(outbox: Outbox | None = None) -> Iterator[Outbox]:
         yield box
     finally:
         _current.reset(token)
-
-
-def put_sends(conn: Connection, outbox: Outbox) -> None:
-    """Put ``outbox``'s messages under syncpoint: the caller's commit makes them visible
-    with the message, its backout discards them."""
-    for item in outbox.sends:
-        conn.put(item.queue, item.md, item.data, syncpoint=True)

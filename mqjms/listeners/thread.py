@@ -37,7 +37,7 @@ from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection, Handle, commit_and_get
+from mqjms.semantics import Connection, Handle, PutFailed, commit_and_get, put_and_commit
 
 from .activity import ActivityTracker
 from .isolation import SuspectGate
@@ -49,7 +49,7 @@ from .reconnect import (
     wait_seconds,
 )
 from .runtime import OPEN_OPTIONS, Abandoned, Runtime
-from .send import Outbox, collecting, put_sends
+from .send import Outbox, Send, collecting
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -84,8 +84,9 @@ class ListenerThread:
             runtime.poison, listener, runtime.failures, (self._count, *runtime.poison_hooks)
         )
         self._message_errors = 0  # consecutive worker errors while handling messages
-        # A message whose listener returned: committed with the get of the next one.
-        self._done: MQMD | None = None
+        # A message whose listener returned, with what it sent: put and committed with
+        # the get of the next one.
+        self._done: tuple[MQMD, list[Send]] | None = None
         # What a shutdown deadline may interrupt: only a running listener (or its retry
         # wait), never an MQI call. Guarded by _lock.
         self._lock = threading.Lock()
@@ -267,22 +268,26 @@ class ListenerThread:
                     continue
                 done, self._done = self._done, None
                 if done is not None:
-                    # MQCMIT for the last message and MQGET for the next in one step (one
-                    # database transaction on the embedded queue manager)
+                    # the last message's sends, its MQCMIT and the MQGET of the next in one
+                    # step (one database transaction on the embedded queue manager)
+                    finished, sends = done
                     committed = False
 
-                    def record(md: MQMD = done) -> None:
+                    def record(md: MQMD = finished) -> None:
                         nonlocal committed
                         committed = True
                         self._committed(md)
                         self.activity.released()
 
                     try:
-                        got = commit_and_get(conn, handle, wait=wait, committed=record)
+                        got = commit_and_get(conn, handle, wait=wait, committed=record, puts=sends)
+                    except PutFailed as exc:
+                        self._send_failed(conn, finished, exc, len(sends))
+                        continue
                     except Exception as exc:
                         if committed:  # the get after the commit failed: not this message's
                             raise
-                        self._message_error(conn, done, exc)  # backs it out, or re-raises
+                        self._message_error(conn, finished, exc)  # backs it out, or re-raises
                         continue
                 else:
                     self.activity.released()
@@ -339,16 +344,20 @@ class ListenerThread:
         )
 
     def _commit_done(self, conn: Connection) -> None:
-        """MQCMIT for the message whose listener returned, if one waits for it."""
+        """The sends and MQCMIT of the message whose listener returned, if one waits."""
         done, self._done = self._done, None
         if done is None:
             return
+        md, sends = done
         try:
-            conn.commit()
-        except Exception as exc:
-            self._message_error(conn, done, exc)  # backs it out, or re-raises
+            put_and_commit(conn, sends)
+        except PutFailed as exc:
+            self._send_failed(conn, md, exc, len(sends))
             return
-        self._committed(done)
+        except Exception as exc:
+            self._message_error(conn, md, exc)  # backs it out, or re-raises
+            return
+        self._committed(md)
 
     def _committed(self, md: MQMD) -> None:
         self.rt.stats.add("committed", listener=self.stats)
@@ -436,9 +445,8 @@ class ListenerThread:
         outbox = Outbox()
         error = self._deliver(message, md, outbox)
         if error is None:
-            if outbox.sends and not self._put_sends(conn, md, outbox):
-                return  # a send failed: the message was backed out with what it had put
-            self._done = md  # committed by the next get, or when the thread stops
+            # put and committed with the next get, or when the thread stops
+            self._done = (md, outbox.sends)
             return
         failure, event = self.poison.failed(conn, handle, md, data, error)
         if event is not None:
@@ -456,29 +464,25 @@ class ListenerThread:
             reason=failure.message,
         )
 
-    def _put_sends(self, conn: Connection, md: MQMD, outbox: Outbox) -> bool:
-        """Put what the listener sent (``mqjms.send``) in the message's unit of work; a
-        send that fails fails the message: backed out, with the puts made before it."""
-        try:
-            put_sends(conn, outbox)
-        except Exception as exc:
-            if is_connection_error(exc):
-                raise
-            failure = Failure.from_exception(exc, self.listener.name, self.listener.queue)
-            self.poison.failures.remember(md.MsgId, failure)
-            conn.backout()
-            self.rt.stats.add("backed_out", listener=self.stats)
-            log.warning(
-                "message.backed_out",
-                **self._ctx,
-                msg_id=md.MsgId.hex(),
-                backout_count=md.BackoutCount,
-                exception_type=failure.exception_type,
-                reason=f"send failed: {failure.message}",
-                sends=len(outbox.sends),
-            )
-            return False
-        return True
+    def _send_failed(self, conn: Connection, md: MQMD, exc: PutFailed, sends: int) -> None:
+        """A put of what the listener sent (``mqjms.send``) failed, so nothing was
+        committed: the message fails, backed out with the puts made before it."""
+        if is_connection_error(exc):
+            raise exc
+        cause = exc.__cause__ if isinstance(exc.__cause__, MQError) else exc  # the put's own
+        failure = Failure.from_exception(cause, self.listener.name, self.listener.queue)
+        self.poison.failures.remember(md.MsgId, failure)
+        conn.backout()
+        self.rt.stats.add("backed_out", listener=self.stats)
+        log.warning(
+            "message.backed_out",
+            **self._ctx,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            exception_type=failure.exception_type,
+            reason=f"send failed: {failure.message}",
+            sends=sends,
+        )
 
     def _deliver(self, message: Message, md: MQMD, outbox: Outbox) -> BaseException | None:
         """Call the listener (and wait ``retry_wait`` after a failure), collecting its

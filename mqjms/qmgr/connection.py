@@ -38,7 +38,6 @@ from .getting import release_lock
 from .locking import Locking
 from .locks import FileLock
 from .manager import QueueManager
-from .putting import Putting
 from .reserving import Reserving
 from .subscribing import Subscribing
 from .syncpoint import UnitOfWork
@@ -53,7 +52,7 @@ def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
 
 
 @translating
-class QMConnection(UnitOfWork, Putting, Reserving, Subscribing, Locking):
+class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
     """An MQI connection: one unit of work at a time, used by one thread at a time (as an
     MQ hconn); another thread may end it (see :mod:`.connection_state`).
 

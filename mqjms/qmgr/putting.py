@@ -14,6 +14,7 @@ from . import catalog, queues
 from .connection_state import ConnectionState
 from .failures import translating
 from .getting import NeedsDurability
+from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
 
@@ -46,6 +47,11 @@ class Putting(ConnectionState):
                 self._defpsist[name] = persistent
             if request.syncpoint:
                 self._uow.put(persistent)
+        self._warn_if(name, result)
+        return result
+
+    def _warn_if(self, name: str, result: MQMD) -> None:
+        """Keep (and log) the MQCC_WARNING the put of ``result`` completed with, if any."""
         self.last_warning = priority_warning(result)
         if self.last_warning is not None:
             log.info(
@@ -55,25 +61,31 @@ class Putting(ConnectionState):
                 reason=self.last_warning.reason_name,
                 detail=self.last_warning.detail,
             )
-        return result
 
     def _put_attempt(
         self, name: str, md: MQMD, data: bytes, request: PutRequest, durable: bool
     ) -> MQMD:
-        out = md.copy()
         with self._writing(durable=durable, putting=True) as tx:
-            set_context(out, request.context, self.identity, tx.now)
-            named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
-            tx.knows_qmgr_attrs(qmgr_attrs)
-            result = queues.put_message(
-                tx,
-                named,
-                base,
-                out,
-                data,
-                uow=self.id if request.syncpoint else None,
-                new_msg_id=request.new_msg_id,
-            )
+            result = self._put_in(tx, name, md, data, request)
             if not request.syncpoint and not durable and result.Persistence == C.MQPER_PERSISTENT:
                 raise NeedsDurability
         return result
+
+    def _put_in(
+        self, tx: Transaction, name: str, md: MQMD, data: bytes, request: PutRequest
+    ) -> MQMD:
+        """The put itself, inside the caller's transaction (in this connection's unit of
+        work under syncpoint, else available at COMMIT); returns the MQMD as put."""
+        out = md.copy()
+        set_context(out, request.context, self.identity, tx.now)
+        named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
+        tx.knows_qmgr_attrs(qmgr_attrs)
+        return queues.put_message(
+            tx,
+            named,
+            base,
+            out,
+            data,
+            uow=self.id if request.syncpoint else None,
+            new_msg_id=request.new_msg_id,
+        )

@@ -10,24 +10,34 @@ touched persistent messages; MQBACK only when it put some (see :meth:`UnitOfWork
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Handle
-from mqjms.semantics.checks import check_get
-from mqjms.semantics.emulated import GetRequest
+from mqjms.semantics import Context, Handle, PutFailed, SyncpointPut
+from mqjms.semantics.checks import check_get, check_put
+from mqjms.semantics.emulated import GetRequest, PutRequest
 
 from . import recovery, store
 from .failures import translating
 from .getting import Getting, NeedsDurability
+from .putting import Putting
 from .transaction import Transaction
 
+T = TypeVar("T")
+
 _NEXT_UNDER_SYNCPOINT = GetRequest(0, True, None, None, None)
+# a step's put is committed in the step's transaction: available at its COMMIT, as a put
+# under syncpoint is at the MQCMIT that follows it
+_PUT_IN_STEP = PutRequest(False, Context.DEFAULT, True)
 
 
 @translating
-class UnitOfWork(Getting):
-    """MQCMIT and MQBACK of one connection."""
+class UnitOfWork(Getting, Putting):
+    """MQCMIT and MQBACK of one connection, and the steps that combine them with the puts
+    before and the get after."""
 
     @property
     def in_unit_of_work(self) -> bool:
@@ -82,34 +92,89 @@ class UnitOfWork(Getting):
             )
         tx.wake_getters()
 
-    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
-        """MQCMIT, then MQGET under syncpoint without waiting: a consumer's step between
-        two messages, in one database transaction where the two calls take two. The
-        outcome is exactly that of the two calls in turn; None when no message is there."""
+    def commit_and_get(
+        self, handle: Handle, puts: Sequence[SyncpointPut] = ()
+    ) -> tuple[MQMD, bytes] | None:
+        """``puts`` under syncpoint, MQCMIT, then MQGET under syncpoint without waiting: a
+        consumer's step between two messages, with what the last one sent, in one database
+        transaction where the calls take one each. The outcome is exactly that of the
+        calls in turn; None when no message is there. A put that fails raises
+        :class:`~mqjms.semantics.PutFailed` and the transaction is rolled back."""
         self._check_open()
         self._handle(handle)
         with self._session():
-            if not self._uow.active:
+            if not self._uow.active and not puts:
                 return self.get(handle, wait=0, syncpoint=True)
             check_get(handle, wait=0, syncpoint=True, browse=None)
-            saved = self._uow.copy()
 
-            def attempt(durable: bool) -> tuple[MQMD, bytes] | None:
-                try:
-                    with self._writing(durable=durable) as tx:
-                        self._commit_statements(tx)
-                        self._uow.end()
-                        return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
-                except BaseException:
-                    self._uow.restore(saved)
-                    raise
+            def get_next(tx: Transaction, durable: bool) -> tuple[MQMD, bytes] | None:
+                return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
 
             # one fsync covers the commit and a HARDENBO get's in-flight mark alike
-            durable = self._uow.durable or self._hardened.get(handle.hobj, False)
+            return self._step(puts, get_next, self._hardened.get(handle.hobj, False))
+
+    def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
+        """``puts`` under syncpoint, then MQCMIT, in one database transaction (a put that
+        fails raises :class:`~mqjms.semantics.PutFailed` and nothing changes)."""
+        self._check_open()
+        with self._session():
+            self._step(puts, lambda tx, durable: None, False)
+
+    def _step(
+        self,
+        puts: Sequence[SyncpointPut],
+        then: Callable[[Transaction, bool], T],
+        hardened: bool,
+    ) -> T:
+        """One transaction: ``puts`` (each checked and made as MQPUT1 makes it), the
+        unit of work's commit, then ``then`` (inside the session). Durable when the unit
+        of work or a put touched persistent messages, or ``hardened``."""
+        for put in puts:
             try:
-                return self._with_room(lambda: attempt(durable))
-            except NeedsDurability:
-                return self._with_room(lambda: attempt(True))
+                self._refuse_if_read_only("no message can be put")
+                check_put(put.queue, put.data, Context.DEFAULT)
+            except MQError as exc:
+                raise PutFailed.of(exc, put) from exc
+        if puts and self.qm.reserve is not None:
+            try:  # the space kept for draining is not for puts
+                self.qm.reserve.check_for_put(self._db, sum(len(p.data) for p in puts))
+            except MQError as exc:
+                raise PutFailed.of(exc, puts[0]) from exc
+        saved = self._uow.copy()
+        made: list[tuple[str, MQMD]] = []
+
+        def attempt(durable: bool) -> T:
+            made.clear()
+            try:
+                with self._writing(durable=durable, putting=bool(puts)) as tx:
+                    for put in puts:
+                        try:
+                            result = self._put_in(
+                                tx, put.queue, put.md, bytes(put.data), _PUT_IN_STEP
+                            )
+                        except MQError as exc:
+                            raise PutFailed.of(exc, put) from exc
+                        if result.Persistence == C.MQPER_PERSISTENT and not durable:
+                            raise NeedsDurability
+                        made.append((put.queue, result))
+                    if self._uow.active:
+                        self._commit_statements(tx)
+                    self._uow.end()
+                    return then(tx, durable)
+            except BaseException:
+                self._uow.restore(saved)
+                raise
+
+        # a step with puts never uses the space kept for draining: it fails instead (2056)
+        run: Callable[[Callable[[], T]], T] = (lambda step: step()) if puts else self._with_room
+        durable = self._uow.durable or hardened
+        try:
+            outcome = run(lambda: attempt(durable))
+        except NeedsDurability:
+            outcome = run(lambda: attempt(True))
+        for queue, result in made:
+            self._warn_if(queue, result)
+        return outcome
 
     def _backout_statements(self, tx: Transaction) -> None:
         recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)

@@ -21,10 +21,13 @@ from .contract import (
     Context,
     Handle,
     LocksMessages,
+    PutFailed,
     Reserves,
+    SyncpointPut,
     TruncatedMessage,
     WarnsOnPut,
     commit_and_get,
+    put_and_commit,
     put_warning,
 )
 from .wrapper import ConnectionWrapper
@@ -39,9 +42,12 @@ __all__ = [
     "Context",
     "Handle",
     "LocksMessages",
+    "PutFailed",
     "Reserves",
+    "SyncpointPut",
     "TruncatedMessage",
     "WarnsOnPut",
     "commit_and_get",
+    "put_and_commit",
     "put_warning",
 ]

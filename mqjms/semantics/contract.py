@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, cast, runtime_checkable
+from typing import NamedTuple, Protocol, cast, runtime_checkable
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -182,13 +182,47 @@ class Connection(Protocol):
         ...
 
 
-class CommitsAndGets(Protocol):
-    """The call a connection declaring :attr:`Capability.COMMIT_AND_GET` has."""
+class SyncpointPut(NamedTuple):
+    """An MQPUT1 under syncpoint (default context, a new MsgId) that a step makes in its
+    unit of work before the step's MQCMIT: what a listener sent with its message."""
 
-    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
-        """MQCMIT, then MQGET under syncpoint without waiting, with exactly the outcome of
-        the two calls in turn (in one step: the embedded queue manager uses one database
-        transaction); None when no message is there."""
+    queue: str
+    md: MQMD
+    data: bytes
+
+
+class PutFailed(MQError):
+    """A step's put failed, with that put's MQError (same reason and detail): the unit of
+    work was not committed and may hold the step's earlier puts, so the caller backs it
+    out, as after a failed MQPUT."""
+
+    def __init__(self, comp: int, reason: int, detail: str, put: SyncpointPut) -> None:
+        super().__init__(comp, reason, detail)
+        self.put = put
+
+    @classmethod
+    def of(cls, exc: MQError, put: SyncpointPut) -> PutFailed:
+        return cls(exc.comp, exc.reason, exc.detail, put)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.comp, self.reason, self.detail, self.put))
+
+
+class CommitsAndGets(Protocol):
+    """The calls a connection declaring :attr:`Capability.COMMIT_AND_GET` has."""
+
+    def commit_and_get(
+        self, handle: Handle, puts: Sequence[SyncpointPut] = ()
+    ) -> tuple[MQMD, bytes] | None:
+        """The MQPUTs of ``puts`` under syncpoint, MQCMIT, then MQGET under syncpoint
+        without waiting, with exactly the outcome of the calls in turn (in one step: the
+        embedded queue manager uses one database transaction); None when no message is
+        there. A put that fails raises :class:`PutFailed`, and nothing is committed."""
+        ...
+
+    def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
+        """The MQPUTs of ``puts`` under syncpoint, then MQCMIT, in one step (a put that
+        fails raises :class:`PutFailed`, and nothing is committed)."""
         ...
 
 
@@ -293,22 +327,47 @@ def commit_and_get(
     *,
     wait: float | None,
     committed: Callable[[], None] | None = None,
+    puts: Sequence[SyncpointPut] = (),
 ) -> tuple[MQMD, bytes] | None:
-    """MQCMIT, then MQGET under syncpoint: a consumer loop's step between two messages.
+    """``puts`` under syncpoint, MQCMIT, then MQGET under syncpoint: a consumer loop's
+    step between two messages, with what the last one sent.
 
     ``committed`` is called once the commit is done, before any waiting. A connection
-    declaring :attr:`Capability.COMMIT_AND_GET` commits and gets a waiting message in one
-    step (``conn.commit_and_get(handle)``); the outcome is that of the two calls in turn,
-    which is what any other transport does here.
+    declaring :attr:`Capability.COMMIT_AND_GET` puts, commits and gets a waiting message
+    in one step (``conn.commit_and_get(handle, puts)``); the outcome is that of the calls
+    in turn, which is what any other transport does here. A put that fails raises
+    :class:`PutFailed`; nothing is committed then.
     """
     combined = Capability.COMMIT_AND_GET in conn.capabilities
     got: tuple[MQMD, bytes] | None = None
     if combined:
-        got = cast(CommitsAndGets, conn).commit_and_get(handle)
+        steps = cast(CommitsAndGets, conn)
+        # without puts, as a connection written before they existed is called
+        got = steps.commit_and_get(handle, puts) if puts else steps.commit_and_get(handle)
     else:
+        _put_each(conn, puts)
         conn.commit()
     if committed is not None:
         committed()
     if got is None and (not combined or wait != 0):
         got = conn.get(handle, wait=wait, syncpoint=True)
     return got
+
+
+def put_and_commit(conn: Connection, puts: Sequence[SyncpointPut]) -> None:
+    """``puts`` under syncpoint, then MQCMIT: in one step where the connection declares
+    :attr:`Capability.COMMIT_AND_GET`, the calls in turn elsewhere. A put that fails
+    raises :class:`PutFailed`; nothing is committed then."""
+    if puts and Capability.COMMIT_AND_GET in conn.capabilities:
+        cast(CommitsAndGets, conn).put_and_commit(puts)
+        return
+    _put_each(conn, puts)
+    conn.commit()
+
+
+def _put_each(conn: Connection, puts: Sequence[SyncpointPut]) -> None:
+    for put in puts:
+        try:
+            conn.put(put.queue, put.md, put.data, syncpoint=True)
+        except MQError as exc:
+            raise PutFailed.of(exc, put) from exc

@@ -26,6 +26,7 @@ from .contract import (
     Handle,
     LocksMessages,
     Reserves,
+    SyncpointPut,
     WarnsOnPut,
 )
 from .pubsub import Subscribes, Subscription, SubscriptionDescriptor
@@ -124,10 +125,21 @@ class ConnectionWrapper:
         self._require(Capability.RESERVE)
         return cast(Reserves, self.inner)
 
-    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
-        """The wrapped connection's combined MQCMIT + MQGET (:attr:`Capability.COMMIT_AND_GET`)."""
+    def commit_and_get(
+        self, handle: Handle, puts: Sequence[SyncpointPut] = ()
+    ) -> tuple[MQMD, bytes] | None:
+        """The wrapped connection's combined MQPUTs + MQCMIT + MQGET
+        (:attr:`Capability.COMMIT_AND_GET`)."""
         self._require(Capability.COMMIT_AND_GET)
-        return cast(CommitsAndGets, self.inner).commit_and_get(handle)
+        inner = cast(CommitsAndGets, self.inner)
+        # without puts, as a connection written before they existed is called
+        return inner.commit_and_get(handle, puts) if puts else inner.commit_and_get(handle)
+
+    def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
+        """The wrapped connection's combined MQPUTs + MQCMIT
+        (:attr:`Capability.COMMIT_AND_GET`)."""
+        self._require(Capability.COMMIT_AND_GET)
+        cast(CommitsAndGets, self.inner).put_and_commit(puts)
 
     @property
     def last_warning(self) -> MQError | None:

@@ -17,12 +17,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mqjms.listeners import Worker
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
-from mqjms.semantics import DEFAULT_DYNAMIC_NAME, Browse, Connection, ConnectionWrapper, Handle
+from mqjms.semantics import (
+    DEFAULT_DYNAMIC_NAME,
+    Browse,
+    Connection,
+    ConnectionWrapper,
+    Handle,
+    SyncpointPut,
+)
 
 log = get_logger("mqjms.trigger")
 
@@ -114,15 +121,23 @@ class TrackedConnection(ConnectionWrapper):
             self.tracker.begin(self, in_unit_of_work=syncpoint)
         return got
 
-    def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+    def commit_and_get(
+        self, handle: Handle, puts: Sequence[SyncpointPut] = ()
+    ) -> tuple[MQMD, bytes] | None:
         """The commit ends the unit of work in flight; a message got begins the next."""
         try:
-            got = super().commit_and_get(handle)
+            got = super().commit_and_get(handle, puts)
         finally:
             self.tracker.end(self)
         if got is not None:
             self.tracker.begin(self, in_unit_of_work=True)
         return got
+
+    def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
+        try:
+            super().put_and_commit(puts)
+        finally:
+            self.tracker.end(self)
 
     def commit(self) -> None:
         try:

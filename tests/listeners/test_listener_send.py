@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 import mqjms
+from mqjms.semantics import Connection
+from mqjms.transport import connect
 from tests.listeners.helpers import BOQ, IN
 
 OUT = "APP.OUT"
@@ -81,3 +83,31 @@ def test_a_send_that_fails_fails_its_message_with_the_sends_before_it(mq, make_w
 def test_send_outside_a_listener_is_an_error():
     with pytest.raises(mqjms.IllegalStateException, match="from a listener"):
         mqjms.send("ANY.QUEUE", "body")
+
+
+@pytest.mark.embedded_only("counts the embedded queue manager's database transactions")
+def test_a_messages_sends_its_commit_and_the_next_get_are_one_transaction(mq, make_worker):
+    # issue 9, syncpoint puts batched: before, each send was a transaction of its own
+    mq.define_queue(OUT)
+    app = make_worker()
+    begins: list[str] = []
+
+    def connector(url: str, appl_name: str | None) -> Connection:
+        conn = connect(url, appl_name)
+        conn._db.set_trace_callback(  # type: ignore[attr-defined]
+            lambda sql: begins.append(sql) if sql.startswith("BEGIN IMMEDIATE") else None
+        )
+        return conn
+
+    app.connector = connector
+
+    @app.listener(IN)
+    def forward(msg: mqjms.Message) -> None:
+        mqjms.send(OUT, f"{msg.body}a")
+        mqjms.send(OUT, f"{msg.body}b")
+
+    mq.send(IN, *[str(i) for i in range(10)])
+    summary = mq.run_until_idle(app)
+    assert summary.committed == 10 and mq.depth(OUT) == 20
+    # a step a message, plus connecting, opening, the first get and the last commit
+    assert len(begins) <= 10 + 6, begins

@@ -1,0 +1,131 @@
+"""A consumer's step in one database transaction: the puts of the message it finished
+(under syncpoint), its MQCMIT, and the MQGET of the next (issue 9: syncpoint puts
+batched). The outcome is that of the calls in turn; a put that fails raises PutFailed
+and commits nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqjms.mq import MQMD, C
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import (
+    Capability,
+    ConnectionWrapper,
+    PutFailed,
+    SyncpointPut,
+    commit_and_get,
+    put_and_commit,
+)
+
+IN, OUT, TRIGGERED, INITQ = "STEP.IN", "STEP.OUT", "STEP.TRIGGERED", "STEP.INITQ"
+
+
+@pytest.fixture
+def conn(qm: QueueManager) -> QMConnection:
+    qm.define_queue("QLOCAL", IN)
+    qm.define_queue("QLOCAL", OUT, {"DEFPSIST": "YES"})
+    for body in (b"first", b"second"):
+        qm.connect().put(IN, MQMD(Persistence=C.MQPER_PERSISTENT), body)
+    return qm.connect("steps")
+
+
+def _begins(conn: QMConnection) -> list[str]:
+    seen: list[str] = []
+    conn._db.set_trace_callback(lambda sql: seen.append(sql) if sql.startswith("BEGIN") else None)
+    return seen
+
+
+def test_the_sends_the_commit_and_the_next_get_are_one_transaction(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    handle = conn.open(IN, C.MQOO_INPUT_SHARED)
+    first = conn.get(handle, syncpoint=True)
+    assert first is not None and first[1] == b"first"
+    begins = _begins(conn)
+    puts = [
+        SyncpointPut(OUT, MQMD(Format=C.MQFMT_STRING), b"reply 1"),
+        SyncpointPut(OUT, MQMD(Format=C.MQFMT_STRING, Persistence=C.MQPER_NOT_PERSISTENT), b"2"),
+    ]
+    second = conn.commit_and_get(handle, puts)
+    assert len(begins) == 1, begins
+    assert second is not None and second[1] == b"second"
+    assert qm.queue_depth(IN) == 1  # "first" gone with the commit, "second" in flight
+    reader = qm.connect()
+    out = reader.open(OUT, C.MQOO_INPUT_SHARED)
+    replies = [reader.get(out) for _ in range(2)]
+    assert [r[1] for r in replies if r is not None] == [b"reply 1", b"2"]
+    # put as MQPUT1 puts: a new MsgId, the queue's DEFPSIST for "as queue default"
+    assert [r[0].Persistence for r in replies if r is not None] == [
+        C.MQPER_PERSISTENT,
+        C.MQPER_NOT_PERSISTENT,
+    ]
+    assert all(r is not None and r[0].MsgId != b"\0" * 24 for r in replies)
+    conn.put_and_commit([SyncpointPut(OUT, MQMD(), b"last")])
+    assert len(begins) == 2 and qm.queue_depth(IN) == 0 and qm.queue_depth(OUT) == 1
+
+
+def test_a_put_that_fails_commits_nothing_and_the_unit_of_work_can_back_out(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    handle = conn.open(IN, C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, syncpoint=True) is not None
+    puts = [SyncpointPut(OUT, MQMD(), b"made"), SyncpointPut("NO.SUCH.Q", MQMD(), b"fails")]
+    for step in (lambda: conn.commit_and_get(handle, puts), lambda: conn.put_and_commit(puts)):
+        with pytest.raises(PutFailed) as caught:
+            step()
+        assert caught.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+        assert caught.value.put is puts[1]
+        assert conn.in_unit_of_work  # the get is still in flight: nothing was committed
+        assert qm.queue_depth(OUT) == 0 and qm.queue_depth(IN) == 2
+    conn.backout()
+    again = conn.get(handle, syncpoint=True)
+    assert again is not None and again[1] == b"first" and again[0].BackoutCount == 1
+    conn.commit()
+
+
+def test_a_put_to_a_full_queue_fails_the_step_with_2053(qm: QueueManager) -> None:
+    qm.define_queue("QLOCAL", "STEP.FULL", {"MAXDEPTH": 1})
+    conn = qm.connect()
+    conn.put("STEP.FULL", MQMD(), b"fills it")
+    with pytest.raises(PutFailed) as caught:
+        conn.put_and_commit([SyncpointPut("STEP.FULL", MQMD(), b"one too many")])
+    assert caught.value.reason == C.MQRC_Q_FULL and qm.queue_depth("STEP.FULL") == 1
+
+
+def test_a_put_in_a_step_triggers_as_a_put_under_syncpoint_does(qm: QueueManager) -> None:
+    # seed 003 item 10: the trigger message of a put in a unit of work is made available
+    # when the unit of work commits: here, in the same transaction
+    qm.define_queue("QLOCAL", INITQ)
+    qm.define_process("STEP.PROC", {"APPLICID": "/bin/true"})
+    qm.define_queue(
+        "QLOCAL",
+        TRIGGERED,
+        {"TRIGGER": True, "TRIGTYPE": "FIRST", "INITQ": INITQ, "PROCESS": "STEP.PROC"},
+    )
+    watcher = qm.connect("watcher")
+    watcher.open(INITQ, C.MQOO_INPUT_SHARED)  # the initiation queue is served
+    conn = qm.connect()
+    conn.put_and_commit([SyncpointPut(TRIGGERED, MQMD(), b"work")])
+    assert qm.queue_depth(TRIGGERED) == 1 and qm.queue_depth(INITQ) == 1
+
+
+def test_the_contract_helpers_make_the_calls_in_turn_where_there_is_no_step(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    class NoSteps(ConnectionWrapper):
+        @property
+        def capabilities(self) -> frozenset[Capability]:
+            return self.inner.capabilities - {Capability.COMMIT_AND_GET}
+
+    plain = NoSteps(conn)
+    handle = plain.open(IN, C.MQOO_INPUT_SHARED)
+    assert plain.get(handle, syncpoint=True) is not None
+    got = commit_and_get(plain, handle, wait=0, puts=[SyncpointPut(OUT, MQMD(), b"sent")])
+    assert got is not None and got[1] == b"second" and qm.queue_depth(OUT) == 1
+    with pytest.raises(PutFailed) as caught:
+        put_and_commit(plain, [SyncpointPut("NO.SUCH.Q", MQMD(), b"x")])
+    assert caught.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    assert conn.in_unit_of_work
+    put_and_commit(plain, [])  # a plain MQCMIT
+    assert not conn.in_unit_of_work and qm.queue_depth(IN) == 0
