@@ -15,7 +15,11 @@ connect to its N-th commit:
 * **loop, two transactions**: the same with MQGET and MQCMIT as two calls (two database
   transactions): the baseline this benchmark used before, shown beside it;
 * **worker**: ``mqjms.Worker``, one no-op listener, concurrency 1: poison check, the JMS
-  view of the message, the call, the commit.
+  view of the message, the call, the commit;
+* **forwarding**: a Worker whose listener sends one message per message it gets
+  (``mqjms.send``: put with the commit and the next get in one step), against an MQI loop
+  doing the same (the message built as ``mqjms.send`` builds it, MQPUT under syncpoint,
+  then MQCMIT + MQGET in one step: a put is a call of its own in the MQI).
 
 On JMS messages (an RFH2 with ``mcd``/``jms``/``usr`` folders, as a JMS producer writes
 them) the target is worker / loop >= 0.9 (issue 9 measured 0.78, and 1.17 against the
@@ -61,12 +65,14 @@ from bench._common import (
 )
 from mqjms.jms.message import NON_PERSISTENT, Queue, TextMessage, from_mq, to_mq
 from mqjms.listeners import Worker
+from mqjms.listeners.send import send
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, commit_and_get
 from mqjms.transport import connect, embedded
 
 QUEUE = "BENCH.LISTENER"
+OUT = "BENCH.FORWARDED"
 TARGET_RATIO = ">= 0.9"
 OPEN_OPTIONS = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING
 KINDS = ("jms", "plain")
@@ -79,6 +85,7 @@ class Consumers:
         self.url = f"embedded://{root / 'qm'}"
         self.qm = embedded.queue_manager(self.url)
         self.qm.define_queue("QLOCAL", QUEUE, {"MAXDEPTH": 999_999, "BOTHRESH": 3})
+        self.qm.define_queue("QLOCAL", OUT, {"MAXDEPTH": 999_999})
         self.messages = {
             "jms": to_mq(
                 TextMessage("x" * payload, {"orderId": 42}),
@@ -95,6 +102,7 @@ class Consumers:
         self.loader = connect(self.url, "bench-loader")
 
     def load(self, n: int, kind: str) -> None:
+        self.qm.clear_queue(OUT)
         conn, (md, data) = self.loader, self.messages[kind]
         for i in range(1, n + 1):
             conn.put(QUEUE, md, data, syncpoint=True)
@@ -110,9 +118,11 @@ class Consumers:
         kind: str,
         one_step: bool = True,
         watch: Callable[[Connection], None] | None = None,
+        forward: bool = False,
     ) -> float:
         """Connect, open, then MQGET + MQCMIT per message; ``one_step`` commits each message
-        and gets the next in one call, as the Worker does."""
+        and gets the next in one call, as the Worker does; ``forward`` puts one message
+        under syncpoint for each first."""
         self.load(n, kind)
         with clock() as took:
             conn = connect(self.url, "bench-loop")
@@ -123,6 +133,11 @@ class Consumers:
             for i in range(1, n + 1):
                 if got is None:
                     raise RuntimeError(f"loop: only {i - 1} of {n} messages got")
+                if forward:
+                    md, data = to_mq(
+                        TextMessage(FORWARDED), Queue(OUT), delivery_mode=NON_PERSISTENT
+                    )
+                    conn.put(OUT, md, data, syncpoint=True)
                 if not one_step:
                     conn.commit()
                     got = conn.get(handle, wait=0.5, syncpoint=True) if i < n else None
@@ -131,12 +146,19 @@ class Consumers:
         conn.disconnect()
         return took().seconds
 
-    def worker(self, n: int, kind: str, watch: Callable[[Connection], None] | None = None) -> float:
-        """A Worker with one no-op listener, from ``start()`` to the n-th commit."""
+    def worker(
+        self,
+        n: int,
+        kind: str,
+        watch: Callable[[Connection], None] | None = None,
+        forward: bool = False,
+    ) -> float:
+        """A Worker with one no-op listener (``forward``: one that sends a message for each
+        message), from ``start()`` to the n-th commit."""
         self.load(n, kind)
         app = Worker(self.url, appl_name="bench-worker", shutdown_timeout=10)
         app.get_wait = _children.STOP_LATENCY
-        app.listener(QUEUE)(_noop)
+        app.listener(QUEUE)(_forward if forward else _noop)
         if watch is not None:
 
             def connector(url: str, appl: str | None) -> Connection:
@@ -171,6 +193,13 @@ class Consumers:
 
 def _noop(msg: object) -> None:
     pass
+
+
+FORWARDED = "forwarded"
+
+
+def _forward(msg: object) -> None:
+    send(OUT, FORWARDED, delivery_mode=NON_PERSISTENT)
 
 
 def sql_per_message(run: Callable[..., float], n: int, kind: str | None = None) -> float | None:
@@ -278,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
                 if kind == "jms":
                     contenders["loop2_jms"] = partial(c.loop, kind=kind, one_step=False)
                 contenders[f"worker_{kind}"] = partial(c.worker, kind=kind)
+            contenders["loop_forward"] = partial(c.loop, kind="jms", forward=True)
+            contenders["worker_forward"] = partial(c.worker, kind="jms", forward=True)
             rounds = Rounds.run(
                 contenders, args.messages, args.rounds, probe, warmup=min(200, args.messages)
             )
@@ -331,6 +362,14 @@ def main(argv: list[str] | None = None) -> int:
         rounds.ratio("worker_plain", "loop_plain"),
         None,
         "no RFH2 to parse",
+    )
+    report.ratio(
+        "ratios.forward",
+        "worker / loop, forwarding one message per message",
+        rounds.ratio("worker_forward", "loop_forward"),
+        None,
+        "the Worker puts what a listener sends with the commit and the next get, in one "
+        "transaction; the MQI loop's MQPUT is one of its own",
     )
     report.metric(
         "sql_per_message",
