@@ -36,9 +36,10 @@ _sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
 _sender: socket.socket | None = None
 _bells_dirs: dict[Path, str] = {}  # directory -> its bells/ directory, as a string
 _sender_pid = 0
-# directory -> (the bells/ directory's mtime, its names): a commit lists the bells again
-# only when the directory changed, or changed so recently that a file added since in the
-# same tick of the file system's coarse clock would not show in the mtime
+# directory -> (the bells/ directory's mtime, its names), kept only from a listing made
+# once that mtime had settled: a file added in the same tick of the file system's coarse
+# clock leaves the mtime as it was, so a listing made within that tick may miss it; one
+# made later cannot, and any later change moves the mtime
 _listed: dict[Path, tuple[int, list[str]]] = {}
 _SETTLED_NS = 50_000_000  # far beyond the coarse clock's tick (1-10 ms)
 
@@ -151,18 +152,22 @@ def ring_others(qmgr_dir: Path) -> None:
 
 def _names(qmgr_dir: Path, bells: str) -> list[str]:
     """The bells announced in ``bells`` (empty when there is no such directory): listed
-    again only when the directory has changed, or changed too recently to tell (a
-    ``stat`` per commit instead of a listing)."""
+    again only when the directory has changed since a listing made after its last change
+    had settled (a ``stat`` per commit instead of a listing)."""
     try:
         mtime = os.stat(bells).st_mtime_ns
     except OSError:
         return []
     cached = _listed.get(qmgr_dir)
-    if cached is not None and cached[0] == mtime and time.time_ns() - mtime > _SETTLED_NS:
+    if cached is not None and cached[0] == mtime:
         return cached[1]
+    settled = time.time_ns() - mtime > _SETTLED_NS  # read before the listing
     try:
         names = os.listdir(bells)
     except OSError:
         return []
-    _listed[qmgr_dir] = (mtime, names)
+    if settled:
+        _listed[qmgr_dir] = (mtime, names)
+    else:
+        _listed.pop(qmgr_dir, None)
     return names
