@@ -212,6 +212,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             integrity.check_opened(self.path, db, marker)
             if not store.has_schema(db):
                 raise integrity.cannot_start(self.path, f"{self.db_file} holds no queue manager")
+            store.readable_as_is(db)
         except BaseException:
             db.close()
             raise
@@ -395,7 +396,14 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
 
     def open_db(self) -> sqlite3.Connection:
         """A new connection to the database, for a QMConnection or a thread of its own."""
-        return store.connect_db(self.db_file, read_only=self.read_only, create=False)
+        db = store.connect_db(self.db_file, read_only=self.read_only, create=False)
+        if self.read_only:
+            try:
+                store.readable_as_is(db)
+            except BaseException:
+                db.close()
+                raise
+        return db
 
     def mqsc(self, text: str) -> list[CommandResult]:
         """Run MQSC commands; see :mod:`mqjms.qmgr.mqsc`."""

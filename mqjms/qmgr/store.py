@@ -289,11 +289,9 @@ def stored_version(db: sqlite3.Connection) -> int:
         return 1
 
 
-def upgrade(db: sqlite3.Connection) -> bool:
-    """Bring a database an older mqjms made to this schema (version 1: delivery-order
-    indexes over every message; 2: a second one for FIFO queues; 3: no ``bodies``); True
-    when it changed. Run at open, under the start-up lock. A database of a newer mqjms
-    is refused (MQRC_OBJECT_LEVEL_INCOMPATIBLE): this one would misread what it added."""
+def check_version(db: sqlite3.Connection) -> int:
+    """The database's schema version; a database of a newer mqjms is refused
+    (MQRC_OBJECT_LEVEL_INCOMPATIBLE): this one would misread what it added."""
     version = stored_version(db)
     if version > SCHEMA_VERSION:
         raise failures.StorageError(
@@ -302,6 +300,25 @@ def upgrade(db: sqlite3.Connection) -> bool:
             f"to {SCHEMA_VERSION}): upgrade mqjms to use this queue manager",
             "SCHEMA_TOO_NEW",
         )
+    return version
+
+
+def readable_as_is(db: sqlite3.Connection) -> None:
+    """Make a database that cannot be upgraded (a read-only copy of an older queue manager)
+    readable by this version: reads look for large bodies in ``bodies``, which an older
+    schema lacks (its bodies are all in their rows), so an empty one is made for this
+    connection alone."""
+    check_version(db)
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'bodies'").fetchone():
+        db.execute("CREATE TEMP TABLE bodies (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+
+
+def upgrade(db: sqlite3.Connection) -> bool:
+    """Bring a database an older mqjms made to this schema (version 1: delivery-order
+    indexes over every message; 2: a second one for FIFO queues; 3: no ``bodies``); True
+    when it changed. Run at open, under the start-up lock; a database of a newer mqjms is
+    refused (:func:`check_version`)."""
+    version = check_version(db)
     indexes = dict(
         db.execute(
             "SELECT name, sql FROM sqlite_master WHERE type = 'index'"

@@ -11,9 +11,11 @@ drain the queue). A read-only copy can be browsed and displayed; gets and puts f
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
+import sqlite3
 import subprocess
 import time
 from collections.abc import Iterator
@@ -199,6 +201,32 @@ def test_a_read_only_copy_can_be_browsed_but_not_changed(
     if copied == "while-open":
         conn.disconnect()
         qm.close()
+
+
+def test_a_read_only_copy_made_by_an_older_mqjms_can_be_browsed(
+    qmgr_dir: Path, read_only_copy: tuple[Path, Path]
+) -> None:
+    # schema 3 had no bodies table (every body in its row), and a read-only copy cannot be
+    # upgraded: reads still find the bodies
+    qm = QueueManager(qmgr_dir)
+    qm.define_queue("QLOCAL", "RO.Q")
+    qm.connect().put("RO.Q", MQMD(Persistence=C.MQPER_PERSISTENT), b"from before")
+    qm.close()
+    with contextlib.closing(sqlite3.connect(qmgr_dir / "qmgr.db", isolation_level=None)) as db:
+        db.executescript(
+            "DROP TRIGGER bodies_gone; DROP TABLE bodies;"
+            " UPDATE meta SET value = '3' WHERE key = 'schema_version';"
+            " PRAGMA wal_checkpoint(TRUNCATE);"
+        )
+    writable, mount_point = read_only_copy
+    shutil.copytree(qmgr_dir, writable)
+    make_read_only(writable, mount_point)
+    copy = QueueManager(mount_point)
+    assert copy.read_only
+    reader = copy.connect()
+    assert browse_all(reader, "RO.Q") == [b"from before"]
+    reader.disconnect()
+    copy.close()
 
 
 def test_the_space_reserve_always_covers_the_log(qmgr_dir: Path) -> None:
