@@ -468,8 +468,9 @@ class ListenerThread:
         """A put of what the listener sent (``mqjms.send``) failed, so nothing was
         committed: the message fails, backed out with the puts made before it."""
         if is_connection_error(exc):
-            raise exc
-        cause = exc.__cause__ if isinstance(exc.__cause__, MQError) else exc  # the put's own
+            self._message_error(conn, md, exc)  # logs it and raises: the connection is gone
+            return
+        cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc  # the put's own
         failure = Failure.from_exception(cause, self.listener.name, self.listener.queue)
         self.poison.failures.remember(md.MsgId, failure)
         conn.backout()

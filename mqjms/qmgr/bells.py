@@ -36,12 +36,15 @@ _sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
 _sender: socket.socket | None = None
 _bells_dirs: dict[Path, str] = {}  # directory -> its bells/ directory, as a string
 _sender_pid = 0
-# directory -> (the bells/ directory's mtime, its names), kept only from a listing made
-# once that mtime had settled: a file added in the same tick of the file system's coarse
-# clock leaves the mtime as it was, so a listing made within that tick may miss it; one
-# made later cannot, and any later change moves the mtime
-_listed: dict[Path, tuple[int, list[str]]] = {}
-_SETTLED_NS = 50_000_000  # far beyond the coarse clock's tick (1-10 ms)
+# directory -> (the bells/ directory's mtime, when it was listed, its names), kept only
+# from a listing made once that mtime had settled: a file added in the same tick of the
+# file system's clock for timestamps (a few ms; a second or two on some file systems)
+# leaves the mtime as it was, so a listing made within that tick may miss it; one made
+# later cannot, and any later change moves the mtime. Listed again every second anyway,
+# for a file system that keeps no directory mtime.
+_listed: dict[Path, tuple[int, int, list[str]]] = {}
+_SETTLED_NS = 3_000_000_000
+_RELIST_NS = 1_000_000_000
 
 
 def listen(qmgr_dir: Path) -> bool:
@@ -158,16 +161,16 @@ def _names(qmgr_dir: Path, bells: str) -> list[str]:
         mtime = os.stat(bells).st_mtime_ns
     except OSError:
         return []
+    now = time.time_ns()  # read before the listing
     cached = _listed.get(qmgr_dir)
-    if cached is not None and cached[0] == mtime:
-        return cached[1]
-    settled = time.time_ns() - mtime > _SETTLED_NS  # read before the listing
+    if cached is not None and cached[0] == mtime and now - cached[1] < _RELIST_NS:
+        return cached[2]
     try:
         names = os.listdir(bells)
     except OSError:
         return []
-    if settled:
-        _listed[qmgr_dir] = (mtime, names)
+    if now - mtime > _SETTLED_NS:
+        _listed[qmgr_dir] = (mtime, now, names)
     else:
         _listed.pop(qmgr_dir, None)
     return names

@@ -157,6 +157,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         )
         startup.acquire(exclusive=True)
         db: sqlite3.Connection | None = None
+        opened = False
         try:
             marker = files.read_marker(self.path)  # again: another process may have created it
             integrity.check_before_open(self.path, self.db_file, marker)
@@ -167,8 +168,11 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             if not store.has_schema(db):
                 store.create_schema(db)
             self._ensure_created(name)
-            if store.upgrade(db):
+            # an upgrade changes what the other processes read (they may be older
+            # versions): only a process that has the queue manager to itself upgrades it
+            if self._active.acquire(exclusive=True, blocking=False) and store.upgrade(db):
                 log.info("qmgr.upgraded", path=str(self.path), schema=store.SCHEMA_VERSION)
+            store.prepare(db)
             topics.ensure(db)  # pub/sub tables and SYSTEM.BASE.TOPIC (also in older ones)
             regroup = marker is not None and group_access not in (None, marker.group_access)
             if marker is None or not marker.name or regroup:
@@ -179,6 +183,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             if meta.get(db, "boot_id") != boot_id():
                 self._start()
             self._active.acquire(exclusive=False)
+            opened = True
         except sqlite3.Error as exc:
             if db is not None:
                 db.close()
@@ -194,6 +199,8 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 db.close()
             raise
         finally:
+            if not opened:
+                self._active.release()  # it may be held, exclusively, for the upgrade
             startup.release()
         return db
 
@@ -212,7 +219,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             integrity.check_opened(self.path, db, marker)
             if not store.has_schema(db):
                 raise integrity.cannot_start(self.path, f"{self.db_file} holds no queue manager")
-            store.readable_as_is(db)
+            store.prepare(db)
         except BaseException:
             db.close()
             raise
@@ -397,12 +404,11 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
     def open_db(self) -> sqlite3.Connection:
         """A new connection to the database, for a QMConnection or a thread of its own."""
         db = store.connect_db(self.db_file, read_only=self.read_only, create=False)
-        if self.read_only:
-            try:
-                store.readable_as_is(db)
-            except BaseException:
-                db.close()
-                raise
+        try:
+            store.prepare(db)
+        except BaseException:
+            db.close()
+            raise
         return db
 
     def mqsc(self, text: str) -> list[CommandResult]:

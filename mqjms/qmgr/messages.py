@@ -111,7 +111,7 @@ def insert(
     ``priority`` is the queue's view of the message when it differs from the MQMD's
     (a FIFO queue gives every message its default priority: seed 003 item 14).
     """
-    apart = len(data) > INLINE_LIMIT
+    apart = len(data) > INLINE_LIMIT and getattr(db, "bodies_apart", False)
     cur = db.execute(
         "INSERT INTO messages (queue, priority, state, uow, persistent, expires, msg_id,"
         " correl_id, md, data, release_on_backout) VALUES (?,?,?,?,?,?,?,?,?,?,?)",

@@ -118,8 +118,7 @@ CREATE TABLE IF NOT EXISTS bodies (
     id INTEGER PRIMARY KEY,       -- messages.id
     data BLOB NOT NULL
 );
-CREATE TRIGGER IF NOT EXISTS bodies_gone AFTER DELETE ON messages
-    WHEN length(OLD.data) = 0 BEGIN
+CREATE TRIGGER IF NOT EXISTS bodies_gone AFTER DELETE ON messages BEGIN
     DELETE FROM bodies WHERE id = OLD.id;
 END;
 """
@@ -192,6 +191,7 @@ class Database(sqlite3.Connection):
     commits_key: Path | None = None  # what commits.release() lets go of at close
     writing: bool = False  # a write transaction of begin_write is open
     durable: bool = False  # ... and its commit waits for an fsync
+    bodies_apart: bool = False  # large bodies go to BODIES (see prepare)
 
     def close(self) -> None:
         super().close()
@@ -303,21 +303,30 @@ def check_version(db: sqlite3.Connection) -> int:
     return version
 
 
-def readable_as_is(db: sqlite3.Connection) -> None:
-    """Make a database that cannot be upgraded (a read-only copy of an older queue manager)
-    readable by this version: reads look for large bodies in ``bodies``, which an older
-    schema lacks (its bodies are all in their rows), so an empty one is made for this
-    connection alone."""
+def prepare(db: sqlite3.Connection) -> None:
+    """Ready a connection for this version (after any :func:`upgrade`): a database of a
+    newer mqjms is refused; large bodies go apart (``db.bodies_apart``) only where the
+    database has BODIES. One without (older, and not upgraded: read-only, or open in
+    other processes, which may be older versions that read every body from its row)
+    keeps them in their rows, and this connection reads an empty temporary ``bodies``."""
     check_version(db)
-    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'bodies'").fetchone():
-        db.execute("CREATE TEMP TABLE bodies (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
+    apart = (
+        db.execute("SELECT 1 FROM sqlite_master WHERE name = 'bodies_gone'").fetchone() is not None
+    )
+    if not apart:
+        db.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS bodies (id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
+        )
+    if isinstance(db, Database):
+        db.bodies_apart = apart
 
 
 def upgrade(db: sqlite3.Connection) -> bool:
     """Bring a database an older mqjms made to this schema (version 1: delivery-order
     indexes over every message; 2: a second one for FIFO queues; 3: no ``bodies``); True
-    when it changed. Run at open, under the start-up lock; a database of a newer mqjms is
-    refused (:func:`check_version`)."""
+    when it changed. Run at open, under the start-up lock, by a process that has the
+    queue manager to itself: the other processes may be older versions, which would not
+    read what it changes. A database of a newer mqjms is refused (:func:`check_version`)."""
     version = check_version(db)
     indexes = dict(
         db.execute(

@@ -11,7 +11,6 @@ touched persistent messages; MQBACK only when it put some (see :meth:`UnitOfWork
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -21,12 +20,10 @@ from mqjms.semantics.checks import check_get, check_put
 from mqjms.semantics.emulated import GetRequest, PutRequest
 
 from . import recovery, store
-from .failures import translating
+from .failures import StorageError, translating
 from .getting import Getting, NeedsDurability
 from .putting import Putting
 from .transaction import Transaction
-
-T = TypeVar("T")
 
 _NEXT_UNDER_SYNCPOINT = GetRequest(0, True, None, None, None)
 # a step's put is committed in the step's transaction: available at its COMMIT, as a put
@@ -57,8 +54,8 @@ class UnitOfWork(Getting, Putting):
         as IBM documents; with HARDENBO it is not: every get's mark, and so every backout
         before it, is on disk before the get returns. Nothing is lost either way: the
         log is replayed in order, so the message is on its queue, in flight or not. A
-        backout of puts is durable when they were persistent (it releases FIRST/DEPTH
-        trigger messages, which must not vanish)."""
+        backout of a unit of work that put messages is durable when it touched persistent
+        ones (it releases FIRST/DEPTH trigger messages, which must not vanish)."""
         self._end_unit_of_work(self._backout_statements, durable=self._uow.puts)
 
     def _end_unit_of_work(
@@ -123,12 +120,14 @@ class UnitOfWork(Getting, Putting):
     def _step(
         self,
         puts: Sequence[SyncpointPut],
-        then: Callable[[Transaction, bool], T],
+        then: Callable[[Transaction, bool], tuple[MQMD, bytes] | None],
         hardened: bool,
-    ) -> T:
+    ) -> tuple[MQMD, bytes] | None:
         """One transaction: ``puts`` (each checked and made as MQPUT1 makes it), the
-        unit of work's commit, then ``then`` (inside the session). Durable when the unit
-        of work or a put touched persistent messages, or ``hardened``."""
+        unit of work's commit, then ``then``, a get (inside the session). Durable when the
+        unit of work or a put touched persistent messages, or ``hardened``. A get that
+        fails by MQ's rules (2016, 2085...) leaves the commit done and returns None, as
+        the calls in turn would: the caller's next get meets the same rule."""
         for put in puts:
             try:
                 self._refuse_if_read_only("no message can be put")
@@ -143,7 +142,7 @@ class UnitOfWork(Getting, Putting):
         saved = self._uow.copy()
         made: list[tuple[str, MQMD]] = []
 
-        def attempt(durable: bool) -> T:
+        def attempt(durable: bool) -> tuple[MQMD, bytes] | None:
             made.clear()
             try:
                 with self._writing(durable=durable, putting=bool(puts)) as tx:
@@ -160,13 +159,25 @@ class UnitOfWork(Getting, Putting):
                     if self._uow.active:
                         self._commit_statements(tx)
                     self._uow.end()
-                    return then(tx, durable)
+                    try:
+                        return then(tx, durable)
+                    except (NeedsDurability, StorageError):
+                        raise
+                    except MQError:
+                        return None  # committed all the same
+            except StorageError as exc:
+                self._uow.restore(saved)
+                if puts and exc.disk_full:  # no room for the puts (2056): theirs to report
+                    raise PutFailed.of(exc, puts[0]) from exc
+                raise
             except BaseException:
                 self._uow.restore(saved)
                 raise
 
         # a step with puts never uses the space kept for draining: it fails instead (2056)
-        run: Callable[[Callable[[], T]], T] = (lambda step: step()) if puts else self._with_room
+        run: Callable[[Callable[[], tuple[MQMD, bytes] | None]], tuple[MQMD, bytes] | None] = (
+            (lambda step: step()) if puts else self._with_room
+        )
         durable = self._uow.durable or hardened
         try:
             outcome = run(lambda: attempt(durable))
@@ -177,5 +188,5 @@ class UnitOfWork(Getting, Putting):
         return outcome
 
     def _backout_statements(self, tx: Transaction) -> None:
-        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)
+        recovery.backout_uow(tx.db, self.id)
         tx.wake_getters()

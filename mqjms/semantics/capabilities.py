@@ -22,6 +22,9 @@ class Capability(StrEnum):
 
     # optional calls
     COMMIT_AND_GET = "commit_and_get"  # conn.commit_and_get(handle): MQCMIT + MQGET, one step
+    # conn.commit_and_get(handle, puts) and conn.put_and_commit(puts): MQPUTs under syncpoint
+    # before the MQCMIT of the step (a connection with COMMIT_AND_GET alone is called without)
+    PUTS_IN_STEP = "puts_in_step"
     PUT_WARNINGS = "put_warnings"  # conn.last_warning: an MQPUT's MQCC_WARNING (e.g. 2049)
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
     PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)

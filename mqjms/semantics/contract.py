@@ -201,23 +201,29 @@ class PutFailed(MQError):
         self.put = put
 
     @classmethod
-    def of(cls, exc: MQError, put: SyncpointPut) -> PutFailed:
-        return cls(exc.comp, exc.reason, exc.detail, put)
+    def of(cls, exc: Exception, put: SyncpointPut) -> PutFailed:
+        """The PutFailed of ``put`` failing with ``exc`` (an error that is no MQError is
+        MQRC_UNEXPECTED_ERROR); raise it ``from exc``, which stays its ``__cause__``."""
+        if isinstance(exc, MQError):
+            return cls(exc.comp, exc.reason, exc.detail, put)
+        return cls(C.MQCC_FAILED, C.MQRC_UNEXPECTED_ERROR, f"{type(exc).__name__}: {exc}", put)
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.comp, self.reason, self.detail, self.put))
 
 
 class CommitsAndGets(Protocol):
-    """The calls a connection declaring :attr:`Capability.COMMIT_AND_GET` has."""
+    """The calls a connection declaring :attr:`Capability.COMMIT_AND_GET` has (``puts``
+    and :meth:`put_and_commit` with :attr:`Capability.PUTS_IN_STEP` only)."""
 
     def commit_and_get(
         self, handle: Handle, puts: Sequence[SyncpointPut] = ()
     ) -> tuple[MQMD, bytes] | None:
         """The MQPUTs of ``puts`` under syncpoint, MQCMIT, then MQGET under syncpoint
-        without waiting, with exactly the outcome of the calls in turn (in one step: the
-        embedded queue manager uses one database transaction); None when no message is
-        there. A put that fails raises :class:`PutFailed`, and nothing is committed."""
+        without waiting, with the outcome of the calls in turn (in one step: the embedded
+        queue manager uses one database transaction); None when no message is there, or
+        when the MQGET failed after the commit (the next get says why). A put that fails
+        raises :class:`PutFailed`, and nothing is committed."""
         ...
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
@@ -338,15 +344,17 @@ def commit_and_get(
     in turn, which is what any other transport does here. A put that fails raises
     :class:`PutFailed`; nothing is committed then.
     """
-    combined = Capability.COMMIT_AND_GET in conn.capabilities
+    capabilities = conn.capabilities
+    combined = Capability.COMMIT_AND_GET in capabilities
     got: tuple[MQMD, bytes] | None = None
-    if combined:
-        steps = cast(CommitsAndGets, conn)
-        # without puts, as a connection written before they existed is called
-        got = steps.commit_and_get(handle, puts) if puts else steps.commit_and_get(handle)
+    if puts and Capability.PUTS_IN_STEP in capabilities:
+        got = cast(CommitsAndGets, conn).commit_and_get(handle, puts)
     else:
         _put_each(conn, puts)
-        conn.commit()
+        if combined:
+            got = cast(CommitsAndGets, conn).commit_and_get(handle)
+        else:
+            conn.commit()
     if committed is not None:
         committed()
     if got is None and (not combined or wait != 0):
@@ -358,7 +366,7 @@ def put_and_commit(conn: Connection, puts: Sequence[SyncpointPut]) -> None:
     """``puts`` under syncpoint, then MQCMIT: in one step where the connection declares
     :attr:`Capability.COMMIT_AND_GET`, the calls in turn elsewhere. A put that fails
     raises :class:`PutFailed`; nothing is committed then."""
-    if puts and Capability.COMMIT_AND_GET in conn.capabilities:
+    if puts and Capability.PUTS_IN_STEP in conn.capabilities:
         cast(CommitsAndGets, conn).put_and_commit(puts)
         return
     _put_each(conn, puts)
@@ -369,5 +377,5 @@ def _put_each(conn: Connection, puts: Sequence[SyncpointPut]) -> None:
     for put in puts:
         try:
             conn.put(put.queue, put.md, put.data, syncpoint=True)
-        except MQError as exc:
+        except Exception as exc:  # whatever failed, the put was not made: PutFailed says so
             raise PutFailed.of(exc, put) from exc

@@ -130,15 +130,15 @@ class ConnectionWrapper:
     ) -> tuple[MQMD, bytes] | None:
         """The wrapped connection's combined MQPUTs + MQCMIT + MQGET
         (:attr:`Capability.COMMIT_AND_GET`)."""
-        self._require(Capability.COMMIT_AND_GET)
+        self._require(Capability.PUTS_IN_STEP if puts else Capability.COMMIT_AND_GET)
         inner = cast(CommitsAndGets, self.inner)
-        # without puts, as a connection written before they existed is called
+        # without puts, as a connection of COMMIT_AND_GET alone is called
         return inner.commit_and_get(handle, puts) if puts else inner.commit_and_get(handle)
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
         """The wrapped connection's combined MQPUTs + MQCMIT
-        (:attr:`Capability.COMMIT_AND_GET`)."""
-        self._require(Capability.COMMIT_AND_GET)
+        (:attr:`Capability.PUTS_IN_STEP`)."""
+        self._require(Capability.PUTS_IN_STEP)
         cast(CommitsAndGets, self.inner).put_and_commit(puts)
 
     @property

@@ -206,11 +206,12 @@ def test_closing_the_queue_manager_closes_the_files_of_group_commit(qmgr_dir: Pa
 
 
 def test_a_bell_announced_in_the_same_tick_as_the_last_listing_is_rung(
-    qm: QueueManager,
+    qm: QueueManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a commit lists the bells again only when their directory changed; a change within
     # the file system's coarse clock tick leaves the mtime as it was, so a directory that
     # changed that recently is always listed again
+    monkeypatch.setattr(bells, "_SETTLED_NS", 50_000_000)  # seconds in real use
     directory = qm.path.resolve()
     announced = directory / bells.BELLS
     announced.mkdir(exist_ok=True)

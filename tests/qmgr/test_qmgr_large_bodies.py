@@ -16,6 +16,7 @@ import pytest
 from mqjms.mq import MQMD, C
 from mqjms.mq.errors import MQError
 from mqjms.qmgr import QMConnection, QueueManager, messages
+from mqjms.qmgr.locks import FileLock
 from mqjms.transport import Browse, connect
 
 BIG = 1024 * 1024  # 256 pages of 4 KiB
@@ -147,14 +148,61 @@ def test_a_queue_manager_made_before_reads_its_bodies_and_stores_new_large_ones_
         qm.close()
 
 
+def _downgrade_to_schema_3(qmgr_dir: Path) -> None:
+    with contextlib.closing(sqlite3.connect(qmgr_dir / "qmgr.db", isolation_level=None)) as db:
+        db.executescript(
+            "DROP TRIGGER bodies_gone; DROP TABLE bodies;"
+            " UPDATE meta SET value = '3' WHERE key = 'schema_version';"
+        )
+
+
+def _schema_version(qmgr_dir: Path) -> str:
+    with contextlib.closing(sqlite3.connect(qmgr_dir / "qmgr.db")) as db:
+        return str(db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+
+
+def test_a_queue_manager_open_in_another_process_is_not_upgraded_under_it(
+    qmgr_dir: Path,
+) -> None:
+    # the other process may be an older mqjms, which reads every body from its row: until
+    # a process has the queue manager to itself, large bodies stay in their rows
+    QueueManager(qmgr_dir).close()
+    _downgrade_to_schema_3(qmgr_dir)
+    other = FileLock(qmgr_dir / "active.lock")  # what every process that has it open holds
+    assert other.acquire(exclusive=False)
+    qm = QueueManager(qmgr_dir)
+    qm.define_queue("QLOCAL", "MIXED.Q", {"MAXMSGL": 4 * BIG})
+    conn = qm.connect()
+    conn.put("MIXED.Q", MQMD(Persistence=C.MQPER_PERSISTENT), _body(BIG, 1))
+    assert _schema_version(qmgr_dir) == "3"
+    with contextlib.closing(sqlite3.connect(qmgr_dir / "qmgr.db")) as db:  # as an older one reads
+        assert db.execute("SELECT length(data) FROM messages").fetchall() == [(BIG,)]
+    conn.disconnect()
+    qm.close()
+    other.release()
+    qm = QueueManager(qmgr_dir)  # alone now: upgraded
+    assert _schema_version(qmgr_dir) == "4"
+    conn = qm.connect()
+    conn.put("MIXED.Q", MQMD(Persistence=C.MQPER_PERSISTENT), _body(BIG, 2))
+    assert _bodies_rows(qmgr_dir) == 1
+    handle = conn.open("MIXED.Q", C.MQOO_INPUT_SHARED)
+    assert [conn.get(handle)[1], conn.get(handle)[1]] == [_body(BIG, 1), _body(BIG, 2)]  # type: ignore[index]
+    conn.disconnect()
+    qm.close()
+
+
 def test_a_queue_manager_of_a_newer_mqjms_is_refused_with_2360(qmgr_dir: Path) -> None:
     QueueManager(qmgr_dir).close()
     with contextlib.closing(sqlite3.connect(qmgr_dir / "qmgr.db", isolation_level=None)) as db:
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    with pytest.raises(MQError) as caught:
-        QueueManager(qmgr_dir)
-    assert caught.value.reason == C.MQRC_OBJECT_LEVEL_INCOMPATIBLE
-    assert "newer mqjms" in caught.value.detail and "upgrade mqjms" in caught.value.detail
+    for _ in range(2):  # the refusal lets go of its locks: the next one is refused alike
+        with pytest.raises(MQError) as caught:
+            QueueManager(qmgr_dir)
+        assert caught.value.reason == C.MQRC_OBJECT_LEVEL_INCOMPATIBLE
+        assert "newer mqjms" in caught.value.detail and "upgrade mqjms" in caught.value.detail
+    probe = FileLock(qmgr_dir / "active.lock")
+    assert probe.acquire(exclusive=True, blocking=False)
+    probe.release()
 
 
 def test_reserved_large_bodies_are_read_whole(qm: QueueManager, embedded_url: str) -> None:

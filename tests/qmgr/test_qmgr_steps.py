@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from mqjms.mq import MQMD, C
+from mqjms.mq import MQMD, C, MQError
 from mqjms.qmgr import QMConnection, QueueManager
 from mqjms.semantics import (
     Capability,
     ConnectionWrapper,
+    Handle,
     PutFailed,
     SyncpointPut,
     commit_and_get,
@@ -110,13 +111,28 @@ def test_a_put_in_a_step_triggers_as_a_put_under_syncpoint_does(qm: QueueManager
     assert qm.queue_depth(TRIGGERED) == 1 and qm.queue_depth(INITQ) == 1
 
 
+def test_a_get_that_fails_after_the_commit_leaves_the_commit_done(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # as MQCMIT then MQGET: the commit stands, and the get's failure is the next get's
+    handle = conn.open(IN, C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, syncpoint=True) is not None
+    qm.alter_queue(IN, {"GET": "DISABLED"})
+    got = conn.commit_and_get(handle, [SyncpointPut(OUT, MQMD(), b"sent")])
+    assert got is None and not conn.in_unit_of_work
+    assert qm.queue_depth(IN) == 1 and qm.queue_depth(OUT) == 1
+    with pytest.raises(MQError) as caught:
+        conn.get(handle, syncpoint=True)
+    assert caught.value.reason == C.MQRC_GET_INHIBITED
+
+
 def test_the_contract_helpers_make_the_calls_in_turn_where_there_is_no_step(
     qm: QueueManager, conn: QMConnection
 ) -> None:
     class NoSteps(ConnectionWrapper):
         @property
         def capabilities(self) -> frozenset[Capability]:
-            return self.inner.capabilities - {Capability.COMMIT_AND_GET}
+            return self.inner.capabilities - {Capability.COMMIT_AND_GET, Capability.PUTS_IN_STEP}
 
     plain = NoSteps(conn)
     handle = plain.open(IN, C.MQOO_INPUT_SHARED)
@@ -129,3 +145,29 @@ def test_the_contract_helpers_make_the_calls_in_turn_where_there_is_no_step(
     assert conn.in_unit_of_work
     put_and_commit(plain, [])  # a plain MQCMIT
     assert not conn.in_unit_of_work and qm.queue_depth(IN) == 0
+
+
+def test_a_connection_that_commits_and_gets_in_one_step_without_puts_gets_them_first(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # a transport written before puts in a step: COMMIT_AND_GET alone, the one-argument
+    # commit_and_get; the helpers put first, then take its step
+    class OneArgument(ConnectionWrapper):
+        steps = 0
+
+        @property
+        def capabilities(self) -> frozenset[Capability]:
+            return self.inner.capabilities - {Capability.PUTS_IN_STEP}
+
+        def commit_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:  # type: ignore[override]
+            self.steps += 1
+            return conn.commit_and_get(handle)
+
+    older = OneArgument(conn)
+    handle = older.open(IN, C.MQOO_INPUT_SHARED)
+    assert older.get(handle, syncpoint=True) is not None
+    got = commit_and_get(older, handle, wait=0, puts=[SyncpointPut(OUT, MQMD(), b"sent")])
+    assert got is not None and got[1] == b"second" and older.steps == 1
+    assert qm.queue_depth(OUT) == 1
+    put_and_commit(older, [SyncpointPut(OUT, MQMD(), b"again")])
+    assert qm.queue_depth(OUT) == 2 and not conn.in_unit_of_work

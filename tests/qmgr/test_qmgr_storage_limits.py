@@ -25,6 +25,7 @@ import pytest
 
 from mqjms.mq import MQMD, C, MQError
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import PutFailed, SyncpointPut
 from mqjms.transport import Browse, embedded
 
 BODY = b"x" * 4000
@@ -122,6 +123,36 @@ def test_a_full_disk_fails_puts_with_2056_and_still_drains(small_disk: Path) -> 
     filler.unlink()  # space again: puts work again
     conn.put("FULL.Q", MQMD(), BODY)
     assert qm.queue_depth("FULL.Q") == 1
+    conn.disconnect()
+    qm.close()
+
+
+def test_a_step_whose_puts_find_the_disk_full_fails_with_put_failed_2056(
+    small_disk: Path,
+) -> None:
+    # a listener's sends that find no room fail as its sends (PutFailed, 2056), so the
+    # Worker backs the message out as a failed send; nothing of the step is committed
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", "FULL.IN")
+    qm.define_queue("QLOCAL", "FULL.OUT", {"MAXDEPTH": 1_000_000})
+    conn = qm.connect()
+    conn.put("FULL.IN", MQMD(Persistence=C.MQPER_PERSISTENT), b"request")
+    handle = conn.open("FULL.IN", C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, syncpoint=True) is not None
+    fill_disk(small_disk)
+    reply = SyncpointPut("FULL.OUT", MQMD(Persistence=C.MQPER_PERSISTENT), BODY * 64)
+    with pytest.raises(PutFailed) as raised:
+        for _ in range(1000):  # until the log's free pages are gone too
+            conn.put_and_commit([reply])
+            assert conn.get(handle, syncpoint=False) is None
+            conn.put("FULL.IN", MQMD(Persistence=C.MQPER_PERSISTENT), b"request")
+            assert conn.get(handle, syncpoint=True) is not None
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    assert conn.in_unit_of_work  # the request is still in flight: backed out, not lost
+    conn.backout()
+    again = conn.get(handle, syncpoint=True)
+    assert again is not None and again[1] == b"request"
+    conn.backout()
     conn.disconnect()
     qm.close()
 
