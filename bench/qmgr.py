@@ -125,17 +125,20 @@ def fsyncs_per_round_trip(root: Path, n: int, payload_size: int) -> dict[str, fl
 
 
 # ---------------------------------------------------------------------------- phases
+def timed(fn: RoundTrips, payload: bytes) -> Callable[[int], Sample]:
+    """A contender for :class:`Rounds`: ``n`` round trips of ``payload``, timed."""
+
+    def run(n: int) -> Sample:
+        with clock() as took:
+            fn(n, payload)
+        return took()
+
+    return run
+
+
 def timed_rounds(root: Path, args: argparse.Namespace, payload: bytes, probe: FsyncProbe) -> Rounds:
-    def timed(fn: RoundTrips) -> Callable[[int], Sample]:
-        def run(n: int) -> Sample:
-            with clock() as took:
-                fn(n, payload)
-            return took()
-
-        return run
-
     with contenders(root) as each:
-        chosen = {name: timed(fn) for name, fn in each.items() if name != "as_q_def"}
+        chosen = {name: timed(fn, payload) for name, fn in each.items() if name != "as_q_def"}
         # warm-up: enough for each WAL to reach its first checkpoint (1,000 frames), so
         # that no contender is timed while its log file grows
         warmup = {
@@ -160,16 +163,7 @@ def large_rounds(root: Path, args: argparse.Namespace, probe: FsyncProbe) -> Rou
     """The persistent round trip and the bare durable queue with ``--large`` bodies."""
     payload = bytes(i % 251 for i in range(args.large))
     with contenders(root) as each:
-
-        def timed(fn: RoundTrips) -> Callable[[int], Sample]:
-            def run(n: int) -> Sample:
-                with clock() as took:
-                    fn(n, payload)
-                return took()
-
-            return run
-
-        chosen = {name: timed(each[name]) for name in ("bare_durable", "persistent")}
+        chosen = {name: timed(each[name], payload) for name in ("bare_durable", "persistent")}
         return Rounds.run(chosen, args.large_messages, args.rounds, probe, warmup=3)
 
 

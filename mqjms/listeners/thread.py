@@ -452,16 +452,23 @@ class ListenerThread:
         if event is not None:
             self._requeued(event)
             return
+        self._back_out(conn, md, failure, failure.message)
+
+    def _back_out(
+        self, conn: Connection, md: MQMD, failure: Failure, reason: str, **context: Any
+    ) -> None:
+        """MQBACK of ``md``'s unit of work after its ``failure``: one log line an attempt
+        (the traceback is logged once, when the message is moved)."""
         conn.backout()
         self.rt.stats.add("backed_out", listener=self.stats)
-        # one line per attempt; the traceback is logged once, when the message is moved
         log.warning(
             "message.backed_out",
             **self._ctx,
             msg_id=md.MsgId.hex(),
             backout_count=md.BackoutCount,
             exception_type=failure.exception_type,
-            reason=failure.message,
+            reason=reason,
+            **context,
         )
 
     def _send_failed(self, conn: Connection, md: MQMD, exc: PutFailed, sends: int) -> None:
@@ -473,17 +480,7 @@ class ListenerThread:
         cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc  # the put's own
         failure = Failure.from_exception(cause, self.listener.name, self.listener.queue)
         self.poison.failures.remember(md.MsgId, failure)
-        conn.backout()
-        self.rt.stats.add("backed_out", listener=self.stats)
-        log.warning(
-            "message.backed_out",
-            **self._ctx,
-            msg_id=md.MsgId.hex(),
-            backout_count=md.BackoutCount,
-            exception_type=failure.exception_type,
-            reason=f"send failed: {failure.message}",
-            sends=sends,
-        )
+        self._back_out(conn, md, failure, f"send failed: {failure.message}", sends=sends)
 
     def _deliver(self, message: Message, md: MQMD, outbox: Outbox) -> BaseException | None:
         """Call the listener (and wait ``retry_wait`` after a failure), collecting its
