@@ -89,6 +89,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self._uow = UnitOfWorkState()
         self._last_persistent: dict[int, bool] = {}
         self._hardened: dict[int, bool] = {}
+        self._empty_looks: dict[int, tuple[object, ...]] = {}
         self._defpsist: dict[str, bool] = {}
         self._local_hobj = 0
         #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
@@ -197,6 +198,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
             del self._handles[handle.hobj]
             self._cursors.pop(handle.hobj, None)
             self._locks.pop(handle.hobj, None)
+            self._empty_looks.pop(handle.hobj, None)
 
     def _close(self, handle: Handle) -> None:
         with self._writing(durable=False) as tx:

@@ -114,6 +114,7 @@ class ConnectionState(EmulatedConnection):
     _uow: UnitOfWorkState
     _last_persistent: dict[int, bool]  # the last get of the handle outside syncpoint
     _hardened: dict[int, bool]  # the last syncpoint get of the handle: HARDENBO?
+    _empty_looks: dict[int, tuple[object, ...]]  # a handle's last look that found nothing
     _defpsist: dict[str, bool]  # a queue's DEFPSIST, as the last put found it
 
     @property

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from mqjms.logs import get_logger
@@ -163,6 +164,9 @@ class ExpiryScanner:
     def _maybe_scan(self, db: sqlite3.Connection) -> None:
         interval = int(meta.qmgr_attr(meta.qmgr_attrs(db), "EXPRYINT"))
         if interval <= 0:
+            return
+        # read first: no write lock taken every second for a scan that is not due
+        if time.time() - float(meta.get(db, "last_expiry_scan") or 0) < interval:
             return
         with writing(db, self.qmgr_name, durable=False) as tx:
             last = float(meta.get(tx.db, "last_expiry_scan") or 0)

@@ -71,7 +71,7 @@ class Getting(ConnectionState):
         with self._session():
             # read before the first attempt, so a put that lands just after it is not missed
             seen_version = self._data_version() if wait != 0 else 0
-            found = self._get_once(handle, request)
+            found = self._look(handle, request)
         if found is None and (request.under_cursor or request.browse is Browse.CURSOR):
             # seed 000 note 6: the message under the cursor (locked or not) expired, and
             # this get discarded it
@@ -95,9 +95,41 @@ class Getting(ConnectionState):
                 version = self._data_version()
                 if version != seen_version:  # something changed: another process or thread wrote
                     seen_version = version
-                    found = self._get_once(handle, request)
+                    found = self._look(handle, request)
                     if found is not None:
                         return found
+
+    def _look(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
+        """:meth:`_get_once`, skipped when it is known to find nothing: the last look of
+        this handle for the same messages found none and the database has not changed
+        since (no commit by any other connection, no change by this one, no ring). A
+        consumer polling an empty queue then reads a counter, not a write transaction;
+        one that finds messages pays nothing (the mark is read only after an empty look)."""
+        if request.browse is not None or request.under_cursor:
+            return self._get_once(handle, request)
+        last = self._empty_looks.get(handle.hobj)
+        if last is None:  # the last look found a message: this one likely does too
+            found = self._get_once(handle, request)
+            if found is None:
+                self._empty_looks[handle.hobj] = ()  # the next look is marked
+            return found
+        # read before the look: a change made during it moves the mark, so is never skipped
+        mark = (
+            request.msg_id,
+            request.correl_id,
+            request.group_id,
+            self._db.execute("PRAGMA data_version").fetchone()[0],
+            self._db.total_changes,
+            wakeup.rings(),
+        )
+        if last == mark:
+            return None
+        found = self._get_once(handle, request)
+        if found is None:
+            self._empty_looks[handle.hobj] = mark
+        else:
+            del self._empty_looks[handle.hobj]
+        return found
 
     def _data_version(self) -> int:
         """Changes when another connection commits (in any process) or the doorbell rings."""

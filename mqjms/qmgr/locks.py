@@ -103,7 +103,7 @@ class FileLock:
         return self._fd is not None
 
 
-def owner_is_dead(path: Path) -> bool:
+def owner_is_dead(path: str | Path) -> bool:
     """True when nobody holds the lock on ``path`` (or the file is gone).
 
     Takes the lock for a moment to find out; a live owner makes that fail at once. A lock

@@ -428,7 +428,8 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             if self._closed or self.read_only:
                 return 0
             ids = [r[0] for r in self._db.execute("SELECT id FROM connections").fetchall()]
-            dead = [cid for cid in ids if owner_is_dead(self.connection_lock_path(cid))]
+            locks = os.path.join(self.path, "conn")  # a string: this runs every second
+            dead = [cid for cid in ids if owner_is_dead(os.path.join(locks, f"{cid}.lock"))]
             for cid in dead:
                 self.end_connection(self._db, cid, reason="process ended")
         return len(dead)

@@ -17,20 +17,23 @@ from . import catalog, queues, store, subscriptions, triggers
 from .transaction import Transaction
 
 
-def backout_uow(db: sqlite3.Connection, uow: str) -> tuple[int, int]:
+def backout_uow(db: sqlite3.Connection, uow: str, *, puts: bool = True) -> tuple[int, int]:
     """Undo a unit of work: its puts vanish, its gets return with BackoutCount + 1 in
     their original position (rows keep their id, which is their place in the queue).
-    Returns (messages got, messages put)."""
-    put = db.execute(
-        "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
-        (uow, store.PUT_IN_UOW),
-    ).rowcount
-    # seed 003 item 10: a FIRST or DEPTH trigger message is released by a backout too
-    db.execute(
-        "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
-        " WHERE uow = ? AND state = ?",
-        (store.AVAILABLE, uow, store.PUT_IN_UOW),
-    )
+    ``puts=False``: the caller knows it put nothing (a connection's own MQBACK), so
+    only its gets are looked for. Returns (messages got, messages put)."""
+    put = 0
+    if puts:
+        put = db.execute(
+            "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
+            (uow, store.PUT_IN_UOW),
+        ).rowcount
+        # seed 003 item 10: a FIRST or DEPTH trigger message is released by a backout too
+        db.execute(
+            "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+            " WHERE uow = ? AND state = ?",
+            (store.AVAILABLE, uow, store.PUT_IN_UOW),
+        )
     got = db.execute(
         "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
         " WHERE uow = ? AND state = ?",

@@ -188,5 +188,5 @@ class UnitOfWork(Getting, Putting):
         return outcome
 
     def _backout_statements(self, tx: Transaction) -> None:
-        recovery.backout_uow(tx.db, self.id)
+        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)
         tx.wake_getters()

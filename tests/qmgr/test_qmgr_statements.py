@@ -115,3 +115,23 @@ def test_a_get_inhibited_by_another_connection_is_refused_at_once(
     assert conn.get(handle) is None  # an empty queue: the row alone, no message
     other.close()
     conn.disconnect()
+
+
+def test_a_backout_of_gets_alone_looks_for_no_puts(qm: QueueManager) -> None:
+    # MQBACK of a unit of work that only got (a listener's failed delivery): the gets
+    # return with BackoutCount + 1, and no statement looks for puts it never made
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"m")
+    assert conn.get(handle, syncpoint=True) is not None
+    backout = traced(conn, conn.backout)
+    assert len(backout) == 3, backout  # BEGIN, UPDATE the gets, COMMIT
+    got = conn.get(handle, syncpoint=True)
+    assert got is not None and got[0].BackoutCount == 1
+    conn.put(handle, MQMD(), b"put in the unit of work", syncpoint=True)
+    backout = traced(conn, conn.backout)
+    assert len(backout) > 3, backout  # with a put: it vanishes (seed 003: triggers too)
+    assert qm.queue_depth(QUEUE) == 1
+    got = conn.get(handle)
+    assert got is not None and got[1] == b"m" and got[0].BackoutCount == 2
+    conn.disconnect()
