@@ -9,6 +9,7 @@ imported with the first wait, not with mqjms).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -97,3 +98,51 @@ def wait_seconds(
 ) -> float:
     """What ``wait`` says to wait before attempt ``attempt_number + 1``."""
     return max(0.0, float(wait(call_state(attempt_number, exc))))
+
+
+def connect_with_retry(
+    attempt: Callable[[], None],
+    *,
+    first: bool,
+    wait: WaitStrategy,
+    stopping: threading.Event,
+    before_sleep: Callable[[int, float, BaseException | None], None],
+) -> int | None:
+    """Run ``attempt`` (connect and open) until it succeeds, waiting ``wait`` between
+    tries; the attempts it took, or None when ``stopping`` was set meanwhile (a stop
+    request also ends a wait). A first connection retries only a lost connection or
+    refused credentials (anything else is a configuration error, raised at once); a
+    reconnection retries anything. ``before_sleep(attempt, seconds, error)`` reports
+    each failed try."""
+    import tenacity  # here: importing mqjms does not import it
+
+    def retry_on(exc: BaseException) -> bool:
+        return not first or is_retried_at_connect(exc)
+
+    def report(state: tenacity.RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        seconds = state.next_action.sleep if state.next_action else 0.0
+        before_sleep(state.attempt_number, seconds, exc)
+
+    def sleep(seconds: float) -> None:
+        stopping.wait(seconds)  # a stop request ends the wait
+
+    retrying = tenacity.Retrying(
+        wait=wait,
+        retry=tenacity.retry_if_exception(retry_on),
+        stop=lambda state: stopping.is_set(),
+        sleep=sleep,
+        before_sleep=report,
+        reraise=True,
+    )
+    attempts = 0
+    try:
+        for try_ in retrying:
+            with try_:
+                attempts += 1
+                attempt()
+    except Exception:
+        if stopping.is_set():
+            return None
+        raise
+    return attempts

@@ -25,11 +25,10 @@ worker stopping: an unexpected error is logged and the message backed out.
 
 from __future__ import annotations
 
-import inspect
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from mqjms.backout import Failure, ListenerPoisonFlow, PoisonEvent, PoisonOutcome
 from mqjms.jms.message import Message, to_message
@@ -40,21 +39,12 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, PutFailed, commit_and_get, put_and_commit
 
 from .activity import ActivityTracker
+from .calling import ListenerCall
 from .isolation import SuspectGate
 from .listener import Listener
-from .reconnect import (
-    is_connection_error,
-    is_retried_at_connect,
-    reason_of,
-    wait_seconds,
-)
+from .reconnect import connect_with_retry, is_connection_error, reason_of, wait_seconds
 from .runtime import OPEN_OPTIONS, Abandoned, Runtime
-from .send import Outbox, Send, collecting
-
-if TYPE_CHECKING:
-    import concurrent.futures
-
-    import tenacity
+from .send import Outbox, Send
 
 log = get_logger("mqjms.listeners")
 
@@ -87,13 +77,8 @@ class ListenerThread:
         # A message whose listener returned, with what it sent: put and committed with
         # the get of the next one.
         self._done: tuple[MQMD, list[Send]] | None = None
-        # What a shutdown deadline may interrupt: only a running listener (or its retry
-        # wait), never an MQI call. Guarded by _lock.
-        self._lock = threading.Lock()
-        self._delivering = False
-        self._aborted = False
-        self._future: concurrent.futures.Future[Any] | None = None
-        self._current: MQMD | None = None
+        # what a shutdown deadline may cut short: the listener's call, never an MQI call
+        self._call = ListenerCall(listener, runtime.loop)
 
     # ------------------------------------------------------------------ thread
     def start(self) -> None:
@@ -155,52 +140,30 @@ class ListenerThread:
 
     # ------------------------------------------------------------------ connection
     def _connect(self, first: bool) -> bool:
-        """Connect and open the queue, retrying with backoff; False when stopped meanwhile.
+        """Connect and open the queue, retrying with backoff (see
+        :func:`.reconnect.connect_with_retry`); False when stopped meanwhile. Each failed
+        attempt is one log line: no traceback."""
 
-        The first connection retries only a lost connection or refused credentials (a
-        missing queue is a configuration error, raised at once); a reconnection retries
-        anything. Each failed attempt is one log line: no traceback.
-        """
-        import tenacity  # here: importing mqjms does not import it
-
-        stopping = self.rt.stopping
-
-        def retry_on(exc: BaseException) -> bool:
-            return not first or is_retried_at_connect(exc)
-
-        def before_sleep(state: tenacity.RetryCallState) -> None:
+        def before_sleep(attempt: int, seconds: float, exc: BaseException | None) -> None:
             self.ready.set()
-            exc = state.outcome.exception() if state.outcome else None
             log.warning(
                 "worker.connecting" if first else "worker.reconnecting",
                 **self._ctx,
-                attempt=state.attempt_number,
-                wait=round(state.next_action.sleep if state.next_action else 0.0, 3),
+                attempt=attempt,
+                wait=round(seconds, 3),
                 reason=reason_of(exc) if exc else None,
                 error=str(exc) if exc else None,
             )
 
-        def sleep(seconds: float) -> None:
-            stopping.wait(seconds)  # a stop request ends the wait
-
-        retrying = tenacity.Retrying(
+        attempts = connect_with_retry(
+            self._open,
+            first=first,
             wait=self.rt.reconnect_wait,
-            retry=tenacity.retry_if_exception(retry_on),
-            stop=lambda state: stopping.is_set(),
-            sleep=sleep,
+            stopping=self.rt.stopping,
             before_sleep=before_sleep,
-            reraise=True,
         )
-        attempts = 0
-        try:
-            for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    self._open()
-        except Exception:
-            if stopping.is_set():
-                return False
-            raise
+        if attempts is None:
+            return False
         self.ready.set()
         if first:
             self._started = True
@@ -246,7 +209,7 @@ class ListenerThread:
 
     def _drop_connection(self) -> None:
         conn, self._conn, self._handle = self._conn, None, None
-        if conn is not None and not self._aborted:
+        if conn is not None and not self._call.aborted:
             _quietly(conn.disconnect)  # MQDISC backs out whatever was in flight
 
     # ------------------------------------------------------------------ messages
@@ -486,13 +449,11 @@ class ListenerThread:
         """Call the listener (and wait ``retry_wait`` after a failure), collecting its
         sends in ``outbox``; its exception or None. Raises Abandoned when a shutdown
         deadline backed the message out meanwhile."""
-        with self._lock:
-            self._delivering, self._current = True, md
         error: BaseException | None = None
-        try:
+        with self._call.delivering(md):
             started = time.perf_counter()
             try:
-                self._call(message, outbox)
+                self._call.call(message, outbox)
             except BaseException as exc:  # any failure of the listener rolls the message back
                 error = exc
             self.rt.stats.processed(self.stats, time.perf_counter() - started, error is not None)
@@ -500,33 +461,7 @@ class ListenerThread:
                 delay = self.poison.retry_delay(md, error)
                 if delay > 0:
                     self.rt.stopping.wait(delay)
-        finally:
-            with self._lock:
-                self._delivering, self._future, self._current = False, None, None
-                aborted = self._aborted
-        if aborted:
-            raise Abandoned()
         return error
-
-    def _call(self, message: Message, outbox: Outbox) -> None:
-        fn = self.listener.fn
-        if not self.listener.is_async:
-            with collecting(outbox):
-                result = fn(message)
-            if result is not None and inspect.isawaitable(result):
-                _close(result)
-                raise TypeError(
-                    f"listener {self.listener.name} returned an awaitable: declare it async def"
-                )
-            return
-        loop = self.rt.loop
-        assert loop is not None, "async listeners need the worker's event loop"
-        future = loop.submit(_collecting_in(outbox, _as_coroutine(fn(message))))
-        with self._lock:
-            self._future = future
-            if self._aborted:
-                future.cancel()
-        future.result()
 
     def _requeued(self, event: PoisonEvent) -> None:
         """The flow requeued a message (its unit of work has ended)."""
@@ -545,38 +480,13 @@ class ListenerThread:
         """Back out the message in flight (the shutdown deadline passed): cancel an async
         listener and disconnect, so the queue manager backs the unit of work out. Returns
         the message's MQMD, or None when no listener was running."""
-        with self._lock:
-            if not self._delivering or self._aborted:
-                return None
-            self._aborted = True
-            future, md, conn = self._future, self._current, self._conn
-        if future is not None:
-            future.cancel()
+        abandoned = self._call.abort(lambda: self._conn)
+        if abandoned is None:
+            return None
+        md, conn = abandoned
         if conn is not None:
             _quietly(conn.disconnect)
         return md
-
-
-def _as_coroutine(result: Awaitable[None] | None) -> Coroutine[Any, Any, None]:
-    if inspect.iscoroutine(result):
-        return result
-
-    async def wrap() -> None:
-        if result is not None:
-            await result
-
-    return wrap()
-
-
-async def _collecting_in(outbox: Outbox, coro: Coroutine[Any, Any, None]) -> None:
-    with collecting(outbox):  # inside the task: its context is the one the listener sees
-        await coro
-
-
-def _close(awaitable: object) -> None:
-    close = getattr(awaitable, "close", None)
-    if callable(close):
-        close()
 
 
 def _quietly(action: Callable[[], object]) -> None:
