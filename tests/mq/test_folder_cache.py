@@ -100,7 +100,9 @@ def test_footprint_is_not_less_than_the_memory_held(text: str) -> None:
     # the text (its key) and the parsed tree.
     rfh2._parse_folder("<warm/>")  # the XML modules load with the first parse: not counted
     held: list[object] = []
-    tree = retained_bytes(lambda: held.append(rfh2._parse_folder(text)))
+    # tracemalloc counts every thread's allocations: a thread an earlier test left running
+    # (a queue manager's expiry scanner) only adds to one measurement, so keep the least
+    tree = min(retained_bytes(lambda: held.append(rfh2._parse_folder(text))) for _ in range(3))
     assert sys.getsizeof(text) + tree <= rfh2.folder_footprint(text, held[0])  # type: ignore[arg-type]
 
 
