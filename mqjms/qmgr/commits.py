@@ -29,7 +29,7 @@ from pathlib import Path
 
 from mqjms.mq import constants as C
 
-from .failures import StorageError
+from .failures import UNSYNCED, StorageError
 
 _registry_lock = threading.Lock()
 _gates: dict[Path, WriteGate] = {}
@@ -215,7 +215,7 @@ def _sync_failed(wal: Path, exc: OSError) -> StorageError:
     return StorageError(
         C.MQRC_RESOURCE_PROBLEM,
         f"{wal}: the log could not be written to disk ({exc.strerror or exc})",
-        "SQLITE_IOERR_FSYNC",
+        UNSYNCED,
     )
 
 

@@ -30,6 +30,10 @@ RESTORE_ADVICE = (
 )
 
 
+#: The cause of a StorageError raised when a committed transaction's fsync failed.
+UNSYNCED = "SQLITE_IOERR_FSYNC"
+
+
 class StorageError(MQError):
     """A failure of the queue manager's files: an MQError that knows its SQLite cause."""
 
@@ -44,6 +48,13 @@ class StorageError(MQError):
     @property
     def read_only(self) -> bool:
         return self.cause == "SQLITE_READONLY"
+
+    @property
+    def unsynced(self) -> bool:
+        """The transaction committed, but the fsync that was to make it durable failed:
+        every connection sees what it did, and whether it survives an OS crash is
+        unknown. What the caller was told must then match what was committed."""
+        return self.cause == UNSYNCED
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.detail, self.cause))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mq.md import MQMD
@@ -23,8 +24,10 @@ from mqjms.semantics.emulated import GetRequest
 from . import bells, catalog, expiry, messages, store, wakeup, xmitq
 from .connection_state import ConnectionState
 from .delivery import Cursor, Row, next_message, queue_and_head
-from .failures import translating
+from .failures import StorageError, translating
 from .transaction import Transaction
+
+log = get_logger("mqjms.qmgr")
 
 # Seconds between checks for messages put by other processes: often when this process
 # has no bell (see bells.py), rarely when it has one (a writer that does not ring, e.g. an
@@ -174,8 +177,18 @@ class Getting(ConnectionState):
         self, handle: Handle, request: GetRequest, durable: bool
     ) -> tuple[MQMD, bytes] | None:
         def attempt() -> tuple[MQMD, bytes] | None:
-            with self._writing(durable=durable) as tx:
-                found = self._claim_or_truncated(tx, handle, request, durable)
+            found: tuple[MQMD, bytes] | TruncatedMessage | None = None
+            try:
+                with self._writing(durable=durable) as tx:
+                    found = self._claim_or_truncated(tx, handle, request, durable)
+            except StorageError as exc:
+                if not exc.unsynced:
+                    raise
+                # committed: the message left its queue (or is in flight), so it is the
+                # caller's; raising would lose it
+                log.error(
+                    "qmgr.fsync_failed", call="MQGET", reason=exc.reason_name, detail=exc.detail
+                )
             if isinstance(found, TruncatedMessage):
                 raise found  # once the transaction committed (see _claim_or_truncated)
             return found

@@ -72,7 +72,12 @@ class UnitOfWork(Getting, Putting):
                 with self._writing(durable=durable and self._uow.durable) as tx:
                     statements(tx)
 
-            self._with_room(attempt)
+            try:
+                self._with_room(attempt)
+            except StorageError as exc:
+                if exc.unsynced:  # it ended all the same: only its durability is in doubt
+                    self._uow.end()
+                raise
             self._uow.end()
 
     def _commit_statements(self, tx: Transaction) -> None:
@@ -166,6 +171,9 @@ class UnitOfWork(Getting, Putting):
                     except MQError:
                         return None  # committed all the same
             except StorageError as exc:
+                if exc.unsynced:
+                    self._unsynced_step()
+                    raise
                 self._uow.restore(saved)
                 if puts and exc.disk_full:  # no room for the puts (2056): theirs to report
                     raise PutFailed.of(exc, puts[0]) from exc
@@ -186,6 +194,26 @@ class UnitOfWork(Getting, Putting):
         for queue, result in made:
             self._warn_if(queue, result)
         return outcome
+
+    def _unsynced_step(self) -> None:
+        """A step's transaction committed but its fsync failed: the commit stands (the
+        caller hears of the failure, as from MQCMIT), and the message its get took is
+        released, as if that get had not been made: BackoutCount unchanged, never counted
+        against a message nobody was given. Should the release fail too, the message
+        stays in flight in this unit of work, and MQBACK or the connection's end returns
+        it (BackoutCount + 1): never lost."""
+        if not self._uow.active:
+            return
+        try:
+            with self._writing(durable=False) as tx:
+                tx.db.execute(
+                    "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
+                    (store.AVAILABLE, self.id, store.GOT_IN_UOW),
+                )
+                tx.wake_getters()
+        except StorageError:
+            return
+        self._uow.end()
 
     def _backout_statements(self, tx: Transaction) -> None:
         recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)
