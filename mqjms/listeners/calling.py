@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqjms.jms.message import Message
@@ -44,18 +43,19 @@ class ListenerCall:
         self._future: concurrent.futures.Future[Any] | None = None
         self._current: MQMD | None = None
 
-    @contextmanager
-    def delivering(self, md: MQMD) -> Iterator[None]:
-        """``md``'s delivery (its listener call and retry wait): what :meth:`abort` may
-        cut short. Raises Abandoned on the way out once it was."""
+    def begin(self, md: MQMD) -> None:
+        """``md``'s delivery (its listener call and retry wait) starts: from now until
+        :meth:`end`, :meth:`abort` may cut it short."""
         with self._lock:
             self._delivering, self._current = True, md
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._delivering, self._future, self._current = False, None, None
-                aborted = self.aborted
+
+    def end(self) -> None:
+        """The delivery is over (call it however the delivery ended); raises Abandoned
+        when it was abandoned meanwhile. Two methods, not a context manager: this runs
+        for every message."""
+        with self._lock:
+            self._delivering, self._future, self._current = False, None, None
+            aborted = self.aborted
         if aborted:
             raise Abandoned()
 

@@ -450,7 +450,8 @@ class ListenerThread:
         sends in ``outbox``; its exception or None. Raises Abandoned when a shutdown
         deadline backed the message out meanwhile."""
         error: BaseException | None = None
-        with self._call.delivering(md):
+        self._call.begin(md)
+        try:
             started = time.perf_counter()
             try:
                 self._call.call(message, outbox)
@@ -461,6 +462,8 @@ class ListenerThread:
                 delay = self.poison.retry_delay(md, error)
                 if delay > 0:
                     self.rt.stopping.wait(delay)
+        finally:
+            self._call.end()  # raises Abandoned when a shutdown deadline backed it out
         return error
 
     def _requeued(self, event: PoisonEvent) -> None:
