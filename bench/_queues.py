@@ -82,6 +82,16 @@ class BareQueue:
             db.execute("COMMIT")
         return time.perf_counter() - start
 
+    def empty_polls(self, n: int, payload: bytes) -> float:
+        """n looks for the first message of the empty queue (a read, no transaction of
+        its own): what a poller on a bare SQLite queue does."""
+        db = self.db
+        start = time.perf_counter()
+        for _ in range(n):
+            if db.execute("SELECT id, data FROM queue ORDER BY id LIMIT 1").fetchone():
+                raise RuntimeError("bare queue: the queue polled is not empty")
+        return time.perf_counter() - start
+
     def fill(self, n: int, payload: bytes, batch: int = 500) -> None:
         db = self.db
         for start in range(0, n, batch):
@@ -148,6 +158,15 @@ class MqjmsQueue:
     def non_persistent_rt(self, n: int, payload: bytes) -> float:
         """n x (MQPUT non-persistent, MQGET), no syncpoint."""
         return self._loop(n, payload, self.non_persistent, get_syncpoint=False)
+
+    def empty_polls(self, n: int, payload: bytes) -> float:
+        """n x MQGET under syncpoint without wait on the empty queue (a polling consumer)."""
+        conn, h = self.conn, self.handle
+        start = time.perf_counter()
+        for _ in range(n):
+            if conn.get(h, wait=0, syncpoint=True) is not None:
+                raise RuntimeError("mqjms: the queue polled is not empty")
+        return time.perf_counter() - start
 
     def fill(self, n: int, payload: bytes, batch: int = 500) -> None:
         """n persistent messages put under syncpoint, MQCMIT every ``batch``."""
