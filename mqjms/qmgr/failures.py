@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.semantics.emulated import EmulatedConnection
@@ -29,6 +30,8 @@ RESTORE_ADVICE = (
     "(or, to start afresh with an empty queue manager, move the directory away)"
 )
 
+
+log = get_logger("mqjms.qmgr")
 
 #: The cause of a StorageError raised when a committed transaction's fsync failed.
 UNSYNCED = "SQLITE_IOERR_FSYNC"
@@ -58,6 +61,18 @@ class StorageError(MQError):
 
     def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.detail, self.cause))
+
+
+def log_unsynced(exc: StorageError, call: str) -> None:
+    """``call`` returns what its committed transaction did although the fsync failed
+    (raising would lose a message): the failure is logged instead, for the operator."""
+    log.error(
+        "qmgr.fsync_failed",
+        call=call,
+        reason=exc.reason_name,
+        detail=exc.detail,
+        action="check the disk: what was committed since may not survive an OS crash",
+    )
 
 
 _EMULATION_STEPS = EmulatedConnection.__abstractmethods__

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 
-from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mq.md import MQMD
@@ -24,10 +23,8 @@ from mqjms.semantics.emulated import GetRequest
 from . import bells, catalog, expiry, messages, store, wakeup, xmitq
 from .connection_state import ConnectionState
 from .delivery import Cursor, Row, next_message, queue_and_head
-from .failures import StorageError, translating
+from .failures import StorageError, log_unsynced, translating
 from .transaction import Transaction
-
-log = get_logger("mqjms.qmgr")
 
 # Seconds between checks for messages put by other processes: often when this process
 # has no bell (see bells.py), rarely when it has one (a writer that does not ring, e.g. an
@@ -186,9 +183,7 @@ class Getting(ConnectionState):
                     raise
                 # committed: the message left its queue (or is in flight), so it is the
                 # caller's; raising would lose it
-                log.error(
-                    "qmgr.fsync_failed", call="MQGET", reason=exc.reason_name, detail=exc.detail
-                )
+                log_unsynced(exc, "MQGET")
             if isinstance(found, TruncatedMessage):
                 raise found  # once the transaction committed (see _claim_or_truncated)
             return found

@@ -434,7 +434,7 @@ def end(
     if not gated:
         _end(db, failure, putting=putting)
         if failure is None and committed is not None:
-            committed()
+            _after_commit(committed)
         return
     assert isinstance(db, Database) and db.gate is not None and db.group_sync is not None
     db.writing = False
@@ -446,9 +446,27 @@ def end(
     finally:
         db.gate.release()  # the next writer goes on while this one waits for the disk
     if failure is None and committed is not None:
-        committed()
+        _after_commit(committed)
     if ticket:
-        db.group_sync.sync(ticket)
+        try:
+            db.group_sync.sync(ticket)
+        except failures.StorageError:
+            raise  # the fsync's own: unsynced
+        except Exception as exc:  # e.g. the sync lock refused (ENOLCK): committed all the same
+            raise failures.StorageError(
+                C.MQRC_RESOURCE_PROBLEM,
+                f"{_file(db)}: committed, but not synced to disk ({exc!r})",
+                failures.UNSYNCED,
+            ) from exc
+
+
+def _after_commit(wake: Callable[[], None]) -> None:
+    """Wake the waiting gets after a COMMIT. A failure to (a bell's socket refused) is no
+    failure of the transaction, which is done: the gets poll as a fallback."""
+    try:
+        wake()
+    except Exception as exc:
+        failures.log.warning("qmgr.wake_failed", error=repr(exc))
 
 
 def _end(db: sqlite3.Connection, failure: BaseException | None, *, putting: bool) -> None:

@@ -150,3 +150,43 @@ def test_a_worker_whose_commit_fsync_fails_moves_no_good_message(
     assert summary.moved == 0 and qm.queue_depth(BOQ) == 0
     assert qm.queue_depth(QUEUE) == 0
     harness.close()
+
+
+def test_a_reserved_message_whose_get_fails_its_fsync_is_returned(
+    conn: QMConnection, qm: QueueManager, failing_fsync: list[int]
+) -> None:
+    # the Spark source's get of a message it reserved: in flight once committed, so it
+    # is returned (raising left it in the unit of work, and the next commit deleted it)
+    handle = conn.open(QUEUE, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    conn.put(handle, PERSISTENT, b"reserved")
+    conn.reserve(handle, "spark:test", 1)
+    failing_fsync[0] = 1
+    got = conn.get_reserved("spark:test", 1)
+    assert failing_fsync[0] == 0, "the fsync was not made"
+    assert got is not None and got[1] == b"reserved"
+    assert conn.in_unit_of_work
+    conn.backout()
+    assert qm.queue_depth(QUEUE) == 1  # back on its queue, never lost
+
+
+def test_any_failure_to_sync_after_commit_counts_as_unsynced(
+    conn: QMConnection, qm: QueueManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # not only the fsync: the shared sync lock refused (ENOLCK, as on some NFS) comes
+    # after COMMIT too, and a get outside syncpoint must not lose its message to it
+    handle = conn.open(QUEUE, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    conn.put(handle, PERSISTENT, b"one")
+    original = commits.GroupSync._lead
+    armed = [1]
+
+    def lead(self: commits.GroupSync, ticket: int) -> None:
+        if armed[0]:
+            armed[0] = 0
+            raise OSError(errno.ENOLCK, "No locks available")
+        original(self, ticket)
+
+    monkeypatch.setattr(commits.GroupSync, "_lead", lead)
+    got = conn.get(handle)
+    assert armed[0] == 0
+    assert got is not None and got[1] == b"one"
+    assert qm.queue_depth(QUEUE) == 0
