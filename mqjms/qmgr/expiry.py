@@ -146,13 +146,14 @@ class ExpiryScanner:
                 try:
                     self._maybe_scan(db)
                     failing = False
-                except MQError as exc:  # e.g. a full disk: the next interval tries again
+                except (MQError, sqlite3.Error) as exc:  # a full disk, a busy or damaged
+                    # file: the next interval tries again (once logged, until it works)
                     if not failing:
                         log.warning(
                             "expiry.scan_failed",
                             qmgr=self.qmgr_name,
-                            reason=exc.reason_name,
-                            detail=exc.detail,
+                            reason=exc.reason_name if isinstance(exc, MQError) else None,
+                            detail=exc.detail if isinstance(exc, MQError) else repr(exc),
                         )
                     failing = True
         except Exception as exc:  # the scanner must never take the process down

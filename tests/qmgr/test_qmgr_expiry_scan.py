@@ -39,6 +39,31 @@ def test_periodic_scan_discards_expired_messages_without_a_get(qm: QueueManager)
     assert [conn.get(handle)[1] for _ in range(2)] == [b"unlimited", b"minute"]
 
 
+def test_the_periodic_scan_goes_on_after_a_sqlite_error(
+    qm: QueueManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a read the scanner makes outside a transaction fails once (a busy or damaged file):
+    # it is logged, and the next tick scans (it ended the scanner's thread for good)
+    import sqlite3
+
+    from mqjms.qmgr import expiry
+
+    original, failed = expiry.meta.get, []
+
+    def get(db: sqlite3.Connection, key: str) -> str | None:
+        if key == "last_expiry_scan" and not failed:
+            failed.append(key)
+            raise sqlite3.OperationalError("disk I/O error")
+        return original(db, key)
+
+    monkeypatch.setattr(expiry.meta, "get", get)
+    qm.define_queue("QLOCAL", "SCAN.Q")
+    qm.connect().put("SCAN.Q", MQMD(Expiry=1), b"e")
+    qm.alter_qmgr({"EXPRYINT": 1})
+    assert wait_for_depth(qm, "SCAN.Q", 0, timeout=4.5) == 0
+    assert failed
+
+
 def test_no_periodic_scan_when_expryint_is_off(qm: QueueManager) -> None:
     # seed 000 note 2: without a get or a scan, expired messages stay and count
     qm.define_queue("QLOCAL", "SCAN.Q")
