@@ -30,7 +30,7 @@ from mqjms.semantics import Handle
 from mqjms.semantics.emulated import EmulatedConnection
 
 from .delivery import Cursor
-from .failures import StorageError
+from .failures import StorageError, log_unsynced
 from .space import with_room
 from .transaction import Transaction
 
@@ -140,6 +140,19 @@ class ConnectionState(EmulatedConnection):
     def _reading(self) -> Transaction:
         """A read snapshot for this connection (inside :meth:`_session`)."""
         return Transaction(self._db, self.qm.name, conn_id=self.id, writable=False)
+
+    def _taking(self, body: Callable[[Transaction], T], *, durable: bool = True) -> T:
+        """One write transaction running ``body``, for a call that takes a message: its
+        result is returned even when the commit's fsync failed (logged), since the
+        message has left its queue or is in flight, and raising would lose it."""
+        try:
+            with self._writing(durable=durable) as tx:
+                result = body(tx)
+        except StorageError as exc:
+            if not exc.unsynced:
+                raise
+            log_unsynced(exc, "MQGET")  # raised once the body had returned: result is set
+        return result
 
     def _with_room(self, attempt: Callable[[], T]) -> T:
         """Run a write; on a full disk make room and run it again (see space.py)."""

@@ -23,7 +23,7 @@ from mqjms.semantics.emulated import GetRequest
 from . import bells, catalog, expiry, messages, store, wakeup, xmitq
 from .connection_state import ConnectionState
 from .delivery import Cursor, Row, next_message, queue_and_head
-from .failures import StorageError, log_unsynced, translating
+from .failures import translating
 from .transaction import Transaction
 
 # Seconds between checks for messages put by other processes: often when this process
@@ -174,16 +174,9 @@ class Getting(ConnectionState):
         self, handle: Handle, request: GetRequest, durable: bool
     ) -> tuple[MQMD, bytes] | None:
         def attempt() -> tuple[MQMD, bytes] | None:
-            found: tuple[MQMD, bytes] | TruncatedMessage | None = None
-            try:
-                with self._writing(durable=durable) as tx:
-                    found = self._claim_or_truncated(tx, handle, request, durable)
-            except StorageError as exc:
-                if not exc.unsynced:
-                    raise
-                # committed: the message left its queue (or is in flight), so it is the
-                # caller's; raising would lose it
-                log_unsynced(exc, "MQGET")
+            found = self._taking(
+                lambda tx: self._claim_or_truncated(tx, handle, request, durable), durable=durable
+            )
             if isinstance(found, TruncatedMessage):
                 raise found  # once the transaction committed (see _claim_or_truncated)
             return found

@@ -399,7 +399,12 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         return uuid.uuid4().hex
 
     def connection_lock_path(self, conn_id: str) -> Path:
-        return self.path / "conn" / f"{conn_id}.lock"
+        return Path(self._lock_file(conn_id))
+
+    def _lock_file(self, conn_id: str) -> str:
+        """The lock file of connection ``conn_id``, as a string (recovery checks each
+        connection's every second: no pathlib objects)."""
+        return os.path.join(self.path, "conn", f"{conn_id}.lock")
 
     def open_db(self) -> sqlite3.Connection:
         """A new connection to the database, for a QMConnection or a thread of its own."""
@@ -428,8 +433,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             if self._closed or self.read_only:
                 return 0
             ids = [r[0] for r in self._db.execute("SELECT id FROM connections").fetchall()]
-            locks = os.path.join(self.path, "conn")  # a string: this runs every second
-            dead = [cid for cid in ids if owner_is_dead(os.path.join(locks, f"{cid}.lock"))]
+            dead = [cid for cid in ids if owner_is_dead(self._lock_file(cid))]
             for cid in dead:
                 self.end_connection(self._db, cid, reason="process ended")
         return len(dead)

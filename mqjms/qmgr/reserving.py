@@ -12,7 +12,7 @@ from mqjms.semantics.checks import check_get, check_get_allowed
 
 from . import catalog, expiry, messages, reservations
 from .connection_state import ConnectionState
-from .failures import StorageError, log_unsynced, translating
+from .failures import translating
 
 
 @translating
@@ -103,17 +103,7 @@ class Reserving(ConnectionState):
         self._refuse_if_read_only("no message can be removed from it")
 
         def attempt() -> messages.StoredMessage | None:
-            taken: messages.StoredMessage | None = None
-            try:
-                with self._writing() as tx:
-                    taken = reservations.take(tx.db, owner, seq, self.id)
-            except StorageError as exc:
-                if not exc.unsynced:
-                    raise
-                # committed: the message is in flight in this unit of work, so it is the
-                # caller's (raising left it there, and the next commit deleted it)
-                log_unsynced(exc, "MQGET")
-            return taken
+            return self._taking(lambda tx: reservations.take(tx.db, owner, seq, self.id))
 
         with self._session():
             msg = self._with_room(attempt)
