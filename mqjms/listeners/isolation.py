@@ -32,11 +32,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol, runtime_checkable
 
 # Seconds between looks at a stop request while waiting for a turn, should no wake-up come
 # (a worker stopping wakes its gates; a turn that ends wakes them): a safety net, kept
 # long so that idle consumers waiting for their turn cost no CPU.
-_POLL = 2.0
+_POLL = 30.0
+
+
+@runtime_checkable
+class WaitsInGets(Protocol):
+    """A consumer whose get's wait can be ended from another thread."""
+
+    def interrupt_get(self) -> None: ...
 
 
 class SuspectGate:
@@ -75,6 +83,10 @@ class SuspectGate:
             self._concurrent.discard(consumer)
             self.serial = True
             self._suspects_waiting += 1
+            # those it waits for may be in gets that wait long: they let go now
+            for other in (*self._concurrent, self._holder):
+                if isinstance(other, WaitsInGets):
+                    other.interrupt_get()
             try:
                 while self._holder is not None or self._concurrent:
                     self._cond.wait()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from mqjms.backout import FailureMemory, PoisonHandler
 from mqjms.mq import constants as C
-from mqjms.semantics import Connection
+from mqjms.semantics import Capability, Connection
 
 from .eventloop import EventLoopThread
 from .isolation import SuspectGates
@@ -40,7 +40,7 @@ class Runtime:
     loop: EventLoopThread | None
     poison_hooks: Sequence[PoisonCallback]
     reconnect_wait: WaitStrategy
-    get_wait: float
+    get_wait: float  # each MQGET's wait on a transport whose gets cannot be interrupted
     on_fatal: Callable[[ListenerThread, BaseException], None]
     suspects: SuspectGates = field(default_factory=SuspectGates)
     client_id: str | None = None  # names topic listeners' durable subscriptions
@@ -49,6 +49,15 @@ class Runtime:
     #: Called once a consumer's first connection is made (the worker logs
     #: ``worker.started`` when every consumer has one).
     on_connected: Callable[[ListenerThread], None] = lambda consumer: None
+    #: Each MQGET's wait on a transport whose waits a stop interrupts
+    #: (``Capability.INTERRUPT_WAIT``): an idle consumer sleeps.
+    interruptible_wait: float = 60.0
+
+    def wait_for(self, conn: Connection) -> float:
+        """How long a get of ``conn`` waits before the consumer looks at the stop flag."""
+        if Capability.INTERRUPT_WAIT in conn.capabilities:
+            return self.interruptible_wait
+        return self.get_wait
 
 
 class Abandoned(Exception):

@@ -4,7 +4,8 @@ its own unit of work. It is plumbing: what seed 002 says about a message is deci
 
 Per message:
 
-1. MQGET under syncpoint, with a short wait so that a stop request is noticed.
+1. MQGET under syncpoint, with a wait that a stop request interrupts (a short one, on a
+   transport that cannot interrupt a get, so that the stop is noticed).
 2. The flow screens it *before* delivery: a poison message is never delivered (requeued
    outside any unit of work of delivery, see :mod:`mqjms.backout.listener`).
 3. Otherwise the listener function is called. It returns: what it sent with
@@ -36,7 +37,14 @@ from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection, Handle, PutFailed, commit_and_get, put_and_commit
+from mqjms.semantics import (
+    Connection,
+    Handle,
+    PutFailed,
+    commit_and_get,
+    interrupt_wait,
+    put_and_commit,
+)
 
 from .activity import ActivityTracker
 from .calling import ListenerCall
@@ -93,6 +101,13 @@ class ListenerThread:
     @property
     def thread(self) -> threading.Thread:
         return self._thread
+
+    def interrupt_get(self) -> None:
+        """End the get this consumer waits in, if its transport can (any thread): it looks
+        at the stop request and its queue's turns again."""
+        conn = self._conn
+        if conn is not None:
+            interrupt_wait(conn)
 
     @property
     def connected(self) -> bool:
@@ -216,7 +231,7 @@ class ListenerThread:
     def _consume(self) -> None:
         conn, handle = self._conn, self._handle
         assert conn is not None and handle is not None
-        stopping, wait = self.rt.stopping, self.rt.get_wait
+        stopping, wait = self.rt.stopping, self.rt.wait_for(conn)
         gate = self.rt.suspects.gate(handle.resolved_name)
         concurrent = False
         try:
@@ -273,6 +288,7 @@ class ListenerThread:
                 self._commit_done(conn)  # stopping: the last message is committed, not backed out
             finally:
                 gate.leave(self)
+                gate.wake()  # a consumer waiting for a turn need not wait for its timeout
 
     def _take_turn(self, conn: Connection, handle: Handle, gate: SuspectGate) -> bool:
         """The queue is serial: get and process one message in this thread's turn (none
@@ -285,7 +301,7 @@ class ListenerThread:
         with gate.turn(self, self.rt.stopping) as mine:
             if not mine:
                 return False
-            got = conn.get(handle, wait=self.rt.get_wait, syncpoint=True)
+            got = conn.get(handle, wait=self.rt.wait_for(conn), syncpoint=True)
             self._errors = 0
             self.activity.got(got[0] if got else None)
             if got is None:

@@ -71,8 +71,12 @@ STOP_GRACE = 2.0  # after the deadline: time for consumers to leave an MQI call 
 class Worker:
     """Runs listeners, each on its own consumer threads and connections."""
 
-    #: Seconds each MQGET waits before looking at the stop flag again.
+    #: Seconds each MQGET waits before looking at the stop flag again, on a transport that
+    #: cannot interrupt a get's wait (IBM MQ, STOMP).
     get_wait: float = 0.5
+    #: Seconds each MQGET waits where a stop interrupts the wait (the embedded queue
+    #: manager): an idle worker sleeps instead of polling.
+    interruptible_wait: float = 60.0
 
     def __init__(
         self,
@@ -255,6 +259,7 @@ class Worker:
                 poison_hooks=tuple(self.poison_hooks),
                 reconnect_wait=self.reconnect_wait,
                 get_wait=self.get_wait,
+                interruptible_wait=self.interruptible_wait,
                 on_fatal=self._consumer_failed,
                 client_id=self.client_id,
                 on_connected=self._consumer_connected,
@@ -265,6 +270,8 @@ class Worker:
                 for lst in self.listeners
                 for index in range(lst.concurrency)
             ]
+            for consumer in self._consumers:
+                self._stopping.on_set(consumer.interrupt_get)
             self._running = True
             for consumer in self._consumers:
                 consumer.start()
@@ -382,7 +389,7 @@ class Worker:
                     log.error("worker.start_failed", error=str(exc), exc_info=trace)
                 return 1
             try:
-                while not self._stopping.wait(1.0):
+                while not self._stopping.wait(60.0):  # a signal's handler sets it
                     pass
             finally:
                 clean = self.stop()

@@ -235,6 +235,7 @@ class Administration:
             stored = meta.qmgr_attrs(tx.db)
             stored.update(changes)
             meta.set_qmgr_attrs(tx.db, stored)
+            tx.wake_getters()  # and the expiry scanner, asleep until EXPRYINT is due
         log.info("qmgr.altered", qmgr=self.name, attrs=changes)
 
     def display_qmgr(self, attrs: Iterable[str] | None = None) -> dict[str, int | str | bool]:

@@ -74,6 +74,12 @@ def listen(qmgr_dir: Path) -> bool:
     return True
 
 
+def listening(qmgr_dir: Path) -> bool:
+    """This process has a bell on ``qmgr_dir``: it hears the other processes' commits."""
+    mine = _own.get(qmgr_dir)
+    return mine is not None and mine[0] == os.getpid() and bool(mine[1])
+
+
 def stop(qmgr_dir: Path) -> None:
     """Take this process's bell on ``qmgr_dir`` down (its queue manager closed): its thread
     ends, its file goes. A later get with wait puts it up again."""

@@ -30,7 +30,7 @@ from mqjms.semantics.definitions import AttrValue, QueueDefinition
 from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import PutIdentity
 
-from . import catalog, meta, queues, store, triggers, wakeup
+from . import bells, catalog, meta, owners, queues, store, triggers, wakeup
 from .connection_state import UnitOfWorkState
 from .delivery import Cursor
 from .failures import translating
@@ -49,6 +49,7 @@ def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
     with contextlib.suppress(Exception):
         db.close()
     alive.release()
+    owners.note_death()  # the waiting gets now back out its unit of work
 
 
 @translating
@@ -91,6 +92,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self._hardened: dict[int, bool] = {}
         self._empty_looks: dict[int, tuple[object, ...]] = {}
         self._defpsist: dict[str, bool] = {}
+        self._interrupted = False
         self._local_hobj = 0
         #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
         #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
@@ -102,6 +104,10 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
                 (self.id, os.getpid(), self.identity.appl_name, time.time()),
             )
+        directory = getattr(self._db, "directory", None)
+        if directory is not None:
+            # the other processes' waiting gets watch this process from now on (owners.py)
+            bells.ring_others(directory)
 
     @property
     def db_file(self) -> Path:
@@ -233,6 +239,15 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         with self._session() as db:
             row = catalog.require(db, queue)
         self.qm.alter_queue(queue, change(row))
+
+    def interrupt_wait(self) -> None:
+        """End the get with wait this connection is in (another thread's call) without a
+        message, or, when it is in none, the next one once it has looked once. MQ has no
+        such call (JMS has: MessageConsumer.close() ends a receive); a worker stops its
+        consumers with it instead of having their gets return every half second
+        (:attr:`~mqjms.semantics.Capability.INTERRUPT_WAIT`)."""
+        self._interrupted = True
+        wakeup.nudge()
 
     # ------------------------------------------------------------------ MQDISC
     def disconnect(self, *, commit: bool = False) -> None:

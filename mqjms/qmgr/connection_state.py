@@ -116,6 +116,7 @@ class ConnectionState(EmulatedConnection):
     _hardened: dict[int, bool]  # the last syncpoint get of the handle: HARDENBO?
     _empty_looks: dict[int, tuple[object, ...]]  # a handle's last look that found nothing
     _defpsist: dict[str, bool]  # a queue's DEFPSIST, as the last put found it
+    _interrupted: bool  # interrupt_wait() was called: the next wait ends at once
 
     @property
     def qmgr_name(self) -> str:

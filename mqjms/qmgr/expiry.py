@@ -11,6 +11,7 @@ reach its ReplyToQ goes to the dead-letter queue, as IBM MQ does.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 import time
@@ -23,12 +24,16 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.put import put_date_time
 
-from . import catalog, messages, meta, queues, store
+from . import bells, catalog, messages, meta, queues, store, wakeup
 from .transaction import Transaction, writing
 
 log = get_logger("mqjms.qmgr")
 
 SCAN_CHECK_INTERVAL = 1.0  # seconds between looks at EXPRYINT and the last scan's time
+# Seconds the scanner may sleep, when no scan is due sooner, in a process that hears the
+# others' commits (a bell, see bells.py): an ALTER QMGR rings, so EXPRYINT's change is seen
+# within SCAN_CHECK_INTERVAL anyway; this bounds what a writer that does not ring delays.
+SCAN_IDLE_MAX = 60.0
 
 
 def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
@@ -133,6 +138,7 @@ class ExpiryScanner:
     def stop(self, timeout: float = 30.0) -> None:
         """Stop, and wait for a scan in progress to end (its connection is closed by then)."""
         self._stop.set()
+        wakeup.nudge()  # it may sleep on the doorbell
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
 
@@ -140,11 +146,13 @@ class ExpiryScanner:
         db: sqlite3.Connection | None = None
         failing = False
         try:
-            while not self._stop.wait(SCAN_CHECK_INTERVAL):
+            while not self._stop.wait(SCAN_CHECK_INTERVAL):  # at most once a second
                 if db is None:
                     db = self._open_db()
+                rings = wakeup.rings()  # read before the look: a change after it wakes
+                due = SCAN_CHECK_INTERVAL
                 try:
-                    self._maybe_scan(db)
+                    due = self._maybe_scan(db)
                     failing = False
                 except (MQError, sqlite3.Error) as exc:  # a full disk, a busy or damaged
                     # file: the next interval tries again (once logged, until it works)
@@ -156,23 +164,32 @@ class ExpiryScanner:
                             detail=exc.detail if isinstance(exc, MQError) else repr(exc),
                         )
                     failing = True
+                directory = getattr(db, "directory", None)
+                # idle, hearing the other processes: sleep until due or something changes
+                if due > SCAN_CHECK_INTERVAL and directory and bells.listening(directory):
+                    sleep = min(due, SCAN_IDLE_MAX) - SCAN_CHECK_INTERVAL
+                    wakeup.wait(rings, sleep, self._stop.is_set)
         except Exception as exc:  # the scanner must never take the process down
             log.error("expiry.scan_failed", qmgr=self.qmgr_name, error=repr(exc))
         finally:
             if db is not None:
                 db.close()
 
-    def _maybe_scan(self, db: sqlite3.Connection) -> None:
+    def _maybe_scan(self, db: sqlite3.Connection) -> float:
+        """Scan when due; the seconds until the next scan is (infinity when EXPRYINT is
+        OFF: until it changes)."""
         interval = int(meta.qmgr_attr(meta.qmgr_attrs(db), "EXPRYINT"))
         if interval <= 0:
-            return
+            return math.inf
         # read first: no write lock taken every second for a scan that is not due
-        if time.time() - float(meta.get(db, "last_expiry_scan") or 0) < interval:
-            return
+        since = time.time() - float(meta.get(db, "last_expiry_scan") or 0)
+        if since < interval:
+            return interval - since
         with writing(db, self.qmgr_name, durable=False) as tx:
             last = float(meta.get(tx.db, "last_expiry_scan") or 0)
             if tx.now - last < interval:
-                return
+                return interval - (tx.now - last)
             meta.put(tx.db, "last_expiry_scan", str(tx.now))
             count = scan(tx)
         log.info("expiry.scanned", qmgr=self.qmgr_name, discarded=count, interval=interval)
+        return float(interval)

@@ -5,8 +5,9 @@ A get is one write transaction; a browse one read transaction (so it works on a 
 and on a read-only copy) unless it must discard an expired message. A get with wait looks
 again whenever this process's doorbell rings (:mod:`.wakeup`), which the other processes'
 commits ring through this process's bell (:mod:`.bells`), and, as a fallback, when
-SQLite's ``data_version`` has moved, checked every ``BELL_POLL_INTERVAL`` (every
-``POLL_INTERVAL`` without a bell).
+SQLite's ``data_version`` has moved, checked every ``BELL_POLL_INTERVAL`` and less often
+while nothing changes (every ``POLL_INTERVAL`` without a bell). Another thread may end the
+wait: ``interrupt_wait``, a disconnect, the queue manager's close.
 """
 
 from __future__ import annotations
@@ -27,10 +28,13 @@ from .failures import translating
 from .transaction import Transaction
 
 # Seconds between checks for messages put by other processes: often when this process
-# has no bell (see bells.py), rarely when it has one (a writer that does not ring, e.g. an
-# older mqjms; the recovery of a dead process's units of work).
+# has no bell (see bells.py); with one, only as a fallback (a writer that does not ring,
+# e.g. an older mqjms), backing off from BELL_POLL_INTERVAL to BELL_POLL_MAX while nothing
+# changes, so that an idle consumer sleeps. A dead process's units of work are noticed by
+# the queue manager's recovery (see QueueManager.recovery_wait), not by these looks.
 POLL_INTERVAL = 0.02
 BELL_POLL_INTERVAL = 0.5
+BELL_POLL_MAX = 30.0
 
 
 class NeedsDurability(Exception):
@@ -60,13 +64,10 @@ class Getting(ConnectionState):
     def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         wait = request.wait
         deadline = None if wait is None else time.monotonic() + wait
-        interval = POLL_INTERVAL
-        if wait != 0:
-            # the bell first, the doorbell's reading next, the first look last: no ring
-            # between them is missed
-            directory = getattr(self._db, "directory", None)
-            if directory is not None and bells.listen(directory):
-                interval = BELL_POLL_INTERVAL
+        # the bell first, the doorbell's reading next, the first look last: no ring
+        # between them is missed
+        directory = getattr(self._db, "directory", None) if wait != 0 else None
+        belled = directory is not None and bells.listen(directory)
         rings = wakeup.rings()
         with self._session():
             # read before the first attempt, so a put that lands just after it is not missed
@@ -81,23 +82,38 @@ class Getting(ConnectionState):
             )
         if found is not None or wait == 0:
             return found
+        fallback = BELL_POLL_INTERVAL
         while True:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return None
             if self._closed or self.qm.closed:
                 raise self._ended_error()
+            if self._interrupted:
+                self._interrupted = False
+                return None
             if self.qm.recover_abandoned():
                 seen_version = -1
-            wakeup.wait(rings, interval if remaining is None else min(interval, remaining))
+            if belled and directory is not None:  # again: the queue manager object that
+                belled = bells.listen(directory)  # put it up may have closed
+            timeout = min(fallback if belled else POLL_INTERVAL, self.qm.recovery_wait())
+            if remaining is not None:
+                timeout = min(timeout, remaining)
+            wakeup.wait(rings, timeout, self._interrupt_pending)
             rings = wakeup.rings()
             with self._session():  # fails cleanly if another thread ended the connection
                 version = self._data_version()
-                if version != seen_version:  # something changed: another process or thread wrote
-                    seen_version = version
-                    found = self._look(handle, request)
-                    if found is not None:
-                        return found
+                if version == seen_version:
+                    fallback = min(fallback * 2, BELL_POLL_MAX)
+                    continue
+                # something changed: another process or thread wrote
+                seen_version, fallback = version, BELL_POLL_INTERVAL
+                found = self._look(handle, request)
+                if found is not None:
+                    return found
+
+    def _interrupt_pending(self) -> bool:
+        return self._interrupted
 
     def _look(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None:
         """:meth:`_get_once`, skipped when it is known to find nothing: the last look of

@@ -9,9 +9,10 @@ behind (BackoutCount + 1), which is what IBM MQ does at restart. Applications co
 going, even killed ones, do not restart it: their units of work are backed out one by one.
 
 Abandoned units of work. A connection that ends without committing is backed out. When
-its process died (even by SIGKILL) the next user of the directory notices within
-``RECOVERY_INTERVAL`` seconds: every connect, and every get that finds nothing, looks for
-connections whose lock file nobody holds any more and backs out their work.
+its process died (even by SIGKILL) the next user of the directory notices and backs out
+its work: a get that waits at once (each process watches the others with pidfds,
+:mod:`.owners`), otherwise within ``RECOVERY_INTERVAL`` seconds: every connect, and every
+get that finds nothing, looks for connections whose lock file nobody holds any more.
 
 Storage. The directory and its files are private to their owner (``files``), a start
 refuses a missing, emptied or damaged database (``integrity``), a full disk stops puts
@@ -31,6 +32,7 @@ and seed 003), :mod:`.expiry`, :mod:`.recovery`, each change one :mod:`.transact
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sqlite3
@@ -53,7 +55,19 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import bells, catalog, files, integrity, meta, recovery, store, subscriptions, topics, wakeup
+from . import (
+    bells,
+    catalog,
+    files,
+    integrity,
+    meta,
+    owners,
+    recovery,
+    store,
+    subscriptions,
+    topics,
+    wakeup,
+)
 from .expiry import ExpiryScanner
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
@@ -119,6 +133,10 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         self._lock = threading.RLock()
         self._closed = False
         self._last_recovery = 0.0
+        # what the last recovery saw: owners' deaths noticed, doorbell rings, and whether
+        # every other process's connections are watched (see recovery_wait)
+        self._recovered_at = (owners.deaths(), -1)
+        self._watched = False
         self._connections: weakref.WeakSet[QMConnection] = weakref.WeakSet()
         self._scanner: ExpiryScanner | None = None
         marker = files.read_marker(self.path) if self.path.is_dir() else None
@@ -363,7 +381,10 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 except MQError as exc:  # e.g. a damaged database: still let go of the rest
                     log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
         finally:
-            bells.stop(self.db_file.resolve().parent)
+            directory = self.db_file.resolve().parent
+            bells.stop(directory)
+            owners.stop(directory)
+            wakeup.ring()  # the gets of another object on the directory listen again
             with self._lock:
                 self._active.release()
                 self._db.close()
@@ -424,19 +445,44 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
 
     # ------------------------------------------------------------------ recovery
     def recover_abandoned(self, force: bool = False) -> int:
-        """Back out the units of work of connections whose process is gone."""
+        """Back out the units of work of connections whose process is gone (when due, see
+        :meth:`recovery_wait`; at once with ``force``)."""
         now = time.monotonic()
-        if not force and now - self._last_recovery < RECOVERY_INTERVAL:
+        if not force and self.recovery_wait(now) > 0:
             return 0
         self._last_recovery = now
         with self._lock:
             if self._closed or self.read_only:
                 return 0
-            ids = [r[0] for r in self._db.execute("SELECT id FROM connections").fetchall()]
-            dead = [cid for cid in ids if owner_is_dead(self._lock_file(cid))]
+            # read before the look: a death or a new connection after it is seen next time
+            seen = (owners.deaths(), wakeup.rings())
+            rows = self._db.execute("SELECT id, pid FROM connections").fetchall()
+            dead = [cid for cid, _ in rows if owner_is_dead(self._lock_file(cid))]
             for cid in dead:
                 self.end_connection(self._db, cid, reason="process ended")
+            others: dict[int, list[str]] = {}
+            me = os.getpid()
+            for cid, pid in rows:
+                if pid != me and cid not in dead:
+                    others.setdefault(pid, []).append(self._lock_file(cid))
+            directory = getattr(self._db, "directory", None) or self.db_file.resolve().parent
+            self._watched = owners.watch(directory).cover(others)
+            self._recovered_at = seen
         return len(dead)
+
+    def recovery_wait(self, now: float | None = None) -> float:
+        """Seconds until :meth:`recover_abandoned` is due: 0 once an owner has ended;
+        never (infinity) while every other process's connections are watched and nothing
+        rang since the last recovery (a ring may be a new connection's); otherwise what is
+        left of ``RECOVERY_INTERVAL``, the polling bound."""
+        deaths, rings = self._recovered_at
+        if owners.deaths() != deaths:
+            return 0.0
+        if self._watched and wakeup.rings() == rings:
+            return math.inf
+        if now is None:
+            now = time.monotonic()
+        return max(0.0, self._last_recovery + RECOVERY_INTERVAL - now)
 
     def end_connection(self, db: sqlite3.Connection, conn_id: str, reason: str) -> None:
         """Back out a connection's unit of work and drop its handles and temporary queues,

@@ -10,6 +10,7 @@ waiter wakes at once. Writers in other processes ring it through this process's 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 _doorbell = threading.Condition()
 _rings = 0
@@ -23,11 +24,20 @@ def ring() -> None:
         _doorbell.notify_all()
 
 
-def wait(seen: int, timeout: float) -> int:
-    """Sleep until a ring after ``seen`` (a :func:`rings` reading), at most ``timeout``
-    seconds; returns the current reading."""
+def nudge() -> None:
+    """Wake every waiter without a ring: one of them has been told to stop waiting (its
+    ``until`` became true), the others look at their ``until`` and sleep again."""
     with _doorbell:
-        if _rings == seen:
+        _doorbell.notify_all()
+
+
+def wait(seen: int, timeout: float, until: Callable[[], bool] | None = None) -> int:
+    """Sleep until a ring after ``seen`` (a :func:`rings` reading) or a :func:`nudge` once
+    ``until()`` is true, at most ``timeout`` seconds; returns the current reading.
+    ``until`` is read under the doorbell's lock: a nudge that follows its change is never
+    missed."""
+    with _doorbell:
+        if _rings == seen and (until is None or not until()):
             _doorbell.wait(timeout)
         return _rings
 

@@ -20,6 +20,7 @@ from .contract import (
     Connection,
     Context,
     Handle,
+    InterruptsWait,
     LocksMessages,
     PutFailed,
     Reserves,
@@ -27,6 +28,7 @@ from .contract import (
     TruncatedMessage,
     WarnsOnPut,
     commit_and_get,
+    interrupt_wait,
     put_and_commit,
     put_warning,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "ConnectionWrapper",
     "Context",
     "Handle",
+    "InterruptsWait",
     "LocksMessages",
     "PutFailed",
     "Reserves",
@@ -48,6 +51,7 @@ __all__ = [
     "TruncatedMessage",
     "WarnsOnPut",
     "commit_and_get",
+    "interrupt_wait",
     "put_and_commit",
     "put_warning",
 ]

@@ -29,6 +29,9 @@ class Capability(StrEnum):
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
     PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)
     MESSAGE_LOCK = "lock"  # lock_browsed, unlock (LocksMessages): MQGMO_LOCK, MQGMO_UNLOCK
+    # conn.interrupt_wait() (InterruptsWait), from another thread: the get with wait the
+    # connection is in returns no message now (a worker's stop need not poll)
+    INTERRUPT_WAIT = "interrupt_wait"
     # queue kinds
     ALIAS_QUEUES = "alias"  # QALIAS resolves to its TARGET (MQOPEN, MQPUT1, MQINQ)
     MODEL_QUEUES = "model"  # opening a QMODEL creates a dynamic queue

@@ -312,6 +312,26 @@ class LocksMessages(Protocol):
         ...
 
 
+class InterruptsWait(Protocol):
+    """The call a connection declaring :attr:`Capability.INTERRUPT_WAIT` has."""
+
+    def interrupt_wait(self) -> None:
+        """From any thread: the get with wait the connection is in returns None (no
+        message) now; when it is in none, its next get with wait returns None once it has
+        looked and found nothing, instead of waiting."""
+        ...
+
+
+def interrupt_wait(conn: Connection) -> bool:
+    """End the get with wait ``conn`` is in (another thread's), if its transport can
+    (:attr:`Capability.INTERRUPT_WAIT`); False when it cannot, and the get ends when its
+    wait does."""
+    if Capability.INTERRUPT_WAIT not in conn.capabilities:
+        return False
+    cast(InterruptsWait, conn).interrupt_wait()
+    return True
+
+
 def put_warning(conn: Connection) -> MQError | None:
     """The MQCC_WARNING the connection's last MQPUT/MQPUT1 completed with, or None.
 

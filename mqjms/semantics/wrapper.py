@@ -24,6 +24,7 @@ from .contract import (
     Connection,
     Context,
     Handle,
+    InterruptsWait,
     LocksMessages,
     Reserves,
     SyncpointPut,
@@ -140,6 +141,11 @@ class ConnectionWrapper:
         (:attr:`Capability.PUTS_IN_STEP`)."""
         self._require(Capability.PUTS_IN_STEP)
         cast(CommitsAndGets, self.inner).put_and_commit(puts)
+
+    def interrupt_wait(self) -> None:
+        """End the wrapped connection's get with wait (:attr:`Capability.INTERRUPT_WAIT`)."""
+        self._require(Capability.INTERRUPT_WAIT)
+        cast(InterruptsWait, self.inner).interrupt_wait()
 
     @property
     def last_warning(self) -> MQError | None:

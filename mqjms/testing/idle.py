@@ -104,9 +104,10 @@ def run_until_idle(probe: QueueProbe, app: Worker, *, timeout: float) -> RunSumm
             "(put the messages, then run until idle)"
         )
     events: list[PoisonEvent] = []
-    saved_wait = app.get_wait
+    saved_wait, saved_long = app.get_wait, app.interruptible_wait
     app.url = probe.url  # as `mqjms run --url` does: never the service's own queue manager
     app.get_wait = min(saved_wait, IDLE_GET_WAIT)
+    app.interruptible_wait = min(saved_long, IDLE_GET_WAIT)
     app.poison_hooks.append(events.append)
     before = app.stats.snapshot()
     try:
@@ -118,7 +119,7 @@ def run_until_idle(probe: QueueProbe, app: Worker, *, timeout: float) -> RunSumm
             app.stop()
     finally:
         app.poison_hooks.remove(events.append)
-        app.get_wait = saved_wait
+        app.get_wait, app.interruptible_wait = saved_wait, saved_long
     done = {name: after[name] - before[name] for name in after}
     return RunSummary(
         delivered=done["delivered"],

@@ -41,8 +41,10 @@ class FlakyConnection(ConnectionWrapper):
     @property
     def capabilities(self) -> frozenset[Capability]:
         # Faults are injected into get() and commit(): not the combined MQCMIT+MQGET of
-        # the embedded transport, so that the worker makes the two calls it stands for.
-        return self.real.capabilities - {Capability.COMMIT_AND_GET}
+        # the embedded transport, so that the worker makes the two calls it stands for,
+        # and its gets return every get_wait (not interrupted), so that a fault set while
+        # one waits is met soon.
+        return self.real.capabilities - {Capability.COMMIT_AND_GET, Capability.INTERRUPT_WAIT}
 
     def get(self, *args: Any, **kwargs: Any) -> Any:
         if self.faults.take("break_get"):

@@ -1,0 +1,272 @@
+"""Waiting without polling (issue 9, target 3: an idle Worker uses no measurable CPU).
+
+A get with wait sleeps until something can change its outcome: a commit (the doorbell and
+the other processes' bells), the death of a process holding a unit of work (a pidfd per
+process, :mod:`mqjms.qmgr.owners`), or another thread ending the wait
+(``interrupt_wait``, a disconnect). These tests make each happen while a get waits much
+longer than the test may take, so only the wake-up can end it in time.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mqjms.mq import MQMD, C
+from mqjms.qmgr import QueueManager, locks, manager, owners
+from mqjms.transport import embedded
+from tests.qmgr.qmgr_child import Child
+
+IN = C.MQOO_INPUT_SHARED
+LONG = 60.0  # a wait no test here may sit out
+ENDS = 20.0  # how long a test waits for a wait to end (generous: a loaded machine)
+
+
+class Waiting:
+    """A get with wait on another thread, and what it returned."""
+
+    def __init__(self, get: Callable[[], tuple[MQMD, bytes] | None]) -> None:
+        self.result: tuple[MQMD, bytes] | None = None
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(get,), daemon=True)
+        self._thread.start()
+
+    def _run(self, get: Callable[[], tuple[MQMD, bytes] | None]) -> None:
+        try:
+            self.result = get()
+        except BaseException as exc:
+            self.error = exc
+
+    def ended(self) -> bool:
+        self._thread.join(ENDS)
+        return not self._thread.is_alive()
+
+
+@pytest.fixture
+def children(tmp_path: Path) -> Iterator[Callable[..., Child]]:
+    started: list[Child] = []
+
+    def spawn(*args: str) -> Child:
+        child = Child(tmp_path / f"child{len(started)}.log", *args)
+        started.append(child)
+        return child
+
+    yield spawn
+    for child in started:
+        child.kill()
+
+
+def test_interrupt_wait_ends_a_waiting_get_without_a_message(qm: QueueManager) -> None:
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
+    time.sleep(0.3)
+    conn.interrupt_wait()
+    assert waiting.ended(), "interrupt_wait did not end the get"
+    assert waiting.error is None and waiting.result is None
+    # the interrupt was used up: the next get waits, and a put then wakes it
+    again = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
+    time.sleep(0.3)
+    qm.connect().put("IW.Q", MQMD(), b"after")
+    assert again.ended() and again.result is not None and again.result[1] == b"after"
+
+
+def test_an_interrupt_before_the_get_ends_the_next_wait_after_one_look(
+    qm: QueueManager,
+) -> None:
+    # no race lost: the interrupt that comes just before the get reaches its wait counts
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    conn.interrupt_wait()
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    assert waiting.ended() and waiting.result is None
+    # a message that is there is still returned: the get looks before it would wait
+    conn.interrupt_wait()
+    qm.connect().put("IW.Q", MQMD(), b"there")
+    got = conn.get(handle, wait=LONG)
+    assert got is not None and got[1] == b"there"
+
+
+def test_interrupt_wait_is_declared_and_passes_through_a_wrapper(qm: QueueManager) -> None:
+    from mqjms.semantics import Capability, ConnectionWrapper, interrupt_wait
+
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    assert Capability.INTERRUPT_WAIT in conn.capabilities
+    wrapped = ConnectionWrapper(conn)
+    handle = wrapped.open("IW.Q", IN)
+    waiting = Waiting(lambda: wrapped.get(handle, wait=LONG))
+    time.sleep(0.3)
+    assert interrupt_wait(wrapped)
+    assert waiting.ended() and waiting.result is None
+
+
+def test_a_dead_process_is_watched_not_polled_and_its_message_comes_back_at_once(
+    embedded_url: str, children: Callable[..., Child], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 2's recovery of a SIGKILLed process's unit of work, without polling: once the
+    # other process is watched, nothing is due until it dies, then at once
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.KILL")
+    conn = embedded.connect(embedded_url)
+    conn.put("IW.KILL", MQMD(Persistence=C.MQPER_PERSISTENT), b"in flight")
+    child = children("hold", embedded_url, "IW.KILL")
+    assert child.expect("HELD", timeout=30) == "in flight"
+    qm.recover_abandoned(force=True)
+    assert qm.recovery_wait() == math.inf, "the other process is not watched"
+    looks: list[str] = []
+    original = locks.owner_is_dead
+
+    def counted(path: str | Path) -> bool:
+        looks.append(str(path))
+        return original(path)
+
+    monkeypatch.setattr(manager, "owner_is_dead", counted)
+    handle = conn.open("IW.KILL", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
+    time.sleep(2.5)  # more than RECOVERY_INTERVAL: a poll would have looked by now
+    assert looks == [], "recovery polled while every owner was watched"
+    child.kill()
+    assert waiting.ended(), "the death of the process did not wake the get"
+    assert waiting.result is not None
+    md, data = waiting.result
+    assert (data, md.BackoutCount) == (b"in flight", 1)
+
+
+@pytest.mark.parametrize("unwatchable", ["no pidfd", "lock not shown held by the pid"])
+def test_a_process_that_cannot_be_watched_is_polled(
+    embedded_url: str,
+    children: Callable[..., Child],
+    monkeypatch: pytest.MonkeyPatch,
+    unwatchable: str,
+) -> None:
+    # no pidfd (not Linux, an old kernel), or a pid not proven to be the lock's holder
+    # (another pid namespace): recovery polls every RECOVERY_INTERVAL, as before
+    if unwatchable == "no pidfd":
+        monkeypatch.setattr(owners, "_supported", lambda: False)
+    else:
+        monkeypatch.setattr(owners, "_flock_holders", lambda: set())
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.KILL")
+    conn = embedded.connect(embedded_url)
+    conn.put("IW.KILL", MQMD(), b"in flight")
+    child = children("hold", embedded_url, "IW.KILL")
+    assert child.expect("HELD", timeout=30) == "in flight"
+    qm.recover_abandoned(force=True)
+    assert qm.recovery_wait() <= manager.RECOVERY_INTERVAL
+    handle = conn.open("IW.KILL", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    child.kill()
+    assert waiting.ended() and waiting.result is not None
+    assert waiting.result[0].BackoutCount == 1
+
+
+def test_a_connection_made_while_a_get_waits_is_watched_too(
+    embedded_url: str, children: Callable[..., Child], events: list[dict[str, object]]
+) -> None:
+    # a new connection rings the other processes, whose waiting gets then watch it: its
+    # process's death is noticed (and its unit of work backed out) with nobody polling
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.IDLE")
+    qm.define_queue("QLOCAL", "IW.OTHER")
+    qm.connect().put("IW.OTHER", MQMD(), b"held")
+    conn = embedded.connect(embedded_url)
+    handle = conn.open("IW.IDLE", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    child = children("hold", embedded_url, "IW.OTHER")
+    assert child.expect("HELD", timeout=30) == "held"
+    deadline = time.monotonic() + ENDS
+    while qm.recovery_wait() != math.inf:  # the waiting get's recovery covered it
+        assert time.monotonic() < deadline, "the new connection's process is not watched"
+        time.sleep(0.1)
+    child.kill()
+
+    def backed_out() -> bool:
+        return any(
+            e["event"] == "uow.backed_out" and e.get("reason") == "process ended" for e in events
+        )
+
+    while not backed_out():
+        assert time.monotonic() < deadline, "the child's death was not noticed"
+        time.sleep(0.05)
+    reader = qm.connect()
+    got = reader.get(reader.open("IW.OTHER", IN))
+    assert got is not None and (got[1], got[0].BackoutCount) == (b"held", 1)
+    conn.interrupt_wait()
+    assert waiting.ended()
+
+
+def test_a_dropped_connection_of_this_process_is_recovered_without_polling(
+    qm: QueueManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its lock is let go when it is collected: that counts as its owner's end at once
+    monkeypatch.setattr(manager, "RECOVERY_INTERVAL", 600.0)
+    qm.define_queue("QLOCAL", "IW.Q")
+    qm.connect().put("IW.Q", MQMD(), b"held")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    qm.recover_abandoned(force=True)
+
+    def hold_and_drop() -> None:
+        dropped = qm.connect()
+        got = dropped.get(dropped.open("IW.Q", IN), syncpoint=True)
+        assert got is not None and got[1] == b"held"
+
+    hold_and_drop()
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    gc.collect()
+    assert waiting.ended() and waiting.result is not None
+    assert (waiting.result[1], waiting.result[0].BackoutCount) == (b"held", 1)
+
+
+def test_disconnect_from_another_thread_ends_a_long_wait(qm: QueueManager) -> None:
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    conn.disconnect()
+    assert waiting.ended()
+    assert waiting.error is not None and "2018" in str(waiting.error)
+
+
+def test_an_alter_qmgr_in_another_process_wakes_the_sleeping_expiry_scanner(
+    embedded_url: str,
+) -> None:
+    # seed 000, "Periodic scan": the scanner of a process that waits sleeps while no scan
+    # is due (EXPRYINT OFF); another process's ALTER QMGR EXPRYINT rings it awake
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.SCAN")
+    qm.define_queue("QLOCAL", "IW.IDLE")
+    conn = qm.connect()
+    conn.put("IW.SCAN", MQMD(Expiry=1), b"expires")
+    idle = conn.open("IW.IDLE", IN)
+    waiting = Waiting(lambda: conn.get(idle, wait=LONG))  # this process listens
+    time.sleep(2.5)  # the scanner has gone to sleep: EXPRYINT is OFF
+    assert qm.queue_depth("IW.SCAN") == 1
+    subprocess.run(
+        [sys.executable, "-m", "mqjms", "mqsc", "--url", embedded_url],
+        input=b"ALTER QMGR EXPRYINT(1)\n",
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    deadline = time.monotonic() + ENDS
+    while qm.queue_depth("IW.SCAN"):
+        assert time.monotonic() < deadline, "the expiry scanner slept through the ALTER"
+        time.sleep(0.1)
+    conn.interrupt_wait()
+    assert waiting.ended()
