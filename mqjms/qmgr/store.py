@@ -205,6 +205,17 @@ def _uri(path: Path, **params: str) -> str:
     return f"file:{pathname2url(str(path.resolve()))}?{query}"
 
 
+_directories: dict[str, Path] = {}
+
+
+def _directory(db_file: Path) -> Path:
+    """The directory of ``db_file`` (resolved), as one Path object per directory shared by
+    its connections: the bells and the owners' watch are found by it on every commit, and
+    a dict finds the very object at once, where an equal one is compared part by part."""
+    parent = db_file.parent
+    return _directories.setdefault(str(parent), parent)
+
+
 def connect_db(path: Path, *, read_only: bool = False, create: bool = True) -> Database:
     """Open the database with the settings every mqjms process must share.
 
@@ -255,7 +266,7 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
             db.execute("PRAGMA synchronous=NORMAL")
             db.synchronous = "NORMAL"
             db.commits_key, db.gate, db.group_sync = commits.retain(path)
-            db.directory = db.commits_key.parent
+            db.directory = _directory(db.commits_key)
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("PRAGMA busy_timeout=30000")
     except BaseException:
