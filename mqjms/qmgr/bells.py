@@ -43,6 +43,7 @@ _sender_pid = 0
 # later cannot, and any later change moves the mtime. Listed again every second anyway,
 # for a file system that keeps no directory mtime.
 _listed: dict[Path, tuple[int, int, list[str]]] = {}
+_unheard: set[Path] = set()  # directories where another process removed this one's bell
 _SETTLED_NS = 3_000_000_000
 _RELIST_NS = 1_000_000_000
 
@@ -69,15 +70,30 @@ def listen(qmgr_dir: Path) -> bool:
             _own[key] = (pid, "")  # do not try again: poll
             return False
         _own[key] = (pid, name)
+        _unheard.discard(key)
         _sockets[key] = sock
     threading.Thread(target=_answer, args=(sock,), name=f"mqjms-bell-{name}", daemon=True).start()
     return True
 
 
-def listening(qmgr_dir: Path) -> bool:
-    """This process has a bell on ``qmgr_dir``: it hears the other processes' commits."""
+def heard(qmgr_dir: Path) -> bool:
+    """This process has a bell on ``qmgr_dir`` that the other processes ring: its file is
+    still announced. A process that could not reach the bell (one in another network
+    namespace: abstract sockets are per namespace) took it for a dead one's and removed
+    its file; the file is put back, for those that can, but the bell is *unheard* from
+    then on: waits poll at their first pace, and recovery looks every second."""
     mine = _own.get(qmgr_dir)
-    return mine is not None and mine[0] == os.getpid() and bool(mine[1])
+    if mine is None or mine[0] != os.getpid() or not mine[1]:
+        return False
+    if qmgr_dir in _unheard:
+        return False
+    if os.path.exists(os.path.join(qmgr_dir, BELLS, mine[1])):
+        return True
+    _unheard.add(qmgr_dir)
+    log.info("qmgr.bell_unheard", path=str(qmgr_dir), bell=mine[1])
+    with suppress(OSError):
+        _announce(qmgr_dir, mine[1])
+    return False
 
 
 def stop(qmgr_dir: Path) -> None:

@@ -45,11 +45,16 @@ from .syncpoint import UnitOfWork
 log = get_logger("mqjms.qmgr")
 
 
-def _abandon(alive: FileLock, db: sqlite3.Connection) -> None:
+def _abandon(conn_id: str, alive: FileLock, db: sqlite3.Connection) -> None:
+    directory = getattr(db, "directory", None)
     with contextlib.suppress(Exception):
         db.close()
     alive.release()
-    owners.note_death()  # the waiting gets now back out its unit of work
+    owners.disown(conn_id)
+    owners.note_death()  # the waiting gets of this process now back out its unit of work
+    if directory is not None:  # and those of the others within RECOVERY_INTERVAL
+        with contextlib.suppress(Exception):
+            bells.ring_others(directory)
 
 
 @translating
@@ -78,7 +83,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self._db = qm.open_db()
         # A connection dropped without disconnect() lets go of its lock when collected, so
         # its unit of work is backed out like a dead process's.
-        self._finalizer = weakref.finalize(self, _abandon, self._alive, self._db)
+        self._finalizer = weakref.finalize(self, _abandon, self.id, self._alive, self._db)
         # Not at exit: the embedded transport's close_all() disconnects (backs out) open
         # connections then, which it could not do on a database already closed by this.
         self._finalizer.atexit = False
@@ -99,6 +104,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self.last_warning: MQError | None = None
 
     def _register(self) -> None:
+        owners.own(self.id)  # before its row exists: a recovery never finds it a stranger's
         with store.write(self._db) as db:
             db.execute(
                 "INSERT INTO connections (id, pid, appl, started) VALUES (?,?,?,?)",
@@ -241,8 +247,9 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self.qm.alter_queue(queue, change(row))
 
     def interrupt_wait(self) -> None:
-        """End the get with wait this connection is in (another thread's call) without a
-        message, or, when it is in none, the next one once it has looked once. MQ has no
+        """End the get with wait this connection is in (another thread's call): it returns
+        no message (unless it found one meanwhile); when it is in none, the next get with
+        wait returns none once it has looked and found nothing. MQ has no
         such call (JMS has: MessageConsumer.close() ends a receive); a worker stops its
         consumers with it instead of having their gets return every half second
         (:attr:`~mqjms.semantics.Capability.INTERRUPT_WAIT`)."""
@@ -285,5 +292,6 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
                 self._finalizer.detach()
                 self._db.close()
                 self._alive.release()
+                owners.disown(self.id)
                 if not self.qm.read_only:
                     self.qm.connection_lock_path(self.id).unlink(missing_ok=True)

@@ -166,7 +166,7 @@ class ExpiryScanner:
                     failing = True
                 directory = getattr(db, "directory", None)
                 # idle, hearing the other processes: sleep until due or something changes
-                if due > SCAN_CHECK_INTERVAL and directory and bells.listening(directory):
+                if due > SCAN_CHECK_INTERVAL and directory and bells.heard(directory):
                     sleep = min(due, SCAN_IDLE_MAX) - SCAN_CHECK_INTERVAL
                     wakeup.wait(rings, sleep, self._stop.is_set)
         except Exception as exc:  # the scanner must never take the process down

@@ -28,13 +28,16 @@ from .failures import translating
 from .transaction import Transaction
 
 # Seconds between checks for messages put by other processes: often when this process
-# has no bell (see bells.py); with one, only as a fallback (a writer that does not ring,
-# e.g. an older mqjms), backing off from BELL_POLL_INTERVAL to BELL_POLL_MAX while nothing
-# changes, so that an idle consumer sleeps. A dead process's units of work are noticed by
-# the queue manager's recovery (see QueueManager.recovery_wait), not by these looks.
+# has no bell (see bells.py); with one, only as a fallback, backing off from
+# BELL_POLL_INTERVAL to BELL_POLL_MAX while nothing changes, so that an idle consumer
+# sleeps. The fallback serves a writer that does not ring: an older mqjms, or one that
+# cannot reach the bell (another network namespace: it removes the bell's file, which the
+# next look finds, and the bell is polled at BELL_POLL_INTERVAL from then on). A dead
+# process's units of work are noticed by the queue manager's recovery (see
+# QueueManager.recovery_wait), not by these looks.
 POLL_INTERVAL = 0.02
 BELL_POLL_INTERVAL = 0.5
-BELL_POLL_MAX = 30.0
+BELL_POLL_MAX = 5.0
 
 
 class NeedsDurability(Exception):
@@ -81,6 +84,8 @@ class Getting(ConnectionState):
                 f"the message under the browse cursor of {handle.name!r} had expired",
             )
         if found is not None or wait == 0:
+            if found is not None and wait != 0:
+                self._interrupted = False  # the wait it was for has ended
             return found
         fallback = BELL_POLL_INTERVAL
         while True:
@@ -94,9 +99,12 @@ class Getting(ConnectionState):
                 return None
             if self.qm.recover_abandoned():
                 seen_version = -1
+            interval = POLL_INTERVAL
             if belled and directory is not None:  # again: the queue manager object that
                 belled = bells.listen(directory)  # put it up may have closed
-            timeout = min(fallback if belled else POLL_INTERVAL, self.qm.recovery_wait())
+                # back off only while the others ring this bell
+                interval = fallback if bells.heard(directory) else BELL_POLL_INTERVAL
+            timeout = min(interval, self.qm.recovery_wait())
             if remaining is not None:
                 timeout = min(timeout, remaining)
             wakeup.wait(rings, timeout, self._interrupt_pending)
@@ -110,6 +118,7 @@ class Getting(ConnectionState):
                 seen_version, fallback = version, BELL_POLL_INTERVAL
                 found = self._look(handle, request)
                 if found is not None:
+                    self._interrupted = False  # the wait it was for has ended
                     return found
 
     def _interrupt_pending(self) -> bool:

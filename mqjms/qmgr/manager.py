@@ -133,10 +133,11 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         self._lock = threading.RLock()
         self._closed = False
         self._last_recovery = 0.0
-        # what the last recovery saw: owners' deaths noticed, doorbell rings, and whether
-        # every other process's connections are watched (see recovery_wait)
-        self._recovered_at = (owners.deaths(), -1)
+        # what the last recovery saw: this process, owners' deaths noticed, doorbell rings,
+        # and whether every other process's connections are watched (see recovery_wait)
+        self._recovered_at = (0, 0, -1)
         self._watched = False
+        self._directory = self.db_file.parent
         self._connections: weakref.WeakSet[QMConnection] = weakref.WeakSet()
         self._scanner: ExpiryScanner | None = None
         marker = files.read_marker(self.path) if self.path.is_dir() else None
@@ -152,6 +153,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             self._db = self._open_read_only(marker)
         else:
             self._db = self._open_read_write(name, group_access)
+        self._directory = getattr(self._db, "directory", None) or self.db_file.resolve().parent
         try:
             self.name = str(meta.get(self._db, "qmgr_name"))
             self.stamp = int(meta.get(self._db, "created_stamp") or 0)
@@ -381,7 +383,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 except MQError as exc:  # e.g. a damaged database: still let go of the rest
                     log.error("qmgr.disconnect_failed", qmgr=self.name, detail=exc.detail)
         finally:
-            directory = self.db_file.resolve().parent
+            directory = self._directory
             bells.stop(directory)
             owners.stop(directory)
             wakeup.ring()  # the gets of another object on the directory listen again
@@ -455,30 +457,37 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             if self._closed or self.read_only:
                 return 0
             # read before the look: a death or a new connection after it is seen next time
-            seen = (owners.deaths(), wakeup.rings())
+            seen = (os.getpid(), owners.deaths(), wakeup.rings())
             rows = self._db.execute("SELECT id, pid FROM connections").fetchall()
             dead = [cid for cid, _ in rows if owner_is_dead(self._lock_file(cid))]
             for cid in dead:
                 self.end_connection(self._db, cid, reason="process ended")
             others: dict[int, list[str]] = {}
-            me = os.getpid()
+            strangers = False  # this pid's number, not this process's connection
             for cid, pid in rows:
-                if pid != me and cid not in dead:
+                if cid in dead:
+                    continue
+                if pid != seen[0]:
                     others.setdefault(pid, []).append(self._lock_file(cid))
-            directory = getattr(self._db, "directory", None) or self.db_file.resolve().parent
-            self._watched = owners.watch(directory).cover(others)
+                elif not owners.is_mine(cid):  # a process of another pid namespace
+                    strangers = True
+            watch = owners.watch(self._directory)
+            self._watched = watch.cover(others) and not strangers and bells.heard(self._directory)
             self._recovered_at = seen
         return len(dead)
 
     def recovery_wait(self, now: float | None = None) -> float:
-        """Seconds until :meth:`recover_abandoned` is due: 0 once an owner has ended;
-        never (infinity) while every other process's connections are watched and nothing
-        rang since the last recovery (a ring may be a new connection's); otherwise what is
-        left of ``RECOVERY_INTERVAL``, the polling bound."""
-        deaths, rings = self._recovered_at
-        if owners.deaths() != deaths:
+        """Seconds until :meth:`recover_abandoned` is due: 0 once an owner has ended (or
+        after a fork: the watch stayed with the parent); never (infinity) while every
+        other process's connections are watched, the others ring this process's bell and
+        nothing rang since the last recovery (a ring may be a new connection's);
+        otherwise what is left of ``RECOVERY_INTERVAL``, the polling bound."""
+        if self.read_only or self._closed:
+            return math.inf  # nothing to recover
+        pid, deaths, rings = self._recovered_at
+        if owners.deaths() != deaths or pid != os.getpid():
             return 0.0
-        if self._watched and wakeup.rings() == rings:
+        if self._watched and wakeup.rings() == rings and bells.heard(self._directory):
             return math.inf
         if now is None:
             now = time.monotonic()

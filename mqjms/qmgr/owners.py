@@ -32,6 +32,24 @@ log = get_logger("mqjms.qmgr")
 _deaths = 0
 _registry_lock = threading.Lock()
 _watches: dict[Path, OwnerWatch] = {}
+_mine: set[str] = set()  # the ids of this process's live connections (any queue manager)
+
+
+def own(conn_id: str) -> None:
+    """A connection of this process was registered."""
+    _mine.add(conn_id)
+
+
+def disown(conn_id: str) -> None:
+    """A connection of this process ended (or was dropped)."""
+    _mine.discard(conn_id)
+
+
+def is_mine(conn_id: str) -> bool:
+    """Whether ``conn_id`` is a live connection of this process: a row with this process's
+    pid that is not one belongs to a process of another pid namespace (a container
+    sharing the directory), which no pidfd of this one can watch."""
+    return conn_id in _mine
 
 
 def deaths() -> int:
@@ -81,31 +99,43 @@ class OwnerWatch:
 
     def cover(self, owners: Mapping[int, Sequence[str]]) -> bool:
         """Watch exactly the processes of ``owners`` (pid -> the lock files of its
-        connections, this process left out); True when every one is watched."""
+        connections, this process left out); True when every one is watched. A failure
+        (no epoll, no thread, too many watches) is logged and answers False: poll."""
         with self._lock:
             if self._closed or not _supported():
                 return False
-            for pid in [p for p in self._fds if p not in owners]:
-                self._forget(pid)
-            new = [pid for pid in owners if pid not in self._fds]
-            if not new:
-                return True
-            opened: dict[int, int] = {}
+            try:
+                return self._cover(owners)
+            except (OSError, RuntimeError) as exc:
+                log.warning("qmgr.owner_watch_failed", error=repr(exc))
+                return False
+
+    def _cover(self, owners: Mapping[int, Sequence[str]]) -> bool:
+        for pid in [p for p in self._fds if p not in owners]:
+            self._forget(pid)
+        new = [pid for pid in owners if pid not in self._fds]
+        if not new:
+            return True
+        self._start()
+        assert self._epoll is not None
+        opened: dict[int, int] = {}
+        try:
             for pid in new:
                 with suppress(OSError):  # gone already (its lock tells), or not ours to see
                     opened[pid] = os.pidfd_open(pid)
             held = _flock_holders()  # read after the pidfds were opened: see the module
             complete = len(opened) == len(new)
-            for pid, fd in opened.items():
-                if held is None or not all(_holds(held, pid, path) for path in owners[pid]):
-                    os.close(fd)
+            for pid in list(opened):
+                if held is not None and all(_holds(held, pid, path) for path in owners[pid]):
+                    self._epoll.register(opened[pid], select.EPOLLIN)
+                    self._fds[pid] = opened[pid]
+                    self._pids[opened.pop(pid)] = pid
+                else:
                     complete = False
-                    continue
-                self._start()
-                assert self._epoll is not None
-                self._epoll.register(fd, select.EPOLLIN)
-                self._fds[pid], self._pids[fd] = fd, pid
             return complete
+        finally:
+            for fd in opened.values():  # not watched
+                os.close(fd)
 
     def close(self) -> None:
         """Stop the thread and close every pidfd."""
@@ -119,12 +149,25 @@ class OwnerWatch:
                 os.write(self._stop_w, b"x")  # the thread closes the epoll and the pipe
 
     def _start(self) -> None:
+        """The epoll and its thread, at the first process to watch (all or nothing)."""
         if self._epoll is not None:
             return
-        self._epoll = select.epoll()
-        self._stop_r, self._stop_w = os.pipe()
-        self._epoll.register(self._stop_r, select.EPOLLIN)
-        threading.Thread(target=self._run, name="mqjms-owners", daemon=True).start()
+        epoll = select.epoll()
+        try:
+            self._stop_r, self._stop_w = os.pipe()
+            try:
+                epoll.register(self._stop_r, select.EPOLLIN)
+                self._epoll = epoll
+                threading.Thread(target=self._run, name="mqjms-owners", daemon=True).start()
+            except BaseException:
+                self._epoll = None
+                os.close(self._stop_r)
+                os.close(self._stop_w)
+                self._stop_r = self._stop_w = -1
+                raise
+        except BaseException:
+            epoll.close()
+            raise
 
     def _forget(self, pid: int) -> None:
         fd = self._fds.pop(pid)

@@ -316,9 +316,9 @@ class InterruptsWait(Protocol):
     """The call a connection declaring :attr:`Capability.INTERRUPT_WAIT` has."""
 
     def interrupt_wait(self) -> None:
-        """From any thread: the get with wait the connection is in returns None (no
-        message) now; when it is in none, its next get with wait returns None once it has
-        looked and found nothing, instead of waiting."""
+        """From any thread: the get with wait the connection is in returns now, with None
+        (no message) unless it found one meanwhile; when it is in none, its next get with
+        wait returns None once it has looked and found nothing, instead of waiting."""
         ...
 
 

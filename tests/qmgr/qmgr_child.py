@@ -76,6 +76,19 @@ def main(argv: list[str]) -> int:
         say("HELD " + got[1].decode())
         while True:
             time.sleep(60)
+    if mode == "hold-then-drop":  # drop the connection (no MQDISC) on a line of stdin
+        import gc
+
+        handle = conn.open(queue, C.MQOO_INPUT_SHARED)
+        got = conn.get(handle, wait=5, syncpoint=True)
+        assert got is not None, "nothing to hold"
+        say("HELD " + got[1].decode())
+        sys.stdin.readline()
+        del conn, handle
+        gc.collect()
+        say("DROPPED")
+        while True:
+            time.sleep(60)
     if mode == "hold-exclusive":
         conn.open(queue, C.MQOO_INPUT_EXCLUSIVE)
         say("HELD")

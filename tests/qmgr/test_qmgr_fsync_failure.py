@@ -19,7 +19,9 @@ The disk's failure is simulated by making the group's fsync raise EIO once.
 from __future__ import annotations
 
 import errno
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -42,13 +44,14 @@ def conn(qm: QueueManager) -> Iterator[QMConnection]:
 
 
 @pytest.fixture
-def failing_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Make the next fsync of the group fail with EIO (``armed[0] = 1``); counts them."""
-    armed = [0]
+def failing_fsync(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Make the next fsync of the group fail with EIO (``armed[0] = 1``), in any thread or
+    in those whose name starts with ``armed[1]`` when given."""
+    armed: list[Any] = [0]
     original = commits.GroupSync._fsync
 
     def fsync(self: commits.GroupSync) -> None:
-        if armed[0]:
+        if armed[0] and (len(armed) < 2 or threading.current_thread().name.startswith(armed[1])):
             armed[0] = 0
             raise commits._sync_failed(self._wal, OSError(errno.EIO, "Input/output error"))
         original(self)
@@ -58,7 +61,7 @@ def failing_fsync(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_a_get_whose_fsync_fails_returns_the_message(
-    conn: QMConnection, qm: QueueManager, failing_fsync: list[int]
+    conn: QMConnection, qm: QueueManager, failing_fsync: list[Any]
 ) -> None:
     handle = conn.open(QUEUE, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
     conn.put(handle, PERSISTENT, b"removed for good")
@@ -70,7 +73,7 @@ def test_a_get_whose_fsync_fails_returns_the_message(
 
 
 def test_a_hardenbo_get_whose_fsync_fails_returns_the_message_in_its_unit_of_work(
-    conn: QMConnection, qm: QueueManager, failing_fsync: list[int]
+    conn: QMConnection, qm: QueueManager, failing_fsync: list[Any]
 ) -> None:
     qm.alter_queue(QUEUE, {"HARDENBO": True, "BOTHRESH": 5})
     handle = conn.open(QUEUE, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
@@ -88,7 +91,7 @@ def test_a_hardenbo_get_whose_fsync_fails_returns_the_message_in_its_unit_of_wor
 
 
 def test_a_commit_whose_fsync_fails_reports_2102_and_ends_the_unit_of_work(
-    conn: QMConnection, qm: QueueManager, failing_fsync: list[int]
+    conn: QMConnection, qm: QueueManager, failing_fsync: list[Any]
 ) -> None:
     handle = conn.open(QUEUE, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
     conn.put(handle, PERSISTENT, b"processed")
@@ -103,7 +106,7 @@ def test_a_commit_whose_fsync_fails_reports_2102_and_ends_the_unit_of_work(
 
 
 def test_a_step_whose_fsync_fails_releases_the_next_message_uncounted(
-    conn: QMConnection, qm: QueueManager, failing_fsync: list[int]
+    conn: QMConnection, qm: QueueManager, failing_fsync: list[Any]
 ) -> None:
     # BOTHRESH 1: a backout counted against the next message, which nobody was given,
     # would make it poison at its first delivery
@@ -124,7 +127,7 @@ def test_a_step_whose_fsync_fails_releases_the_next_message_uncounted(
 
 
 def test_a_worker_whose_commit_fsync_fails_moves_no_good_message(
-    qm: QueueManager, failing_fsync: list[int]
+    qm: QueueManager, failing_fsync: list[Any]
 ) -> None:
     # end to end, at BOTHRESH 1: the commit of the first message fails its fsync; the
     # second message, which the same step had got, is delivered all the same, once
@@ -140,8 +143,8 @@ def test_a_worker_whose_commit_fsync_fails_moves_no_good_message(
     @app.listener(QUEUE)
     def handle(msg: mqjms.Message) -> None:
         delivered.append(msg.body)
-        if len(delivered) == 1:
-            failing_fsync[0] = 1  # the commit of this message, with the next get
+        if len(delivered) == 1:  # the commit of this message, with the next get (not a
+            failing_fsync[:] = [1, "mqjms-"]  # commit of the harness's, in the main thread)
 
     harness.send(QUEUE, "first", "second")
     summary = harness.run_until_idle(app, timeout=20)
@@ -153,7 +156,7 @@ def test_a_worker_whose_commit_fsync_fails_moves_no_good_message(
 
 
 def test_a_reserved_message_whose_get_fails_its_fsync_is_returned(
-    conn: QMConnection, qm: QueueManager, failing_fsync: list[int]
+    conn: QMConnection, qm: QueueManager, failing_fsync: list[Any]
 ) -> None:
     # the Spark source's get of a message it reserved: in flight once committed, so it
     # is returned (raising left it in the unit of work, and the next commit deleted it)

@@ -122,6 +122,9 @@ def test_a_dead_process_is_watched_not_polled_and_its_message_comes_back_at_once
     conn.put("IW.KILL", MQMD(Persistence=C.MQPER_PERSISTENT), b"in flight")
     child = children("hold", embedded_url, "IW.KILL")
     assert child.expect("HELD", timeout=30) == "in flight"
+    handle = conn.open("IW.KILL", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
+    time.sleep(0.3)  # waiting, with a bell the others ring
     qm.recover_abandoned(force=True)
     assert qm.recovery_wait() == math.inf, "the other process is not watched"
     looks: list[str] = []
@@ -132,8 +135,6 @@ def test_a_dead_process_is_watched_not_polled_and_its_message_comes_back_at_once
         return original(path)
 
     monkeypatch.setattr(manager, "owner_is_dead", counted)
-    handle = conn.open("IW.KILL", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
     time.sleep(2.5)  # more than RECOVERY_INTERVAL: a poll would have looked by now
     assert looks == [], "recovery polled while every owner was watched"
     child.kill()
@@ -268,5 +269,125 @@ def test_an_alter_qmgr_in_another_process_wakes_the_sleeping_expiry_scanner(
     while qm.queue_depth("IW.SCAN"):
         assert time.monotonic() < deadline, "the expiry scanner slept through the ALTER"
         time.sleep(0.1)
+    conn.interrupt_wait()
+    assert waiting.ended()
+
+
+def test_a_connection_dropped_in_another_live_process_is_recovered(
+    embedded_url: str, children: Callable[..., Child]
+) -> None:
+    # its process lives on, so no pidfd fires: dropping it rings the other processes,
+    # whose recovery then looks within RECOVERY_INTERVAL, as it always did
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = embedded.connect(embedded_url)
+    conn.put("IW.Q", MQMD(), b"held")
+    child = children("hold-then-drop", embedded_url, "IW.Q")
+    assert child.expect("HELD", timeout=30) == "held"
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    deadline = time.monotonic() + ENDS
+    while qm.recovery_wait() != math.inf:
+        assert time.monotonic() < deadline, "the child is not watched"
+        time.sleep(0.1)
+    child.send("drop")
+    child.expect("DROPPED")
+    assert waiting.ended(), "the dropped connection's unit of work was not backed out"
+    assert waiting.result is not None
+    assert (waiting.result[1], waiting.result[0].BackoutCount) == (b"held", 1)
+
+
+def test_a_row_with_this_pid_that_is_not_this_process_is_polled_for(
+    embedded_url: str, children: Callable[..., Child]
+) -> None:
+    # two containers sharing the directory may both run their program as pid 1: a
+    # connection row with this process's pid but not one of its connections is another
+    # namespace's, which no pidfd here can watch (played by rewriting a child's pid)
+    import os
+    import sqlite3
+
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = embedded.connect(embedded_url)
+    conn.put("IW.Q", MQMD(), b"held")
+    child = children("hold", embedded_url, "IW.Q")
+    assert child.expect("HELD", timeout=30) == "held"
+    with sqlite3.connect(qm.db_file) as db:
+        db.execute("UPDATE connections SET pid = ? WHERE appl = 'child-hold'", (os.getpid(),))
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    qm.recover_abandoned(force=True)
+    assert qm.recovery_wait() <= manager.RECOVERY_INTERVAL, "a stranger's row was trusted"
+    child.kill()
+    assert waiting.ended() and waiting.result is not None
+    assert waiting.result[0].BackoutCount == 1
+
+
+def test_a_bell_whose_file_another_process_removed_is_announced_again_and_polled(
+    qm: QueueManager,
+) -> None:
+    # a process that cannot reach the bell (another network namespace) takes it for a
+    # dead one's and removes its file: the watch is then not trusted, and the file is back
+    from mqjms.qmgr import bells
+
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    directory = qm.db_file.resolve().parent
+    assert bells.heard(directory)
+    qm.recover_abandoned(force=True)
+    assert qm.recovery_wait() == math.inf
+    announced = sorted((directory / bells.BELLS).iterdir())
+    for bell in announced:
+        bell.unlink()
+    assert not bells.heard(directory)
+    assert sorted((directory / bells.BELLS).iterdir()) == announced
+    assert qm.recovery_wait() <= manager.RECOVERY_INTERVAL
+    conn.interrupt_wait()
+    assert waiting.ended()
+
+
+def test_a_read_only_queue_manager_has_nothing_to_recover(
+    embedded_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it never recovers, so a death noticed in the process must not make recovery due
+    # for ever (a browse with wait would spin)
+    embedded.queue_manager(embedded_url).define_queue("QLOCAL", "IW.Q")
+    embedded.close_all()
+    monkeypatch.setattr(manager, "_writable", lambda path, db_file: False)
+    read_only = QueueManager(embedded_url.removeprefix("embedded://"))
+    try:
+        assert read_only.read_only
+        owners.note_death()
+        assert read_only.recovery_wait() == math.inf
+    finally:
+        read_only.close()
+
+
+def test_a_forked_child_recovers_afresh(qm: QueueManager) -> None:
+    # the watch's thread stays with the parent: the child's first recovery is due at once
+    import os
+
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    qm.recover_abandoned(force=True)
+    assert qm.recovery_wait() == math.inf
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: answer, and leave without running anything of the parent's
+        os.write(write, b"%r" % qm.recovery_wait())
+        os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 64) == b"0.0"
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)
     conn.interrupt_wait()
     assert waiting.ended()
