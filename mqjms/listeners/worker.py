@@ -72,7 +72,7 @@ class Worker:
     """Runs listeners, each on its own consumer threads and connections."""
 
     #: Seconds each MQGET waits before looking at the stop flag again, on a transport that
-    #: cannot interrupt a get's wait (IBM MQ, STOMP).
+    #: cannot interrupt a get's wait (IBM MQ).
     get_wait: float = 0.5
     #: Seconds each MQGET waits where a stop interrupts the wait (the embedded queue
     #: manager): an idle worker sleeps instead of polling.

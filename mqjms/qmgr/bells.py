@@ -43,7 +43,11 @@ _sender_pid = 0
 # later cannot, and any later change moves the mtime. Listed again every second anyway,
 # for a file system that keeps no directory mtime.
 _listed: dict[Path, tuple[int, int, list[str]]] = {}
-_unheard: set[Path] = set()  # directories where another process removed this one's bell
+# directory -> when another process was last found to have removed this one's bell file
+_unheard: dict[Path, float] = {}
+# Seconds the re-announced file must stay before the bell is trusted again (the process
+# that removed it may have gone; if not, its next commit removes it again)
+UNHEARD_FOR = 60.0
 _SETTLED_NS = 3_000_000_000
 _RELIST_NS = 1_000_000_000
 
@@ -70,7 +74,7 @@ def listen(qmgr_dir: Path) -> bool:
             _own[key] = (pid, "")  # do not try again: poll
             return False
         _own[key] = (pid, name)
-        _unheard.discard(key)
+        _unheard.pop(key, None)
         _sockets[key] = sock
     threading.Thread(target=_answer, args=(sock,), name=f"mqjms-bell-{name}", daemon=True).start()
     return True
@@ -80,20 +84,29 @@ def heard(qmgr_dir: Path) -> bool:
     """This process has a bell on ``qmgr_dir`` that the other processes ring: its file is
     still announced. A process that could not reach the bell (one in another network
     namespace: abstract sockets are per namespace) took it for a dead one's and removed
-    its file; the file is put back, for those that can, but the bell is *unheard* from
-    then on: waits poll at their first pace, and recovery looks every second."""
-    mine = _own.get(qmgr_dir)
-    if mine is None or mine[0] != os.getpid() or not mine[1]:
-        return False
-    if qmgr_dir in _unheard:
-        return False
-    if os.path.exists(os.path.join(qmgr_dir, BELLS, mine[1])):
+    its file; the file is put back, for those that can, but the bell is *unheard* until
+    the file has stayed ``UNHEARD_FOR`` seconds: waits poll at their first pace meanwhile,
+    and recovery looks every second."""
+    pid = os.getpid()
+    with _lock:  # not while stop() or listen() changes the bell
+        mine = _own.get(qmgr_dir)
+        if mine is None or mine[0] != pid or not mine[1]:
+            return False
+        now = time.monotonic()
+        removed = _unheard.get(qmgr_dir)
+        if not os.path.exists(os.path.join(qmgr_dir, BELLS, mine[1])):
+            if removed is None:
+                log.info("qmgr.bell_unheard", path=str(qmgr_dir), bell=mine[1])
+            _unheard[qmgr_dir] = now
+            with suppress(OSError):
+                _announce(qmgr_dir, mine[1])
+            return False
+        if removed is None:
+            return True
+        if now - removed < UNHEARD_FOR:
+            return False
+        del _unheard[qmgr_dir]
         return True
-    _unheard.add(qmgr_dir)
-    log.info("qmgr.bell_unheard", path=str(qmgr_dir), bell=mine[1])
-    with suppress(OSError):
-        _announce(qmgr_dir, mine[1])
-    return False
 
 
 def stop(qmgr_dir: Path) -> None:

@@ -74,7 +74,7 @@ class Getting(ConnectionState):
         rings = wakeup.rings()
         with self._session():
             # read before the first attempt, so a put that lands just after it is not missed
-            seen_version = self._data_version() if wait != 0 else 0
+            seen_version = self._data_version() if wait != 0 else (0, 0)
             found = self._look(handle, request)
         if found is None and (request.under_cursor or request.browse is Browse.CURSOR):
             # seed 000 note 6: the message under the cursor (locked or not) expired, and
@@ -98,7 +98,7 @@ class Getting(ConnectionState):
                 self._interrupted = False
                 return None
             if self.qm.recover_abandoned():
-                seen_version = -1
+                seen_version = (-1, -1)
             interval = POLL_INTERVAL
             if belled and directory is not None:  # again: the queue manager object that
                 belled = bells.listen(directory)  # put it up may have closed
@@ -114,6 +114,8 @@ class Getting(ConnectionState):
                 if version == seen_version:
                     fallback = min(fallback * 2, BELL_POLL_MAX)
                     continue
+                if version[1] == seen_version[1]:  # a commit elsewhere that rang no bell:
+                    self.qm.note_unrung_commit()  # a writer whose connections go unwatched
                 # something changed: another process or thread wrote
                 seen_version, fallback = version, BELL_POLL_INTERVAL
                 found = self._look(handle, request)
@@ -156,9 +158,10 @@ class Getting(ConnectionState):
             del self._empty_looks[handle.hobj]
         return found
 
-    def _data_version(self) -> int:
-        """Changes when another connection commits (in any process) or the doorbell rings."""
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0]) + wakeup.rings()
+    def _data_version(self) -> tuple[int, int]:
+        """SQLite's ``data_version``, which moves when another connection commits (in any
+        process), and the doorbell's rings: either moving is a change to look at."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0]), wakeup.rings()
 
     def _unlock(self, hobj: int) -> bool:
         """End ``hobj``'s MQGMO_LOCK, if any, in a transaction of its own (inside the

@@ -43,6 +43,7 @@ class FileLock:
         self.mode = mode
         self.what = what or f"the lock {path.name}"
         self._fd: int | None = None
+        self._pid = 0  # the process that opened the file
 
     def acquire(
         self, exclusive: bool = True, blocking: bool = True, timeout: float | None = None
@@ -54,6 +55,7 @@ class FileLock:
         """
         if self._fd is None:
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, self.mode)
+            self._pid = os.getpid()
             if os.fstat(self._fd).st_uid == os.geteuid():
                 os.fchmod(self._fd, self.mode)  # whatever the umask
         flags = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
@@ -91,9 +93,12 @@ class FileLock:
         return text or "another process"
 
     def release(self) -> None:
+        """Let go. In a child forked since, only close its copy: the lock (one per open
+        file, shared across fork) stays its parent's."""
         if self._fd is not None:
             try:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                if self._pid == os.getpid():
+                    fcntl.flock(self._fd, fcntl.LOCK_UN)
             finally:
                 os.close(self._fd)
                 self._fd = None

@@ -137,6 +137,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         # and whether every other process's connections are watched (see recovery_wait)
         self._recovered_at = (0, 0, -1)
         self._watched = False
+        self._unrung = False  # a commit that rang no bell was seen since the last recovery
         self._directory = self.db_file.parent
         self._connections: weakref.WeakSet[QMConnection] = weakref.WeakSet()
         self._scanner: ExpiryScanner | None = None
@@ -458,6 +459,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 return 0
             # read before the look: a death or a new connection after it is seen next time
             seen = (os.getpid(), owners.deaths(), wakeup.rings())
+            self._unrung = False
             rows = self._db.execute("SELECT id, pid FROM connections").fetchall()
             dead = [cid for cid, _ in rows if owner_is_dead(self._lock_file(cid))]
             for cid in dead:
@@ -476,18 +478,30 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             self._recovered_at = seen
         return len(dead)
 
+    def note_unrung_commit(self) -> None:
+        """A get saw a commit that rang no bell (an older mqjms, which neither rings nor
+        says it connected): its connections are not watched, so recovery polls again
+        until it has looked."""
+        self._unrung = True
+
     def recovery_wait(self, now: float | None = None) -> float:
         """Seconds until :meth:`recover_abandoned` is due: 0 once an owner has ended (or
         after a fork: the watch stayed with the parent); never (infinity) while every
         other process's connections are watched, the others ring this process's bell and
-        nothing rang since the last recovery (a ring may be a new connection's);
+        nothing rang since the last recovery (a ring may be a new connection's), nor did
+        any commit go unrung;
         otherwise what is left of ``RECOVERY_INTERVAL``, the polling bound."""
         if self.read_only or self._closed:
             return math.inf  # nothing to recover
         pid, deaths, rings = self._recovered_at
         if owners.deaths() != deaths or pid != os.getpid():
             return 0.0
-        if self._watched and wakeup.rings() == rings and bells.heard(self._directory):
+        if (
+            self._watched
+            and not self._unrung
+            and wakeup.rings() == rings
+            and bells.heard(self._directory)
+        ):
             return math.inf
         if now is None:
             now = time.monotonic()

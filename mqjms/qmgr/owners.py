@@ -96,6 +96,7 @@ class OwnerWatch:
         self._epoll: select.epoll | None = None
         self._stop_r = self._stop_w = -1
         self._closed = False
+        self._failed = False
 
     def cover(self, owners: Mapping[int, Sequence[str]]) -> bool:
         """Watch exactly the processes of ``owners`` (pid -> the lock files of its
@@ -107,7 +108,9 @@ class OwnerWatch:
             try:
                 return self._cover(owners)
             except (OSError, RuntimeError) as exc:
-                log.warning("qmgr.owner_watch_failed", error=repr(exc))
+                if not self._failed:  # once: recovery polls, as it did before
+                    log.warning("qmgr.owner_watch_failed", error=repr(exc))
+                self._failed = True
                 return False
 
     def _cover(self, owners: Mapping[int, Sequence[str]]) -> bool:

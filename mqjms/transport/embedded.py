@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import os
 import threading
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -22,7 +23,11 @@ from .url import embedded_path, redact, url_flag
 
 log = get_logger("mqjms.transport.embedded")
 
-_managers: dict[Path, QueueManager] = {}
+# directory -> (the process that opened it, its QueueManager). A child forked since finds
+# its parent's there: it opens its own, and never closes the parent's (that would back out
+# the parent's units of work, through database handles SQLite forbids using after fork).
+_managers: dict[Path, tuple[int, QueueManager]] = {}
+_inherited: list[QueueManager] = []  # a forked child's parent's, kept from collection
 _lock = threading.Lock()
 
 _NOT_PERMITTED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
@@ -41,15 +46,19 @@ def queue_manager(url: str) -> QueueManager:
     """The process's QueueManager for an ``embedded:`` URL, opened on first use."""
     path, name = embedded_path(url)
     key = path.resolve()
+    pid = os.getpid()
     with _lock:
-        qm = _managers.get(key)
-        if qm is None or qm.closed:
+        found = _managers.get(key)
+        if found is not None and found[0] != pid:
+            _inherited.append(found[1])
+            found = None
+        if found is None or found[1].closed:
             try:
                 qm = QueueManager(key, name, group_access=group_access(url))
             except OSError as exc:
                 raise unusable_directory(url, key, exc) from None
-            _managers[key] = qm
-        return qm
+            found = _managers[key] = (pid, qm)
+        return found[1]
 
 
 def unusable_directory(url: str, path: Path, exc: OSError) -> MQError:
@@ -84,8 +93,10 @@ def connect(url: str, appl_name: str | None = None) -> QMConnection:
 def close_all() -> None:
     """Close every queue manager this process opened (tests use it to simulate a restart;
     at exit it backs out what connections left uncommitted)."""
+    pid = os.getpid()
     with _lock:
-        managers = list(_managers.values())
+        managers = [qm for opener, qm in _managers.values() if opener == pid]
+        _inherited.extend(qm for opener, qm in _managers.values() if opener != pid)
         _managers.clear()
     for qm in managers:
         try:

@@ -391,3 +391,106 @@ def test_a_forked_child_recovers_afresh(qm: QueueManager) -> None:
         os.waitpid(pid, 0)
     conn.interrupt_wait()
     assert waiting.ended()
+
+
+def test_a_process_whose_commits_ring_nobody_is_still_recovered(
+    embedded_url: str, children: Callable[..., Child]
+) -> None:
+    # an older mqjms neither rings nor says it connected: the waiting get's fallback look
+    # sees its commit unrung, and recovery looks again (and covers it)
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.Q")
+    qm.define_queue("QLOCAL", "IW.IDLE")
+    conn = embedded.connect(embedded_url)
+    conn.put("IW.Q", MQMD(), b"held")
+    idle = conn.open("IW.IDLE", IN)
+    waiting = Waiting(lambda: conn.get(idle, wait=LONG))
+    time.sleep(0.3)
+    qm.recover_abandoned(force=True)
+    assert qm.recovery_wait() == math.inf
+    child = children("hold-unrung", embedded_url, "IW.Q")
+    assert child.expect("HELD", timeout=30) == "held"
+    deadline = time.monotonic() + ENDS
+    while qm.recovery_wait() == math.inf:  # until the fallback look has seen the commit
+        assert time.monotonic() < deadline, "the unrung commit was never noticed"
+        time.sleep(0.1)
+    child.kill()
+    reader = qm.connect()
+    handle = reader.open("IW.Q", IN)
+    got = reader.get(handle, wait=ENDS)
+    assert got is not None and (got[1], got[0].BackoutCount) == (b"held", 1)
+    conn.interrupt_wait()
+    assert waiting.ended()
+
+
+def test_an_unheard_bell_is_trusted_again_once_its_file_has_stayed(
+    qm: QueueManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the process that removed it may be gone: a file that stays is rung again
+    from mqjms.qmgr import bells
+
+    monkeypatch.setattr(bells, "UNHEARD_FOR", 0.5)
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = qm.connect()
+    handle = conn.open("IW.Q", IN)
+    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
+    time.sleep(0.3)
+    directory = qm.db_file.resolve().parent
+    for bell in (directory / bells.BELLS).iterdir():
+        bell.unlink()
+    assert not bells.heard(directory)
+    time.sleep(0.7)
+    assert bells.heard(directory)
+    conn.interrupt_wait()
+    assert waiting.ended()
+
+
+def test_a_forked_child_letting_go_of_an_inherited_lock_leaves_it_held(tmp_path: Path) -> None:
+    # flock's lock belongs to the open file, shared across fork: a child that releases
+    # (or collects) what it inherited must not unlock its parent's connection
+    import os
+
+    lock = locks.FileLock(tmp_path / "conn.lock")
+    lock.acquire()
+    pid = os.fork()
+    if pid == 0:
+        lock.release()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    try:
+        assert not locks.owner_is_dead(tmp_path / "conn.lock")
+    finally:
+        lock.release()
+    assert locks.owner_is_dead(tmp_path / "conn.lock")
+
+
+def test_a_forked_child_opens_its_own_queue_manager_and_leaves_its_parents(
+    embedded_url: str,
+) -> None:
+    # a child forked after the parent connected (os.fork, multiprocessing's fork) gets a
+    # QueueManager of its own, and at exit does not back out the parent's unit of work
+    import os
+
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "IW.Q")
+    conn = embedded.connect(embedded_url)
+    conn.put("IW.Q", MQMD(), b"mine")
+    handle = conn.open("IW.Q", IN)
+    assert conn.get(handle, syncpoint=True) is not None  # in the parent's unit of work
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            child_qm = embedded.queue_manager(embedded_url)
+            os.write(write, b"own" if child_qm is not qm else b"inherited")
+            embedded.close_all()  # what atexit runs
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 16) == b"own"
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)
+    conn.commit()  # the parent's unit of work was not backed out by the child
+    assert qm.queue_depth("IW.Q") == 0

@@ -34,6 +34,10 @@ class ConnectionLost(Exception):
     """The STOMP connection is gone (broker stopped, network, socket error)."""
 
 
+class WaitInterrupted(Exception):
+    """A take that waited was ended from another thread (``until`` became true)."""
+
+
 class BrokerError(Exception):
     """The broker answered a frame with ERROR."""
 
@@ -426,8 +430,12 @@ class StompClient:
             raise error
 
     # ------------------------------------------------------------------ frames in
-    def take(self, sub: str, timeout: float | None) -> Frame | None:
-        """The next frame for ``sub``, waiting up to ``timeout`` (None: no limit)."""
+    def take(
+        self, sub: str, timeout: float | None, until: Callable[[], bool] | None = None
+    ) -> Frame | None:
+        """The next frame for ``sub``, waiting up to ``timeout`` (None: no limit); raises
+        :class:`WaitInterrupted` once ``until()`` is true (read under the lock, so a
+        :meth:`nudge` after its change is never missed) and no frame is there."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             while True:
@@ -438,10 +446,17 @@ class StompClient:
                     raise ConnectionLost(f"connection to {self.params.safe_url} lost")
                 if queue is None:
                     return None
+                if until is not None and until():
+                    raise WaitInterrupted
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return None
                 self._cond.wait(remaining if remaining is not None else 1.0)
+
+    def nudge(self) -> None:
+        """Wake the takes that wait, to look at their ``until``."""
+        with self._cond:
+            self._cond.notify_all()
 
     def peek(self, sub: str, timeout: float) -> bool:
         """Wait up to ``timeout`` for a frame for ``sub`` without taking it."""

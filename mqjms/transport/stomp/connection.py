@@ -77,7 +77,7 @@ from mqjms.semantics.put import (
 
 from . import bodies, broker_ids, mapping, release
 from .browse import Browsing
-from .client import BrokerError, ConnectionLost, ConnectRefused, StompClient
+from .client import BrokerError, ConnectionLost, ConnectRefused, StompClient, WaitInterrupted
 from .config import QueueDefinition, StompParams
 from .pubsub import PublishSubscribe
 from .state import Got, OpenQueue, locked
@@ -108,6 +108,7 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
             Capability.PRIORITY,
             Capability.PERSISTENCE,
             Capability.PUBLISH_SUBSCRIBE,
+            Capability.INTERRUPT_WAIT,
         }
     )
 
@@ -134,6 +135,7 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
         self._lock = threading.RLock()
         self._sub_used = {}
         self._reaper = None
+        self._interrupted = False
         self._init_pubsub()
         self._client = self._new_client()
         log.debug("stomp.connected", url=params.safe_url, appl=self.identity.appl_name)
@@ -324,7 +326,12 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
                 continue
             except BrokerError as exc:
                 raise failed(C.MQRC_UNEXPECTED_ERROR, f"broker error on get: {exc}") from None
+            except WaitInterrupted:
+                self._interrupted = False
+                return None
             if found is not _AGAIN:
+                if found is not None and wait != 0:
+                    self._interrupted = False  # the wait it was for has ended
                 self._note_use(state)
                 if found is None and request.under_cursor:
                     raise failed(
@@ -480,6 +487,15 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
         return self.config.qmgr_attrs(self.params.qmgr_overrides)
 
     # ------------------------------------------------------------------ MQDISC
+    def interrupt_wait(self) -> None:
+        """End the get with wait this connection is in (another thread's call) without a
+        message (unless it got one meanwhile), or the next one once it has looked: see
+        :attr:`~mqjms.semantics.Capability.INTERRUPT_WAIT`. Takes no lock (the get holds
+        the connection's); the flag is set before the client is read, so a get waiting
+        on a client made since (a reconnection) reads it before it sleeps."""
+        self._interrupted = True
+        self._client.nudge()
+
     # ------------------------------------------------------------------ MQSET
     @locked
     def _set(self, queue: str, change: Callable[[Definition], Mapping[str, AttrValue]]) -> None:

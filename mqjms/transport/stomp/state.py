@@ -94,6 +94,10 @@ class StompState(EmulatedConnection):
     _window_opened: float  # when the broker was last asked to dispatch to us
     _sub_used: dict[str, float]  # input subscription -> when a get last used it
     _reaper: threading.Thread | None
+    _interrupted: bool  # interrupt_wait() was called: the next long wait ends at once
+
+    def _interrupt_pending(self) -> bool:
+        return self._interrupted
 
     @property
     def config(self) -> StompConfig:

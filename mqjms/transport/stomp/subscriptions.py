@@ -78,14 +78,15 @@ class Subscriptions(StompState):
         """Wait for a frame; meanwhile this connection's other idle handles give back
         what they hold (the idle-release thread cannot while this call has the lock)."""
         client = self._client
+        until = self._interrupt_pending  # interrupt_wait(): WaitInterrupted ends the get
         others = [other for other in self._handles.values() if other is not state]
         if not others:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-            return client.take(sub, remaining)
+            return client.take(sub, remaining, until)
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             step = IDLE_RELEASE if remaining is None else min(IDLE_RELEASE, remaining)
-            frame = client.take(sub, step)
+            frame = client.take(sub, step, until)
             if frame is not None or (remaining is not None and remaining <= step):
                 return frame
             self._release_others(state)
