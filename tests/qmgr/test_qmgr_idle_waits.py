@@ -394,7 +394,7 @@ def test_a_forked_child_recovers_afresh(qm: QueueManager) -> None:
 
 
 def test_a_process_whose_commits_ring_nobody_is_still_recovered(
-    embedded_url: str, children: Callable[..., Child]
+    embedded_url: str, children: Callable[..., Child], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # an older mqjms neither rings nor says it connected: the waiting get's fallback look
     # sees its commit unrung, and recovery looks again (and covers it)
@@ -410,10 +410,18 @@ def test_a_process_whose_commits_ring_nobody_is_still_recovered(
     assert qm.recovery_wait() == math.inf
     child = children("hold-unrung", embedded_url, "IW.Q")
     assert child.expect("HELD", timeout=30) == "held"
+    looks: list[str] = []  # the recoveries' looks at connections' locks since the hold
+    original = locks.owner_is_dead
+
+    def counted(path: str | Path) -> bool:
+        looks.append(str(path))
+        return original(path)
+
+    monkeypatch.setattr(manager, "owner_is_dead", counted)
     deadline = time.monotonic() + ENDS
-    while qm.recovery_wait() == math.inf:  # until the fallback look has seen the commit
+    while not looks:  # the fallback look saw the unrung commit, and recovery ran
         assert time.monotonic() < deadline, "the unrung commit was never noticed"
-        time.sleep(0.1)
+        time.sleep(0.05)
     child.kill()
     reader = qm.connect()
     handle = reader.open("IW.Q", IN)
