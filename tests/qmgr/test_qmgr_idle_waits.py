@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ import pytest
 from mqjms.mq import MQMD, C
 from mqjms.qmgr import QueueManager, locks, manager, owners
 from mqjms.transport import embedded
-from tests.qmgr.qmgr_child import Child
+from tests.qmgr.conftest import SpawnChild
 
 IN = C.MQOO_INPUT_SHARED
 LONG = 60.0  # a wait no test here may sit out
@@ -50,32 +50,43 @@ class Waiting:
         return not self._thread.is_alive()
 
 
-@pytest.fixture
-def children(tmp_path: Path) -> Iterator[Callable[..., Child]]:
-    started: list[Child] = []
+def waiting_in(get: Callable[[], tuple[MQMD, bytes] | None]) -> Waiting:
+    """``get`` on another thread, given time to reach its wait."""
+    waiting = Waiting(get)
+    time.sleep(0.3)
+    return waiting
 
-    def spawn(*args: str) -> Child:
-        child = Child(tmp_path / f"child{len(started)}.log", *args)
-        started.append(child)
-        return child
 
-    yield spawn
-    for child in started:
-        child.kill()
+def count_lock_looks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The lock files recovery looks at from now on (one list entry per look)."""
+    looks: list[str] = []
+    original = locks.owner_is_dead
+
+    def counted(path: str | Path) -> bool:
+        looks.append(str(path))
+        return original(path)
+
+    monkeypatch.setattr(manager, "owner_is_dead", counted)
+    return looks
+
+
+def assert_back_once(qm: QueueManager, queue: str, body: bytes) -> None:
+    """``body`` is available on ``queue`` again, backed out once."""
+    reader = qm.connect()
+    got = reader.get(reader.open(queue, IN), wait=ENDS)
+    assert got is not None and (got[1], got[0].BackoutCount) == (body, 1)
 
 
 def test_interrupt_wait_ends_a_waiting_get_without_a_message(qm: QueueManager) -> None:
     qm.define_queue("QLOCAL", "IW.Q")
     conn = qm.connect()
     handle = conn.open("IW.Q", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG, syncpoint=True))
     conn.interrupt_wait()
     assert waiting.ended(), "interrupt_wait did not end the get"
     assert waiting.error is None and waiting.result is None
     # the interrupt was used up: the next get waits, and a put then wakes it
-    again = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
-    time.sleep(0.3)
+    again = waiting_in(lambda: conn.get(handle, wait=LONG, syncpoint=True))
     qm.connect().put("IW.Q", MQMD(), b"after")
     assert again.ended() and again.result is not None and again.result[1] == b"after"
 
@@ -105,14 +116,13 @@ def test_interrupt_wait_is_declared_and_passes_through_a_wrapper(qm: QueueManage
     assert Capability.INTERRUPT_WAIT in conn.capabilities
     wrapped = ConnectionWrapper(conn)
     handle = wrapped.open("IW.Q", IN)
-    waiting = Waiting(lambda: wrapped.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: wrapped.get(handle, wait=LONG))
     assert interrupt_wait(wrapped)
     assert waiting.ended() and waiting.result is None
 
 
 def test_a_dead_process_is_watched_not_polled_and_its_message_comes_back_at_once(
-    embedded_url: str, children: Callable[..., Child], monkeypatch: pytest.MonkeyPatch
+    embedded_url: str, children: SpawnChild, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # issue 2's recovery of a SIGKILLed process's unit of work, without polling: once the
     # other process is watched, nothing is due until it dies, then at once
@@ -123,18 +133,11 @@ def test_a_dead_process_is_watched_not_polled_and_its_message_comes_back_at_once
     child = children("hold", embedded_url, "IW.KILL")
     assert child.expect("HELD", timeout=30) == "in flight"
     handle = conn.open("IW.KILL", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG, syncpoint=True))
-    time.sleep(0.3)  # waiting, with a bell the others ring
+    # waiting, with a bell the others ring
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG, syncpoint=True))
     qm.recover_abandoned(force=True)
     assert qm.recovery_wait() == math.inf, "the other process is not watched"
-    looks: list[str] = []
-    original = locks.owner_is_dead
-
-    def counted(path: str | Path) -> bool:
-        looks.append(str(path))
-        return original(path)
-
-    monkeypatch.setattr(manager, "owner_is_dead", counted)
+    looks = count_lock_looks(monkeypatch)
     time.sleep(2.5)  # more than RECOVERY_INTERVAL: a poll would have looked by now
     assert looks == [], "recovery polled while every owner was watched"
     child.kill()
@@ -147,7 +150,7 @@ def test_a_dead_process_is_watched_not_polled_and_its_message_comes_back_at_once
 @pytest.mark.parametrize("unwatchable", ["no pidfd", "lock not shown held by the pid"])
 def test_a_process_that_cannot_be_watched_is_polled(
     embedded_url: str,
-    children: Callable[..., Child],
+    children: SpawnChild,
     monkeypatch: pytest.MonkeyPatch,
     unwatchable: str,
 ) -> None:
@@ -166,15 +169,14 @@ def test_a_process_that_cannot_be_watched_is_polled(
     qm.recover_abandoned(force=True)
     assert qm.recovery_wait() <= manager.RECOVERY_INTERVAL
     handle = conn.open("IW.KILL", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     child.kill()
     assert waiting.ended() and waiting.result is not None
     assert waiting.result[0].BackoutCount == 1
 
 
 def test_a_connection_made_while_a_get_waits_is_watched_too(
-    embedded_url: str, children: Callable[..., Child], events: list[dict[str, object]]
+    embedded_url: str, children: SpawnChild, events: list[dict[str, object]]
 ) -> None:
     # a new connection rings the other processes, whose waiting gets then watch it: its
     # process's death is noticed (and its unit of work backed out) with nobody polling
@@ -184,8 +186,7 @@ def test_a_connection_made_while_a_get_waits_is_watched_too(
     qm.connect().put("IW.OTHER", MQMD(), b"held")
     conn = embedded.connect(embedded_url)
     handle = conn.open("IW.IDLE", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     child = children("hold", embedded_url, "IW.OTHER")
     assert child.expect("HELD", timeout=30) == "held"
     deadline = time.monotonic() + ENDS
@@ -202,9 +203,7 @@ def test_a_connection_made_while_a_get_waits_is_watched_too(
     while not backed_out():
         assert time.monotonic() < deadline, "the child's death was not noticed"
         time.sleep(0.05)
-    reader = qm.connect()
-    got = reader.get(reader.open("IW.OTHER", IN))
-    assert got is not None and (got[1], got[0].BackoutCount) == (b"held", 1)
+    assert_back_once(qm, "IW.OTHER", b"held")
     conn.interrupt_wait()
     assert waiting.ended()
 
@@ -226,8 +225,7 @@ def test_a_dropped_connection_of_this_process_is_recovered_without_polling(
         assert got is not None and got[1] == b"held"
 
     hold_and_drop()
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     gc.collect()
     assert waiting.ended() and waiting.result is not None
     assert (waiting.result[1], waiting.result[0].BackoutCount) == (b"held", 1)
@@ -237,8 +235,7 @@ def test_disconnect_from_another_thread_ends_a_long_wait(qm: QueueManager) -> No
     qm.define_queue("QLOCAL", "IW.Q")
     conn = qm.connect()
     handle = conn.open("IW.Q", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     conn.disconnect()
     assert waiting.ended()
     assert waiting.error is not None and "2018" in str(waiting.error)
@@ -274,7 +271,7 @@ def test_an_alter_qmgr_in_another_process_wakes_the_sleeping_expiry_scanner(
 
 
 def test_a_connection_dropped_in_another_live_process_is_recovered(
-    embedded_url: str, children: Callable[..., Child]
+    embedded_url: str, children: SpawnChild
 ) -> None:
     # its process lives on, so no pidfd fires: dropping it rings the other processes,
     # whose recovery then looks within RECOVERY_INTERVAL, as it always did
@@ -298,7 +295,7 @@ def test_a_connection_dropped_in_another_live_process_is_recovered(
 
 
 def test_a_row_with_this_pid_that_is_not_this_process_is_polled_for(
-    embedded_url: str, children: Callable[..., Child]
+    embedded_url: str, children: SpawnChild
 ) -> None:
     # two containers sharing the directory may both run their program as pid 1: a
     # connection row with this process's pid but not one of its connections is another
@@ -315,8 +312,7 @@ def test_a_row_with_this_pid_that_is_not_this_process_is_polled_for(
     with sqlite3.connect(qm.db_file) as db:
         db.execute("UPDATE connections SET pid = ? WHERE appl = 'child-hold'", (os.getpid(),))
     handle = conn.open("IW.Q", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     qm.recover_abandoned(force=True)
     assert qm.recovery_wait() <= manager.RECOVERY_INTERVAL, "a stranger's row was trusted"
     child.kill()
@@ -334,8 +330,7 @@ def test_a_bell_whose_file_another_process_removed_is_announced_again_and_polled
     qm.define_queue("QLOCAL", "IW.Q")
     conn = qm.connect()
     handle = conn.open("IW.Q", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     directory = qm.db_file.resolve().parent
     assert bells.heard(directory)
     qm.recover_abandoned(force=True)
@@ -374,8 +369,7 @@ def test_a_forked_child_recovers_afresh(qm: QueueManager) -> None:
     qm.define_queue("QLOCAL", "IW.Q")
     conn = qm.connect()
     handle = conn.open("IW.Q", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     qm.recover_abandoned(force=True)
     assert qm.recovery_wait() == math.inf
     read, write = os.pipe()
@@ -394,7 +388,7 @@ def test_a_forked_child_recovers_afresh(qm: QueueManager) -> None:
 
 
 def test_a_process_whose_commits_ring_nobody_is_still_recovered(
-    embedded_url: str, children: Callable[..., Child], monkeypatch: pytest.MonkeyPatch
+    embedded_url: str, children: SpawnChild, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # an older mqjms neither rings nor says it connected: the waiting get's fallback look
     # sees its commit unrung, and recovery looks again (and covers it)
@@ -404,29 +398,18 @@ def test_a_process_whose_commits_ring_nobody_is_still_recovered(
     conn = embedded.connect(embedded_url)
     conn.put("IW.Q", MQMD(), b"held")
     idle = conn.open("IW.IDLE", IN)
-    waiting = Waiting(lambda: conn.get(idle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(idle, wait=LONG))
     qm.recover_abandoned(force=True)
     assert qm.recovery_wait() == math.inf
     child = children("hold-unrung", embedded_url, "IW.Q")
     assert child.expect("HELD", timeout=30) == "held"
-    looks: list[str] = []  # the recoveries' looks at connections' locks since the hold
-    original = locks.owner_is_dead
-
-    def counted(path: str | Path) -> bool:
-        looks.append(str(path))
-        return original(path)
-
-    monkeypatch.setattr(manager, "owner_is_dead", counted)
+    looks = count_lock_looks(monkeypatch)  # the recoveries' looks since the hold
     deadline = time.monotonic() + ENDS
     while not looks:  # the fallback look saw the unrung commit, and recovery ran
         assert time.monotonic() < deadline, "the unrung commit was never noticed"
         time.sleep(0.05)
     child.kill()
-    reader = qm.connect()
-    handle = reader.open("IW.Q", IN)
-    got = reader.get(handle, wait=ENDS)
-    assert got is not None and (got[1], got[0].BackoutCount) == (b"held", 1)
+    assert_back_once(qm, "IW.Q", b"held")
     conn.interrupt_wait()
     assert waiting.ended()
 
@@ -441,8 +424,7 @@ def test_an_unheard_bell_is_trusted_again_once_its_file_has_stayed(
     qm.define_queue("QLOCAL", "IW.Q")
     conn = qm.connect()
     handle = conn.open("IW.Q", IN)
-    waiting = Waiting(lambda: conn.get(handle, wait=LONG))
-    time.sleep(0.3)
+    waiting = waiting_in(lambda: conn.get(handle, wait=LONG))
     directory = qm.db_file.resolve().parent
     for bell in (directory / bells.BELLS).iterdir():
         bell.unlink()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -17,23 +16,7 @@ import pytest
 from mqjms.mq import MQMD, C, MQError
 from mqjms.qmgr import RECOVERY_INTERVAL
 from mqjms.transport import Browse, connect, embedded
-from tests.qmgr.qmgr_child import Child
-
-SpawnChild = Callable[..., Child]
-
-
-@pytest.fixture
-def children(tmp_path: Path) -> Iterator[SpawnChild]:
-    started: list[Child] = []
-
-    def spawn(*args: str) -> Child:
-        child = Child(tmp_path / f"child{len(started)}.log", *args)
-        started.append(child)
-        return child
-
-    yield spawn
-    for child in started:  # only the processes this test started, by their pid
-        child.kill()
+from tests.qmgr.conftest import SpawnChild
 
 
 def depth(url: str, queue: str) -> int:
