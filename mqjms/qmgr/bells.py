@@ -1,13 +1,18 @@
 """Doorbells between processes: a commit in one process wakes the gets waiting in another.
 
 Every process with a get waiting on a queue manager has a bell there: a unix datagram
-socket in Linux's abstract namespace (no file to clean up: the kernel drops it with the
-process, even one killed by SIGKILL), announced by an empty file in the directory's
-``bells/``. A writer whose commit makes messages available sends one byte to every
-announced bell but its own process's; a bell whose process is gone refuses it, and its file
-is removed then. A thread per bell turns each datagram into a ring of the process's own
-doorbell (:mod:`.wakeup`). Anything that stops a bell (not Linux, a directory we may not
-write) leaves the waiters to poll, as before.
+socket bound to a file in the directory's ``bells/`` (``<pid>-<random>.sock``). A writer
+whose commit makes messages available sends one byte to every bell but its own process's;
+a bell whose process is gone (the kernel closed its socket, even after SIGKILL, but the
+file stays) refuses it, and its file is removed then. A socket file is reached through the
+file system, so processes in other network namespaces (containers sharing the directory
+on one host) ring each other as well. A thread per bell turns each datagram into a ring of
+the process's own doorbell (:mod:`.wakeup`).
+
+Where a socket cannot be bound in ``bells/`` (a file system without unix sockets), the bell
+is a socket in Linux's abstract namespace instead, announced by an empty file of its name
+(no ``.sock``): reachable from this network namespace only. Anything that stops a bell (not
+Linux, a directory we may not write) leaves the waiters to poll, as before.
 """
 
 from __future__ import annotations
@@ -28,7 +33,11 @@ from . import wakeup
 log = get_logger("mqjms.qmgr")
 
 BELLS = "bells"
-_PREFIX = "\0mqjms-bell-"
+_PREFIX = "\0mqjms-bell-"  # abstract bells (the fallback): _PREFIX + the announced name
+SOCKET_SUFFIX = ".sock"  # a bell bound in bells/ (the file is the socket)
+# A unix socket address holds at most 107 bytes of path: a longer one is reached through
+# this process's descriptor of its directory (/proc/self/fd/N/name).
+_MAX_ADDRESS = 107
 
 _lock = threading.Lock()
 _own: dict[Path, tuple[int, str]] = {}  # directory -> (pid, this process's bell name)
@@ -36,6 +45,8 @@ _sockets: dict[Path, socket.socket] = {}  # directory -> this process's bell
 _sender: socket.socket | None = None
 _bells_dirs: dict[Path, str] = {}  # directory -> its bells/ directory, as a string
 _sender_pid = 0
+_dir_fds: dict[str, tuple[int, int]] = {}  # bells/ directory -> (pid, an O_PATH descriptor)
+_dir_fds_lock = threading.Lock()
 # directory -> (the bells/ directory's mtime, when it was listed, its names), kept only
 # from a listing made once that mtime had settled: a file added in the same tick of the
 # file system's clock for timestamps (a few ms; a second or two on some file systems)
@@ -48,6 +59,7 @@ _unheard: dict[Path, float] = {}
 # Seconds the re-announced file must stay before the bell is trusted again (the process
 # that removed it may have gone; if not, its next commit removes it again)
 UNHEARD_FOR = 60.0
+PUT_BACK_INTERVAL = 1.0  # seconds between two put-backs of a bell whose file keeps going
 _SETTLED_NS = 3_000_000_000
 _RELIST_NS = 1_000_000_000
 
@@ -63,30 +75,57 @@ def listen(qmgr_dir: Path) -> bool:
         mine = _own.get(key)
         if mine is not None and mine[0] == pid:
             return bool(mine[1])
-        name = f"{pid}-{uuid.uuid4().hex[:12]}"
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
-            sock.bind(_PREFIX + name)
-            _announce(key, name)
+            name, sock = _put_up(key, pid)
         except OSError as exc:
-            sock.close()
             log.debug("qmgr.bell_unavailable", path=str(key), error=str(exc))
             _own[key] = (pid, "")  # do not try again: poll
             return False
         _own[key] = (pid, name)
         _unheard.pop(key, None)
         _sockets[key] = sock
-    threading.Thread(target=_answer, args=(sock,), name=f"mqjms-bell-{name}", daemon=True).start()
+    _start_answering(sock, name)
     return True
+
+
+def _put_up(qmgr_dir: Path, pid: int) -> tuple[str, socket.socket]:
+    """A new bell on ``qmgr_dir``: its name in ``bells/`` and its socket; bound in
+    ``bells/`` when the file system allows, else in the abstract namespace."""
+    base = f"{pid}-{uuid.uuid4().hex[:12]}"
+    mode = _make_bells_dir(qmgr_dir)
+    bells = os.path.join(qmgr_dir, BELLS)
+    name = base + SOCKET_SUFFIX
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        sock.bind(_address(bells, name))
+        os.chmod(_address(bells, name), mode)  # connecting takes write access
+        return name, sock
+    except OSError as exc:
+        sock.close()
+        with suppress(OSError):
+            os.unlink(_address(bells, name))
+        log.debug("qmgr.bell_file_unavailable", path=bells, error=str(exc))
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        sock.bind(_PREFIX + base)
+        _announce(qmgr_dir, base)
+    except OSError:
+        sock.close()
+        raise
+    return base, sock
+
+
+def _start_answering(sock: socket.socket, name: str) -> None:
+    threading.Thread(target=_answer, args=(sock,), name=f"mqjms-bell-{name}", daemon=True).start()
 
 
 def heard(qmgr_dir: Path) -> bool:
     """This process has a bell on ``qmgr_dir`` that the other processes ring: its file is
-    still announced. A process that could not reach the bell (one in another network
-    namespace: abstract sockets are per namespace) took it for a dead one's and removed
-    its file; the file is put back, for those that can, but the bell is *unheard* until
-    the file has stayed ``UNHEARD_FOR`` seconds: waits poll at their first pace meanwhile,
-    and recovery looks every second."""
+    still there. A process that could not reach the bell (an abstract one, from another
+    network namespace: abstract sockets are per namespace; or an mqjms older than bell
+    files) took it for a dead one's and removed its file; the bell is put back, for those
+    that can reach it, but is *unheard* until its file has stayed ``UNHEARD_FOR`` seconds:
+    waits poll at their first pace meanwhile, and recovery looks every second."""
     pid = os.getpid()
     with _lock:  # not while stop() or listen() changes the bell
         mine = _own.get(qmgr_dir)
@@ -97,9 +136,11 @@ def heard(qmgr_dir: Path) -> bool:
         if not os.path.exists(os.path.join(qmgr_dir, BELLS, mine[1])):
             if removed is None:
                 log.info("qmgr.bell_unheard", path=str(qmgr_dir), bell=mine[1])
-            _unheard[qmgr_dir] = now
-            with suppress(OSError):
-                _announce(qmgr_dir, mine[1])
+            # at most once a second: a process that keeps removing it keeps it unheard
+            if removed is None or now - removed >= PUT_BACK_INTERVAL:
+                _unheard[qmgr_dir] = now
+                with suppress(OSError):
+                    _put_back(qmgr_dir, pid, mine[1])
             return False
         if removed is None:
             return True
@@ -123,8 +164,27 @@ def stop(qmgr_dir: Path) -> None:
         (qmgr_dir / BELLS / mine[1]).unlink(missing_ok=True)
 
 
-def _announce(qmgr_dir: Path, name: str) -> None:
-    """The bell's file, with the directory's access (group or private) whatever the umask."""
+def _put_back(qmgr_dir: Path, pid: int, name: str) -> None:
+    """The file of this process's bell was removed: announce an abstract bell again; a
+    socket file cannot be linked again, so a bell bound in ``bells/`` is replaced by a new
+    one (called holding ``_lock``)."""
+    if not name.endswith(SOCKET_SUFFIX):
+        _announce(qmgr_dir, name)
+        return
+    new_name, sock = _put_up(qmgr_dir, pid)
+    old = _sockets.pop(qmgr_dir, None)
+    _own[qmgr_dir] = (pid, new_name)
+    _sockets[qmgr_dir] = sock
+    if old is not None:
+        with suppress(OSError):
+            old.shutdown(socket.SHUT_RDWR)  # ends its thread
+        old.close()
+    _start_answering(sock, new_name)
+
+
+def _make_bells_dir(qmgr_dir: Path) -> int:
+    """``bells/``, with the directory's access (group or private) whatever the umask; the
+    mode its files take."""
     dir_mode = os.stat(qmgr_dir).st_mode & 0o2770
     bells = qmgr_dir / BELLS
     try:
@@ -132,12 +192,36 @@ def _announce(qmgr_dir: Path, name: str) -> None:
         os.chmod(bells, dir_mode)
     except FileExistsError:
         pass
-    file_mode = dir_mode & 0o660
-    fd = os.open(bells / name, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, file_mode)
+    return dir_mode & 0o660
+
+
+def _announce(qmgr_dir: Path, name: str) -> None:
+    """An abstract bell's file, with the directory's access whatever the umask."""
+    file_mode = _make_bells_dir(qmgr_dir)
+    fd = os.open(qmgr_dir / BELLS / name, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, file_mode)
     try:
         os.fchmod(fd, file_mode)
     finally:
         os.close(fd)
+
+
+def _address(bells: str, name: str) -> str:
+    """The address of the bell ``name`` bound in ``bells``: its path, or, when that is too
+    long for a socket address, its path through a descriptor of ``bells``."""
+    path = os.path.join(bells, name)
+    if len(os.fsencode(path)) <= _MAX_ADDRESS:
+        return path
+    pid = os.getpid()
+    held = _dir_fds.get(bells)
+    if held is None or held[0] != pid:  # a forked child opens its own, and keeps it
+        with _dir_fds_lock:
+            held = _dir_fds.get(bells)
+            if held is None or held[0] != pid:
+                held = _dir_fds[bells] = (
+                    pid,
+                    os.open(bells, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC),
+                )
+    return f"/proc/self/fd/{held[1]}/{name}"
 
 
 def _answer(sock: socket.socket) -> None:
@@ -179,11 +263,18 @@ def ring_others(qmgr_dir: Path) -> None:
     for name in names:
         if name == own_name:
             continue
+        bound = name.endswith(SOCKET_SUFFIX)
         try:
-            _sender.sendto(b"\1", socket.MSG_DONTWAIT, _PREFIX + name)
-        except (ConnectionRefusedError, FileNotFoundError):
+            address = _address(bells, name) if bound else _PREFIX + name
+            _sender.sendto(b"\1", socket.MSG_DONTWAIT, address)
+        except ConnectionRefusedError:
             with suppress(FileNotFoundError):
                 os.unlink(os.path.join(bells, name))  # its process is gone
+        except FileNotFoundError:
+            if not bound:  # an abstract bell whose process is gone
+                with suppress(FileNotFoundError):
+                    os.unlink(os.path.join(bells, name))
+            # a socket file removed meanwhile: nothing to ring
         except OSError:
             continue  # full (it will wake anyway) or refused for another reason
 

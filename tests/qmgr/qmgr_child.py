@@ -17,6 +17,8 @@ Modes
                           HELD <its managed queue>, sleep until killed.
   put URL QUEUE N         put N persistent and N non-persistent messages, print DONE, and
                           end normally (closing the queue manager).
+  put-and-stay URL QUEUE N  the same puts, print DONE, then sleep until killed (a process
+                          ending wakes the waiting gets of the others: this one does not).
   abandon URL QUEUE OUT_Q get one message and put one to OUT_Q under syncpoint, print
                           HELD, and leave with os._exit(0): no disconnect, no commit.
   group URL QUEUE N       N threads, each its own connection, get under syncpoint and
@@ -33,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -113,11 +116,15 @@ def main(argv: list[str]) -> int:
         say("HELD " + sub.handle.resolved_name)
         while True:
             time.sleep(60)
-    if mode == "put":
+    if mode in ("put", "put-and-stay"):
         count = int(rest[0])
         for i in range(count):
             conn.put(queue, MQMD(Persistence=C.MQPER_PERSISTENT), f"persistent {i}".encode())
             conn.put(queue, MQMD(Persistence=C.MQPER_NOT_PERSISTENT), f"transient {i}".encode())
+        if mode == "put-and-stay":  # alive: its end wakes nobody
+            say("DONE")
+            while True:
+                time.sleep(60)
         conn.disconnect()
         say("DONE")
         return 0
@@ -155,7 +162,8 @@ class Child:
     """A running ``qmgr_child`` process, seen from the test: send lines, wait for lines,
     kill it. Its stderr (logs) goes to ``log_path``."""
 
-    def __init__(self, log_path: Path, *args: str) -> None:
+    def __init__(self, log_path: Path, *args: str, prefix: Sequence[str] = ()) -> None:
+        """``prefix``: a command to run the child under (``unshare --net``)."""
         self.log_path = log_path
         self._log: IO[bytes] = open(log_path, "wb")  # noqa: SIM115 - closed in wait()/kill()
         # ``tests`` is a package of the checkout, not of the installed mqjms: the child
@@ -164,7 +172,7 @@ class Child:
         env = dict(os.environ)
         env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.qmgr.qmgr_child", *args],
+            [*prefix, sys.executable, "-m", "tests.qmgr.qmgr_child", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,

@@ -11,6 +11,8 @@ import contextlib
 import fcntl
 import os
 import socket
+import stat
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from mqjms.mq import MQMD, C
-from mqjms.qmgr import bells, commits, getting
+from mqjms.qmgr import bells, commits, getting, manager, wakeup
 from mqjms.qmgr.manager import QueueManager
 from mqjms.transport import connect, embedded
 from tests.qmgr.qmgr_child import Child
@@ -167,6 +169,90 @@ def test_a_bell_whose_process_is_gone_is_removed_by_the_next_ring(qm: QueueManag
     probe.close()
     bells.ring_others(directory)
     assert not stale.exists()
+
+
+def test_a_bell_socket_whose_process_is_gone_is_removed_by_the_next_ring(
+    qm: QueueManager,
+) -> None:
+    # a bell bound in bells/ outlives its process as a file: the socket behind it is
+    # gone, so the next ring is refused and removes the file
+    directory = qm.path.resolve()
+    (directory / bells.BELLS).mkdir(exist_ok=True)
+    stale = directory / bells.BELLS / f"999999999-gone{bells.SOCKET_SUFFIX}"
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    dead.bind(str(stale))
+    dead.close()
+    assert stale.exists()
+    bells.ring_others(directory)
+    assert not stale.exists()
+
+
+def test_a_bell_is_a_socket_file_that_rings_this_process(tmp_path: Path) -> None:
+    # the bell is reached through the file system (any network namespace), even from a
+    # directory whose path is too long for a socket address (107 bytes)
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    qm = QueueManager(deep)
+    try:
+        qm.define_queue("QLOCAL", "GC.SOCK")
+        conn = qm.connect("gc-sock")
+        handle = conn.open("GC.SOCK", C.MQOO_INPUT_SHARED)
+        assert conn.get(handle, wait=0.01) is None  # puts the bell up
+        bells_dir = deep.resolve() / bells.BELLS
+        (bell,) = bells_dir.iterdir()
+        assert bell.name.endswith(bells.SOCKET_SUFFIX) and stat.S_ISSOCK(bell.stat().st_mode)
+        assert bell.stat().st_mode & 0o777 == (deep.stat().st_mode & 0o660)
+        assert len(os.fsencode(bell)) > 107
+        before = wakeup.rings()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as other:
+            other.sendto(b"\1", bells._address(str(bells_dir), bell.name))
+        assert wakeup.wait(before, 10) > before
+    finally:
+        qm.close()
+
+
+def _other_network_namespace() -> list[str]:
+    """The command that runs a process in a network namespace of its own, or a skip."""
+    for command in (["unshare", "--net"], ["unshare", "--user", "--map-root-user", "--net"]):
+        try:
+            if subprocess.run([*command, "true"], capture_output=True, timeout=10).returncode == 0:
+                return command
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+    pytest.skip("no network namespace can be made here (unshare --net)")
+
+
+@pytest.mark.slow
+def test_a_commit_in_another_network_namespace_wakes_the_get(
+    embedded_url: str, tmp_path: Path, children: list[Child], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # containers sharing the directory on one host: abstract sockets are per network
+    # namespace, a bell's socket file is not. With the fallback poll slower than the
+    # wait, only the bell can end this get with the message the other process puts (an
+    # unheard bell would poll, and look for dead processes' units of work, every second).
+    prefix = _other_network_namespace()
+    monkeypatch.setattr(getting, "BELL_POLL_INTERVAL", 600.0)
+    monkeypatch.setattr(manager, "RECOVERY_INTERVAL", 600.0)
+    qm = embedded.queue_manager(embedded_url)
+    qm.define_queue("QLOCAL", "GC.NETNS")
+    conn = connect(embedded_url)
+    handle = conn.open("GC.NETNS", C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, wait=0.1) is None  # this process's bell is up
+    (bell,) = (qm.path.resolve() / bells.BELLS).iterdir()
+    putter = Child(
+        tmp_path / "put.log", "put-and-stay", embedded_url, "GC.NETNS", "1", prefix=prefix
+    )
+    children.append(putter)
+    result: list[tuple[MQMD, bytes] | None] = []
+    getter = threading.Thread(target=lambda: result.append(conn.get(handle, wait=600)))
+    getter.start()
+    getter.join(60)  # the get's own deadline, the only other way out, is far later
+    if getter.is_alive():
+        conn.interrupt_wait()
+        getter.join(10)
+        pytest.fail(f"the get was not woken by the other process's commit; {putter.logs()}")
+    assert result[0] is not None and result[0][1] == b"persistent 0"
+    assert bell.exists()  # rung, not taken for a dead process's
 
 
 def test_closing_the_queue_manager_takes_its_bell_down(qm: QueueManager) -> None:
