@@ -163,16 +163,22 @@ def open_for_input(db: sqlite3.Connection, name: str) -> bool:
     )
 
 
-def status(db: sqlite3.Connection, row: QueueRow) -> dict[str, int]:
-    """A local queue's CURDEPTH, IPPROCS and OPPROCS (MQINQ, DISPLAY)."""
+def status(db: sqlite3.Connection, row: QueueRow) -> dict[str, int | str]:
+    """A queue's read-only attributes (MQINQ, DISPLAY): CRDATE, CRTIME, ALTDATE and
+    ALTTIME; a local queue's CURDEPTH, IPPROCS and OPPROCS too."""
+    out: dict[str, int | str] = {}
+    stamps = db.execute(
+        "SELECT created, altered FROM queues WHERE name = ?", (row.name,)
+    ).fetchone()
+    if stamps is not None:
+        for prefix, value in zip(("CR", "ALT"), stamps, strict=True):
+            day, _, clock = str(value or "").partition(" ")
+            out[prefix + "DATE"], out[prefix + "TIME"] = day, clock
     if row.qtype != LOCAL:
-        return {}
+        return out
     counts = db.execute(
         "SELECT SUM(options & ? != 0), SUM(options & ? != 0) FROM handles WHERE queue = ?",
         (C.MQOO_INPUT_MASK, C.MQOO_OUTPUT, row.name),
     ).fetchone()
-    return {
-        "CURDEPTH": row.depth,
-        "IPPROCS": int(counts[0] or 0),
-        "OPPROCS": int(counts[1] or 0),
-    }
+    out.update(CURDEPTH=row.depth, IPPROCS=int(counts[0] or 0), OPPROCS=int(counts[1] or 0))
+    return out

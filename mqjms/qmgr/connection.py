@@ -237,6 +237,10 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         with self._session() as db:
             return meta.qmgr_attrs(db)
 
+    def _qmgr_identifier(self) -> str:
+        """The name and when the queue manager was made, as IBM MQ's QMID."""
+        return f"{self.qmgr_name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(self.qm.stamp))}"
+
     # ------------------------------------------------------------------ MQSET
     def _set(
         self, queue: str, change: Callable[[QueueDefinition], Mapping[str, AttrValue]]

@@ -523,7 +523,9 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         self.connection_lock_path(conn_id).unlink(missing_ok=True)
         got, put = ended
         if got or put:
-            log.warning(
+            # the queue manager's housekeeping (IBM MQ notes it in its own error log): this
+            # process did nothing wrong, and the messages are back on their queues
+            log.info(
                 "uow.backed_out",
                 connection=conn_id,
                 reason=reason,

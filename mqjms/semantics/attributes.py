@@ -171,6 +171,11 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
     Attr("CURDEPTH", INT, (LOCAL,), 0, selector=C.MQIA_CURRENT_Q_DEPTH, readonly=True),
     Attr("IPPROCS", INT, (LOCAL,), 0, selector=C.MQIA_OPEN_INPUT_COUNT, readonly=True),
     Attr("OPPROCS", INT, (LOCAL,), 0, selector=C.MQIA_OPEN_OUTPUT_COUNT, readonly=True),
+    # When the definition was made and last changed (UTC): yyyy-mm-dd, hh.mm.ss
+    Attr("CRDATE", TEXT, _ALL, "", length=12, selector=C.MQCA_CREATION_DATE, readonly=True),
+    Attr("CRTIME", TEXT, _ALL, "", length=8, selector=C.MQCA_CREATION_TIME, readonly=True),
+    Attr("ALTDATE", TEXT, _ALL, "", length=12, selector=C.MQCA_ALTERATION_DATE, readonly=True),
+    Attr("ALTTIME", TEXT, _ALL, "", length=8, selector=C.MQCA_ALTERATION_TIME, readonly=True),
 )
 
 QMGR_ATTRS: tuple[Attr, ...] = (

@@ -159,7 +159,13 @@ class EmulatedConnection(ABC):
     def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
         """MQINQ on the queue manager object (e.g. MQCA_DEAD_LETTER_Q_NAME)."""
         self._check_open()
-        return inquire_qmgr(self.qmgr_name, self._qmgr_attrs(), selectors)
+        return inquire_qmgr(
+            self.qmgr_name, self._qmgr_attrs(), selectors, identifier=self._qmgr_identifier()
+        )
+
+    def _qmgr_identifier(self) -> str | None:
+        """MQCA_Q_MGR_IDENTIFIER, where the transport knows one (default: the name)."""
+        return None
 
     def set(self, handle: Handle, attrs: Mapping[int, int | str]) -> None:
         """MQSET (see :meth:`mqjms.semantics.Connection.set`)."""

@@ -24,9 +24,9 @@ from .attributes import (
 )
 from .definitions import AttrValue, QueueDefinition
 
-#: The read-only status attributes (CURDEPTH, IPPROCS, OPPROCS) of a local queue, asked
-#: for only when a selector needs one (it may cost a round trip).
-Status = Callable[[], Mapping[str, int]]
+#: The read-only attributes (CURDEPTH, IPPROCS, OPPROCS of a local queue; CRDATE, CRTIME,
+#: ALTDATE, ALTTIME), asked for only when a selector needs one (it may cost a round trip).
+Status = Callable[[], Mapping[str, AttrValue]]
 
 _DEFINITION_TYPES = {
     None: C.MQQDT_PREDEFINED,
@@ -44,7 +44,7 @@ def inquire_queue(
 ) -> dict[int, int | str]:
     """MQINQ on ``queue``. ``dynamic`` is TEMPDYN or PERMDYN for a dynamic queue."""
     out: dict[int, int | str] = {}
-    current: Mapping[str, int] | None = None
+    current: Mapping[str, AttrValue] | None = None
     for selector in selectors:
         if selector == C.MQIA_Q_TYPE:
             out[selector] = QTYPE_CODES[queue.qtype]
@@ -52,6 +52,9 @@ def inquire_queue(
             out[selector] = queue.name
         elif selector == C.MQIA_DEFINITION_TYPE and queue.qtype == LOCAL:
             out[selector] = _DEFINITION_TYPES[dynamic]
+        elif selector == C.MQIA_PROPERTY_CONTROL:
+            # properties travel in an MQRFH2 usr folder, as PROPCTL(COMPAT) has them
+            out[selector] = C.MQPROP_COMPATIBILITY
         else:
             attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
             if attr is None:
@@ -65,7 +68,7 @@ def inquire_queue(
             if attr.readonly:
                 if current is None:
                     current = status()
-                value: AttrValue = int(current.get(attr.name, 0))
+                value: AttrValue = current.get(attr.name, attr.default)
             else:
                 value = queue.attrs.get(attr.name, attr.default)
             out[selector] = inquire_value(attr, value)
@@ -81,17 +84,30 @@ QMGR_FACTS: Mapping[int, int | str] = {
     C.MQIA_PLATFORM: C.MQPL_UNIX,
     C.MQIA_SYNCPOINT: C.MQSP_AVAILABLE,
     C.MQIA_MAX_PRIORITY: 9,
+    # MQ's defaults for what mqjms does not set or limit
+    C.MQIA_MAX_HANDLES: 256,
+    C.MQIA_MAX_UNCOMMITTED_MSGS: 10_000,
+    C.MQCA_COMMAND_INPUT_Q_NAME: "SYSTEM.ADMIN.COMMAND.QUEUE",
+    C.MQCA_DEF_XMIT_Q_NAME: "",
 }
 
 
 def inquire_qmgr(
-    qmgr_name: str, attrs: Mapping[str, AttrValue], selectors: Sequence[int]
+    qmgr_name: str,
+    attrs: Mapping[str, AttrValue],
+    selectors: Sequence[int],
+    *,
+    identifier: str | None = None,
 ) -> dict[int, int | str]:
-    """MQINQ on the queue manager; attributes not in ``attrs`` have MQ's defaults."""
+    """MQINQ on the queue manager; attributes not in ``attrs`` have MQ's defaults.
+    ``identifier``: MQCA_Q_MGR_IDENTIFIER (MQ's is the name and the creation time)."""
     out: dict[int, int | str] = {}
     for selector in selectors:
         if selector == C.MQCA_Q_MGR_NAME:
             out[selector] = qmgr_name
+            continue
+        if selector == C.MQCA_Q_MGR_IDENTIFIER:
+            out[selector] = identifier or qmgr_name
             continue
         if selector in QMGR_FACTS:
             out[selector] = QMGR_FACTS[selector]

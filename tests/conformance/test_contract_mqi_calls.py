@@ -280,3 +280,37 @@ def test_the_queue_manager_reports_its_mq_level(conn: Connection) -> None:
     assert str(values[C.MQCA_VERSION]).startswith("09")
     assert int(values[C.MQIA_COMMAND_LEVEL]) >= 900
     assert values[C.MQIA_PLATFORM] == C.MQPL_UNIX
+
+
+def test_the_queue_manager_answers_the_selectors_monitoring_scripts_ask(conn: Connection) -> None:
+    # MQINQ's queue manager selectors (IBM: "MQINQ - Inquire object attributes"): a
+    # health check reads these; none is 2067 MQRC_SELECTOR_ERROR
+    values = conn.inquire_qmgr(
+        [
+            C.MQIA_MAX_HANDLES,
+            C.MQIA_MAX_UNCOMMITTED_MSGS,
+            C.MQCA_COMMAND_INPUT_Q_NAME,
+            C.MQCA_Q_MGR_IDENTIFIER,
+            C.MQCA_DEF_XMIT_Q_NAME,
+        ]
+    )
+    assert int(values[C.MQIA_MAX_HANDLES]) > 0
+    assert int(values[C.MQIA_MAX_UNCOMMITTED_MSGS]) > 0
+    assert str(values[C.MQCA_COMMAND_INPUT_Q_NAME]).strip() == "SYSTEM.ADMIN.COMMAND.QUEUE"
+    assert str(values[C.MQCA_Q_MGR_IDENTIFIER]).startswith(conn.qmgr_name.strip())
+
+
+def test_a_queue_answers_its_dates_and_property_control(conn: Connection, queue: str) -> None:
+    values = conn.inquire(
+        queue,
+        [
+            C.MQCA_CREATION_DATE,
+            C.MQCA_CREATION_TIME,
+            C.MQCA_ALTERATION_DATE,
+            C.MQCA_ALTERATION_TIME,
+            C.MQIA_PROPERTY_CONTROL,
+        ],
+    )
+    for selector in (C.MQCA_CREATION_DATE, C.MQCA_ALTERATION_DATE):
+        assert isinstance(values[selector], str)
+    assert values[C.MQIA_PROPERTY_CONTROL] == C.MQPROP_COMPATIBILITY
