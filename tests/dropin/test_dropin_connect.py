@@ -237,6 +237,44 @@ def test_a_process_that_dies_backs_out_its_unit_of_work(env: MQEnv, tmp_path: Pa
 
 
 @pytest.mark.embedded_only(CHILD)
+def test_the_program_after_one_that_died_writes_nothing_to_stderr(
+    env: MQEnv, tmp_path: Path
+) -> None:
+    # backing out the dead one's unit of work is the queue manager's housekeeping (IBM MQ
+    # notes it in its error log); the next program, as with real pymqi, says nothing
+    env.put_raw(Q, b"in flight")
+    died = run(
+        env,
+        tmp_path,
+        "pymqi",
+        f"""
+        import os
+        import pymqi
+        qmgr = pymqi.connect("QM1")
+        gmo = pymqi.GMO(Options=pymqi.CMQC.MQGMO_SYNCPOINT)
+        print(pymqi.Queue(qmgr, "{Q}").get(None, pymqi.MD(), gmo), flush=True)
+        os._exit(3)
+        """,
+    )
+    assert died.returncode == 3
+    after = run(
+        env,
+        tmp_path,
+        "pymqi",
+        f"""
+        import pymqi
+        qmgr = pymqi.connect("QM1")
+        md = pymqi.MD()
+        print(pymqi.Queue(qmgr, "{Q}").get(None, md), md.BackoutCount)
+        qmgr.disconnect()
+        """,
+    )
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.split() == ["b'in", "flight'", "1"]
+    assert after.stderr == ""
+
+
+@pytest.mark.embedded_only(CHILD)
 def test_ctrl_c_during_a_wait_leaves_the_connection_usable(env: MQEnv, tmp_path: Path) -> None:
     program = tmp_path / "waiting.py"
     program.write_text(
