@@ -168,7 +168,11 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
     with hconn.call() as conn:
         obj = hconn.object(number)
         ask = request(md, gmo, max_length)
-        target_ccsid = fields.option(md, "CodedCharSetId", C.MQCCSI_Q_MGR)
+        # what MQGMO_CONVERT converts to: the CCSID and encoding the program's MQMD has
+        target = (
+            fields.option(md, "CodedCharSetId", C.MQCCSI_Q_MGR),
+            fields.option(md, "Encoding", C.MQENC_NATIVE),
+        )
         if ask.unlock:
             if not _locks(conn, obj).unlock(obj.queue):
                 raise MQError(
@@ -190,7 +194,7 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                     C.MQRC_NO_MSG_UNDER_CURSOR,
                     f"the message under the cursor of {obj.name!r} is gone: nothing to lock",
                 )
-            return _deliver(hconn, obj, ask, md, gmo, *got, target_ccsid)
+            return _deliver(hconn, obj, ask, md, gmo, *got, target)
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -201,7 +205,7 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                     outcome = _attempt(hconn, conn, obj, ask, slice_wait)
                 if isinstance(outcome, tuple):
                     noted.delivered()  # a Ctrl-C now waits for the program's next call
-                    return _deliver(hconn, obj, ask, md, gmo, *outcome, target_ccsid)
+                    return _deliver(hconn, obj, ask, md, gmo, *outcome, target)
             noted.act()
         if outcome == _STOP:
             if deadline is None:
@@ -319,7 +323,7 @@ def _deliver(
     gmo_opts: Any,
     md: MQMD,
     data: bytes,
-    target_ccsid: int,
+    target: tuple[int, int],
 ) -> bytes:
     """Hand the message to the program: properties, conversion, truncation, and the
     output fields of its MQMD and MQGMO."""
@@ -334,7 +338,7 @@ def _deliver(
         _, data = properties.split_properties(md, data)
     warning: MQError | None = None
     if ask.convert:
-        data, warning = _converted(md, data, target_ccsid)
+        data, warning = _converted(md, data, *target)
     original = len(data)
     if ask.max_length is not None and original > ask.max_length:
         data = data[: ask.max_length]
@@ -369,14 +373,30 @@ def _gmo_into(gmo: Any, obj: Hobj, returned: int) -> None:
             fields.assign(gmo, _GMO_SPECS[name], value)
 
 
-def _converted(md: MQMD, data: bytes, target: int) -> tuple[bytes, MQError | None]:
-    """MQGMO_CONVERT for MQSTR: the text in the CCSID the program's MQMD asked for (its
-    queue manager's, 1208, for MQCCSI_Q_MGR). 2119 (a warning: the message is returned
-    as it is) when it cannot be converted."""
-    if md.Format.rstrip() != C.MQFMT_STRING.rstrip():
-        return data, None
-    wanted = C.CCSID_UTF8 if target in (C.MQCCSI_Q_MGR, C.MQCCSI_INHERIT) else target
+def _converted(
+    md: MQMD, data: bytes, target_ccsid: int, target_encoding: int
+) -> tuple[bytes, MQError | None]:
+    """MQGMO_CONVERT: MQSTR text in the CCSID the program's MQMD asked for (its queue
+    manager's, 1208, for MQCCSI_Q_MGR), 2119 (a warning: the message is returned as it
+    is) when it cannot be. A message of no format (MQFMT_NONE) or an application's own
+    (no conversion exit here) whose CCSID or encoding differs from the asked ones is
+    returned as it is with 2110 MQRC_FORMAT_ERROR, a warning, as IBM MQ does; IBM's
+    other formats (headers) are returned as they are."""
+    wanted = C.CCSID_UTF8 if target_ccsid in (C.MQCCSI_Q_MGR, C.MQCCSI_INHERIT) else target_ccsid
     source = C.CCSID_UTF8 if md.CodedCharSetId in (C.MQCCSI_Q_MGR, 0) else md.CodedCharSetId
+    fmt = md.Format.rstrip()
+    if fmt != C.MQFMT_STRING.rstrip():
+        if fmt.startswith("MQ") or (
+            wanted == source and _encoding(md.Encoding) == _encoding(target_encoding)
+        ):
+            return data, None
+        what = f"format {fmt!r} has no conversion exit" if fmt else "the message has no format"
+        return data, MQError(
+            C.MQCC_WARNING,
+            C.MQRC_FORMAT_ERROR,
+            f"not converted: {what} (CCSID {source}, encoding {md.Encoding}; asked for CCSID "
+            f"{wanted}, encoding {target_encoding})",
+        )
     if wanted == source:
         return data, None
     try:
@@ -385,3 +405,8 @@ def _converted(md: MQMD, data: bytes, target: int) -> tuple[bytes, MQError | Non
         return data, MQError(C.MQCC_WARNING, C.MQRC_NOT_CONVERTED, str(exc))
     md.CodedCharSetId = wanted
     return converted, None
+
+
+def _encoding(value: int) -> int:
+    """An encoding's integer, decimal and float parts (what conversion would change)."""
+    return value & (C.MQENC_INTEGER_MASK | C.MQENC_DECIMAL_MASK | C.MQENC_FLOAT_MASK)

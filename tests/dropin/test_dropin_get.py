@@ -334,6 +334,31 @@ def test_convert_turns_mqstr_into_the_ccsid_asked_for(mq: ModuleType, env: MQEnv
     assert data == "déjà".encode("latin-1") and md.CodedCharSetId == 819
 
 
+@pytest.mark.parametrize(("encoding", "ccsid"), [(273, 1208), (785, 500), (546, 500)])
+def test_convert_of_a_binary_message_from_another_platform_warns_2110(
+    mq: ModuleType, env: MQEnv, qmgr, encoding: int, ccsid: int
+) -> None:
+    # IBM's MQRC_FORMAT_ERROR: "The format name in the message is MQFMT_NONE": returned
+    # unconverted with MQCC_WARNING, its CCSID and encoding in the MQMD (a Java sender's
+    # 273, a z/OS one's 785/500)
+    env.put_raw(Q, b"\x00\x00\x00\x2a binary", Encoding=encoding, CodedCharSetId=ccsid)
+    md = mq.MD()
+    with pytest.raises(mq.MQMIError) as caught:
+        mq.Queue(qmgr, Q).get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert (caught.value.comp, caught.value.reason) == (1, 2110)
+    assert caught.value.message == b"\x00\x00\x00\x2a binary"
+    assert (md.Encoding, md.CodedCharSetId) == (encoding, ccsid)
+    assert env.depth(Q) == 0  # a warning: the message was got
+
+
+def test_convert_of_a_binary_message_needing_no_conversion_is_quiet(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    env.put_raw(Q, b"\x00\x01 binary", Encoding=C.MQENC_NATIVE, CodedCharSetId=1208)
+    md = mq.MD()
+    assert mq.Queue(qmgr, Q).get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT)) == b"\x00\x01 binary"
+
+
 # --------------------------------------------------------------------------- threads
 
 
