@@ -18,13 +18,10 @@ import time
 from collections.abc import Callable, Sequence
 
 from mqjms.logs import get_logger
-from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics.deadletter import dead_letter_message
-from mqjms.semantics.put import put_date_time
 
-from . import bells, catalog, messages, meta, queues, store, wakeup
+from . import bells, messages, meta, reporting, store, wakeup
 from .transaction import Transaction, writing
 
 log = get_logger("mqjms.qmgr")
@@ -49,59 +46,7 @@ def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
         )
         report = messages.expiration_report(msg)
         if report is not None:
-            _send_report(tx, msg, original, *report)
-
-
-def _send_report(
-    tx: Transaction, msg: messages.StoredMessage, original: MQMD, md: MQMD, data: bytes
-) -> None:
-    md.PutApplName = tx.qmgr_name[:28]
-    md.PutDate, md.PutTime = put_date_time(tx.now)
-    reply_to = original.ReplyToQ.strip()
-    try:
-        named, base = catalog.resolve(tx.db, reply_to)
-        queues.put_message(tx, named, base, md, data, uow=None, new_msg_id=md.MsgId == C.MQMI_NONE)
-    except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
-        _dead_letter_report(tx, md, data, exc.reason, (reply_to, original.ReplyToQMgr.strip()))
-    except Exception as exc:  # a report must never fail the get that discarded
-        log.warning(
-            "expiry.report_failed",
-            queue=msg.queue,
-            reply_to=original.ReplyToQ,
-            msg_id=original.MsgId.hex(),
-            reason=repr(exc),
-        )
-
-
-def _dead_letter_report(
-    tx: Transaction, md: MQMD, data: bytes, reason: int, dest: tuple[str, str]
-) -> None:
-    """Put a report that could not reach its ReplyToQ to the dead-letter queue (MQDLH)."""
-    dl_md, dl_data = dead_letter_message(
-        md,
-        data,
-        reason=reason,
-        dest_queue=dest[0],
-        dest_qmgr=dest[1] or tx.qmgr_name,
-        appl_name=tx.qmgr_name,
-        appl_type=C.MQAT_QMGR,
-        now=tx.now,
-    )
-    deadq = str(tx.qmgr_attr("DEADQ")).strip()
-    try:
-        named, base = catalog.resolve(tx.db, deadq)
-        queues.put_message(tx, named, base, dl_md, dl_data, uow=None, new_msg_id=False)
-        log.warning(
-            "expiry.report_dead_lettered", reply_to=dest[0], dead_letter_queue=deadq, reason=reason
-        )
-    except MQError as exc:
-        log.error(
-            "expiry.report_lost",
-            reply_to=dest[0],
-            dead_letter_queue=deadq,
-            reason=exc.reason_name,
-            detail=exc.detail,
-        )
+            reporting.send(tx, original, *report, uow=None, source=msg.queue)
 
 
 def scan(tx: Transaction, queue: str | None = None) -> int:

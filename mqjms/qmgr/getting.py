@@ -21,7 +21,7 @@ from mqjms.semantics import Browse, Handle, TruncatedMessage, definitions
 from mqjms.semantics.checks import check_get_allowed
 from mqjms.semantics.emulated import GetRequest
 
-from . import bells, catalog, expiry, messages, store, wakeup, xmitq
+from . import bells, catalog, expiry, messages, reporting, store, wakeup, xmitq
 from .connection_state import ConnectionState
 from .delivery import Cursor, Row, next_message, queue_and_head
 from .failures import translating
@@ -321,11 +321,17 @@ class Getting(ConnectionState):
                 (store.GOT_IN_UOW, self.id, msg.id),
             )
             self._uow.got(msg.persistent)
+            if md.Report & C.MQRO_COD_MASK and reporting.confirm(
+                tx, md, data, reporting.COD, uow=self.id, queue=base.name
+            ):  # sent with the commit, withdrawn by a backout
+                self._uow.put(msg.persistent)
         else:
             self._last_persistent[handle.hobj] = msg.persistent
             if msg.persistent and not durable:
                 raise NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+            if md.Report & C.MQRO_COD_MASK:
+                reporting.confirm(tx, md, data, reporting.COD, uow=None, queue=base.name)
         if request.browse is None and self._locks.get(handle.hobj) == msg.id:
             del self._locks[handle.hobj]  # got under the cursor: its lock ends with it
         return md, data

@@ -10,7 +10,7 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics.emulated import PutRequest
 from mqjms.semantics.put import priority_warning, set_context
 
-from . import catalog, queues
+from . import catalog, queues, reporting
 from .connection_state import ConnectionState
 from .failures import translating
 from .getting import NeedsDurability
@@ -80,12 +80,11 @@ class Putting(ConnectionState):
         set_context(out, request.context, self.identity, tx.now)
         named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
         tx.knows_qmgr_attrs(qmgr_attrs)
-        return queues.put_message(
-            tx,
-            named,
-            base,
-            out,
-            data,
-            uow=self.id if request.syncpoint else None,
-            new_msg_id=request.new_msg_id,
+        uow = self.id if request.syncpoint else None
+        stored = queues.put_message(
+            tx, named, base, out, data, uow=uow, new_msg_id=request.new_msg_id
         )
+        if stored.Report & C.MQRO_COA_MASK and base.attrs.get("USAGE") != "XMITQ":
+            # on its queue now (a transmission queue is not where it arrives)
+            reporting.confirm(tx, stored, data, reporting.COA, uow=uow, queue=base.name)
+        return stored

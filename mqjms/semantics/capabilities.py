@@ -43,6 +43,7 @@ class Capability(StrEnum):
     EXPIRY = "expiry"  # MQMD Expiry: an expired message is never returned (seed 000)
     LAZY_EXPIRY = "lazy_expiry"  # an expired message stays until a get or browse reaches it
     EXPIRATION_REPORTS = "expiration_report"  # MQRO_EXPIRATION* reports are sent (seed 000)
+    CONFIRM_REPORTS = "confirm_reports"  # MQRO_COA* / MQRO_COD* reports are sent
     FIFO = "fifo"  # MSGDLVSQ(FIFO): priority ignored for ordering
     PRIORITY = "priority"  # MSGDLVSQ(PRIORITY): higher priority first
     PERSISTENCE = "persistence"  # persistent messages survive a restart, others do not

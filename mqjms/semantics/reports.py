@@ -2,8 +2,9 @@
 when the message asked for it in its MQMD.Report options.
 
 One builder serves every kind (an expiration report when the queue manager discards an
-expired message, seed 000; an exception report when a trigger monitor cannot act on a
-trigger message): MsgType MQMT_REPORT, the Feedback given, MsgId and CorrelId by
+expired message, seed 000; confirm-on-arrival and confirm-on-delivery reports when a
+message reaches its queue and leaves it; an exception report when a trigger monitor
+cannot act on a trigger message): MsgType MQMT_REPORT, the Feedback given, MsgId and CorrelId by
 MQRO_PASS_MSG_ID / MQRO_PASS_CORREL_ID, MQRO_PASS_DISCARD_AND_EXPIRY honoured, and none,
 the first 100 bytes or all of the data, as the option chosen says.
 """
@@ -40,6 +41,8 @@ EXCEPTION = ReportKind(
     C.MQRO_EXCEPTION_WITH_DATA,
     C.MQRO_EXCEPTION_WITH_FULL_DATA,
 )
+COA = ReportKind("coa", C.MQRO_COA_MASK, C.MQRO_COA_WITH_DATA, C.MQRO_COA_WITH_FULL_DATA)
+COD = ReportKind("cod", C.MQRO_COD_MASK, C.MQRO_COD_WITH_DATA, C.MQRO_COD_WITH_FULL_DATA)
 
 
 def report_message(

@@ -86,6 +86,7 @@ _CAPABILITIES = frozenset(
         Capability.EXPIRY,
         Capability.LAZY_EXPIRY,
         Capability.EXPIRATION_REPORTS,
+        Capability.CONFIRM_REPORTS,
         Capability.FIFO,
         Capability.PRIORITY,
         Capability.PERSISTENCE,

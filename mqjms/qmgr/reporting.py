@@ -1,0 +1,102 @@
+"""Report messages the queue manager sends: to the original's ReplyToQ, else (as IBM MQ
+does with a report it cannot deliver) to the dead-letter queue with an MQDLH.
+
+Expiration reports (seed 000, :mod:`.expiry`), confirm-on-arrival reports when a put
+places a message on its queue (MQRO_COA*) and confirm-on-delivery reports when a get
+removes it (MQRO_COD*). A report is sent in the unit of work of what caused it, if any:
+a COD report of a get under syncpoint appears with its commit, and goes with its backout.
+Sending one never fails what caused it.
+"""
+
+from __future__ import annotations
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.put import put_date_time
+from mqjms.semantics.reports import COA, COD, ReportKind, report_message
+
+from . import catalog, queues
+from .transaction import Transaction
+
+log = get_logger("mqjms.qmgr")
+
+
+def confirm(
+    tx: Transaction, original: MQMD, data: bytes, kind: ReportKind, *, uow: str | None, queue: str
+) -> bool:
+    """Send the COA or COD report (``kind``) ``original`` asks for; True when one was
+    sent (persistent like the original)."""
+    if not original.Report & kind.mask:
+        return False
+    feedback = C.MQFB_COA if kind is COA else C.MQFB_COD
+    report = report_message(original, data, kind=kind, feedback=feedback)
+    if report is None:
+        return False
+    send(tx, original, *report, uow=uow, source=queue)
+    return True
+
+
+def send(
+    tx: Transaction, original: MQMD, md: MQMD, data: bytes, *, uow: str | None, source: str
+) -> None:
+    """Put report ``md``/``data`` about ``original`` (a message of queue ``source``) to its
+    ReplyToQ, else to the dead-letter queue; logged, never raised, when neither takes it."""
+    md.PutApplName = tx.qmgr_name[:28]
+    md.PutDate, md.PutTime = put_date_time(tx.now)
+    reply_to = original.ReplyToQ.strip()
+    try:
+        named, base = catalog.resolve(tx.db, reply_to)
+        queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=md.MsgId == C.MQMI_NONE)
+    except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
+        _dead_letter(tx, md, data, exc.reason, (reply_to, original.ReplyToQMgr.strip()), uow)
+    except Exception as exc:  # a report must never fail what caused it
+        log.warning(
+            "report.failed",
+            queue=source,
+            reply_to=original.ReplyToQ,
+            msg_id=original.MsgId.hex(),
+            feedback=md.Feedback,
+            reason=repr(exc),
+        )
+
+
+def _dead_letter(
+    tx: Transaction, md: MQMD, data: bytes, reason: int, dest: tuple[str, str], uow: str | None
+) -> None:
+    """Put a report that could not reach its ReplyToQ to the dead-letter queue (MQDLH)."""
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=reason,
+        dest_queue=dest[0],
+        dest_qmgr=dest[1] or tx.qmgr_name,
+        appl_name=tx.qmgr_name,
+        appl_type=C.MQAT_QMGR,
+        now=tx.now,
+    )
+    deadq = str(tx.qmgr_attr("DEADQ")).strip()
+    try:
+        named, base = catalog.resolve(tx.db, deadq)
+        queues.put_message(tx, named, base, dl_md, dl_data, uow=uow, new_msg_id=False)
+        log.warning(
+            "report.dead_lettered",
+            reply_to=dest[0],
+            dead_letter_queue=deadq,
+            feedback=md.Feedback,
+            reason=reason,
+        )
+    except MQError as exc:
+        log.error(
+            "report.lost",
+            reply_to=dest[0],
+            dead_letter_queue=deadq,
+            feedback=md.Feedback,
+            reason=exc.reason_name,
+            detail=exc.detail,
+        )
+
+
+__all__ = ["COA", "COD", "confirm", "send"]
