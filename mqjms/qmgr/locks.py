@@ -80,8 +80,11 @@ class FileLock:
                 pause = min(pause * 2, 0.05)
         if exclusive:
             stamp = f"{this_process()}\n".encode()
-            os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, stamp, 0)
+            try:
+                os.ftruncate(self._fd, 0)
+                os.pwrite(self._fd, stamp, 0)
+            except OSError:  # a full disk: the stamp only names the holder in messages
+                pass
         return True
 
     def holder(self) -> str:

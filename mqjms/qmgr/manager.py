@@ -71,7 +71,7 @@ from . import (
 from .expiry import ExpiryScanner
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
-from .space import SpaceReserve, with_room
+from .space import SpaceReserve, disk_full, with_room
 from .transaction import writing
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
         if self.read_only:
             self._db = self._open_read_only(marker)
         else:
-            self._db = self._open_read_write(name, group_access)
+            self._db = self._open_with_room(name, group_access)
         self._directory = getattr(self._db, "directory", None) or self.db_file.resolve().parent
         try:
             self.name = str(meta.get(self._db, "qmgr_name"))
@@ -168,6 +168,17 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             raise
         self._scanner = ExpiryScanner(self.name, self.open_db)
         self._scanner.start()
+
+    def _open_with_room(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:
+        """:meth:`_open_read_write`; on a full disk, once more after giving up the space
+        reserve (space.py): opening writes (the shared-memory index, a start's recovery),
+        and consumers must be able to connect to drain the queues."""
+        try:
+            return self._open_read_write(name, group_access)
+        except StorageError:
+            if self.reserve is None or not disk_full(self.path) or not self.reserve.release():
+                raise
+        return self._open_read_write(name, group_access)
 
     def _open_read_write(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:
         """Open (creating it if no queue manager was ever created here) and start if due."""

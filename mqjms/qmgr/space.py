@@ -138,6 +138,16 @@ class SpaceReserve:
             )
 
 
+def disk_full(directory: Path) -> bool:
+    """Whether the file system holding ``directory`` has no room left for a write (a
+    failure that names no cause, such as SQLite's shared-memory index not growing)."""
+    try:
+        stat = os.statvfs(directory)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < RESERVE_MARGIN
+
+
 def checkpoint(db: sqlite3.Connection) -> bool:
     """Copy the log into the database and empty it; True when it was emptied."""
     try:
@@ -165,4 +175,4 @@ def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Cal
     return attempt()
 
 
-__all__ = ["SpaceReserve", "checkpoint", "with_room"]
+__all__ = ["SpaceReserve", "checkpoint", "disk_full", "with_room"]

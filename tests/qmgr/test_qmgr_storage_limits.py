@@ -17,6 +17,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,6 +126,55 @@ def test_a_full_disk_fails_puts_with_2056_and_still_drains(small_disk: Path) -> 
     assert qm.queue_depth("FULL.Q") == 1
     conn.disconnect()
     qm.close()
+
+
+def test_a_consumer_can_connect_to_a_full_disk(small_disk: Path) -> None:
+    # a new connection writes its holder's stamp in its lock file: not a reason to keep
+    # a consumer out (it raised a raw OSError 28)
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", "FULL.Q")
+    first = qm.connect("first")
+    first.put("FULL.Q", MQMD(), b"before the disk filled")
+    filler = fill_disk(small_disk)
+    try:
+        another = qm.connect("another consumer")
+        handle = another.open("FULL.Q", C.MQOO_INPUT_SHARED)
+        got = another.get(handle, syncpoint=True)
+        assert got is not None and got[1] == b"before the disk filled"
+        another.commit()
+        another.disconnect()
+    finally:
+        first.disconnect()
+        qm.close()
+        filler.unlink()
+
+
+def test_a_new_process_starts_on_a_full_disk_and_drains_it(small_disk: Path) -> None:
+    # its start grows the shared-memory index and recovers: the space reserve is given
+    # up for it, as for any write that is not a put
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", "FULL.Q")
+    qm.connect("first").put("FULL.Q", MQMD(), b"before the disk filled")
+    qm.close()
+    assert (small_disk / "qm" / "space.reserve").stat().st_size > 0
+    filler = fill_disk(small_disk)
+    script = (
+        "import sys; from mqjms.qmgr import QueueManager; from mqjms.mq import C;"
+        "qm = QueueManager(sys.argv[1]); c = qm.connect('drainer');"
+        "h = c.open('FULL.Q', C.MQOO_INPUT_SHARED); got = c.get(h); c.disconnect();"
+        "print(got[1].decode()); qm.close()"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(small_disk / "qm")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "before the disk filled"
+    finally:
+        filler.unlink()
 
 
 def test_a_step_whose_puts_find_the_disk_full_fails_with_put_failed_2056(
