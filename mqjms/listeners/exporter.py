@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -201,9 +202,7 @@ class HealthFile:
         if not health.ready:
             self._remove()
             return False
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        tmp.write_text(json.dumps(health.as_dict()) + "\n")
-        os.replace(tmp, self.path)
+        _write_privately(self.path, json.dumps(health.as_dict()) + "\n")
         return True
 
     def _run(self) -> None:
@@ -219,3 +218,19 @@ class HealthFile:
     def _remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+def _write_privately(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text``, readable by its owner only, through a new temporary
+    file of a random name (created exclusively, so a link planted in a shared directory
+    is never followed); the rename replaces a link at ``path`` itself, not its target."""
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as out:
+            os.fchmod(out.fileno(), 0o600)  # mkstemp's mode, whatever the umask
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -5,6 +5,7 @@ per-listener stats, Prometheus metrics and health checks over HTTP or a file."""
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -15,6 +16,7 @@ import pytest
 
 import mqjms
 from mqjms.listeners.exporter import HealthFile, OperationsServer
+from mqjms.listeners.health import Health
 from mqjms.mq import C, MQError
 from mqjms.testing import TestQueueManager
 from tests.listeners.helpers import BOQ, IN, named, wait_for
@@ -155,6 +157,33 @@ def test_started_is_logged_once_connected_and_readiness_follows(
     order = [e["event"] for e in events if e["event"] in ("worker.connecting", "worker.started")]
     assert order == ["worker.connecting"] * 3 + ["worker.started"]
     assert not (tmp_path / "ready").exists()  # removed once the worker stopped
+
+
+def test_the_health_file_is_private_and_never_written_through_a_planted_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # in a shared directory another user may plant links: the temporary file's name is
+    # random and made exclusively, so the file a link points at is never overwritten
+    class Ready:
+        def health(self) -> Any:
+            return Health.of(
+                running=True, stopping=False, alive=1, connected=1, consumers=1, error=None
+            )
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    (tmp_path / ".ready.tmp").symlink_to(victim)  # the name a fixed-name writer would use
+    (tmp_path / "ready").symlink_to(victim)
+    old_umask = os.umask(0)
+    try:
+        assert HealthFile(Ready(), tmp_path / "ready").update()  # type: ignore[arg-type]
+    finally:
+        os.umask(old_umask)
+    assert victim.read_text() == "precious\n"
+    written = tmp_path / "ready"
+    assert not written.is_symlink() and json.loads(written.read_text())["ready"] is True
+    assert written.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".ready.tmp", "ready", "victim"]
 
 
 @pytest.mark.embedded_only("the definition to make is MQSC for the embedded queue manager")
