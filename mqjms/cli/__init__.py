@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 
 from mqjms import __version__
@@ -76,6 +77,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         except KeyboardInterrupt:
             return 130
+        except OSError as exc:  # a file named on the command line, a directory
+            where = f": {exc.filename}" if exc.filename else ""
+            print(f"mqjms: {exc.strerror or exc}{where}", file=sys.stderr)
+            return 1
+        except Exception as exc:  # a bug of ours: one line, the traceback with -v
+            print(
+                f"mqjms: unexpected error: {type(exc).__name__}: {exc}"
+                + ("" if args.verbose else " (run with -v to see where)"),
+                file=sys.stderr,
+            )
+            if args.verbose:
+                traceback.print_exc()
+            return 1
 
 
 __all__ = ["COMMANDS", "build_parser", "main"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -86,9 +87,36 @@ def non_negative_float(value: str) -> float:
         number = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if math.isnan(number):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds")
     if number < 0:
         raise argparse.ArgumentTypeError(f"{value!r} is negative")
     return number
+
+
+MQLONG_MIN, MQLONG_MAX = -(2**31), 2**31 - 1
+
+
+def mqlong(value: str) -> int:
+    """An MQMD integer field's value: a whole number that fits an MQLONG (32 bits)."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not MQLONG_MIN <= number <= MQLONG_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{value} does not fit an MQLONG ({MQLONG_MIN} to {MQLONG_MAX})"
+        )
+    return number
+
+
+def object_name(value: str) -> str:
+    """A queue or queue manager name for an MQMD field: at most 48 characters."""
+    if len(value) > C.MQ_Q_NAME_LENGTH:
+        raise argparse.ArgumentTypeError(
+            f"{value[:20]!r}... is {len(value)} characters; at most {C.MQ_Q_NAME_LENGTH}"
+        )
+    return value
 
 
 def positive_int(value: str) -> int:

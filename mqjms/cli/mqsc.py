@@ -51,13 +51,20 @@ def run(args: argparse.Namespace) -> int:
 
     qm = queue_manager(url)
     if args.file in (None, "-"):
-        return _run(qm.name, run_script(qm, sys.stdin), echo=not args.no_echo)
+        try:  # read as it comes (an interactive session), each command run when complete
+            return _run(qm.name, run_script(qm, sys.stdin), echo=not args.no_echo)
+        except UnicodeDecodeError as exc:
+            raise CLIError(f"standard input is not UTF-8 text: {exc.reason}") from None
     path = Path(args.file)
-    try:
-        with path.open(encoding="utf-8") as lines:
-            return _run(qm.name, run_script(qm, lines), echo=not args.no_echo)
+    try:  # whole, first: a file that cannot be read runs none of its commands
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise CLIError(
+            f"cannot read {path}: not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from None
+    return _run(qm.name, run_script(qm, text.splitlines(keepends=True)), echo=not args.no_echo)
 
 
 def _run(qmgr: str, results: Iterable[CommandResult], echo: bool) -> int:

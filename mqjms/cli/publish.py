@@ -16,7 +16,7 @@ from mqjms.semantics import Capability
 from mqjms.semantics.pubsub import Subscribes
 from mqjms.transport import put_warning
 
-from .common import CLIError, add_url, hex_id, open_connection, positive_int
+from .common import CLIError, add_url, hex_id, mqlong, open_connection, positive_int
 from .put import _data, format_name
 
 
@@ -53,14 +53,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(persistence=C.MQPER_PERSISTENCE_AS_TOPIC_DEF)
     parser.add_argument(
         "--priority",
-        type=int,
+        type=mqlong,
         default=C.MQPRI_PRIORITY_AS_Q_DEF,
         metavar="N",
         help="Priority 0-9 (default: the topic's DEFPRTY)",
     )
     parser.add_argument(
         "--expiry",
-        type=int,
+        type=mqlong,
         default=C.MQEI_UNLIMITED,
         metavar="TENTHS",
         help="Expiry in tenths of a second (default -1: unlimited)",
@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="CorrelId, up to 24 bytes in hex",
     )
     parser.add_argument("--format", type=format_name, metavar="NAME", help="Format (MQSTR, ...)")
-    parser.add_argument("--ccsid", type=int, metavar="N", help="CodedCharSetId (default 1208)")
+    parser.add_argument("--ccsid", type=mqlong, metavar="N", help="CodedCharSetId (default 1208)")
     parser.add_argument(
         "--count",
         type=positive_int,

@@ -12,7 +12,16 @@ from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.transport import put_warning
 
-from .common import CLIError, add_url, hex_id, open_connection, positive_int, qmgr_ccsid
+from .common import (
+    CLIError,
+    add_url,
+    hex_id,
+    mqlong,
+    object_name,
+    open_connection,
+    positive_int,
+    qmgr_ccsid,
+)
 from .render import report_options
 
 MSG_TYPES = {
@@ -65,14 +74,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     body.add_argument("--file", metavar="F", help="a file whose bytes are the message (- = stdin)")
     parser.add_argument(
         "--expiry",
-        type=int,
+        type=mqlong,
         default=C.MQEI_UNLIMITED,
         metavar="TENTHS",
         help="Expiry in tenths of a second (default -1: unlimited)",
     )
     parser.add_argument(
         "--priority",
-        type=int,
+        type=mqlong,
         default=C.MQPRI_PRIORITY_AS_Q_DEF,
         metavar="N",
         help="Priority 0-9 (default: the queue's DEFPRTY); above 9 the message "
@@ -103,8 +112,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a report option by IBM's name, e.g. MQRO_EXPIRATION_WITH_DATA "
         "or MQRO_DISCARD_MSG (repeatable; combined)",
     )
-    parser.add_argument("--reply-to", metavar="Q", default="", help="ReplyToQ")
-    parser.add_argument("--reply-to-qmgr", metavar="QM", default="", help="ReplyToQMgr")
+    parser.add_argument("--reply-to", type=object_name, metavar="Q", default="", help="ReplyToQ")
+    parser.add_argument(
+        "--reply-to-qmgr", type=object_name, metavar="QM", default="", help="ReplyToQMgr"
+    )
     parser.add_argument(
         "--msg-type",
         choices=sorted(MSG_TYPES),
@@ -133,13 +144,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--encoding",
-        type=int,
+        type=mqlong,
         metavar="N",
         help=f"Encoding (default {C.MQENC_NATIVE}; 273 is big-endian)",
     )
     parser.add_argument(
         "--ccsid",
-        type=int,
+        type=mqlong,
         metavar="N",
         help="CodedCharSetId (default 1208; --body text is encoded in it)",
     )

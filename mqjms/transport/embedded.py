@@ -64,10 +64,8 @@ def queue_manager(url: str) -> QueueManager:
 def unusable_directory(url: str, path: Path, exc: OSError) -> MQError:
     """Why ``path`` cannot hold a queue manager, as MQCONN's reason code and a way out."""
     where = redact(url)
-    if isinstance(exc, FileExistsError | NotADirectoryError) or (
-        path.exists() and not path.is_dir()
-    ):
-        file = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), path)
+    if isinstance(exc, FileExistsError | NotADirectoryError) or _is_file(path):
+        file = next((p for p in (path, *path.parents) if _is_file(p)), path)
         return failed(
             C.MQRC_Q_MGR_NAME_ERROR,
             f"{where}: {file} is a file, not a directory; name a directory for the embedded "
@@ -80,10 +78,24 @@ def unusable_directory(url: str, path: Path, exc: OSError) -> MQError:
             "choose a directory this user may write for the embedded queue manager, or "
             "give it write permission",
         )
+    if exc.errno == errno.ENAMETOOLONG:
+        return failed(
+            C.MQRC_Q_MGR_NAME_ERROR,
+            f"{where}: the directory's path is too long for the file system "
+            f"({len(os.fsencode(path))} bytes); choose a shorter one",
+        )
     return failed(
         C.MQRC_RESOURCE_PROBLEM,
         f"{where}: cannot use {exc.filename or path} ({exc.strerror or exc})",
     )
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` exists and is not a directory (False when it cannot be looked at)."""
+    try:
+        return path.exists() and not path.is_dir()
+    except OSError:
+        return False
 
 
 def connect(url: str, appl_name: str | None = None) -> QMConnection:

@@ -138,6 +138,16 @@ def test_mqsc_reads_a_file_and_no_echo(cli: CLI, tmp_path: Path) -> None:
     assert cli.err.startswith("mqjms: cannot read ") and cli.out == ""
 
 
+def test_mqsc_file_that_is_not_utf8_runs_none_of_its_commands(cli: CLI, tmp_path: Path) -> None:
+    script = tmp_path / "latin1.mqsc"
+    script.write_bytes(b"DEFINE QLOCAL(BEFORE.BAD.BYTE)\n* caf\xe9\n")
+    assert cli("mqsc", str(script)) == 2
+    assert cli.err.startswith(f"mqjms: cannot read {script}: not UTF-8 text (byte 36")
+    assert "Traceback" not in cli.err
+    assert cli("put", "BEFORE.BAD.BYTE", "--body", "x") == 2  # never defined
+    assert "MQRC_UNKNOWN_OBJECT_NAME" in cli.err
+
+
 def test_mqsc_needs_an_embedded_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mqsc", "--url", "stomp://localhost:61613"]) == 2
     assert "embedded" in capsys.readouterr().err
@@ -412,6 +422,53 @@ def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["put", "Q", "--body", "x", "--url", "nourl"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--encoding", str(2**32)),
+        ("--priority", str(2**31)),
+        ("--expiry", str(-(2**31) - 1)),
+        ("--ccsid", str(2**31)),
+        ("--reply-to", "Q" * 49),
+        ("--reply-to-qmgr", "M" * 49),
+    ],
+)
+def test_a_field_value_mq_cannot_hold_is_a_usage_error(cli: CLI, option: str, value: str) -> None:
+    assert cli("put", "ORDERS.IN", "--body", "x", option, value) == 2
+    assert f"argument {option}: " in cli.err and "Traceback" not in cli.err
+    assert cli("get", "ORDERS.IN") == 0 and cli.out == ""  # nothing was put
+
+
+def test_a_wait_that_is_not_a_number_is_a_usage_error(cli: CLI) -> None:
+    assert cli("get", "ORDERS.IN", "--wait", "nan") == 2  # it waited forever
+    assert "argument --wait: 'nan' is not a number of seconds" in cli.err
+
+
+def test_an_embedded_directory_path_too_long_is_2058(capsys: pytest.CaptureFixture[str]) -> None:
+    url = "embedded:///tmp/" + "x" * 300
+    assert main(["put", "Q", "--body", "x", "--url", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mqjms: MQRC_Q_MGR_NAME_ERROR (2058): ") and "too long" in err
+
+
+def test_an_unexpected_error_is_one_line_with_the_traceback_on_demand(
+    cli: CLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mqjms.cli import put
+
+    def broken(args: Any) -> int:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(put, "run", broken)  # the parser is built at each main()
+    assert cli("put", "ORDERS.IN", "--body", "x") == 1
+    assert cli.err == (
+        "mqjms: unexpected error: RuntimeError: a bug of ours (run with -v to see where)\n"
+    )
+    assert main(["-v", "put", "ORDERS.IN", "--body", "x", "--url", cli.url]) == 1
+    err = cli.capsys.readouterr().err
+    assert "Traceback" in err and "a bug of ours" in err
 
 
 def test_help_documents_the_json_body(capsys: pytest.CaptureFixture[str]) -> None:
