@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         raise CLIError(
             f"cannot read {path}: not UTF-8 text (byte {exc.start}: {exc.reason})"
         ) from None
-    return _run(qm.name, run_script(qm, text.splitlines(keepends=True)), echo=not args.no_echo)
+    # lines end at newlines only (splitlines would also split at \f, U+2028, ... in quotes)
+    return _run(qm.name, run_script(qm, io.StringIO(text)), echo=not args.no_echo)
 
 
 def _run(qmgr: str, results: Iterable[CommandResult], echo: bool) -> int:

@@ -17,8 +17,10 @@ Linux, a directory we may not write) leaves the waiters to poll, as before.
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
+import stat
 import sys
 import threading
 import time
@@ -98,7 +100,7 @@ def _put_up(qmgr_dir: Path, pid: int) -> tuple[str, socket.socket]:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
         sock.bind(_address(bells, name))
-        os.chmod(_address(bells, name), mode)  # connecting takes write access
+        _chmod_socket(_address(bells, name), mode)  # connecting takes write access
         return name, sock
     except OSError as exc:
         sock.close()
@@ -156,11 +158,13 @@ def stop(qmgr_dir: Path) -> None:
     with _lock:
         mine = _own.pop(qmgr_dir, None)
         sock = _sockets.pop(qmgr_dir, None)
+    ours = mine is not None and mine[0] == os.getpid()
     if sock is not None:
-        with suppress(OSError):
-            sock.shutdown(socket.SHUT_RDWR)  # ends the recv of its thread
+        if ours:  # a forked child's copy shares its parent's socket: only closed
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # ends the recv of its thread
         sock.close()
-    if mine is not None and mine[1] and mine[0] == os.getpid():
+    if ours and mine is not None and mine[1]:
         (qmgr_dir / BELLS / mine[1]).unlink(missing_ok=True)
 
 
@@ -182,6 +186,20 @@ def _put_back(qmgr_dir: Path, pid: int, name: str) -> None:
     _start_answering(sock, new_name)
 
 
+def _chmod_socket(path: str, mode: int) -> None:
+    """Give the socket file just bound at ``path`` ``mode``, through a descriptor of it
+    that follows no link: were it replaced meanwhile (another group member may write in
+    ``bells/``), what took its place is left alone."""
+    fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
+            raise OSError(errno.EPERM, "not the socket this process bound", path)
+        os.chmod(f"/proc/self/fd/{fd}", mode)
+    finally:
+        os.close(fd)
+
+
 def _make_bells_dir(qmgr_dir: Path) -> int:
     """``bells/``, with the directory's access (group or private) whatever the umask; the
     mode its files take."""
@@ -198,7 +216,8 @@ def _make_bells_dir(qmgr_dir: Path) -> int:
 def _announce(qmgr_dir: Path, name: str) -> None:
     """An abstract bell's file, with the directory's access whatever the umask."""
     file_mode = _make_bells_dir(qmgr_dir)
-    fd = os.open(qmgr_dir / BELLS / name, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, file_mode)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(qmgr_dir / BELLS / name, flags, file_mode)
     try:
         os.fchmod(fd, file_mode)
     finally:
@@ -213,15 +232,26 @@ def _address(bells: str, name: str) -> str:
         return path
     pid = os.getpid()
     held = _dir_fds.get(bells)
-    if held is None or held[0] != pid:  # a forked child opens its own, and keeps it
-        with _dir_fds_lock:
+    if held is None or held[0] != pid or not _same_directory(held[1], bells):
+        with _dir_fds_lock:  # a forked child opens its own; a removed directory, anew
             held = _dir_fds.get(bells)
-            if held is None or held[0] != pid:
+            if held is None or held[0] != pid or not _same_directory(held[1], bells):
+                if held is not None and held[0] == pid:
+                    os.close(held[1])
                 held = _dir_fds[bells] = (
                     pid,
                     os.open(bells, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC),
                 )
     return f"/proc/self/fd/{held[1]}/{name}"
+
+
+def _same_directory(fd: int, path: str) -> bool:
+    """Whether descriptor ``fd`` still names the directory at ``path``."""
+    try:
+        held, now = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino)
 
 
 def _answer(sock: socket.socket) -> None:

@@ -237,8 +237,11 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         with self._session() as db:
             return meta.qmgr_attrs(db)
 
-    def _qmgr_identifier(self) -> str:
-        """The name and when the queue manager was made, as IBM MQ's QMID."""
+    def _qmgr_identifier(self) -> str | None:
+        """The name and when the queue manager was made, as IBM MQ's QMID (the name alone
+        for one made before mqjms kept that time)."""
+        if not self.qm.stamp:
+            return None
         return f"{self.qmgr_name}_{time.strftime('%Y-%m-%d_%H.%M.%S', time.gmtime(self.qm.stamp))}"
 
     # ------------------------------------------------------------------ MQSET

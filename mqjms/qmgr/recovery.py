@@ -22,24 +22,28 @@ def backout_uow(db: sqlite3.Connection, uow: str, *, puts: bool = True) -> tuple
     their original position (rows keep their id, which is their place in the queue).
     ``puts=False``: the caller knows it put nothing (a connection's own MQBACK), so
     only its gets are looked for. Returns (messages got, messages put)."""
-    put = 0
-    if puts:
-        put = db.execute(
-            "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
-            (uow, store.PUT_IN_UOW),
-        ).rowcount
-        # seed 003 item 10: a FIRST or DEPTH trigger message is released by a backout too
-        db.execute(
-            "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
-            " WHERE uow = ? AND state = ?",
-            (store.AVAILABLE, uow, store.PUT_IN_UOW),
-        )
+    put = withdraw_puts(db, uow) if puts else 0
     got = db.execute(
         "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
         " WHERE uow = ? AND state = ?",
         (store.AVAILABLE, uow, store.GOT_IN_UOW),
     ).rowcount
     return int(got), int(put)
+
+
+def withdraw_puts(db: sqlite3.Connection, uow: str) -> int:
+    """The puts of unit of work ``uow`` vanish (a FIRST or DEPTH trigger message is
+    released instead, seed 003 item 10); how many vanished."""
+    put = db.execute(
+        "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
+        (uow, store.PUT_IN_UOW),
+    ).rowcount
+    db.execute(
+        "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+        " WHERE uow = ? AND state = ?",
+        (store.AVAILABLE, uow, store.PUT_IN_UOW),
+    )
+    return int(put)
 
 
 def end_connection(tx: Transaction, conn_id: str) -> tuple[int, int] | None:

@@ -5,7 +5,8 @@ Expiration reports (seed 000, :mod:`.expiry`), confirm-on-arrival reports when a
 places a message on its queue (MQRO_COA*) and confirm-on-delivery reports when a get
 removes it (MQRO_COD*). A report is sent in the unit of work of what caused it, if any:
 a COD report of a get under syncpoint appears with its commit, and goes with its backout.
-Sending one never fails what caused it.
+A report no queue takes never fails what caused it (it is logged); a storage failure
+(a full disk) fails the whole call, as any write of it would.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def send(
     tx: Transaction, original: MQMD, md: MQMD, data: bytes, *, uow: str | None, source: str
 ) -> None:
     """Put report ``md``/``data`` about ``original`` (a message of queue ``source``) to its
-    ReplyToQ, else to the dead-letter queue; logged, never raised, when neither takes it."""
+    ReplyToQ, else to the dead-letter queue; logged, not raised, when neither takes it."""
     md.PutApplName = tx.qmgr_name[:28]
     md.PutDate, md.PutTime = put_date_time(tx.now)
     reply_to = original.ReplyToQ.strip()
@@ -52,15 +53,8 @@ def send(
         queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=md.MsgId == C.MQMI_NONE)
     except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
         _dead_letter(tx, md, data, exc.reason, (reply_to, original.ReplyToQMgr.strip()), uow)
-    except Exception as exc:  # a report must never fail what caused it
-        log.warning(
-            "report.failed",
-            queue=source,
-            reply_to=original.ReplyToQ,
-            msg_id=original.MsgId.hex(),
-            feedback=md.Feedback,
-            reason=repr(exc),
-        )
+    # a storage failure (a full disk) fails the whole call, which the caller may retry
+    # with room made: a report is never silently dropped while what caused it commits
 
 
 def _dead_letter(

@@ -6,13 +6,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Handle
 from mqjms.semantics.checks import check_get, check_get_allowed
 
-from . import catalog, expiry, messages, reservations
+from . import catalog, expiry, messages, reporting, reservations
 from .connection_state import ConnectionState
 from .failures import translating
+from .transaction import Transaction
 
 
 @translating
@@ -102,8 +104,18 @@ class Reserving(ConnectionState):
         self._check_open()
         self._refuse_if_read_only("no message can be removed from it")
 
+        def take(tx: Transaction) -> messages.StoredMessage | None:
+            msg = reservations.take(tx.db, owner, seq, self.id)
+            if msg is not None:
+                md = msg.descriptor(tx.now)
+                if md.Report & C.MQRO_COD_MASK and reporting.confirm(
+                    tx, md, msg.data, reporting.COD, uow=self.id, queue=msg.queue
+                ):
+                    self._uow.put(msg.persistent)  # sent with the commit, as a get's
+            return msg
+
         def attempt() -> messages.StoredMessage | None:
-            return self._taking(lambda tx: reservations.take(tx.db, owner, seq, self.id))
+            return self._taking(take)
 
         with self._session():
             msg = self._with_room(attempt)

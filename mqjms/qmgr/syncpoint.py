@@ -210,6 +210,8 @@ class UnitOfWork(Getting, Putting):
                     "UPDATE messages SET state = ?, uow = NULL WHERE uow = ? AND state = ?",
                     (store.AVAILABLE, self.id, store.GOT_IN_UOW),
                 )
+                # what that get sent (a COD report) goes with it
+                recovery.withdraw_puts(tx.db, self.id)
                 tx.wake_getters()
         except StorageError:
             return

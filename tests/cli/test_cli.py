@@ -148,6 +148,13 @@ def test_mqsc_file_that_is_not_utf8_runs_none_of_its_commands(cli: CLI, tmp_path
     assert "MQRC_UNKNOWN_OBJECT_NAME" in cli.err
 
 
+def test_mqsc_file_lines_end_at_newlines_only(cli: CLI, tmp_path: Path) -> None:
+    script = tmp_path / "unicode.mqsc"
+    script.write_text("DEFINE QLOCAL(SPLIT.NOT) DESCR('a\u0085b\u2028c')\n", encoding="utf-8")
+    assert cli("mqsc", str(script)) == 0, cli.out
+    assert "AMQ8006I" in cli.out or "created" in cli.out
+
+
 def test_mqsc_needs_an_embedded_url(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["mqsc", "--url", "stomp://localhost:61613"]) == 2
     assert "embedded" in capsys.readouterr().err

@@ -211,6 +211,50 @@ def test_a_bell_is_a_socket_file_that_rings_this_process(tmp_path: Path) -> None
         qm.close()
 
 
+def test_a_forked_child_taking_its_bell_down_leaves_its_parents(tmp_path: Path) -> None:
+    # the child's copy of the socket is its parent's socket: shutting it down would end
+    # the parent's listening thread while its file still says it listens
+    directory = tmp_path.resolve()
+    assert bells.listen(directory)
+    try:
+        (bell,) = (directory / bells.BELLS).iterdir()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child
+            bells.stop(directory)
+            os._exit(0)
+        os.waitpid(child, 0)
+        assert bell.exists()
+        before = wakeup.rings()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as other:
+            other.sendto(b"\1", bells._address(str(directory / bells.BELLS), bell.name))
+        assert wakeup.wait(before, 10) > before
+    finally:
+        bells.stop(directory)
+
+
+def test_a_bell_reached_by_its_directorys_descriptor_follows_a_new_directory(
+    tmp_path: Path,
+) -> None:
+    # a path too long for a socket address goes through a descriptor of bells/: one that
+    # names a directory removed since is opened anew, or no bell there is ever rung
+    deep = (tmp_path / ("d" * 60) / ("e" * 60)).resolve()
+    bells_dir = deep / bells.BELLS
+    bells_dir.mkdir(parents=True)
+    first = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    first.bind(bells._address(str(bells_dir), f"1-first{bells.SOCKET_SUFFIX}"))
+    first.close()
+    for stale in bells_dir.iterdir():
+        stale.unlink()
+    bells_dir.rmdir()
+    bells_dir.mkdir()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as second:
+        second.bind(bells._address(str(bells_dir), f"2-second{bells.SOCKET_SUFFIX}"))
+        second.setblocking(False)
+        bells._listed.clear()
+        bells.ring_others(deep)
+        assert second.recv(16) == b"\1"
+
+
 def _other_network_namespace() -> list[str]:
     """The command that runs a process in a network namespace of its own, or a skip."""
     for command in (["unshare", "--net"], ["unshare", "--user", "--map-root-user", "--net"]):
