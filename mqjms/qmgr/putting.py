@@ -12,7 +12,7 @@ from mqjms.semantics.put import priority_warning, set_context
 
 from . import catalog, queues, reporting
 from .connection_state import ConnectionState
-from .failures import translating
+from .failures import StorageError, translating
 from .getting import NeedsDurability
 from .transaction import Transaction
 
@@ -38,10 +38,22 @@ class Putting(ConnectionState):
                 durable = self._defpsist.get(name, True)
             else:
                 durable = md.Persistence == C.MQPER_PERSISTENT
+
+            def put() -> MQMD:
+                try:
+                    return self._put_attempt(name, md, data, request, durable)
+                except NeedsDurability:
+                    return self._put_attempt(name, md, data, request, True)
+
             try:
-                result = self._put_attempt(name, md, data, request, durable)
-            except NeedsDurability:
-                result = self._put_attempt(name, md, data, request, True)
+                result = put()
+            except StorageError as exc:
+                # the log filled the disk: emptied into the database (which the reserve
+                # may lend room for), it leaves room for this put and a smaller reserve
+                reserve = self.qm.reserve
+                if not exc.disk_full or reserve is None or not reserve.make_room(db, len(data)):
+                    raise
+                result = put()
             persistent = result.Persistence == C.MQPER_PERSISTENT
             if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
                 self._defpsist[name] = persistent

@@ -112,6 +112,31 @@ class SpaceReserve:
         log.warning("storage.reserve_released", file=str(self.path), bytes=size)
         return size > 0
 
+    def _lend_to_checkpoint(self, db: sqlite3.Connection) -> bool:
+        """Empty the log with the reserve's room when the disk is too full for it alone
+        (the database file grows as the log is copied in): the emptied log gives back more
+        than that, so the reserve, now smaller, is made again at once. True when the log
+        was emptied."""
+        if not disk_full(self.path.parent):
+            return False
+        try:
+            size = os.stat(self._reserve_file).st_size
+            os.unlink(self._reserve_file)
+        except FileNotFoundError:
+            return False
+        self._size, self._trusted_until = 0, 0.0
+        emptied = checkpoint(db)
+        log.info("storage.reserve_lent", file=str(self.path), bytes=size, log_emptied=emptied)
+        return emptied
+
+    def make_room(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
+        """After a put found the disk full: empty the log (lending it the reserve's room
+        if it needs it) and restore the reserve; True when both were done, so the put may
+        be tried again with the reserve whole."""
+        if checkpoint(db) and self._top_up_logged(incoming):
+            return True
+        return self._lend_to_checkpoint(db) and self._top_up_logged(incoming)
+
     def check_for_put(self, db: sqlite3.Connection, incoming: int = 0) -> None:
         """Refuse a put of ``incoming`` bytes while the reserve cannot be kept: the space is
         for draining. On a tight disk the log is emptied first, which shrinks the reserve
@@ -125,7 +150,11 @@ class SpaceReserve:
         now = time.monotonic()
         if now < self._trusted_until and self.wanted(incoming) <= self._size:
             return
-        if self._top_up_logged(incoming) or (checkpoint(db) and self._top_up_logged(incoming)):
+        if (
+            self._top_up_logged(incoming)
+            or (checkpoint(db) and self._top_up_logged(incoming))
+            or (self._lend_to_checkpoint(db) and self._top_up_logged(incoming))
+        ):
             self._trusted_until = now + TRUST_INTERVAL
         else:
             self._trusted_until = 0.0

@@ -128,6 +128,34 @@ def test_a_full_disk_fails_puts_with_2056_and_still_drains(small_disk: Path) -> 
     qm.close()
 
 
+def test_the_log_and_its_reserve_do_not_fill_a_small_disk_by_themselves(
+    small_disk: Path,
+) -> None:
+    # the reserve covers the log (about 4 MiB before it is reused): on an 8 MiB disk the
+    # two took it all after 0.5 MiB of messages, and the log could not be emptied into
+    # the database without the reserve's room. Emptied (the reserve lent), the disk
+    # holds messages, and the reserve still lets them all be drained.
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", "FULL.Q", {"MAXDEPTH": 1_000_000, "DEFPSIST": "YES"})
+    conn = qm.connect()
+    body = os.urandom(2000).hex().encode()
+    stored = 0
+    with pytest.raises(MQError) as raised:
+        while True:
+            conn.put("FULL.Q", MQMD(), body)
+            stored += 1
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    assert stored * len(body) > 4 * 1024 * 1024, f"{stored} messages of {len(body)} bytes"
+    handle = conn.open("FULL.Q", C.MQOO_INPUT_SHARED)
+    drained = 0
+    while conn.get(handle, syncpoint=True) is not None:
+        conn.commit()
+        drained += 1
+    assert drained == stored
+    conn.put("FULL.Q", MQMD(), body)  # room again
+    qm.close()
+
+
 def test_a_consumer_can_connect_to_a_full_disk(small_disk: Path) -> None:
     # a new connection writes its holder's stamp in its lock file: not a reason to keep
     # a consumer out (it raised a raw OSError 28)
