@@ -265,6 +265,9 @@ class ListenerThread:
                     except Exception as exc:
                         if committed:  # the get after the commit failed: not this message's
                             raise
+                        if _committed_unsynced(exc):
+                            self._commit_unsynced(finished, exc)
+                            continue
                         self._message_error(conn, finished, exc)  # backs it out, or re-raises
                         continue
                 else:
@@ -334,8 +337,25 @@ class ListenerThread:
             self._send_failed(conn, md, exc, len(sends))
             return
         except Exception as exc:
+            if _committed_unsynced(exc):
+                self._commit_unsynced(md, exc)
+                return
             self._message_error(conn, md, exc)  # backs it out, or re-raises
             return
+        self._committed(md)
+
+    def _commit_unsynced(self, md: MQMD, exc: Exception) -> None:
+        """The commit of ``md`` stands, but the disk did not confirm it: the message was
+        processed and consumed (nothing to back out); an operating-system crash before
+        the disk writes it could still bring it back."""
+        log.error(
+            "message.commit_unsynced",
+            **self._ctx,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            reason=reason_of(exc),
+            detail=str(exc),
+        )
         self._committed(md)
 
     def _committed(self, md: MQMD) -> None:
@@ -506,6 +526,12 @@ class ListenerThread:
         if conn is not None:
             _quietly(conn.disconnect)
         return md
+
+
+def _committed_unsynced(exc: BaseException) -> bool:
+    """A commit that stands although its fsync failed (the embedded queue manager's
+    ``StorageError.unsynced``, MQRC_RESOURCE_PROBLEM): no backout can undo it."""
+    return bool(getattr(exc, "unsynced", False))
 
 
 def _quietly(action: Callable[[], object]) -> None:

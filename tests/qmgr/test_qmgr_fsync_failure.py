@@ -151,6 +151,8 @@ def test_a_worker_whose_commit_fsync_fails_moves_no_good_message(
     assert delivered == ["first", "second"], delivered
     assert failing_fsync[0] == 0, "the fsync was not made"
     assert summary.moved == 0 and qm.queue_depth(BOQ) == 0
+    # the first message's commit stands: counted as committed, never as backed out
+    assert (summary.committed, summary.backed_out) == (2, 0), summary
     assert qm.queue_depth(QUEUE) == 0
     harness.close()
 
