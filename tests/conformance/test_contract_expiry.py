@@ -12,6 +12,7 @@ import pytest
 
 from mqjms.mq import MQMD, C, MQError
 from mqjms.transport import Browse, Connection
+from tests.conformance.helpers import drain
 
 pytestmark = pytest.mark.requires("expiry")
 
@@ -28,15 +29,6 @@ def depth(conn: Connection, queue: str) -> int:
 
 def put(conn: Connection, queue: str, body: bytes, **md: object) -> MQMD:
     return conn.put(queue, MQMD(**md), body)  # type: ignore[arg-type]
-
-
-def drain(conn: Connection, queue: str) -> list[tuple[MQMD, bytes]]:
-    handle = conn.open(queue, IN)
-    out = []
-    while (got := conn.get(handle)) is not None:
-        out.append(got)
-    conn.close(handle)
-    return out
 
 
 @pytest.fixture

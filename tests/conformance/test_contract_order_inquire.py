@@ -7,6 +7,7 @@ import pytest
 
 from mqjms.mq import MQMD, C
 from mqjms.transport import Browse, Connection
+from tests.conformance.helpers import drain
 
 IN = C.MQOO_INPUT_SHARED
 
@@ -14,14 +15,6 @@ IN = C.MQOO_INPUT_SHARED
 def put_priorities(conn: Connection, queue: str, priorities: list[int]) -> None:
     for i, prio in enumerate(priorities):
         conn.put(queue, MQMD(Priority=prio), f"{i}:p{prio}".encode())
-
-
-def drain(conn: Connection, queue: str) -> list[tuple[MQMD, bytes]]:
-    handle = conn.open(queue, IN)
-    out = []
-    while (got := conn.get(handle)) is not None:
-        out.append(got)
-    return out
 
 
 # --------------------------------------------------------------------------- order

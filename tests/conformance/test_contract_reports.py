@@ -9,6 +9,7 @@ import pytest
 
 from mqjms.mq import MQMD, C
 from mqjms.transport import Browse, Connection
+from tests.conformance.helpers import drain
 
 pytestmark = pytest.mark.requires("confirm_reports")
 
@@ -23,13 +24,9 @@ def reply(broker) -> str:  # type: ignore[no-untyped-def]
     return REPLY
 
 
-def reports(conn: Connection, queue: str = REPLY) -> list[tuple[MQMD, bytes]]:
-    handle = conn.open(queue, IN)
-    out = []
-    while (got := conn.get(handle)) is not None:
-        out.append(got)
-    conn.close(handle)
-    return out
+def reports(conn: Connection) -> list[tuple[MQMD, bytes]]:
+    """The reports on the reply queue, got."""
+    return drain(conn, REPLY)
 
 
 def put(conn: Connection, queue: str, report: int, *, syncpoint: bool = False) -> MQMD:

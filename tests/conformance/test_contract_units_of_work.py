@@ -7,6 +7,7 @@ import pytest
 
 from mqjms.mq import MQMD, C
 from mqjms.transport import Connection
+from tests.conformance.helpers import drain
 
 IN = C.MQOO_INPUT_SHARED
 OUT = C.MQOO_OUTPUT
@@ -16,15 +17,6 @@ INQ = C.MQOO_INQUIRE
 def put_bodies(conn: Connection, queue: str, *bodies: bytes, syncpoint: bool = False) -> None:
     for body in bodies:
         conn.put(queue, MQMD(), body, syncpoint=syncpoint)
-
-
-def drain(conn: Connection, queue: str) -> list[tuple[MQMD, bytes]]:
-    handle = conn.open(queue, IN)
-    out = []
-    while (got := conn.get(handle)) is not None:
-        out.append(got)
-    conn.close(handle)
-    return out
 
 
 def depth(conn: Connection, queue: str) -> int:
