@@ -46,7 +46,7 @@ def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
         )
         report = messages.expiration_report(msg)
         if report is not None:
-            reporting.send(tx, original, *report, uow=None, source=msg.queue)
+            reporting.send(tx, original, *report, uow=None)
 
 
 def scan(tx: Transaction, queue: str | None = None) -> int:

@@ -322,7 +322,7 @@ class Getting(ConnectionState):
             )
             self._uow.got(msg.persistent)
             if md.Report & C.MQRO_COD_MASK and reporting.confirm(
-                tx, md, data, reporting.COD, uow=self.id, queue=base.name
+                tx, md, data, reporting.COD, uow=self.id
             ):  # sent with the commit, withdrawn by a backout
                 self._uow.put(msg.persistent)
         else:
@@ -331,7 +331,7 @@ class Getting(ConnectionState):
                 raise NeedsDurability
             db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
             if md.Report & C.MQRO_COD_MASK:
-                reporting.confirm(tx, md, data, reporting.COD, uow=None, queue=base.name)
+                reporting.confirm(tx, md, data, reporting.COD, uow=None)
         if request.browse is None and self._locks.get(handle.hobj) == msg.id:
             del self._locks[handle.hobj]  # got under the cursor: its lock ends with it
         return md, data

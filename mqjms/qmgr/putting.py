@@ -98,5 +98,5 @@ class Putting(ConnectionState):
         )
         if stored.Report & C.MQRO_COA_MASK and base.attrs.get("USAGE") != "XMITQ":
             # on its queue now (a transmission queue is not where it arrives)
-            reporting.confirm(tx, stored, data, reporting.COA, uow=uow, queue=base.name)
+            reporting.confirm(tx, stored, data, reporting.COA, uow=uow)
         return stored

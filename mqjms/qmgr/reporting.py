@@ -20,13 +20,14 @@ from mqjms.semantics.put import put_date_time
 from mqjms.semantics.reports import COA, COD, ReportKind, report_message
 
 from . import catalog, queues
+from .failures import StorageError
 from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
 
 
 def confirm(
-    tx: Transaction, original: MQMD, data: bytes, kind: ReportKind, *, uow: str | None, queue: str
+    tx: Transaction, original: MQMD, data: bytes, kind: ReportKind, *, uow: str | None
 ) -> bool:
     """Send the COA or COD report (``kind``) ``original`` asks for; True when one was
     sent (persistent like the original)."""
@@ -36,25 +37,25 @@ def confirm(
     report = report_message(original, data, kind=kind, feedback=feedback)
     if report is None:
         return False
-    send(tx, original, *report, uow=uow, source=queue)
+    send(tx, original, *report, uow=uow)
     return True
 
 
-def send(
-    tx: Transaction, original: MQMD, md: MQMD, data: bytes, *, uow: str | None, source: str
-) -> None:
-    """Put report ``md``/``data`` about ``original`` (a message of queue ``source``) to its
-    ReplyToQ, else to the dead-letter queue; logged, not raised, when neither takes it."""
+def send(tx: Transaction, original: MQMD, md: MQMD, data: bytes, *, uow: str | None) -> None:
+    """Put report ``md``/``data`` about ``original`` to its ReplyToQ, else to the
+    dead-letter queue; logged, not raised, when neither takes it."""
     md.PutApplName = tx.qmgr_name[:28]
     md.PutDate, md.PutTime = put_date_time(tx.now)
     reply_to = original.ReplyToQ.strip()
     try:
         named, base = catalog.resolve(tx.db, reply_to)
         queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=md.MsgId == C.MQMI_NONE)
+    except StorageError:
+        # a full disk fails the whole call, which the caller may retry with room made:
+        # a report is never silently dropped while what caused it commits
+        raise
     except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
         _dead_letter(tx, md, data, exc.reason, (reply_to, original.ReplyToQMgr.strip()), uow)
-    # a storage failure (a full disk) fails the whole call, which the caller may retry
-    # with room made: a report is never silently dropped while what caused it commits
 
 
 def _dead_letter(
@@ -82,6 +83,8 @@ def _dead_letter(
             feedback=md.Feedback,
             reason=reason,
         )
+    except StorageError:
+        raise
     except MQError as exc:
         log.error(
             "report.lost",

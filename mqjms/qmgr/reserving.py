@@ -109,7 +109,7 @@ class Reserving(ConnectionState):
             if msg is not None:
                 md = msg.descriptor(tx.now)
                 if md.Report & C.MQRO_COD_MASK and reporting.confirm(
-                    tx, md, msg.data, reporting.COD, uow=self.id, queue=msg.queue
+                    tx, md, msg.data, reporting.COD, uow=self.id
                 ):
                     self._uow.put(msg.persistent)  # sent with the commit, as a get's
             return msg
