@@ -102,15 +102,21 @@ class SpaceReserve:
 
     def release(self) -> bool:
         """Give the reserve's blocks back to the file system; False when there was none."""
-        try:
-            size = self.path.stat().st_size
-            self.path.unlink()
-        except FileNotFoundError:
+        size = self._give_up()
+        if size is None:
             return False
-        self._size = 0
-        self._trusted_until = 0.0
         log.warning("storage.reserve_released", file=str(self.path), bytes=size)
         return size > 0
+
+    def _give_up(self) -> int | None:
+        """Remove the reserve file; its size, None when there was none."""
+        try:
+            size = os.stat(self._reserve_file).st_size
+            os.unlink(self._reserve_file)
+        except FileNotFoundError:
+            return None
+        self._size, self._trusted_until = 0, 0.0
+        return size
 
     def _lend_to_checkpoint(self, db: sqlite3.Connection) -> bool:
         """Empty the log with the reserve's room when the disk is too full for it alone
@@ -119,12 +125,9 @@ class SpaceReserve:
         was emptied."""
         if not disk_full(self.path.parent):
             return False
-        try:
-            size = os.stat(self._reserve_file).st_size
-            os.unlink(self._reserve_file)
-        except FileNotFoundError:
+        size = self._give_up()
+        if size is None:
             return False
-        self._size, self._trusted_until = 0, 0.0
         emptied = checkpoint(db)
         log.info("storage.reserve_lent", file=str(self.path), bytes=size, log_emptied=emptied)
         return emptied
@@ -150,11 +153,7 @@ class SpaceReserve:
         now = time.monotonic()
         if now < self._trusted_until and self.wanted(incoming) <= self._size:
             return
-        if (
-            self._top_up_logged(incoming)
-            or (checkpoint(db) and self._top_up_logged(incoming))
-            or (self._lend_to_checkpoint(db) and self._top_up_logged(incoming))
-        ):
+        if self._top_up_logged(incoming) or self.make_room(db, incoming):
             self._trusted_until = now + TRUST_INTERVAL
         else:
             self._trusted_until = 0.0
