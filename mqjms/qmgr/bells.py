@@ -53,7 +53,9 @@ _dir_fds_lock = threading.Lock()
 # from a listing made once that mtime had settled: a file added in the same tick of the
 # file system's clock for timestamps (a few ms; a second or two on some file systems)
 # leaves the mtime as it was, so a listing made within that tick may miss it; one made
-# later cannot, and any later change moves the mtime. Listed again every second anyway,
+# later cannot, and any later change moves the mtime. A file system whose mtimes have a
+# fraction of a second keeps them to the kernel's tick (at most 10 ms): settled after
+# 50 ms; one whose mtimes are whole seconds, after 3 s. Listed again every second anyway,
 # for a file system that keeps no directory mtime.
 _listed: dict[Path, tuple[int, int, list[str]]] = {}
 # directory -> when another process was last found to have removed this one's bell file
@@ -63,6 +65,7 @@ _unheard: dict[Path, float] = {}
 UNHEARD_FOR = 60.0
 PUT_BACK_INTERVAL = 1.0  # seconds between two put-backs of a bell whose file keeps going
 _SETTLED_NS = 3_000_000_000
+_FINE_SETTLED_NS = 50_000_000
 _RELIST_NS = 1_000_000_000
 
 
@@ -325,7 +328,7 @@ def _names(qmgr_dir: Path, bells: str) -> list[str]:
         names = os.listdir(bells)
     except OSError:
         return []
-    if now - mtime > _SETTLED_NS:
+    if now - mtime > (_SETTLED_NS if mtime % 1_000_000_000 == 0 else _FINE_SETTLED_NS):
         _listed[qmgr_dir] = (mtime, now, names)
     else:
         _listed.pop(qmgr_dir, None)

@@ -342,6 +342,7 @@ def test_a_bell_announced_in_the_same_tick_as_the_last_listing_is_rung(
     # the file system's coarse clock tick leaves the mtime as it was, so a directory that
     # changed that recently is always listed again
     monkeypatch.setattr(bells, "_SETTLED_NS", 50_000_000)  # seconds in real use
+    monkeypatch.setattr(bells, "_FINE_SETTLED_NS", 50_000_000)
     directory = qm.path.resolve()
     announced = directory / bells.BELLS
     announced.mkdir(exist_ok=True)
@@ -381,3 +382,19 @@ def test_a_bell_announced_in_the_same_tick_as_the_last_listing_is_rung(
     finally:
         for sock in sockets.values():
             sock.close()
+
+
+def test_a_listing_is_trusted_sooner_where_mtimes_have_fractions_of_a_second(
+    qm: QueueManager,
+) -> None:
+    # a file system keeping mtimes to the kernel's tick settles in 50 ms; one keeping whole
+    # seconds (where a second's changes share one mtime) only after seconds
+    directory = qm.path.resolve()
+    announced = directory / bells.BELLS
+    announced.mkdir(exist_ok=True)
+    whole_second = (time.time_ns() // 1_000_000_000 - 1) * 1_000_000_000
+    for mtime, trusted in ((whole_second, False), (whole_second + 123_456_789, True)):
+        os.utime(announced, ns=(mtime, mtime))
+        bells._listed.pop(directory, None)
+        bells._names(directory, str(announced))
+        assert (directory in bells._listed) is trusted, mtime
