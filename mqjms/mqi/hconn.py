@@ -55,6 +55,7 @@ class Hobj:
     handle: Handle | None  # None for the queue manager object
     context: MQMD | None = None  # the last message got: what MQPMO_PASS_*_CONTEXT passes
     browsed: tuple[MQMD, bytes] | None = None  # MQGMO_BROWSE_MSG_UNDER_CURSOR shows it again
+    created: bool = False  # its MQOPEN made the queue (from a model queue): MQCO_DELETE may
 
     @property
     def queue(self) -> Handle:

@@ -19,10 +19,10 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mq.od import MQOD
 from mqjms.mqi.constants import CMQC
-from mqjms.semantics import DEFAULT_DYNAMIC_NAME
+from mqjms.semantics import DEFAULT_DYNAMIC_NAME, Connection
 
 from . import admin, fields, subscribing
-from .hconn import Hconn
+from .hconn import Hconn, Hobj
 
 _OD_SPECS = {spec.name: spec for spec in MQOD.SPECS}
 
@@ -64,7 +64,9 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
         if fields.option(od, "Version", 1) >= 4:
             written["ResolvedType"] = CMQC.MQOT_Q
         _write(od, written)
-        return hconn.add_object(handle.name, options, handle).number
+        obj = hconn.add_object(handle.name, options, handle)
+        obj.created = handle.name != name
+        return obj.number
 
 
 _CONTEXT_OPTIONS = CMQC.MQOO_ALTERNATE_USER_AUTHORITY
@@ -76,13 +78,48 @@ def _write(od: Any, values: dict[str, object]) -> None:
             fields.assign(od, _OD_SPECS[key], value)
 
 
+_DELETE = CMQC.MQCO_DELETE | CMQC.MQCO_DELETE_PURGE
+
+
 def close_object(hconn: Hconn, number: int, options: int = CMQC.MQCO_NONE) -> None:
     """MQCLOSE. A temporary dynamic queue is deleted; MQCO_DELETE(_PURGE) deletes a
-    permanent one too (2055 if it still holds messages without PURGE)."""
+    permanent one too (2055 if it still holds messages without PURGE). On anything else
+    MQCO_DELETE(_PURGE) fails with 2045, and the object stays open, as on IBM MQ."""
     with hconn.call() as conn:
         obj = hconn.object(number)
+        if options & _DELETE:
+            _check_deletable(conn, obj, options)
         if obj.handle is not None:
             conn.close(obj.handle)
-            if options & (CMQC.MQCO_DELETE | CMQC.MQCO_DELETE_PURGE):
+            if options & _DELETE:
                 admin.delete_dynamic(conn, obj.handle.name, bool(options & CMQC.MQCO_DELETE_PURGE))
         del hconn.objects[number]
+
+
+def _check_deletable(conn: Connection, obj: Hobj, options: int) -> None:
+    """MQCO_DELETE(_PURGE) is valid for a permanent dynamic queue, and for a temporary one
+    closed through the handle whose MQOPEN created it; MQCO_DELETE needs the permanent one
+    empty (2055). Never a predefined queue, an alias, a topic or the queue manager (2045)."""
+    handle = obj.handle
+    what = f"MQCLOSE of {obj.name!r} with options {options:#x}"
+    if handle is None or handle.topic is not None:
+        raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{what}: only a dynamic queue is deleted")
+    found = conn.inquire(handle.name, [CMQC.MQIA_Q_TYPE])
+    if found.get(CMQC.MQIA_Q_TYPE) != CMQC.MQQT_LOCAL:
+        raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{what}: only a dynamic queue is deleted")
+    found = conn.inquire(handle.name, [CMQC.MQIA_DEFINITION_TYPE, CMQC.MQIA_CURRENT_Q_DEPTH])
+    kind = found.get(CMQC.MQIA_DEFINITION_TYPE)
+    if kind == CMQC.MQQDT_TEMPORARY_DYNAMIC and obj.created:
+        return
+    if kind != CMQC.MQQDT_PERMANENT_DYNAMIC:
+        raise failed(
+            C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
+            f"{what}: {obj.name!r} is not a dynamic queue this handle created (a predefined "
+            "queue is deleted by DELETE QLOCAL, not by MQCLOSE)",
+        )
+    if options & CMQC.MQCO_DELETE_PURGE == 0 and found.get(CMQC.MQIA_CURRENT_Q_DEPTH, 0):
+        raise failed(
+            C.MQRC_Q_NOT_EMPTY,
+            f"{what}: the queue holds {found[CMQC.MQIA_CURRENT_Q_DEPTH]} messages "
+            "(MQCO_DELETE_PURGE deletes them with it)",
+        )

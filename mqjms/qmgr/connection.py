@@ -90,6 +90,8 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         if not qm.read_only:
             self._with_room(self._register)
         self._handles: dict[int, Handle] = {}
+        # the handles whose MQOPEN made a temporary dynamic queue: its MQCLOSE deletes it
+        self._creators: set[int] = set()
         self._cursors: dict[int, Cursor | None] = {}
         self._locks: dict[int, int] = {}
         self._uow = UnitOfWorkState()
@@ -154,7 +156,8 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         with self._writing(durable=False) as tx:
             db = tx.db
             named = catalog.require(db, queue)
-            if named.qtype == MODEL:
+            created = named.qtype == MODEL
+            if created:
                 named = self._create_dynamic(db, named, dynamic_name)
             base = named
             if named.qtype == ALIAS:
@@ -175,6 +178,8 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         handle = Handle(name=named.name, resolved_name=base.name, options=effective, hobj=hobj)
         self._handles[hobj] = handle
         self._cursors[hobj] = None
+        if created and named.deftype == "TEMPDYN":
+            self._creators.add(hobj)
         return handle
 
     def _create_dynamic(
@@ -202,12 +207,14 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         return input_mode(options, base, (row[0] for row in others))
 
     def close(self, handle: Handle) -> None:
-        """MQCLOSE. A temporary dynamic queue is deleted with its messages."""
+        """MQCLOSE. A temporary dynamic queue is deleted with its messages when the handle
+        whose MQOPEN made it is closed (at the latest when its connection ends)."""
         with self._session():
             self._handle(handle)
             if not self.qm.read_only:
                 self._with_room(lambda: self._close(handle))
             del self._handles[handle.hobj]
+            self._creators.discard(handle.hobj)
             self._cursors.pop(handle.hobj, None)
             self._locks.pop(handle.hobj, None)
             self._empty_looks.pop(handle.hobj, None)
@@ -219,8 +226,8 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
                 release_lock(tx, self.id, locked)
             tx.db.execute("DELETE FROM handles WHERE hobj = ?", (handle.hobj,))
             row = catalog.load(tx.db, handle.resolved_name)
-            if row is not None and row.deftype == "TEMPDYN" and row.owner == self.id:
-                catalog.delete(tx.db, row.name)
+            if handle.hobj in self._creators and row is not None and row.owner == self.id:
+                catalog.delete(tx.db, row.name)  # only the handle that made it (MQCLOSE)
             elif handle.options & C.MQOO_INPUT_MASK:
                 # seed 003 item 12: the only application serving the queue closed it
                 queues.write_trigger_messages(tx, triggers.on_close(tx, handle.resolved_name))
