@@ -96,6 +96,7 @@ FLAVOUR = Flavour(
     inquire_lists=True,
     pcf_strings_stripped=True,
     pcf_empty_responses_kept=False,
+    wildcard_names_returned=True,
     property_length_name="data_length",
 )
 

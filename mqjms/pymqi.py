@@ -94,6 +94,7 @@ FLAVOUR = Flavour(
     inquire_lists=False,
     pcf_strings_stripped=False,
     pcf_empty_responses_kept=True,
+    wildcard_names_returned=False,
     property_length_name="dataLength",
 )
 

@@ -35,6 +35,8 @@ class Flavour:
     # pymqi lists a response without parameters (a ping's, a create's) as {}; ibmmq drops it
     pcf_empty_responses_kept: bool
     property_length_name: str  # the attribute of a property error: dataLength / data_length
+    # ibmmq's MQINQMP of a wildcard name ('usr.%') returns (value, name); pymqi the value
+    wildcard_names_returned: bool
 
     @property
     def MQMIError(self) -> type[errors.MQMIError]:

@@ -129,7 +129,14 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         prop_mode = "none"
     elif options & CMQC.MQGMO_PROPERTIES_IN_HANDLE:
         handle = fields.option(gmo, "MsgHandle") if version >= 4 else 0
-        prop_mode = "handle" if handle else "none"
+        if not handle:  # the message stays on the queue: its properties would be lost
+            raise failed(
+                CMQC.MQRC_HMSG_ERROR,
+                "MQGMO_PROPERTIES_IN_HANDLE needs a message handle in the MQGMO's MsgHandle "
+                f"(MQGMO Version 4 or later; this one is Version {version}"
+                f"{'' if version < 4 else ' with MsgHandle 0'})",
+            )
+        prop_mode = "handle"
     return Request(
         wait=wait,
         syncpoint=syncpoint,

@@ -4,8 +4,9 @@
 (version 3) for a put, or MQGMO.MsgHandle (version 4) with MQGMO_PROPERTIES_IN_HANDLE for a
 get. ``properties.set(name, value, property_type=MQTYPE_STRING)`` is MQSETMP;
 ``properties.get(name)`` is MQINQMP: the value as it was set (a str, int, float, bool or
-bytes), or, for a name ending in ``%`` (ibmmq: ``'usr.%'``), ``(value, name)`` one property
-per call, MQIMPO_INQ_FIRST then MQIMPO_INQ_NEXT, until 2471 (MQRC_PROPERTY_NOT_AVAILABLE).
+bytes); a name ending in ``%`` (``'usr.%'``) reads one property per call, MQIMPO_INQ_FIRST
+then MQIMPO_INQ_NEXT, until 2471 (MQRC_PROPERTY_NOT_AVAILABLE): ibmmq returns ``(value,
+name)`` for it, pymqi the value alone, as each library does.
 A value longer than ``max_value_length`` (default 64) fails with 2469 and its length in
 ``data_length`` (ibmmq) or ``dataLength`` (pymqi). See :mod:`.properties` for how
 properties travel in the message.
@@ -83,7 +84,7 @@ class Properties:
                     default,
                     length,
                 )
-        wildcard = _name(name).endswith("%")
+        wildcard = flavour.wildcard_names_returned and _name(name).endswith("%")
         return (prop.value, key) if wildcard else prop.value
 
     def set(

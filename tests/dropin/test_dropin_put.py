@@ -165,6 +165,23 @@ def test_properties_in_handle(mq: ModuleType, env: MQEnv, qmgr) -> None:
     assert failure.value.reason == C.MQRC_PROPERTY_NOT_AVAILABLE
 
 
+@pytest.mark.parametrize("version", ["MQGMO_VERSION_1", "MQGMO_VERSION_4"])
+def test_properties_in_handle_without_a_handle_is_2460_and_the_message_stays(
+    mq: ModuleType, env: MQEnv, qmgr, version: str
+) -> None:
+    # MQGMO_PROPERTIES_IN_HANDLE: "If no message handle is provided the call fails with
+    # reason MQRC_HMSG_ERROR" (a Version 1 MQGMO has no MsgHandle field)
+    _put_with_properties(mq, qmgr)
+    options = mq.GMO(Version=getattr(mq.CMQC, version))
+    options.Options = mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE | mq.CMQC.MQGMO_SYNCPOINT
+    options.MsgHandle = mq.MessageHandle(qmgr).msg_handle if version.endswith("1") else 0
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).get(None, mq.MD(), options)
+    assert failure.value.reason == mq.CMQC.MQRC_HMSG_ERROR
+    qmgr.backout()
+    assert env.depth(Q) == 1
+
+
 def test_wildcard_properties_and_delete(env: MQEnv) -> None:
     import mqjms.ibmmq as ibmmq
 
@@ -187,6 +204,25 @@ def test_wildcard_properties_and_delete(env: MQEnv) -> None:
         assert found == [("Hello", "Property_1"), (3.13, "Ratio")]
         handle.dlt()
         got.dlt()
+    finally:
+        qmgr.disconnect()
+
+
+def test_pymqi_reads_wildcard_properties_as_values_alone(env: MQEnv) -> None:
+    # pymqi's MessageHandle._Properties.get returns MQINQMP's value, never the name
+    import mqjms.pymqi as pymqi
+
+    qmgr = pymqi.connect("QM1")
+    try:
+        _put_with_properties(pymqi, qmgr)
+        got = pymqi.MessageHandle(qmgr)
+        options = pymqi.GMO(Version=pymqi.CMQC.MQGMO_VERSION_4)
+        options.Options = pymqi.CMQC.MQGMO_PROPERTIES_IN_HANDLE
+        options.MsgHandle = got.msg_handle
+        pymqi.Queue(qmgr, Q).get(None, pymqi.MD(), options)
+        first = got.properties.get("usr.%", impo_options=pymqi.CMQC.MQIMPO_INQ_FIRST)
+        second = got.properties.get("usr.%", impo_options=pymqi.CMQC.MQIMPO_INQ_NEXT)
+        assert [first, second] == ["Hello", 42]
     finally:
         qmgr.disconnect()
 
