@@ -83,6 +83,11 @@ class Request:
     unlock: bool = False  # MQGMO_UNLOCK: no message, the handle's lock ends
 
 
+_MATCHES_NOT_SUPPORTED = (
+    CMQC.MQMO_MATCH_MSG_SEQ_NUMBER | CMQC.MQMO_MATCH_OFFSET | CMQC.MQMO_MATCH_MSG_TOKEN
+)
+
+
 def request(md: Any, gmo: Any, max_length: int | None) -> Request:
     """Read an MQGET's options (2046, 2090, 2298 for what is not valid or supported)."""
     options = fields.option(gmo, "Options")
@@ -123,6 +128,14 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         if version >= 2
         else CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID
     )
+    unmatched = match & _MATCHES_NOT_SUPPORTED
+    if unmatched:  # ignored, a get would remove a message that does not match
+        raise failed(
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            f"MatchOptions {unmatched:#x} (MQMO_MATCH_MSG_SEQ_NUMBER, MQMO_MATCH_OFFSET or "
+            "MQMO_MATCH_MSG_TOKEN) are not supported by mqjms: it matches MsgId, CorrelId "
+            "and GroupId",
+        )
     prop_mode = "as_q_def"
     handle = 0
     if options & CMQC.MQGMO_NO_PROPERTIES:

@@ -206,6 +206,24 @@ def test_match_group_id(mq: ModuleType, env: MQEnv, qmgr) -> None:
     assert mq.Queue(qmgr, Q).get(None, md, options) == b"g"
 
 
+@pytest.mark.parametrize(
+    "option", ["MQMO_MATCH_MSG_SEQ_NUMBER", "MQMO_MATCH_OFFSET", "MQMO_MATCH_MSG_TOKEN"]
+)
+def test_a_match_option_not_supported_is_refused_and_removes_nothing(
+    mq: ModuleType, env: MQEnv, qmgr, option: str
+) -> None:
+    # ignored, the get would remove a message that does not match
+    env.put_raw(Q, b"seq 1", GroupId=b"G1".ljust(24, b"\0"))
+    md = mq.MD(Version=2, MsgSeqNumber=3)
+    md.GroupId = b"G1".ljust(24, b"\0")
+    matching = mq.CMQC.MQMO_MATCH_GROUP_ID | getattr(mq.CMQC, option)
+    options = gmo(mq, Version=3, MatchOptions=matching)
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).get(None, md, options)
+    assert failure.value.reason == mq.CMQC.MQRC_FUNCTION_NOT_SUPPORTED
+    assert env.depth(Q) == 1
+
+
 # --------------------------------------------------------------------------- browse
 
 
