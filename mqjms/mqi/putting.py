@@ -110,7 +110,9 @@ def _put(
     fields.md_into(md_opts, result, written)
     _pmo_into(pmo, target, conn.qmgr_name)
     warning = put_warning(conn)
-    if warning is not None:
+    if warning is not None and (
+        warning.reason != C.MQRC_NO_SUBS_MATCHED or options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED
+    ):
         raise warning
 
 

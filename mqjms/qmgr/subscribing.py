@@ -102,10 +102,17 @@ class Subscribing(ConnectionState):
         with self._session() as db:
             if self.qm.reserve is not None:
                 self.qm.reserve.check_for_put(db, len(data))  # the reserve is for draining
-            result, _ = self._with_room(attempt)
+            result, copies = self._with_room(attempt)
             if syncpoint:
                 self._uow.put(result.Persistence == C.MQPER_PERSISTENT)
         self.last_warning = priority_warning(result)
+        if self.last_warning is None and not copies:
+            # what MQPMO_WARN_IF_NO_SUBS_MATCHED asks for (the MQI raises it only then)
+            self.last_warning = MQError(
+                C.MQCC_WARNING,
+                C.MQRC_NO_SUBS_MATCHED,
+                f"no subscription matched topic {topic.topic!r}: the publication went nowhere",
+            )
         return result
 
     # ------------------------------------------------------------------ MQSUB

@@ -186,3 +186,20 @@ def test_put1_to_a_topic_publishes(mq, env: MQEnv, qmgr, topic) -> None:
     qmgr.put1(od, b"one shot")
     assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"one shot"
     sub.close()
+
+
+@pytest.mark.embedded_only("a STOMP broker does not say whether a publication matched")
+def test_warn_if_no_subs_matched_warns_2550_and_only_when_asked(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    publisher = mq.Topic(qmgr, topic_string=topic)
+    publisher.pub(b"unheard")  # no subscription, no option: no warning
+    warn = mq.PMO(Options=mq.CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED)
+    with pytest.raises(mq.MQMIError) as failure:
+        publisher.pub(b"unheard", mq.MD(), warn)
+    assert failure.value.comp == mq.CMQC.MQCC_WARNING
+    assert failure.value.reason == mq.CMQC.MQRC_NO_SUBS_MATCHED
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    publisher.pub(b"heard", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
+    assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"heard"
+    sub.close()
