@@ -138,6 +138,59 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
         selector=C.MQIA_USAGE,
         inquire_map=(("NORMAL", C.MQUS_NORMAL), ("XMITQ", C.MQUS_TRANSMISSION)),
     ),
+    # Kept, shown and inquired as IBM MQ has them; mqjms generates no queue depth events,
+    # keeps no retention interval, has no distribution lists and no read-ahead, and its
+    # puts are synchronous whatever DEFPRESP says.
+    Attr("QDEPTHHI", INT, _LM, 80, low=0, high=100, selector=C.MQIA_Q_DEPTH_HIGH_LIMIT),
+    Attr("QDEPTHLO", INT, _LM, 20, low=0, high=100, selector=C.MQIA_Q_DEPTH_LOW_LIMIT),
+    *(
+        Attr(
+            name,
+            KEYWORD,
+            _LM,
+            default,
+            choices=("ENABLED", "DISABLED"),
+            selector=selector,
+            inquire_map=(("ENABLED", C.MQEVR_ENABLED), ("DISABLED", C.MQEVR_DISABLED)),
+        )
+        for name, default, selector in (
+            ("QDPHIEV", "DISABLED", C.MQIA_Q_DEPTH_HIGH_EVENT),
+            ("QDPLOEV", "DISABLED", C.MQIA_Q_DEPTH_LOW_EVENT),
+            ("QDPMAXEV", "ENABLED", C.MQIA_Q_DEPTH_MAX_EVENT),
+        )
+    ),
+    Attr("RETINTVL", INT, _LM, 999_999_999, selector=C.MQIA_RETENTION_INTERVAL),
+    Attr(
+        "DISTL",
+        KEYWORD,
+        _LM,
+        "NO",
+        choices=("YES", "NO"),
+        selector=C.MQIA_DIST_LISTS,
+        inquire_map=(("YES", C.MQDL_SUPPORTED), ("NO", C.MQDL_NOT_SUPPORTED)),
+    ),
+    Attr(
+        "DEFPRESP",
+        KEYWORD,
+        _ALL,
+        "SYNC",
+        choices=("SYNC", "ASYNC"),
+        selector=C.MQIA_DEF_PUT_RESPONSE_TYPE,
+        inquire_map=(("SYNC", C.MQPRT_SYNC_RESPONSE), ("ASYNC", C.MQPRT_ASYNC_RESPONSE)),
+    ),
+    Attr(
+        "DEFREADA",
+        KEYWORD,
+        _ALL,
+        "NO",
+        choices=("NO", "YES", "DISABLED"),
+        selector=C.MQIA_DEF_READ_AHEAD,
+        inquire_map=(
+            ("NO", C.MQREADA_NO),
+            ("YES", C.MQREADA_YES),
+            ("DISABLED", C.MQREADA_DISABLED),
+        ),
+    ),
     # Triggering (seed 003)
     Attr(
         "TRIGGER",

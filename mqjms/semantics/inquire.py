@@ -60,7 +60,8 @@ def inquire_queue(
             if attr is None:
                 raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not known")
             if queue.qtype not in attr.types:
-                raise failed(
+                raise MQError(  # MQINQ's warning (2068 on an MQSET fails)
+                    C.MQCC_WARNING,
                     C.MQRC_SELECTOR_NOT_FOR_TYPE,
                     f"{attr.name} (selector {selector}) does not apply to "
                     f"{queue.qtype} {queue.name!r}",

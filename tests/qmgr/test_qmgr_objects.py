@@ -103,6 +103,33 @@ def test_alias_resolves_to_its_target_and_counts_on_the_base(qm: QueueManager) -
     with pytest.raises(MQError) as err:
         conn.inquire("APP.ALIAS", [C.MQIA_BACKOUT_THRESHOLD])
     assert err.value.reason == C.MQRC_SELECTOR_NOT_FOR_TYPE
+    assert err.value.comp == C.MQCC_WARNING  # MQINQ's 2068 is a warning
+
+
+def test_the_event_and_delivery_attributes_are_kept_and_inquired(qm: QueueManager) -> None:
+    # IBM MQ's local-queue selectors programs inquire; mqjms keeps the values, acting on none
+    qm.define_queue("QLOCAL", "APP.EVENTS", {"QDEPTHHI": 90, "QDPHIEV": "ENABLED"})
+    conn = qm.connect()
+    selectors = [
+        C.MQIA_Q_DEPTH_HIGH_LIMIT,
+        C.MQIA_Q_DEPTH_HIGH_EVENT,
+        C.MQIA_Q_DEPTH_LOW_LIMIT,
+        C.MQIA_Q_DEPTH_MAX_EVENT,
+        C.MQIA_RETENTION_INTERVAL,
+        C.MQIA_DIST_LISTS,
+        C.MQIA_DEF_PUT_RESPONSE_TYPE,
+        C.MQIA_DEF_READ_AHEAD,
+    ]
+    assert list(conn.inquire("APP.EVENTS", selectors).values()) == [
+        90,
+        C.MQEVR_ENABLED,
+        20,
+        C.MQEVR_ENABLED,
+        999_999_999,
+        C.MQDL_NOT_SUPPORTED,
+        C.MQPRT_SYNC_RESPONSE,
+        C.MQREADA_NO,
+    ]
 
 
 def test_alias_to_a_non_local_queue_is_an_unknown_alias_base(qm: QueueManager) -> None:
