@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from mqjms.mq import constants as C
 
-from . import getting, inquiry, opening, putting
+from . import fields, getting, inquiry, opening, putting
 from .flavour import Flavour
 from .hconn import Hconn
 from .qmgr import QueueManager
@@ -161,11 +161,15 @@ class Queue:
     # ------------------------------------------------------------------ get
     def get(self, max_length: int | None = None, *opts: Any, **kwargs: Any) -> bytes:
         """MQGET: the message's bytes; ``md`` and ``gmo`` (optional) updated in place.
-        ``max_length`` None: the whole message. No message: MQMIError 2033."""
+        ``max_length`` None: the whole message, except with MQGMO_ACCEPT_TRUNCATED_MSG,
+        which pymqi and ibmmq then pass a buffer of 0 bytes for (2079 and no data for a
+        message that has some). No message: MQMIError 2033."""
         md, gmo = common_q_args(self.FLAVOUR, *opts)
         if gmo is None:
             gmo = self.FLAVOUR.structure("GMO")
         number = self._opened(C.MQOO_INPUT_AS_Q_DEF)
+        if max_length is None and fields.option(gmo, "Options") & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            max_length = 0  # as both libraries ask: the message is removed, its data not read
         with self._call() as connection:
             return getting.get(connection, number, md, gmo, max_length)
 

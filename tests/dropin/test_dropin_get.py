@@ -147,6 +147,22 @@ def test_accept_truncated_is_2079_and_the_message_is_taken(
     assert env.depth(Q) == 0
 
 
+def test_accept_truncated_without_a_length_reads_no_data_as_both_libraries(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # pymqi and ibmmq pass MQGET a 0-byte buffer for get(None) with MQGMO_ACCEPT_TRUNCATED_MSG
+    env.put_raw(Q, b"0123456789")
+    env.put_raw(Q, b"")
+    queue = mq.Queue(qmgr, Q)
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(None, mq.MD(), gmo(mq, mq.CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    error = failure.value
+    assert (error.comp, error.reason) == (C.MQCC_WARNING, C.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert error.original_length == 10 and error.message == b""
+    assert queue.get(None, mq.MD(), gmo(mq, mq.CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)) == b""
+    assert env.depth(Q) == 0
+
+
 # --------------------------------------------------------------------------- matching
 
 
