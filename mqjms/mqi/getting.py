@@ -29,7 +29,7 @@ from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Browse, Capability, Connection, LocksMessages, TruncatedMessage
 
-from . import fields, interrupts, properties, screening
+from . import fields, interrupts, option_rules, properties, screening
 from .hconn import Hconn, Hobj
 
 #: Seconds of one transport wait: how soon a waiting get lets other threads in and
@@ -91,6 +91,7 @@ _MATCHES_NOT_SUPPORTED = (
 def request(md: Any, gmo: Any, max_length: int | None) -> Request:
     """Read an MQGET's options (2046, 2090, 2298 for what is not valid or supported)."""
     options = fields.option(gmo, "Options")
+    option_rules.check_get(options)
     if options & CMQC.MQGMO_UNLOCK and options & ~_UNLOCK_ALLOWED:
         raise failed(
             C.MQRC_OPTIONS_ERROR,
@@ -116,12 +117,8 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         browse = Browse.FIRST
     elif options & CMQC.MQGMO_BROWSE_NEXT:
         browse = Browse.NEXT
-    syncpoint = bool(options & CMQC.MQGMO_SYNCPOINT)
-    if syncpoint and options & CMQC.MQGMO_NO_SYNCPOINT:
-        raise failed(C.MQRC_OPTIONS_ERROR, "MQGMO_SYNCPOINT and MQGMO_NO_SYNCPOINT together")
+    syncpoint = bool(options & CMQC.MQGMO_SYNCPOINT)  # never with a browse (check_get)
     browse_under = bool(options & CMQC.MQGMO_BROWSE_MSG_UNDER_CURSOR)
-    if browse is not None or browse_under:
-        syncpoint = False  # a browse is never under syncpoint; MQ ignores the option
     version = fields.option(gmo, "Version", 1)
     match = (
         fields.option(gmo, "MatchOptions", CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID)

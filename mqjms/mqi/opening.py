@@ -21,7 +21,7 @@ from mqjms.mq.od import MQOD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import DEFAULT_DYNAMIC_NAME, Connection
 
-from . import admin, fields, subscribing
+from . import admin, fields, option_rules, subscribing
 from .hconn import Hconn, Hobj
 
 _OD_SPECS = {spec.name: spec for spec in MQOD.SPECS}
@@ -32,6 +32,7 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
     with hconn.call() as conn:
         object_type = fields.option(od, "ObjectType", CMQC.MQOT_Q)
         name = fields.text(getattr(od, "ObjectName", b""))
+        option_rules.check_open(options)
         if object_type == CMQC.MQOT_Q_MGR:
             if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING | _CONTEXT_OPTIONS):
                 raise failed(

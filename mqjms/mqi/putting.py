@@ -22,7 +22,7 @@ from mqjms.mq.pmo import MQPMO
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Connection, Context, Handle, put_warning
 
-from . import fields, properties, subscribing
+from . import fields, option_rules, properties, subscribing
 from .hconn import Hconn
 
 _PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
@@ -46,6 +46,7 @@ _CONTEXT_OUTPUT = {
 
 def put(hconn: Hconn, number: int, md: Any, pmo: Any, data: bytes) -> None:
     """MQPUT to object ``number``; ``md`` and ``pmo`` updated in place."""
+    option_rules.check_put(fields.option(pmo, "Options"))
     with hconn.call() as conn:
         obj = hconn.object(number)
         _put(hconn, conn, obj.queue, md, pmo, data)
@@ -53,6 +54,7 @@ def put(hconn: Hconn, number: int, md: Any, pmo: Any, data: bytes) -> None:
 
 def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
     """MQPUT1 to the queue (or topic) ``od`` names; ``md`` and ``pmo`` updated in place."""
+    option_rules.check_put(fields.option(pmo, "Options"), put1=True)
     with hconn.call() as conn:
         name = fields.text(getattr(od, "ObjectName", b""))
         object_type = fields.option(od, "ObjectType", CMQC.MQOT_Q)
@@ -73,8 +75,6 @@ def _put(
     hconn: Hconn, conn: Connection, target: str | Handle, md_opts: Any, pmo: Any, data: bytes
 ) -> None:
     options = fields.option(pmo, "Options")
-    if options & CMQC.MQPMO_SYNCPOINT and options & CMQC.MQPMO_NO_SYNCPOINT:
-        raise failed(C.MQRC_OPTIONS_ERROR, "MQPMO_SYNCPOINT and MQPMO_NO_SYNCPOINT together")
     md = fields.md_from(md_opts)
     context = next((c for flag, c in _CONTEXTS if options & flag), Context.DEFAULT)
     if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
