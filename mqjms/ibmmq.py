@@ -71,7 +71,14 @@ from mqjms.mqi.ibmmq_flavour import (
     sco,
     to_string,
 )
-from mqjms.mqi.pcf_params import padded_count
+from mqjms.mqi.pcf_filters import (
+    ByteStringFilter,
+    Filter,
+    FilterOperator,
+    IntegerFilter,
+    StringFilter,
+)
+from mqjms.mqi.pcf_params import CFBF, CFIF, CFSF, padded_count
 from mqjms.mqi.routing import configure
 from mqjms.mqi.runner import install_aliases
 from mqjms.mqi.screening import on_poison
@@ -191,10 +198,13 @@ __all__ = [
     "CBC",
     "CBD",
     "CD",
+    "CFBF",
     "CFBS",
     "CFH",
+    "CFIF",
     "CFIL",
     "CFIN",
+    "CFSF",
     "CFSL",
     "CFST",
     "CMHO",
@@ -226,7 +236,11 @@ __all__ = [
     "TMC2",
     "XQH",
     "ByteString",
+    "ByteStringFilter",
     "Error",
+    "Filter",
+    "FilterOperator",
+    "IntegerFilter",
     "MQMIError",
     "MQOpts",
     "MessageHandle",
@@ -234,6 +248,7 @@ __all__ = [
     "PYIFError",
     "Queue",
     "QueueManager",
+    "StringFilter",
     "Subscription",
     "Topic",
     "cd",

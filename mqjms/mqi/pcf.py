@@ -5,7 +5,9 @@ methods: ``pcf.MQCMD_INQUIRE_Q({CMQC.MQCA_Q_NAME: 'SYSTEM.*'})`` or with a list 
 CFST/CFIN/CFIL/CFSL/CFBS parameters, as both libraries take them; the result is a list of
 dicts keyed by selector, as theirs. Strings come back as bytes, blank-padded to their
 attribute's length in the pymqi flavour, stripped in the ibmmq one (ibmmq 2.1 strips
-them). With ``responses=[...]`` (ibmmq) each response is a ``(dict, CFH)`` pair and
+them). A second argument, a list of filters (``Filter(selector).greater(0)`` or CFIF/CFSF/CFBF
+structures), keeps the responses that pass them (:mod:`.pcf_filters`). With
+``responses=[...]`` (ibmmq) each response is a ``(dict, CFH)`` pair and
 errors are raised after the list is filled. :mod:`.admin` answers the commands.
 ``PCFExecute.unpack(message)`` reads a PCF message (an event or a command's reply).
 """
@@ -19,7 +21,7 @@ from mqjms.mq import pcf as mqpcf
 from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
-from . import admin, admin_subscriptions, inquiry
+from . import admin, admin_subscriptions, inquiry, pcf_filters
 from .flavour import Flavour
 from .qmgr import QueueManager
 
@@ -65,7 +67,10 @@ class _Command:
         self._name = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> list[Any]:
-        return self._pcf._run(self._name, args[0] if args else None, kwargs.get("responses"))
+        filters = args[1] if len(args) > 1 else kwargs.get("filters")
+        return self._pcf._run(
+            self._name, args[0] if args else None, kwargs.get("responses"), filters or ()
+        )
 
 
 class PCFExecute(QueueManager):
@@ -117,15 +122,20 @@ class PCFExecute(QueueManager):
         if self.qm is self:
             super().disconnect()
 
-    def _run(self, command: str, args: Any, responses: list[Any] | None) -> list[Any]:
+    def _run(
+        self, command: str, args: Any, responses: list[Any] | None, filters: Any = ()
+    ) -> list[Any]:
         flavour = self.FLAVOUR
         if responses is not None and not isinstance(responses, list):
             raise TypeError("responses must be a list")
         params = _params(flavour, args)
+        hidden = pcf_filters.widen(params, filters)  # filtered on, not asked for
         with self.qm._call() as connection, flavour.errors():
             try:
                 with connection.call() as conn:
                     results = admin.execute(conn, command, params)
+                if filters:
+                    results = pcf_filters.keep(results, filters, hidden)
             except MQError as exc:
                 if responses is None:
                     raise

@@ -1,4 +1,5 @@
-"""PCF parameter structures as pymqi and ibmmq programs build them: CFIN, CFST, CFIL, CFSL, CFBS.
+"""PCF parameter structures as pymqi and ibmmq programs build them: CFIN, CFST, CFIL, CFSL,
+CFBS, and the filters CFIF, CFSF, CFBF.
 
 Their length depends on their value, so, as in both libraries, the constructor takes
 ``String``/``Values``/``Strings`` (and optionally their lengths) and lays the structure out
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mqjms.mq import pcf
+from mqjms.mqi.constants import CMQCFC
 from mqjms.mqi.structures import MQOpts, as_bytes
 
 
@@ -110,6 +112,63 @@ class CFBS(MQOpts):
                 ["Parameter", 0, "i"],
                 ["StringLength", length, "i"],
                 ["String", string, f"{padded}s"],
+            ],
+            **kw,
+        )
+
+
+class CFIF(MQOpts):
+    """MQCFIF: an integer filter (``Parameter``, ``Operator``, ``FilterValue``)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(
+            [
+                ["Type", CMQCFC.MQCFT_INTEGER_FILTER, "i"],
+                ["StrucLength", CMQCFC.MQCFIF_STRUC_LENGTH, "i"],
+                ["Parameter", 0, "i"],
+                ["Operator", 0, "i"],
+                ["FilterValue", 0, "i"],
+            ],
+            **kw,
+        )
+
+
+class CFSF(MQOpts):
+    """MQCFSF: a string filter (``FilterValue`` NUL-padded to a multiple of 4)."""
+
+    def __init__(self, **kw: Any) -> None:
+        value = as_bytes(kw.pop("FilterValue", b""))
+        length = kw.pop("FilterValueLength", len(value))
+        padded = padded_count(length)
+        super().__init__(
+            [
+                ["Type", CMQCFC.MQCFT_STRING_FILTER, "i"],
+                ["StrucLength", CMQCFC.MQCFSF_STRUC_LENGTH_FIXED + padded, "i"],
+                ["Parameter", 0, "i"],
+                ["Operator", 0, "i"],
+                ["CodedCharSetId", pcf.MQCCSI_DEFAULT, "i"],
+                ["FilterValueLength", length, "i"],
+                ["FilterValue", value, f"{padded}s"],
+            ],
+            **kw,
+        )
+
+
+class CFBF(MQOpts):
+    """MQCFBF: a byte-string filter (``FilterValue`` NUL-padded to a multiple of 4)."""
+
+    def __init__(self, **kw: Any) -> None:
+        value = as_bytes(kw.pop("FilterValue", b""))
+        length = kw.pop("FilterValueLength", len(value))
+        padded = padded_count(length)
+        super().__init__(
+            [
+                ["Type", CMQCFC.MQCFT_BYTE_STRING_FILTER, "i"],
+                ["StrucLength", CMQCFC.MQCFBF_STRUC_LENGTH_FIXED + padded, "i"],
+                ["Parameter", 0, "i"],
+                ["Operator", 0, "i"],
+                ["FilterValueLength", length, "i"],
+                ["FilterValue", value, f"{padded}s"],
             ],
             **kw,
         )

@@ -196,3 +196,29 @@ def test_subscriptions_are_created_inquired_and_deleted(mq, env, qmgr) -> None:
         pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.SUB"})
     assert failure.value.reason == mq.CMQC.MQRC_NO_SUBSCRIPTION
     assert pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.*"}) == no_parameters(mq)
+
+
+def test_filters_keep_the_responses_that_pass_them(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # as pymqi's own test_pcf.py: pcf.MQCMD_INQUIRE_Q(attrs, [Filter(...).greater(0)])
+    mq.Queue(qmgr, "DEV.QUEUE.2", mq.CMQC.MQOO_OUTPUT).put(b"one")
+    pcf = mq.PCFExecute(qmgr)
+    names = {mq.CMQC.MQCA_Q_NAME: b"DEV.*", mq.CMQC.MQIA_Q_TYPE: mq.CMQC.MQQT_LOCAL}
+    deep = pcf.MQCMD_INQUIRE_Q(names, [mq.Filter(mq.CMQC.MQIA_CURRENT_Q_DEPTH).greater(0)])
+    assert [r[mq.CMQC.MQCA_Q_NAME].strip() for r in deep] == [b"DEV.QUEUE.2"]
+    like = pcf.MQCMD_INQUIRE_Q(names, [mq.Filter(mq.CMQC.MQCA_Q_NAME).like(b"DEV.QUEUE.*")])
+    assert [r[mq.CMQC.MQCA_Q_NAME].strip() for r in like] == [
+        b"DEV.QUEUE.1",
+        b"DEV.QUEUE.2",
+        b"DEV.QUEUE.3",
+    ]
+    # an MQCFIF structure, and an attribute list without the filtered attribute
+    only_names = {**names, mq.CMQCFC.MQIACF_Q_ATTRS: [mq.CMQC.MQCA_Q_NAME]}
+    empty = mq.CFIF(
+        Parameter=mq.CMQC.MQIA_CURRENT_Q_DEPTH,
+        Operator=mq.CMQCFC.MQCFOP_EQUAL,
+        FilterValue=0,
+    )
+    found = pcf.MQCMD_INQUIRE_Q(only_names, [empty])
+    assert b"DEV.QUEUE.2" not in [r[mq.CMQC.MQCA_Q_NAME].strip() for r in found]
+    assert b"DEV.QUEUE.1" in [r[mq.CMQC.MQCA_Q_NAME].strip() for r in found]
+    assert all(mq.CMQC.MQIA_CURRENT_Q_DEPTH not in r for r in found)  # filtered, not asked
