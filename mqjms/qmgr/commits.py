@@ -24,11 +24,14 @@ import mmap
 import os
 import struct
 import threading
+import time
 from contextlib import suppress
 from pathlib import Path
 
 from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
 
+from . import locks
 from .failures import UNSYNCED, StorageError
 
 _registry_lock = threading.Lock()
@@ -52,10 +55,15 @@ class WriteGate:
     def acquire(self) -> None:
         self._lock.acquire()
         if self._depth == 0:
-            # without a lock file (a directory we may not write) SQLite's own lock still
-            # serialises the writers, only more slowly
-            with suppress(OSError):
-                fcntl.flock(self._descriptor(), fcntl.LOCK_EX)
+            try:
+                lock_within(self._descriptor(), self._file, "the turn to write")
+            except OSError:
+                # without a lock file (a directory we may not write) SQLite's own lock
+                # still serialises the writers, only more slowly
+                pass
+            except BaseException:
+                self._lock.release()
+                raise
         self._depth += 1
 
     def release(self) -> None:
@@ -137,7 +145,7 @@ class GroupSync:
         waited for on ``sync.lock``, covered the ticket already."""
         fd = self._lock_descriptor()
         if fd >= 0:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            lock_within(fd, self._lock_file, "the turn to sync the log")
         try:
             if self._synced() >= ticket:
                 return
@@ -182,6 +190,54 @@ class GroupSync:
 
 
 _COUNTER = struct.Struct("=Q")
+# A wait for a lock another process holds: first pauses as short as a transaction, then
+# longer ones; the kernel queues no waiter, so each pause is a look.
+_FIRST_PAUSE = 0.00005
+_LONGEST_PAUSE = 0.002
+
+
+def lock_within(fd: int, path: Path, what: str, timeout: float | None = None) -> None:
+    """``flock(fd, LOCK_EX)``, waiting at most ``timeout`` (``LOCK_TIMEOUT``) seconds: a
+    process that holds the lock and does not run (stopped by SIGSTOP or a debugger, or
+    hung) makes the others fail with MQRC_Q_MGR_NOT_AVAILABLE naming it, never wait for
+    ever. Its death releases the lock at once."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    limit = locks.LOCK_TIMEOUT if timeout is None else timeout
+    deadline = time.monotonic() + limit
+    pause = _FIRST_PAUSE
+    while True:
+        time.sleep(pause)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise failed(
+                    C.MQRC_Q_MGR_NOT_AVAILABLE,
+                    f"waited {limit:g} s for {what} ({path}), held by {_holder(path)}: a "
+                    "process that holds it and does not run (stopped, or in a debugger) "
+                    "keeps every writer of this queue manager waiting",
+                ) from None
+            pause = min(pause * 1.5, _LONGEST_PAUSE)
+
+
+def _holder(path: Path) -> str:
+    """The process holding an flock on ``path``, from /proc/locks (Linux)."""
+    try:
+        inode = os.stat(path).st_ino
+        with open("/proc/locks", encoding="ascii", errors="replace") as table:
+            for line in table:
+                parts = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"
+                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5].endswith(f":{inode}"):
+                    return f"pid {parts[4]}"
+    except (OSError, ValueError):
+        pass
+    return "another process"
 
 
 def _open_shared(path: Path, mode: int, flags: int) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from mqjms.mq import MQMD, C
+from mqjms.mq.errors import MQError
 from mqjms.qmgr import bells, commits, getting, manager, wakeup
 from mqjms.qmgr.manager import QueueManager
 from mqjms.transport import connect, embedded
@@ -398,3 +399,38 @@ def test_a_listing_is_trusted_sooner_where_mtimes_have_fractions_of_a_second(
         bells._listed.pop(directory, None)
         bells._names(directory, str(announced))
         assert (directory in bells._listed) is trusted, mtime
+
+
+def test_a_writer_stopped_while_it_holds_the_turn_makes_the_others_fail_not_hang(
+    qm: QueueManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a process stopped (SIGSTOP, a debugger) while holding write.lock: every wait for a
+    # lock is bounded (LOCK_TIMEOUT), then 2059 names the holder; its death frees the turn
+    from mqjms.qmgr import locks
+
+    qm.define_queue("QLOCAL", "GC.STOPPED")
+    conn = qm.connect("gc-stopped")
+    holder = subprocess.Popen(
+        [
+            "python3",
+            "-c",
+            "import fcntl, os, signal, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
+            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True);"
+            " os.kill(os.getpid(), signal.SIGSTOP)",
+            str(qm.path / "write.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(locks, "LOCK_TIMEOUT", 0.3)
+        with pytest.raises(MQError) as failure:
+            conn.put("GC.STOPPED", PERSISTENT, b"waits")
+        assert failure.value.reason == C.MQRC_Q_MGR_NOT_AVAILABLE
+        assert f"pid {holder.pid}" in str(failure.value)
+    finally:
+        holder.kill()
+        holder.wait()
+    conn.put("GC.STOPPED", PERSISTENT, b"goes")
+    assert qm.queue_depth("GC.STOPPED") == 1
