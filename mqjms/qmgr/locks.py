@@ -18,6 +18,8 @@ import fcntl
 import os
 import sys
 import time
+import weakref
+from contextlib import suppress
 from pathlib import Path
 
 from mqjms.mq import constants as C
@@ -36,7 +38,9 @@ def this_process() -> str:
 
 
 class FileLock:
-    """An flock on one file, held until :meth:`release`."""
+    """An flock on one file, held until :meth:`release`. A forked child closes its copy at
+    once: a lock says its process lives, and a child (a helper that never uses mqjms)
+    must not keep its dead parent's connection looking alive."""
 
     def __init__(self, path: Path, mode: int = OWNER_ONLY, what: str = "") -> None:
         self.path = path
@@ -44,6 +48,7 @@ class FileLock:
         self.what = what or f"the lock {path.name}"
         self._fd: int | None = None
         self._pid = 0  # the process that opened the file
+        _locks.add(self)
 
     def acquire(
         self, exclusive: bool = True, blocking: bool = True, timeout: float | None = None
@@ -109,6 +114,22 @@ class FileLock:
     @property
     def held(self) -> bool:
         return self._fd is not None
+
+
+_locks: weakref.WeakSet[FileLock] = weakref.WeakSet()
+
+
+def _close_in_child() -> None:
+    """After a fork, in the child: close the copies of the parent's lock files (the locks
+    stay the parent's, and end with it)."""
+    for lock in list(_locks):
+        fd, lock._fd = lock._fd, None
+        if fd is not None:
+            with suppress(OSError):
+                os.close(fd)
+
+
+os.register_at_fork(after_in_child=_close_in_child)
 
 
 def owner_is_dead(path: str | Path) -> bool:

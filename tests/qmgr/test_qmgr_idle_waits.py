@@ -460,6 +460,42 @@ def test_a_forked_child_letting_go_of_an_inherited_lock_leaves_it_held(tmp_path:
     assert locks.owner_is_dead(tmp_path / "conn.lock")
 
 
+def test_a_forked_child_does_not_keep_its_dead_parents_lock(tmp_path: Path) -> None:
+    # a child that never uses mqjms (a helper process) must not keep a killed parent's
+    # connection looking alive: its units of work are backed out at once, not at its end
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = (
+        "import os, sys, time\n"
+        "from pathlib import Path\n"
+        "from mqjms.qmgr import locks\n"
+        "lock = locks.FileLock(Path(sys.argv[1]))\n"
+        "lock.acquire()\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "print(child, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    path = tmp_path / "conn.lock"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    try:
+        assert not locks.owner_is_dead(path)
+        parent.kill()
+        parent.wait()
+        assert locks.owner_is_dead(path)  # its child lives on
+    finally:
+        os.kill(child, signal.SIGKILL)
+
+
 def test_a_forked_child_opens_its_own_queue_manager_and_leaves_its_parents(
     embedded_url: str,
 ) -> None:
