@@ -199,7 +199,10 @@ def connect(qmgr_name: str, appl_name: str | None = None) -> Hconn:
     """MQCONN(X) to the transport :mod:`.routing` chooses for ``qmgr_name``."""
     routes = routing.routes()
     url = routes.url_for(qmgr_name)
-    conn = mqjms.transport.connect(url, appl_name or None)
+    try:
+        conn = mqjms.transport.connect(url, appl_name or None)
+    except ValueError as exc:  # a URL it cannot use: MQ's word for a bad CONNAME
+        raise failed(C.MQRC_HOST_NOT_AVAILABLE, f"{exc} (queue manager {qmgr_name!r})") from None
     _register_exit()  # after the transport's own (atexit runs the last registered first)
     hconn = Hconn(conn, url, routes.poison)
     log.debug("mqi.connected", qmgr=qmgr_name, url=routing.describe(url), hconn=hconn.number)

@@ -43,11 +43,14 @@ def redact(url: str) -> str:
     The user information is read as :func:`urllib.parse.urlsplit` reads it (all before
     the last ``@`` of the authority; the password after its first ``:``), and is masked
     the same way in a URL that lacks ``//`` or has no scheme at all, so a URL that fails
-    to parse does not leak its password in the error that says so.
+    to parse does not leak its password in the error that says so. A password holding a
+    ``?``, ``#`` or ``/`` that was not percent-encoded ends the authority early for a
+    parser: then everything from the first ``:`` to the last ``@`` is masked.
     """
     head, sep, rest = url.partition("://")
     if not sep:
         head, rest = "", url
+    whole = rest
     rest, qmark, query = rest.partition("?")
     query, hash_, fragment = query.partition("#")
     if not qmark:
@@ -56,6 +59,9 @@ def redact(url: str) -> str:
     if at and ":" in userinfo:
         user = userinfo.partition(":")[0]
         rest = f"{user}:{MASK}@{location}"
+    elif "@" in whole and ":" in whole.rpartition("@")[0]:
+        user, _, after = whole.partition(":")
+        return f"{head}{sep}{user}:{MASK}@{after.rpartition('@')[2]}"
     if query:
         query = "&".join(_redact_param(param) for param in query.split("&"))
     return f"{head}{sep}{rest}{qmark}{query}{hash_}{fragment}"

@@ -39,6 +39,8 @@ def with_password(url: str) -> str:
         ("stomp://bob:pw@host:61613?bothresh=3", "stomp://bob:***@host:61613?bothresh=3"),
         ("stomp+ssl://bob:p%40ss@host?ca=/ca.pem", "stomp+ssl://bob:***@host?ca=/ca.pem"),
         ("stomp://bob:p@ss/w:rd@host", "stomp://bob:***@host"),  # unencoded @ and /
+        ("stomp://bob:pw?d@host:61613", "stomp://bob:***@host:61613"),  # unencoded ? and #
+        ("stomp://bob:pw#d@host:61613", "stomp://bob:***@host:61613"),
         ("stomp://host?passcode=pw&prefix=A.", "stomp://host?passcode=***&prefix=A."),
         ("stomp://host?Password=pw&token=t", "stomp://host?Password=***&token=***"),
         ("mq://bob:pw@QM1@host(1414)/CHL", "mq://bob:***@host(1414)/CHL"),
@@ -78,6 +80,7 @@ def test_public_objects_show_the_url_without_its_password(amq: StompBroker) -> N
         f"amqp://bob:{PASSWORD}@127.0.0.1",  # an unknown transport
         f"mq://bob:{PASSWORD}@QM1@host(1414)/CHL",  # a password in an mq:// URL
         f"bob:{PASSWORD}@127.0.0.1:61613",  # no scheme
+        f"stomp://bob:{PASSWORD}?x@127.0.0.1:61613",  # a ? not percent-encoded
         REFUSED,
     ],
 )
@@ -85,6 +88,20 @@ def test_errors_for_a_bad_url_or_a_refused_connection_hide_the_password(url: str
     # hardening item 2: exception texts (a bad URL, a refused connection)
     with pytest.raises((ValueError, MQError)) as err:
         connect(url)
+    assert PASSWORD not in str(err.value) and PASSWORD not in repr(err.value)
+
+
+def test_the_drop_ins_error_for_a_bad_url_is_an_mqmierror_without_the_password() -> None:
+    import mqjms.pymqi as pymqi
+    from mqjms.mqi import routing
+
+    routing.configure(qmgrs={"QMBAD": f"stomp://bob:{PASSWORD}?x@127.0.0.1:61613"})
+    try:
+        with pytest.raises(pymqi.MQMIError) as err:
+            pymqi.connect("QMBAD")
+    finally:
+        routing.reset()
+    assert err.value.reason == pymqi.CMQC.MQRC_HOST_NOT_AVAILABLE
     assert PASSWORD not in str(err.value) and PASSWORD not in repr(err.value)
 
 
