@@ -103,7 +103,9 @@ class MQOpts:
         return struct.calcsize(self._mqopts_format)
 
     def __str__(self) -> str:
-        return "\n".join(f"{item[0]}: {getattr(self, item[0])}" for item in self._mqopts_fields)
+        return "\n".join(
+            f"{item[0]}: {_shown(item[0], getattr(self, item[0]))}" for item in self._mqopts_fields
+        )
 
     def __repr__(self) -> str:
         return str(self.pack())
@@ -297,3 +299,15 @@ class Structure(MQOpts):
             fields = self.SHAPE.fields()
             type(self)._FIELDS = fields
         super().__init__(fields, **kw)
+
+
+# Fields that carry a credential (MQCSP's CSPPassword, InitialKey and Token; MQCD's
+# Password, RemotePassword...): str() shows *** for a value, never the value.
+_SECRET_FIELD_WORDS = ("Password", "Token", "InitialKey")
+
+
+def _shown(name: str, value: Any) -> Any:
+    is_secret = any(word in name for word in _SECRET_FIELD_WORDS)
+    if is_secret and not name.endswith(("Length", "Offset", "Ptr")) and value:
+        return "***"
+    return value

@@ -152,6 +152,16 @@ def test_ibmmq_pointer_fields_take_a_string() -> None:
     assert len(csp.pack()) == 104
 
 
+def test_str_of_a_structure_never_shows_a_credential() -> None:
+    # secure by default: no credential in any repr or str (both show the other fields)
+    csp = ibmmq_flavour.CSP(AuthenticationType=CMQC.MQCSP_AUTH_USER_ID_AND_PWD)
+    csp.CSPUserId = "app"
+    csp.CSPPassword = "s3cret-pw"
+    for shown in (str(csp), repr(csp)):
+        assert "s3cret-pw" not in shown
+    assert "CSPPassword: ***" in str(csp) and "CSPUserId: app" in str(csp)
+
+
 def test_a_program_may_define_its_own_structure() -> None:
     class IIH(MQOpts):
         def __init__(self, **kw: object) -> None:
