@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
 
 log = get_logger("mqjms.qmgr")
 
@@ -70,6 +72,12 @@ def make_directory(path: Path, access: Access) -> None:
         try:
             directory.mkdir(mode=access.directory_mode, parents=directory is path)
         except FileExistsError:
+            if not directory.is_dir():
+                raise failed(
+                    C.MQRC_OBJECT_DAMAGED,
+                    f"{directory} is not a directory: the queue manager keeps its files "
+                    "there; move it away (a new one is made)",
+                ) from None
             continue
         os.chmod(directory, access.directory_mode)
         log.debug("qmgr.directory_created", path=str(directory), mode=oct(access.directory_mode))
@@ -116,11 +124,20 @@ def read_marker(path: Path) -> Marker | None:
     (a marker that cannot be read still says that one was: its name is then blank)."""
     file = path / MARKER
     parser = configparser.ConfigParser(interpolation=None)
+    unknown = Marker(name="", created="", group_access=False)  # created, but by whom?
     try:
-        text = file.read_text()
+        text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
-    unknown = Marker(name="", created="", group_access=False)  # created, but by whom?
+    except UnicodeDecodeError:
+        log.warning("qmgr.marker_unreadable", file=str(file), error="not UTF-8 text")
+        return unknown
+    except OSError as exc:
+        raise failed(
+            C.MQRC_Q_MGR_NOT_AVAILABLE,
+            f"cannot read {file} ({exc.strerror or exc}): the queue manager's owner can "
+            "read it; run as that user, or in a group given access",
+        ) from None
     try:
         parser.read_string(text, source=str(file))
     except configparser.Error as exc:
@@ -129,10 +146,18 @@ def read_marker(path: Path) -> Marker | None:
     section = parser["QueueManager"] if parser.has_section("QueueManager") else None
     if section is None or not section.get("Name"):
         return unknown
+    if len(section.get("Name", "")) > C.MQ_Q_MGR_NAME_LENGTH:
+        log.warning("qmgr.marker_unreadable", file=str(file), error="Name is too long")
+        return unknown
+    try:
+        group_access = section.getboolean("GroupAccess", fallback=False)
+    except ValueError:  # damaged: the safe reading, owner only
+        log.warning("qmgr.marker_unreadable", file=str(file), error="GroupAccess is not yes/no")
+        group_access = False
     return Marker(
         name=section.get("Name", ""),
         created=section.get("Created", ""),
-        group_access=section.getboolean("GroupAccess", fallback=False),
+        group_access=group_access,
     )
 
 

@@ -152,3 +152,34 @@ def test_an_unreadable_marker_still_guards_the_database(qmgr_dir: Path) -> None:
     (qmgr_dir / "qmgr.ini").write_bytes(b"\x00garbage [[[")
     remove_database(qmgr_dir)
     assert "qmgr.db is missing" in refused(qmgr_dir).detail
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"\xff\xfe not UTF-8 \x80",
+        b"[QueueManager]\nName=GUARDED.QM\nGroupAccess=maybe\n",
+        b"[QueueManager]\nName=" + b"A" * 5000 + b"\n",
+    ],
+    ids=["binary", "bad-boolean", "name-too-long"],
+)
+def test_a_damaged_marker_never_stops_a_start_with_a_raw_error(
+    qmgr_dir: Path, damage: bytes
+) -> None:
+    # a qmgr.ini that is not text, or says what cannot be: read as "created here, by
+    # whom unknown" (rewritten from the database), never a UnicodeDecodeError or ValueError
+    make_queue_manager(qmgr_dir, name="GUARDED.QM")
+    (qmgr_dir / "qmgr.ini").write_bytes(damage)
+    with QueueManager(qmgr_dir) as qm:
+        assert qm.queue_depth("KEPT.Q") == 3
+    assert "Name=GUARDED.QM" in (qmgr_dir / "qmgr.ini").read_text()
+
+
+def test_a_file_where_the_connections_directory_belongs_is_an_mqerror(qmgr_dir: Path) -> None:
+    make_queue_manager(qmgr_dir)
+    shutil.rmtree(qmgr_dir / "conn")
+    (qmgr_dir / "conn").write_text("not a directory")
+    with pytest.raises(MQError) as raised:
+        QueueManager(qmgr_dir)
+    assert raised.value.reason == C.MQRC_OBJECT_DAMAGED
+    assert "conn is not a directory" in raised.value.detail
