@@ -229,7 +229,10 @@ def connect_db(path: Path, *, read_only: bool = False, create: bool = True) -> D
     except sqlite3.OperationalError as exc:
         wal = path.with_name(path.name + "-wal")
         log_empty = not wal.exists() or wal.stat().st_size == 0
-        if not read_only or failures.primary_error(exc) != "SQLITE_CANTOPEN" or not log_empty:
+        # no -shm and no way to make one (a read-only mount: CANTOPEN; a directory this user
+        # may only read: READONLY_DIRECTORY)
+        refused = failures.primary_error(exc) in ("SQLITE_CANTOPEN", "SQLITE_READONLY")
+        if not read_only or not refused or not log_empty:
             raise
     db = sqlite3.connect(
         _uri(path, mode="ro", immutable="1"),

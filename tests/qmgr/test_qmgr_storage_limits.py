@@ -356,3 +356,32 @@ def test_the_space_reserve_always_covers_the_log(qmgr_dir: Path) -> None:
     assert shortfall <= 0, f"the log outgrew the space reserve by {shortfall} bytes"
     conn.disconnect()
     qm.close()
+
+
+def test_a_directory_its_user_may_only_read_can_be_browsed(qmgr_dir: Path) -> None:
+    # README, read-only copies: a directory the user may only read (chmod 500) browses as
+    # a read-only mount does; SQLite cannot make the -shm file there either
+    qm = QueueManager(qmgr_dir)
+    qm.define_queue("QLOCAL", "RO.DIR")
+    qm.connect().put("RO.DIR", MQMD(), b"readable")
+    qm.close()
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # root ignores file modes: browse without that privilege
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("setpriv (util-linux) is needed to drop root's file-mode override")
+        caps = "-dac_override,-dac_read_search"
+        as_user = [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
+    qmgr_dir.chmod(0o500)
+    try:
+        done = subprocess.run(
+            [*as_user, sys.executable, "-m", "mqjms", "browse", "RO.DIR"],
+            env={**os.environ, "MQJMS_URL": f"embedded://{qmgr_dir}"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        qmgr_dir.chmod(0o700)
+    assert done.returncode == 0, done.stderr
+    assert "readable".encode().hex() in done.stdout  # the body, shown in hex
