@@ -187,6 +187,7 @@ class HealthFile:
         self.interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mqjms-health", daemon=True)
+        self._failing = ""  # the error of the last write that failed ("" when it worked)
 
     def start(self) -> None:
         self._thread.start()
@@ -207,13 +208,22 @@ class HealthFile:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            ready = False
+            ready = failed = False
             try:
                 ready = self.update()
             except OSError as exc:
-                log.warning("worker.health_file_failed", path=str(self.path), error=str(exc))
+                failed = True
+                kind = f"{type(exc).__name__} {exc.errno}"  # the name holds a random part
+                if kind != self._failing:  # once per error, not once per attempt
+                    log.warning("worker.health_file_failed", path=str(self.path), error=str(exc))
+                self._failing = kind
+            else:
+                if self._failing:
+                    log.info("worker.health_file_written", path=str(self.path))
+                self._failing = ""
             # not ready yet: look again soon, so the file appears as the worker gets ready
-            self._stop.wait(self.interval if ready else min(self.interval, NOT_READY_POLL))
+            soon = not ready and not failed
+            self._stop.wait(min(self.interval, NOT_READY_POLL) if soon else self.interval)
 
     def _remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):

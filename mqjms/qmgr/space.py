@@ -198,9 +198,26 @@ def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Cal
         except StorageError as exc:
             if not exc.disk_full:
                 raise
-            log.warning("storage.full", file=str(getattr(db, "file", "")), detail=exc.detail)
+            _warn_full(str(getattr(db, "file", "")), exc.detail)
             step()
     return attempt()
+
+
+FULL_WARNING_INTERVAL = 10.0  # seconds between two storage.full warnings for one file
+_full_warned: dict[str, tuple[float, int]] = {}  # file -> (when warned, attempts since)
+
+
+def _warn_full(file: str, detail: str) -> None:
+    """Warn of a full disk once per FULL_WARNING_INTERVAL per file, with the number of
+    attempts it met since: a draining consumer meets it at every write, and its log may
+    be on the same full disk."""
+    now = time.monotonic()
+    warned, since = _full_warned.get(file, (-FULL_WARNING_INTERVAL, 0))
+    if now - warned < FULL_WARNING_INTERVAL:
+        _full_warned[file] = (warned, since + 1)
+        return
+    _full_warned[file] = (now, 0)
+    log.warning("storage.full", file=file, detail=detail, attempts_since_last_warning=since)
 
 
 __all__ = ["SpaceReserve", "checkpoint", "disk_full", "with_room"]

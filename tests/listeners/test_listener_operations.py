@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -184,6 +185,34 @@ def test_the_health_file_is_private_and_never_written_through_a_planted_link(
     assert not written.is_symlink() and json.loads(written.read_text())["ready"] is True
     assert written.stat().st_mode & 0o777 == 0o600
     assert sorted(p.name for p in tmp_path.iterdir()) == [".ready.tmp", "ready", "victim"]
+
+
+def test_a_health_file_that_cannot_be_written_is_logged_once_not_every_look(
+    tmp_path: Path,
+) -> None:
+    # a --health-file in a directory that does not exist: one warning, then the retries
+    # every interval are quiet (it logged every 0.25 s); a write that works again says so
+    from structlog.testing import capture_logs
+
+    class Ready:
+        def health(self) -> Any:
+            return Health.of(
+                running=True, stopping=False, alive=1, connected=1, consumers=1, error=None
+            )
+
+    missing = tmp_path / "not-yet"
+    health_file = HealthFile(Ready(), missing / "ready", interval=0.02)  # type: ignore[arg-type]
+    with capture_logs() as logged:
+        health_file.start()
+        try:
+            time.sleep(0.3)
+            missing.mkdir()
+            wait_for((missing / "ready").exists, what="the health file")
+        finally:
+            health_file.stop()
+    names = [e["event"] for e in logged]
+    assert names.count("worker.health_file_failed") == 1
+    assert names.count("worker.health_file_written") == 1
 
 
 @pytest.mark.embedded_only("the definition to make is MQSC for the embedded queue manager")
