@@ -327,3 +327,25 @@ def _mode(db_file: Path) -> int:
         return os.stat(db_file).st_mode & 0o666
     except OSError:
         return 0o600
+
+
+def _close_in_child() -> None:
+    """After a fork, in the child: close the copies of the parent's lock files, so that a
+    parent killed while it holds its turn (a transaction in another thread at the fork)
+    does not leave the turn held for as long as the child lives; and start the child's
+    thread locks afresh (a parent's thread holding one at the fork is not in the child)."""
+    for gate in list(_gates.values()):
+        fd, gate._fd = gate._fd, -1
+        if fd >= 0:
+            with suppress(OSError):
+                os.close(fd)
+        gate._lock, gate._depth = threading.RLock(), 0
+    for sync in list(_syncs.values()):
+        fd, sync._lock_fd = sync._lock_fd, -1
+        if fd >= 0:
+            with suppress(OSError):
+                os.close(fd)
+        sync._changed, sync._syncing = threading.Condition(threading.Lock()), False
+
+
+os.register_at_fork(after_in_child=_close_in_child)

@@ -434,3 +434,28 @@ def test_a_writer_stopped_while_it_holds_the_turn_makes_the_others_fail_not_hang
         holder.wait()
     conn.put("GC.STOPPED", PERSISTENT, b"goes")
     assert qm.queue_depth("GC.STOPPED") == 1
+
+
+def test_a_forked_child_takes_turns_afresh(qm: QueueManager) -> None:
+    # a thread of the parent holds the turn to write at the fork: the child, which lacks
+    # that thread, must neither deadlock on its thread lock nor keep the parent's flock
+    gate = commits.gate_for(qm.path / "qmgr.db")
+    holding, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        gate.acquire()
+        holding.set()
+        done.wait(10)
+        gate.release()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(10)
+    pid = os.fork()
+    if pid == 0:
+        fresh = gate._fd == -1 and gate._lock.acquire(blocking=False)
+        os._exit(0 if fresh else 1)
+    _, status = os.waitpid(pid, 0)
+    done.set()
+    holder.join()
+    assert os.waitstatus_to_exitcode(status) == 0
