@@ -289,36 +289,17 @@ def _attempt(
     locks = _locks(conn, obj) if ask.lock else None
     browse = ask.browse
     while True:
-        try:
-            got = conn.get(
-                obj.queue,
-                wait=0.0 if ask.under_cursor else wait,
-                syncpoint=syncpoint,
-                browse=browse,
-                msg_id=ask.msg_id,
-                correl_id=ask.correl_id,
-                group_id=ask.group_id,
-                under_cursor=ask.under_cursor,
-                max_length=None if ask.accept_truncated else ask.max_length,
-            )
-        except TruncatedMessage as exc:
-            # too long for the program's buffer, it stays on the queue (2080); unless it
-            # is poison: moved whatever its length, it is never shown, even in part
-            md = exc.md
-            if unit is None or hconn.flow is None or md is None:
-                raise
-            if not hconn.flow.is_poison(obj.queue, md):
-                raise
-            got = conn.get(
-                obj.queue,
-                wait=0.0,
-                syncpoint=syncpoint,
-                msg_id=md.MsgId,
-                correl_id=md.CorrelId,
-                under_cursor=ask.under_cursor,
-            )
-            if got is None:
-                return None  # taken by another handle meanwhile
+        got = conn.get(
+            obj.queue,
+            wait=0.0 if ask.under_cursor else wait,
+            syncpoint=syncpoint,
+            browse=browse,
+            msg_id=ask.msg_id,
+            correl_id=ask.correl_id,
+            group_id=ask.group_id,
+            under_cursor=ask.under_cursor,
+            max_length=None if ask.accept_truncated else ask.max_length,
+        )
         if got is None or locks is None or locks.lock_browsed(obj.queue):
             break
         browse = Browse.NEXT  # got by another handle meanwhile: browse on from the cursor

@@ -111,31 +111,6 @@ def test_a_poison_message_is_moved_and_the_get_returns_the_next(mq, env: MQEnv, 
     assert env.depth(IN) == 0
 
 
-@pytest.mark.embedded_only(
-    "over STOMP a message too long goes back to the end of the queue and is not got again "
-    "by its MsgId within the get (left as it was: docs/pymqi.md)"
-)
-@pytest.mark.parametrize("syncpoint", [False, True])
-def test_a_poison_message_too_long_for_the_buffer_is_moved_not_shown(
-    mq, env: MQEnv, qmgr, syncpoint: bool
-) -> None:
-    # seed 002: a poison message is moved whatever the program's buffer; never returned,
-    # even in part (2080 with its first bytes); a good one too long still gets 2080
-    poison_queue(env)
-    poison = put_poison(env, b"poison body", backouts=2)
-    env.put_raw(IN, b"good but long")
-    queue = mq.Queue(qmgr, IN)
-    options = gmo(mq, mq.CMQC.MQGMO_SYNCPOINT if syncpoint else 0, wait_ms=5000)
-    with pytest.raises(mq.MQMIError) as failure:
-        queue.get(4, mq.MD(), options)
-    assert failure.value.reason == mq.CMQC.MQRC_TRUNCATED_MSG_FAILED
-    assert failure.value.message == b"good"
-    qmgr.commit()
-    [(boq_md, boq_data)] = moved(env)
-    assert boq_md.MsgId == poison.MsgId and body_of(boq_md, boq_data) == b"poison body"
-    assert env.depth(IN) == 1  # the good message stays
-
-
 def test_the_callers_md_is_untouched_when_a_poison_message_is_skipped(mq, env: MQEnv, qmgr) -> None:
     poison_queue(env)
     put_poison(env)
