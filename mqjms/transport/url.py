@@ -8,6 +8,7 @@ every URL that mqjms logs, shows or puts in an error goes through :func:`redact`
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import parse_qs, unquote_plus, urlsplit
 
@@ -59,12 +60,18 @@ def redact(url: str) -> str:
     if at and ":" in userinfo:
         user = userinfo.partition(":")[0]
         rest = f"{user}:{MASK}@{location}"
-    elif "@" in whole and ":" in whole.rpartition("@")[0]:
-        user, _, after = whole.partition(":")
-        return f"{head}{sep}{user}:{MASK}@{after.rpartition('@')[2]}"
+    else:
+        user, colon, after = whole.partition(":")
+        unencoded = colon and "@" in after and not any(c in user for c in "/?#@")
+        if unencoded and not _PORT.match(after):  # host:port?x=a@b is no password
+            location = after.rpartition("@")[2]
+            return f"{head}{sep}{user}:{MASK}@{redact('//' + location)[2:]}"
     if query:
         query = "&".join(_redact_param(param) for param in query.split("&"))
     return f"{head}{sep}{rest}{qmark}{query}{hash_}{fragment}"
+
+
+_PORT = re.compile(r"\d+(?:[/?#]|$)")
 
 
 def _redact_param(param: str) -> str:

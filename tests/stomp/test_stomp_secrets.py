@@ -41,6 +41,12 @@ def with_password(url: str) -> str:
         ("stomp://bob:p@ss/w:rd@host", "stomp://bob:***@host"),  # unencoded @ and /
         ("stomp://bob:pw?d@host:61613", "stomp://bob:***@host:61613"),  # unencoded ? and #
         ("stomp://bob:pw#d@host:61613", "stomp://bob:***@host:61613"),
+        ("stomp://u:p?w@host:61613/?passcode=s", "stomp://u:***@host:61613/?passcode=***"),
+        # an @ in a query or fragment of a URL without a password is left alone
+        ("stomp://host:61613/q?reply_to=a@b.c", "stomp://host:61613/q?reply_to=a@b.c"),
+        ("stomp://host:61613?login=a@b", "stomp://host:61613?login=a@b"),
+        ("stomp://host?client_id=a:b@c", "stomp://host?client_id=a:b@c"),
+        ("stomp://host#frag:x@y", "stomp://host#frag:x@y"),
         ("stomp://host?passcode=pw&prefix=A.", "stomp://host?passcode=***&prefix=A."),
         ("stomp://host?Password=pw&token=t", "stomp://host?Password=***&token=***"),
         ("mq://bob:pw@QM1@host(1414)/CHL", "mq://bob:***@host(1414)/CHL"),
