@@ -109,10 +109,8 @@ def _put(
         written.append("CorrelId")
     fields.md_into(md_opts, result, written)
     _pmo_into(pmo, target, conn.qmgr_name)
-    warning = put_warning(conn)
-    if warning is not None and (
-        warning.reason != C.MQRC_NO_SUBS_MATCHED or options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED
-    ):
+    warning = put_warning(conn, no_subs_matched=bool(options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
+    if warning is not None:
         raise warning
 
 

@@ -332,7 +332,7 @@ def interrupt_wait(conn: Connection) -> bool:
     return True
 
 
-def put_warning(conn: Connection) -> MQError | None:
+def put_warning(conn: Connection, *, no_subs_matched: bool = False) -> MQError | None:
     """The MQCC_WARNING the connection's last MQPUT/MQPUT1 completed with, or None.
 
     The MQI returns CompCode MQCC_WARNING with a reason when a put succeeded with a
@@ -341,10 +341,15 @@ def put_warning(conn: Connection) -> MQError | None:
     message was not put, so a connection that can warn declares
     :attr:`Capability.PUT_WARNINGS` and keeps the warning of its last put in
     ``last_warning`` (None after MQCC_OK) instead; a transport without it never warns.
+    A publication that reached no subscription is 2550 (MQRC_NO_SUBS_MATCHED) only for a
+    caller that asks, as MQPMO_WARN_IF_NO_SUBS_MATCHED does (``no_subs_matched``).
     """
     if Capability.PUT_WARNINGS not in conn.capabilities:
         return None
-    return cast(WarnsOnPut, conn).last_warning
+    warning = cast(WarnsOnPut, conn).last_warning
+    if warning is not None and warning.reason == C.MQRC_NO_SUBS_MATCHED and not no_subs_matched:
+        return None
+    return warning
 
 
 def commit_and_get(

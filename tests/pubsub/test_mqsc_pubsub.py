@@ -126,3 +126,6 @@ def test_mqjms_publish_reaches_an_administered_subscription(
     assert qm.queue_depth("WATCH.Q") == 4
     assert main(["publish", "--url", embedded_url, "prices/#", "--body", "x"]) == 2
     assert "MQRC_TOPIC_STRING_ERROR" in capsys.readouterr().err
+    # a publication nobody subscribes to is no warning unless asked for (MQPMO option)
+    assert main(["publish", "--url", embedded_url, "nobody/listens", "--body", "x"]) == 0
+    assert "warning" not in capsys.readouterr().err
