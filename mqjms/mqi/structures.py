@@ -302,12 +302,10 @@ class Structure(MQOpts):
 
 
 # Fields that carry a credential (MQCSP's CSPPassword, InitialKey and Token; MQCD's
-# Password, RemotePassword...): str() shows *** for a value, never the value.
-_SECRET_FIELD_WORDS = ("Password", "Token", "InitialKey")
+# Password and RemotePassword): str() shows *** for a value, never the value. Only
+# these: AccountingToken and MsgToken are no secrets, and help whoever debugs.
+_SECRET_FIELDS = frozenset({"CSPPassword", "InitialKey", "Token", "Password", "RemotePassword"})
 
 
 def _shown(name: str, value: Any) -> Any:
-    is_secret = any(word in name for word in _SECRET_FIELD_WORDS)
-    if is_secret and not name.endswith(("Length", "Offset", "Ptr")) and value:
-        return "***"
-    return value
+    return "***" if name in _SECRET_FIELDS and value else value

@@ -1,4 +1,4 @@
-"""Group commit: the writers of one database take turns without sleeping, and share fsyncs.
+"""Group commit: the writers of one database take turns, and share fsyncs.
 
 A write transaction commits at ``synchronous=NORMAL`` (its log frames reach the operating
 system, so they survive the death of the process, but no fsync), then, when it must be
@@ -12,9 +12,12 @@ the log is written in order, so that commit's fsync covers both).
 
 Taking turns: SQLite makes a writer that finds the write lock taken sleep (1, 2, 5, 10...
 ms) and retry, so concurrent writers spend most of their time asleep. :class:`WriteGate`
-queues them instead: a thread lock for the threads of this process and an ``flock`` on
-``write.lock`` beside the database for the other processes (released by the kernel when a
-process dies, even by SIGKILL), handed on as soon as COMMIT returns.
+instead: a thread lock for the threads of this process and an ``flock`` on ``write.lock``
+beside the database for the other processes (released by the kernel when a process dies,
+even by SIGKILL), handed on as soon as COMMIT returns; a process waiting for another
+looks again after pauses as short as a transaction (50 us, growing to 2 ms), so that the
+wait can end: one for a process that holds the turn and does not run (stopped, in a
+debugger) fails with 2059 naming it (:func:`lock_within`).
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
-from mqjms.mq.errors import failed
+from mqjms.mq.errors import MQError, failed
 
 from . import locks
 from .failures import UNSYNCED, StorageError
 
+log = get_logger(__name__)
 _registry_lock = threading.Lock()
 _gates: dict[Path, WriteGate] = {}
 _syncs: dict[Path, GroupSync] = {}
@@ -53,7 +58,14 @@ class WriteGate:
         self._pid = 0
 
     def acquire(self) -> None:
-        self._lock.acquire()
+        # the threads of this process queue here while one of them waits for the flock,
+        # which is bounded: so is this, with room for that wait and a transaction
+        if not self._lock.acquire(timeout=2 * locks.LOCK_TIMEOUT + 5):
+            raise failed(
+                C.MQRC_Q_MGR_NOT_AVAILABLE,
+                f"waited {2 * locks.LOCK_TIMEOUT + 5:g} s for the turn to write "
+                f"({self._file}) behind the other threads of this process",
+            )
         if self._depth == 0:
             try:
                 lock_within(self._descriptor(), self._file, "the turn to write")
@@ -145,7 +157,11 @@ class GroupSync:
         waited for on ``sync.lock``, covered the ticket already."""
         fd = self._lock_descriptor()
         if fd >= 0:
-            lock_within(fd, self._lock_file, "the turn to sync the log")
+            try:
+                lock_within(fd, self._lock_file, "the turn to sync the log")
+            except MQError as exc:  # the fsyncs are shared to save time, not for safety
+                log.warning("storage.sync_alone", file=str(self._lock_file), detail=exc.detail)
+                fd = -1
         try:
             if self._synced() >= ticket:
                 return
@@ -194,6 +210,7 @@ _COUNTER = struct.Struct("=Q")
 # longer ones; the kernel queues no waiter, so each pause is a look.
 _FIRST_PAUSE = 0.00005
 _LONGEST_PAUSE = 0.002
+_NOTE_HOLDER_AFTER = 0.1  # seconds
 
 
 def lock_within(fd: int, path: Path, what: str, timeout: float | None = None) -> None:
@@ -207,18 +224,29 @@ def lock_within(fd: int, path: Path, what: str, timeout: float | None = None) ->
     except BlockingIOError:
         pass
     limit = locks.LOCK_TIMEOUT if timeout is None else timeout
-    deadline = time.monotonic() + limit
+    started = time.monotonic()
+    deadline = started + limit
     pause = _FIRST_PAUSE
+    holder = ""  # who held it once the wait grew long (read from /proc/locks only then)
     while True:
         time.sleep(pause)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if not holder and now - started > _NOTE_HOLDER_AFTER:
+                holder = _holder(path)
+            if now >= deadline:
+                now_held_by = _holder(path)
+                if now_held_by != holder and now_held_by != "another process":
+                    # another holder than the last look's: the turns go round, this
+                    # waiter only keeps losing them; give it another full wait
+                    holder, deadline = now_held_by, time.monotonic() + limit
+                    continue
                 raise failed(
                     C.MQRC_Q_MGR_NOT_AVAILABLE,
-                    f"waited {limit:g} s for {what} ({path}), held by {_holder(path)}: a "
+                    f"waited {limit:g} s for {what} ({path}), held by {holder or now_held_by}: a "
                     "process that holds it and does not run (stopped, or in a debugger) "
                     "keeps every writer of this queue manager waiting",
                 ) from None

@@ -160,6 +160,8 @@ def test_str_of_a_structure_never_shows_a_credential() -> None:
     for shown in (str(csp), repr(csp)):
         assert "s3cret-pw" not in shown
     assert "CSPPassword: ***" in str(csp) and "CSPUserId: app" in str(csp)
+    md = ibmmq_flavour.MD(AccountingToken=b"acct".ljust(32, b"\0"))
+    assert "***" not in str(md)  # AccountingToken is no credential
 
 
 def test_a_program_may_define_its_own_structure() -> None:
