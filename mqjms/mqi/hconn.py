@@ -21,6 +21,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import itertools
+import os
 import threading
 import weakref
 from collections.abc import Iterator
@@ -103,6 +104,7 @@ class Hconn:
         self.async_puts = AsyncPutStatus()
         self.commit_at_exit = True
         self.closed = False
+        self.pid = os.getpid()  # a forked child may not use it (its parent's unit of work)
         self.work = 0  # the program's gets and puts under syncpoint in its unit of work
         self.callbacks: object = None  # MQCB registrations (callbacks.Delivery), once made
         _live.add(self)
@@ -126,6 +128,12 @@ class Hconn:
                 with self.lock:
                     if self.closed:
                         raise failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")
+                    if self.pid != os.getpid():
+                        raise failed(
+                            C.MQRC_HCONN_ERROR,
+                            f"the connection belongs to process {self.pid}, which forked "
+                            "this one: connect in this process",
+                        )
                     yield self.conn
             except BaseException:
                 noted.act()  # the Ctrl-C first, as the program would have seen it
@@ -221,6 +229,8 @@ def disconnect_all() -> None:
     """At exit: MQDISC every live connection (committing, as pymqi's and ibmmq's
     ``QueueManager.__del__`` do; without ``disconnect_on_exit``, backing out)."""
     for hconn in list(_live):
+        if hconn.pid != os.getpid():
+            continue  # a forked child's exit: its parent's connections are the parent's
         try:
             hconn.disconnect(commit=hconn.commit_at_exit)
         except Exception as exc:  # one connection must not keep the others open

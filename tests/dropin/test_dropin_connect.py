@@ -380,3 +380,29 @@ def test_ctrl_c_during_any_call_is_raised_once_the_call_is_done(
     queue.put(b"next")  # on that handle: the connection works
     interrupted = [b"interrupted"] if verb == "put" else []
     assert [data for _, data in env.browse(Q)] == [*interrupted, b"next"]
+
+
+def test_a_forked_child_neither_uses_nor_ends_its_parents_connection(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # a child that exits normally ran the inherited at-exit MQDISC, committing its
+    # parent's unit of work; and its MQI calls went into the parent's (IBM MQ: the
+    # connection handle is not valid in the child)
+    queue = mq.Queue(qmgr, "DEV.QUEUE.3")
+    queue.put(b"uncommitted", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            queue.put(b"from the child")
+        except mq.MQMIError as exc:
+            code = 0 if exc.reason == mq.CMQC.MQRC_HCONN_ERROR else 2
+        finally:
+            from mqjms.mqi import hconn
+
+            hconn.disconnect_all()  # what the child's exit runs
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    qmgr.backout()
+    assert env.depth("DEV.QUEUE.3") == 0  # backed out: the child committed nothing
