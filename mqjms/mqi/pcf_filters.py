@@ -121,7 +121,18 @@ def widen(params: dict[int, Any], filters: Iterable[Any]) -> set[int]:
 def keep(
     responses: list[dict[int, Any]], filters: Iterable[Any], hidden: AbstractSet[int] = frozenset()
 ) -> list[dict[int, Any]]:
-    """The responses every filter passes, without the ``hidden`` attributes."""
+    """The responses every filter passes, without the ``hidden`` attributes. A filter on
+    an attribute no response holds (one mqjms does not keep) is MQRCCF_FILTER_ERROR:
+    passing or failing every object would both be wrong."""
+    filters = list(filters)
+    held = set().union(*(response.keys() for response in responses))
+    for pcf_filter in filters:
+        if responses and _selector(pcf_filter) not in held:
+            raise failed(
+                CMQCFC.MQRCCF_FILTER_ERROR,
+                f"no response holds attribute {_selector(pcf_filter)} to filter on: mqjms "
+                "does not keep it for these objects",
+            )
     tests = [_test(f) for f in filters]
     return [
         {k: v for k, v in r.items() if k not in hidden}

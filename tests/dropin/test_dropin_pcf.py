@@ -222,3 +222,15 @@ def test_filters_keep_the_responses_that_pass_them(mq: ModuleType, env: MQEnv, q
     assert b"DEV.QUEUE.2" not in [r[mq.CMQC.MQCA_Q_NAME].strip() for r in found]
     assert b"DEV.QUEUE.1" in [r[mq.CMQC.MQCA_Q_NAME].strip() for r in found]
     assert all(mq.CMQC.MQIA_CURRENT_Q_DEPTH not in r for r in found)  # filtered, not asked
+
+
+def test_a_filter_on_an_attribute_mqjms_does_not_keep_is_a_filter_error(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # neither every queue nor none: say so (IBM MQ keeps CLUSTER, mqjms does not)
+    pcf = mq.PCFExecute(qmgr)
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_Q(
+            {mq.CMQC.MQCA_Q_NAME: b"DEV.*"}, [mq.Filter(mq.CMQC.MQCA_CLUSTER_NAME).equal(b"")]
+        )
+    assert failure.value.reason == mq.CMQCFC.MQRCCF_FILTER_ERROR
