@@ -82,3 +82,19 @@ def test_mqget(mq: ModuleType, env: MQEnv, qmgr, names: tuple[str, ...]) -> None
     _refused(mq, lambda: queue.get(None, mq.MD(), gmo))
     qmgr.backout()
     assert env.depth(Q) == 1
+
+
+def test_the_combinations_ibm_mq_allows_still_work(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    C = mq.CMQC
+    queue = mq.Queue(
+        qmgr, Q, C.MQOO_INPUT_SHARED | C.MQOO_BROWSE | C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT
+    )
+    queue.put(b"set all", mq.MD(), mq.PMO(Options=C.MQPMO_SET_ALL_CONTEXT | C.MQPMO_SYNCPOINT))
+    qmgr.commit()
+    qmgr.put1(
+        mq.OD(ObjectName=Q), b"put1", mq.MD(), mq.PMO(Options=C.MQPMO_ALTERNATE_USER_AUTHORITY)
+    )
+    assert queue.get(None, mq.MD(), mq.GMO(Options=C.MQGMO_BROWSE_FIRST)) == b"set all"
+    skip = C.MQGMO_SYNCPOINT | C.MQGMO_MARK_SKIP_BACKOUT | C.MQGMO_WAIT
+    assert queue.get(None, mq.MD(), mq.GMO(Options=skip, WaitInterval=1000)) == b"set all"
+    qmgr.commit()
