@@ -218,9 +218,10 @@ class HealthFile:
                     log.warning("worker.health_file_failed", path=str(self.path), error=str(exc))
                 self._failing = kind
             else:
-                if self._failing:
+                if self._failing and ready:
                     log.info("worker.health_file_written", path=str(self.path))
-                self._failing = ""
+                if ready:
+                    self._failing = ""
             # not ready yet: look again soon, so the file appears as the worker gets ready
             soon = not ready and not failed
             self._stop.wait(min(self.interval, NOT_READY_POLL) if soon else self.interval)
