@@ -72,7 +72,7 @@ def make_directory(path: Path, access: Access) -> None:
         try:
             directory.mkdir(mode=access.directory_mode, parents=directory is path)
         except FileExistsError:
-            if not directory.is_dir():
+            if directory is not path and not directory.is_dir():  # path: the caller's 2058
                 raise failed(
                     C.MQRC_OBJECT_DAMAGED,
                     f"{directory} is not a directory: the queue manager keeps its files "

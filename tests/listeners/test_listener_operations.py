@@ -188,12 +188,10 @@ def test_the_health_file_is_private_and_never_written_through_a_planted_link(
 
 
 def test_a_health_file_that_cannot_be_written_is_logged_once_not_every_look(
-    tmp_path: Path,
+    tmp_path: Path, events: list[dict[str, Any]]
 ) -> None:
     # a --health-file in a directory that does not exist: one warning, then the retries
     # every interval are quiet (it logged every 0.25 s); a write that works again says so
-    from structlog.testing import capture_logs
-
     class Ready:
         def health(self) -> Any:
             return Health.of(
@@ -202,15 +200,14 @@ def test_a_health_file_that_cannot_be_written_is_logged_once_not_every_look(
 
     missing = tmp_path / "not-yet"
     health_file = HealthFile(Ready(), missing / "ready", interval=0.02)  # type: ignore[arg-type]
-    with capture_logs() as logged:
-        health_file.start()
-        try:
-            time.sleep(0.3)
-            missing.mkdir()
-            wait_for((missing / "ready").exists, what="the health file")
-        finally:
-            health_file.stop()
-    names = [e["event"] for e in logged]
+    health_file.start()
+    try:
+        time.sleep(0.3)
+        missing.mkdir()
+        wait_for((missing / "ready").exists, what="the health file")
+    finally:
+        health_file.stop()
+    names = [e["event"] for e in events]
     assert names.count("worker.health_file_failed") == 1
     assert names.count("worker.health_file_written") == 1
 
