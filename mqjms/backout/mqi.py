@@ -100,6 +100,10 @@ class MQIPoisonFlow:
         for event in pending:
             self.handler.backed_out(event)
 
+    def is_poison(self, handle: Handle, md: MQMD) -> bool:
+        """Whether :meth:`screen` would requeue ``md`` (seed 002's BOTHRESH test alone)."""
+        return self.handler.poison_attributes(self.conn, handle, md, scope=self.scope) is not None
+
     def screen(self, handle: Handle, md: MQMD, data: bytes, unit: GetUnit) -> PoisonEvent | None:
         """After a destructive get: None when the program is to receive ``md`` (not
         poison, or a poison message no queue would take that the program must have);

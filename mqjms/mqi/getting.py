@@ -289,17 +289,23 @@ def _attempt(
     locks = _locks(conn, obj) if ask.lock else None
     browse = ask.browse
     while True:
-        got = conn.get(
-            obj.queue,
-            wait=0.0 if ask.under_cursor else wait,
-            syncpoint=syncpoint,
-            browse=browse,
-            msg_id=ask.msg_id,
-            correl_id=ask.correl_id,
-            group_id=ask.group_id,
-            under_cursor=ask.under_cursor,
-            max_length=None if ask.accept_truncated else ask.max_length,
-        )
+        try:
+            got = conn.get(
+                obj.queue,
+                wait=0.0 if ask.under_cursor else wait,
+                syncpoint=syncpoint,
+                browse=browse,
+                msg_id=ask.msg_id,
+                correl_id=ask.correl_id,
+                group_id=ask.group_id,
+                under_cursor=ask.under_cursor,
+                max_length=None if ask.accept_truncated else ask.max_length,
+            )
+        except TruncatedMessage as exc:
+            moved = _move_too_long(hconn, conn, obj, ask, unit, exc)
+            if moved is None:
+                raise
+            return moved
         if got is None or locks is None or locks.lock_browsed(obj.queue):
             break
         browse = Browse.NEXT  # got by another handle meanwhile: browse on from the cursor
@@ -323,6 +329,36 @@ def _attempt(
     elif syncpoint and ask.browse is None:
         hconn.note_work()
     return md, data
+
+
+def _move_too_long(
+    hconn: Hconn,
+    conn: Connection,
+    obj: Hobj,
+    ask: Request,
+    unit: GetUnit | None,
+    truncated: TruncatedMessage,
+) -> str | None:
+    """Seed 002 for a poison message too long for the program's buffer (2080 leaves it on
+    the queue, and shows its first bytes): moved whatever its length, when the move is in
+    a unit of work of its own (the drop-in's, or the program's while it holds nothing),
+    which can put the message back if it is not moved after all. The marker, or None when
+    the 2080 stands."""
+    flow, md = hconn.flow, truncated.md
+    if flow is None or md is None or ask.under_cursor:
+        return None
+    alone = unit is GetUnit.OWN or (unit is GetUnit.CALLER and not flow.holds_work)
+    if not alone or not flow.is_poison(obj.queue, md):
+        return None
+    got = conn.get(obj.queue, wait=0.0, syncpoint=True, msg_id=md.MsgId, correl_id=md.CorrelId)
+    if got is None:
+        return _AGAIN  # taken meanwhile: look again
+    assert unit is not None
+    event = flow.screen(obj.queue, got[0], got[1], unit)
+    if event is None:  # not moved (not the message screened): back where it was
+        conn.backout()
+        return None
+    return _STOP if event.returned_to_queue else _AGAIN
 
 
 def _sleep_out(deadline: float | None) -> None:

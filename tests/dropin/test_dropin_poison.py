@@ -111,6 +111,51 @@ def test_a_poison_message_is_moved_and_the_get_returns_the_next(mq, env: MQEnv, 
     assert env.depth(IN) == 0
 
 
+@pytest.mark.embedded_only(
+    "over STOMP a message too long goes back to the end of the queue and is not got again "
+    "by its MsgId within the get (left as it was: docs/pymqi.md)"
+)
+@pytest.mark.parametrize("syncpoint", [False, True])
+def test_a_poison_message_too_long_for_the_buffer_is_moved_not_shown(
+    mq, env: MQEnv, qmgr, syncpoint: bool
+) -> None:
+    # seed 002: a poison message is moved whatever the program's buffer; never returned,
+    # even in part (2080 with its first bytes); a good one too long still gets 2080
+    poison_queue(env)
+    poison = put_poison(env, b"poison body", backouts=2)
+    env.put_raw(IN, b"good but long")
+    queue = mq.Queue(qmgr, IN)
+    options = gmo(mq, mq.CMQC.MQGMO_SYNCPOINT if syncpoint else 0, wait_ms=5000)
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(4, mq.MD(), options)
+    assert failure.value.reason == mq.CMQC.MQRC_TRUNCATED_MSG_FAILED
+    assert failure.value.message == b"good"
+    qmgr.commit()
+    [(boq_md, boq_data)] = moved(env)
+    assert boq_md.MsgId == poison.MsgId and body_of(boq_md, boq_data) == b"poison body"
+    assert env.depth(IN) == 1  # the good message stays
+
+
+@pytest.mark.embedded_only("as above")
+def test_a_poison_message_too_long_that_no_queue_takes_is_never_lost(mq, env: MQEnv, qmgr) -> None:
+    # no backout queue, no dead-letter queue: it stays on the input queue, whole, in the
+    # drop-in's own unit (backed out once more) and in a program's unit holding work (2080)
+    poison_queue(env, boqname="NO.SUCH.QUEUE")
+    env.alter_qmgr(DEADQ="")
+    put_poison(env, b"poison body")
+    queue = mq.Queue(qmgr, IN)
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(4, mq.MD(), gmo(mq, wait_ms=200))
+    assert failure.value.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+    mq.Queue(qmgr, "DEV.QUEUE.3").put(b"work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    with pytest.raises(mq.MQMIError) as failure:  # holding work: the 2080 stands
+        queue.get(4, mq.MD(), gmo(mq, mq.CMQC.MQGMO_SYNCPOINT))
+    assert failure.value.reason == mq.CMQC.MQRC_TRUNCATED_MSG_FAILED
+    qmgr.backout()
+    [(md, data)] = env.browse(IN)
+    assert data == b"poison body" and md.BackoutCount == 3
+
+
 def test_the_callers_md_is_untouched_when_a_poison_message_is_skipped(mq, env: MQEnv, qmgr) -> None:
     poison_queue(env)
     put_poison(env)
