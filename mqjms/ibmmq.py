@@ -19,6 +19,7 @@ from typing import Any
 from mqjms.mqi import ibmmq_flavour as _structures
 from mqjms.mqi import message_handle as _message_handle
 from mqjms.mqi import pcf as _pcf
+from mqjms.mqi import pcf_filters as _pcf_filters
 from mqjms.mqi import qmgr as _qmgr
 from mqjms.mqi import queue as _queue
 from mqjms.mqi import topics as _topics
@@ -73,7 +74,6 @@ from mqjms.mqi.ibmmq_flavour import (
 )
 from mqjms.mqi.pcf_filters import (
     ByteStringFilter,
-    Filter,
     FilterOperator,
     IntegerFilter,
     StringFilter,
@@ -136,6 +136,10 @@ class Topic(_topics.Topic):
 
 
 ByteString = _pcf.ByteString
+
+
+class Filter(_pcf_filters.Filter):
+    ERROR = PYIFError
 
 
 def connect(

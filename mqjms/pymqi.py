@@ -19,6 +19,7 @@ from typing import Any
 
 from mqjms.mqi import message_handle as _message_handle
 from mqjms.mqi import pcf as _pcf
+from mqjms.mqi import pcf_filters as _pcf_filters
 from mqjms.mqi import pymqi_flavour as _structures
 from mqjms.mqi import qmgr as _qmgr
 from mqjms.mqi import queue as _queue
@@ -27,7 +28,6 @@ from mqjms.mqi.constants.flavours import constants as _constants
 from mqjms.mqi.flavour import Flavour
 from mqjms.mqi.pcf_filters import (
     ByteStringFilter,
-    Filter,
     FilterOperator,
     IntegerFilter,
     StringFilter,
@@ -134,6 +134,10 @@ class Topic(_topics.Topic):
 
 
 ByteString = _pcf.ByteString
+
+
+class Filter(_pcf_filters.Filter):
+    ERROR = PYIFError
 
 
 def connect(

@@ -65,7 +65,7 @@ _OPERATORS = {
 class FilterOperator:
     """``Filter(selector).greater``: called with the value, it makes the filter."""
 
-    def __init__(self, selector: int, name: str) -> None:
+    def __init__(self, selector: int, name: str, error: type[Exception] = PYIFError) -> None:
         if CMQC.MQIA_FIRST <= selector <= CMQC.MQIA_LAST:
             self.filter_cls: type[_Filter] = IntegerFilter
         elif CMQC.MQCA_FIRST <= selector <= CMQC.MQCA_LAST:
@@ -73,10 +73,10 @@ class FilterOperator:
         elif CMQC.MQBA_FIRST <= selector <= CMQC.MQBA_LAST:
             self.filter_cls = ByteStringFilter
         else:
-            raise PYIFError(f"selector [{selector}] is neither an integer nor a string attribute")
+            raise error(f"selector [{selector}] is neither an integer nor a string attribute")
         found = _OPERATORS.get(name)
         if found is None:
-            raise PYIFError(f"Operator [{name}] is not supported.")
+            raise error(f"Operator [{name}] is not supported.")
         self.selector, self.operator = selector, found
 
     def __call__(self, value: Any) -> _Filter:
@@ -84,7 +84,11 @@ class FilterOperator:
 
 
 class Filter:
-    """``Filter(MQCA_Q_NAME).like(b'APP.*')``: any operator name is an attribute."""
+    """``Filter(MQCA_Q_NAME).like(b'APP.*')``: any operator name is an attribute. An
+    unknown one raises ``ERROR``: each flavour's own PYIFError, which ``except Error``
+    catches as in the library."""
+
+    ERROR: type[Exception] = PYIFError
 
     def __init__(self, selector: int) -> None:
         self.selector = selector
@@ -92,7 +96,7 @@ class Filter:
     def __getattribute__(self, name: str) -> Any:
         if name == "selector":
             return object.__getattribute__(self, name)
-        return FilterOperator(self.selector, name)
+        return FilterOperator(self.selector, name, type(self).ERROR)
 
 
 # The parameters that list the attributes a response holds (MQIACF_Q_ATTRS, ...).

@@ -234,3 +234,9 @@ def test_a_filter_on_an_attribute_mqjms_does_not_keep_is_a_filter_error(
             {mq.CMQC.MQCA_Q_NAME: b"DEV.*"}, [mq.Filter(mq.CMQC.MQCA_CLUSTER_NAME).equal(b"")]
         )
     assert failure.value.reason == mq.CMQCFC.MQRCCF_FILTER_ERROR
+
+
+def test_an_unknown_filter_operator_is_the_flavours_error(mq: ModuleType) -> None:
+    # as both libraries: Filter(...).<name> for no MQCFOP_* operator raises their Error
+    with pytest.raises(mq.Error, match="not supported"):
+        mq.Filter(mq.CMQC.MQIA_CURRENT_Q_DEPTH).bigger(0)
