@@ -25,7 +25,7 @@ unless another consumer holds it (IllegalStateException).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -59,10 +59,11 @@ class Topic:
                 f"{type(destination).__name__} {destination!r}"
             )
         if destination.startswith("topic://"):
-            parts = urlsplit(destination)
-            name = (parts.netloc + parts.path).lstrip("/")
-            target = parse_qs(parts.query).get("targetClient", ["0"])[0]
-            return cls(name, TARGET_MQ if target == "1" else TARGET_JMS)
+            # not urlsplit: ``#`` is the multi-level wildcard here, not a fragment
+            # (``topic://prices/#`` subscribes to prices/#, not to prices/)
+            name, _, query = destination[len("topic://") :].partition("?")
+            target = parse_qs(query).get("targetClient", ["0"])[0]
+            return cls(name.lstrip("/"), TARGET_MQ if target == "1" else TARGET_JMS)
         return cls(destination)
 
     @property

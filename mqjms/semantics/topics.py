@@ -204,21 +204,34 @@ def matches(pattern: str, topic_string: str) -> bool:
 
     ``#`` matches any number of levels (none included: ``a/#`` matches ``a``), ``+``
     exactly one; a level that is not all wildcard is compared as it is."""
-    return _match(levels(pattern), 0, levels(topic_string), 0)
+    return _match(levels(pattern), levels(topic_string))
 
 
-def _match(pattern: list[str], i: int, topic: list[str], j: int) -> bool:
-    while i < len(pattern):
-        level = pattern[i]
+def _match(pattern: list[str], topic: list[str]) -> bool:
+    """Whether ``pattern`` matches ``topic``: the topic positions each pattern prefix can
+    reach, level by level (a ``#`` spreads to every later one), so a pattern
+    with many ``#`` levels costs levels x levels, never the exponential backtracking a
+    recursion over each ``#``'s choices would (a subscription to ``#/#/#/.../x`` must not
+    stall every publisher inside its write transaction)."""
+    if MULTI_LEVEL not in pattern:  # the common case: level against level
+        return len(pattern) == len(topic) and all(
+            p in (SINGLE_LEVEL, t) for p, t in zip(pattern, topic, strict=True)
+        )
+    reach = [False] * (len(topic) + 1)
+    reach[0] = True
+    for level in pattern:
         if level == MULTI_LEVEL:
-            if i == len(pattern) - 1:
-                return True
-            return any(_match(pattern, i + 1, topic, k) for k in range(j, len(topic) + 1))
-        if j >= len(topic) or (level != SINGLE_LEVEL and level != topic[j]):
+            for k in range(1, len(reach)):
+                reach[k] = reach[k] or reach[k - 1]
+            continue
+        nxt = [False] * len(reach)
+        for k in range(len(topic)):
+            if reach[k] and (level == SINGLE_LEVEL or level == topic[k]):
+                nxt[k + 1] = True
+        if not any(nxt):
             return False
-        i += 1
-        j += 1
-    return j == len(topic)
+        reach = nxt
+    return reach[len(topic)]
 
 
 def administrative_node(topic_string: str) -> str:

@@ -37,6 +37,17 @@ def test_a_topic_consumer_receives_what_is_published_after_it_subscribed(env: An
     assert _bodies(exact) == ["EUR 1.08"]
 
 
+def test_a_topic_uri_keeps_its_multi_level_wildcard(env: Any) -> None:
+    # '#' is a wildcard in a topic URI, not a URL fragment: topic://jt/uri/# subscribed to
+    # jt/uri/ and silently missed every publication
+    assert mqjms.Topic.parse("topic://jt/uri/#").name == "jt/uri/#"
+    assert mqjms.Topic.parse("topic://#?targetClient=1") == mqjms.Topic("#", 1)
+    session = env.connect().session()
+    consumer = session.consumer("topic://jt/uri/#")
+    session.producer(session.topic("jt/uri/eu/fx")).send("deep")
+    assert _bodies(consumer) == ["deep"]
+
+
 def test_sends_to_a_topic_are_part_of_a_transacted_session(env: Any) -> None:
     connection = env.connect()
     consumer = connection.session().consumer(mqjms.Topic("jt/tx"))
