@@ -4,12 +4,14 @@ flow (:class:`mqjms.backout.SynchronousPoisonFlow`)."""
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
+from mqjms.semantics.contract import interrupt_wait
 
 from .errors import IllegalStateException, MessageFormatException
 from .message import Message, Queue, TextMessage, to_message
@@ -20,6 +22,11 @@ if TYPE_CHECKING:
 log = get_logger("mqjms.jms")
 T = TypeVar("T")
 
+#: How long :meth:`MessageConsumer.close` waits for a receive in progress (another
+#: thread's) to end once its wait was interrupted: it ends at once unless it is screening
+#: a poison message.
+CLOSE_WAIT = 10.0
+
 
 class MessageConsumer:
     """Receives from one queue. Poison messages never reach the caller: seed 002 says they
@@ -29,7 +36,12 @@ class MessageConsumer:
         self.session = session
         self.queue = queue
         self.handle = session.mq.open(queue.name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_FAIL_IF_QUIESCING)
+        self._ready()
+
+    def _ready(self) -> None:
         self._closed = False
+        self._idle = threading.Event()  # clear while a receive is in progress
+        self._idle.set()
 
     def receive(self, timeout: float | None = None) -> Message | None:
         """The next message, waiting up to ``timeout`` seconds (None: without limit);
@@ -66,14 +78,34 @@ class MessageConsumer:
             raise IllegalStateException("the consumer is closed")
         if timeout is not None and timeout < 0:
             raise ValueError(f"timeout {timeout} is negative; None waits without limit")
+        self._idle.clear()
+        try:
+            return self._receive_open(timeout, acknowledge=acknowledge)
+        finally:
+            self._idle.set()
+
+    def _receive_open(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
         session, mq, handle = self.session, self.session.mq, self.handle
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            if self._closed:  # by another thread: JMS, a blocked receive returns null
+                return None
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-            got = mq.get(handle, wait=wait, syncpoint=True)
+            try:
+                got = mq.get(handle, wait=wait, syncpoint=True)
+            except MQError:
+                if self._closed:  # a transport that cannot interrupt the wait: the
+                    return None  # close ended the handle or connection under the get
+                raise
             if got is None:
                 return None
             md, data = got
+            if self._closed and session.auto_acknowledges:
+                # closed while the get waited: a closed consumer acknowledges nothing, so
+                # the message goes back (in any other mode it is in the session's unit of
+                # work, and the receive returns it: a commit must not take it unseen)
+                session.end_unit_of_work(commit=False)
+                return None
             try:
                 if session.poison_flow.screen(handle, md, data) is not None:
                     continue  # requeued (seed 002): never delivered; get the next one
@@ -98,8 +130,16 @@ class MessageConsumer:
             session.delivered()
             return message
 
+    def _end_receive(self) -> None:
+        """JMS: close waits for a receive in progress in another thread, and a blocked
+        receive returns null. Its wait is interrupted where the transport can; where it
+        cannot, the receive ends with its get, acknowledging nothing."""
+        if not self._idle.is_set() and interrupt_wait(self.session.mq):
+            self._idle.wait(CLOSE_WAIT)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            self._end_receive()
             with contextlib.suppress(MQError):
                 self.session.mq.close(self.handle)

@@ -46,7 +46,7 @@ class TopicSubscriber(MessageConsumer):
         self.handle = self.subscription.handle
         # the managed queue the messages are got from (and poison settings inquired on)
         self.queue = Queue(self.handle.resolved_name)
-        self._closed = False
+        self._ready()
 
     @property
     def durable(self) -> bool:
@@ -57,5 +57,6 @@ class TopicSubscriber(MessageConsumer):
         a durable one stays for the next consumer."""
         if not self._closed:
             self._closed = True
+            self._end_receive()
             with contextlib.suppress(MQError):
                 subscriber(self.session.mq).close_subscription(self.subscription)

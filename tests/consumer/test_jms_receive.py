@@ -158,3 +158,34 @@ def test_consumer_on_a_missing_queue_raises_2085(env: Any) -> None:
     with pytest.raises(MQError) as info:
         session.consumer("RCV.NO.SUCH.QUEUE")
     assert info.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+@pytest.mark.parametrize("closing", ["consumer", "session", "connection"])
+def test_close_from_another_thread_ends_a_blocked_receive_with_none(env: Any, closing: str) -> None:
+    # JMS 2.0 MessageConsumer.close / Session.close: a receive in progress returns null,
+    # and the closed consumer acknowledges nothing. Before, the receive kept waiting and
+    # took (and acknowledged) the next message sent, which no open consumer then saw; a
+    # session or connection closed under it raised a raw 2018.
+    env.define_queue(Q)
+    connection = env.connect()
+    session = connection.session()
+    consumer = session.consumer(Q)
+    outcome: dict[str, Any] = {}
+
+    def receive() -> None:
+        try:
+            outcome["message"] = consumer.receive(timeout=3.0)
+        except Exception as exc:  # the test reports it
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=receive, daemon=True)
+    thread.start()
+    time.sleep(0.3)  # the receive is waiting
+    {"consumer": consumer, "session": session, "connection": connection}[closing].close()
+    env.send(Q, "after close")
+    thread.join(10)
+    assert not thread.is_alive()
+    assert outcome == {"message": None}
+    other = env.connect().session().consumer(Q)
+    message = other.receive(timeout=5.0)
+    assert message is not None and message.body == "after close"
