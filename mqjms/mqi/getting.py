@@ -391,7 +391,19 @@ def _deliver(
         _, data = properties.split_properties(md, data)
     warning: MQError | None = None
     if ask.convert:
+        unconverted, ccsid_as_put = data, md.CodedCharSetId
         data, warning = _converted(md, data, *target)
+        limit = ask.max_length
+        if limit is not None and len(unconverted) <= limit < len(data) and not ask.accept_truncated:
+            # it fitted as it was put (so it was taken) and grew in conversion: IBM MQ
+            # returns it whole and unconverted with 2120, never cut short
+            warning = MQError(
+                C.MQCC_WARNING,
+                CMQC.MQRC_CONVERTED_MSG_TOO_BIG,
+                f"returned unconverted: {len(unconverted)} bytes as put, {len(data)} in "
+                f"CCSID {md.CodedCharSetId}, over the buffer's {limit}",
+            )
+            data, md.CodedCharSetId = unconverted, ccsid_as_put
     original = len(data)
     if ask.max_length is not None and original > ask.max_length:
         data = data[: ask.max_length]

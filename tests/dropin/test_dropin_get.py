@@ -385,6 +385,29 @@ def test_convert_of_a_binary_message_from_another_platform_warns_2110(
     assert env.depth(Q) == 0  # a warning: the message was got
 
 
+def test_a_message_that_grows_in_conversion_past_the_buffer_comes_whole_with_2120(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM's MQRC_CONVERTED_MSG_TOO_BIG: it fitted as put, so it was taken; it is returned
+    # unconverted (its CCSID in the MQMD), a warning. It was cut to the buffer with 2079,
+    # its last byte lost, though the program never accepted truncation.
+    env.put_raw(Q, "café".encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819)
+    md = mq.MD(CodedCharSetId=1208)
+    with pytest.raises(mq.MQMIError) as caught:
+        mq.Queue(qmgr, Q).get(4, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert (caught.value.comp, caught.value.reason) == (1, 2120)
+    assert caught.value.message == "café".encode("latin-1")
+    assert md.CodedCharSetId == 819
+    assert env.depth(Q) == 0
+    # accepting truncation, the converted message is cut as asked: 2079
+    env.put_raw(Q, "café".encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819)
+    md = mq.MD(CodedCharSetId=1208)
+    options = mq.CMQC.MQGMO_CONVERT | mq.CMQC.MQGMO_ACCEPT_TRUNCATED_MSG
+    with pytest.raises(mq.MQMIError) as caught:
+        mq.Queue(qmgr, Q).get(4, md, gmo(mq, options))
+    assert caught.value.reason == 2079 and caught.value.message == "café".encode()[:4]
+
+
 def test_convert_of_a_binary_message_needing_no_conversion_is_quiet(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
