@@ -94,7 +94,14 @@ class Putting(ConnectionState):
         tx.knows_qmgr_attrs(qmgr_attrs)
         uow = self.id if request.syncpoint else None
         stored = queues.put_message(
-            tx, named, base, out, data, uow=uow, new_msg_id=request.new_msg_id
+            tx,
+            named,
+            base,
+            out,
+            data,
+            uow=uow,
+            new_msg_id=request.new_msg_id,
+            by_application=True,
         )
         if stored.Report & C.MQRO_COA_MASK and base.attrs.get("USAGE") != "XMITQ":
             # on its queue now (a transmission queue is not where it arrives)

@@ -38,6 +38,7 @@ def put_message(
     uow: str | None,
     new_msg_id: bool,
     release_on_backout: bool = False,
+    by_application: bool = False,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
     once when None), with the trigger messages it causes; returns the MQMD as stored.
@@ -61,6 +62,15 @@ def put_message(
         new_msg_id=new_msg_id,
         msg_ids=messages.make_msg_id,
     )
+    if by_application and base.deftype == "TEMPDYN" and md.Persistence == C.MQPER_PERSISTENT:
+        # MQPUT/MQPUT1: a temporary dynamic queue holds no persistent message (the
+        # queue manager's own copies, publications to a non-durable subscription's
+        # managed queue among them, are not refused here)
+        raise failed(
+            C.MQRC_PERSISTENT_NOT_ALLOWED,
+            f"{base.name!r} is a temporary dynamic queue: it cannot hold persistent messages "
+            "(put non-persistent, or use a model queue with DEFTYPE(PERMDYN))",
+        )
     priority = queue_priority(md, base)
     if base.attrs.get("TRIGGER"):
         write_trigger_messages(tx, triggers.on_put(tx, base.name, base.attrs, priority, uow))

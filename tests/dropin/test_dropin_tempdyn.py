@@ -1,0 +1,43 @@
+"""A temporary dynamic queue holds no persistent message (MQPUT, MQPUT1: reason 2048
+MQRC_PERSISTENT_NOT_ALLOWED), whether the MQMD says MQPER_PERSISTENT or takes the
+queue's DEFPSIST(YES); non-persistent messages are put as usual."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from tests.support.mqenv import MQEnv
+
+pytestmark = pytest.mark.embedded_only("model queues make dynamic queues on the embedded one")
+
+
+def _tempdyn(mq: ModuleType, env: MQEnv, qmgr, **attrs: object) -> tuple[object, str]:
+    model = env.define_model("TD.MODEL", DEFTYPE="TEMPDYN", **attrs)
+    od = mq.OD(ObjectName=model, DynamicQName="TD.*")
+    queue = mq.Queue(qmgr, od, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    name = od.ObjectName
+    return queue, (name.decode() if isinstance(name, bytes) else name).strip()
+
+
+def test_a_persistent_put_to_a_temporary_dynamic_queue_fails_2048(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    queue, name = _tempdyn(mq, env, qmgr)
+    with pytest.raises(mq.MQMIError) as caught:
+        queue.put(b"lost at close", mq.MD(Persistence=mq.CMQC.MQPER_PERSISTENT))
+    assert caught.value.reason == mq.CMQC.MQRC_PERSISTENT_NOT_ALLOWED
+    with pytest.raises(mq.MQMIError) as caught:
+        qmgr.put1(name, b"x", mq.MD(Persistence=mq.CMQC.MQPER_PERSISTENT))
+    assert caught.value.reason == mq.CMQC.MQRC_PERSISTENT_NOT_ALLOWED
+    assert env.depth(name) == 0
+    queue.put(b"kept", mq.MD(Persistence=mq.CMQC.MQPER_NOT_PERSISTENT))
+    assert queue.get() == b"kept"
+
+
+def test_persistence_as_queue_default_yes_fails_too(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    queue, _ = _tempdyn(mq, env, qmgr, DEFPSIST="YES")
+    with pytest.raises(mq.MQMIError) as caught:
+        queue.put(b"as the queue's default")
+    assert caught.value.reason == mq.CMQC.MQRC_PERSISTENT_NOT_ALLOWED
