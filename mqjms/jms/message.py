@@ -447,7 +447,7 @@ def to_mq(
         reply_to=reply_to.uri if reply_to else None,
         timestamp=timestamp,
         expiration=expiration or None,
-        correlation_id=cid if cid and not _is_id(cid) else None,
+        correlation_id=cid or None,  # in jms.Cid whatever it is, as IBM's JMS writes it
         priority=priority if priority != DEFAULT_PRIORITY else None,
         delivery_mode=delivery_mode,
         null_body=isinstance(message, TextMessage) and message.body is None,

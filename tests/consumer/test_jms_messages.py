@@ -172,6 +172,18 @@ def test_correlation_id_as_message_id(env: Any) -> None:
     assert reply.md.CorrelId == request.md.MsgId
 
 
+def test_a_message_id_as_correlation_id_travels_in_jms_cid_too(env: Any) -> None:
+    # mq-reference §2.5: Cid is written whenever a correlation id is set, "ID:" ones
+    # included, so a publication (whose MQMD CorrelId is the subscription's) keeps it
+    env.define_queue(Q)
+    cid = "ID:" + "41" * 24
+    env.send(Q, "x", correlation_id=cid)
+    md, data = env.browse_one(Q)
+    folders = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).folders
+    assert f"<Cid>{cid}</Cid>" in folders[1]
+    assert md.CorrelId == b"A" * 24
+
+
 @pytest.mark.parametrize("cid", ["order-77", "a much longer correlation id, more than 24 bytes"])
 def test_free_text_correlation_id(env: Any, cid: str) -> None:
     # mq-reference §2.5: a free-text JMSCorrelationID travels in jms.Cid (the RFH2 value

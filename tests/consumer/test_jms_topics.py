@@ -48,6 +48,19 @@ def test_a_topic_uri_keeps_its_multi_level_wildcard(env: Any) -> None:
     assert _bodies(consumer) == ["deep"]
 
 
+def test_a_publication_keeps_the_correlation_id_it_was_sent_with(env: Any) -> None:
+    # each subscription's copy carries the subscription's CorrelId in its MQMD; the
+    # JMSCorrelationID set by the publisher (a request's JMSMessageID here) comes from
+    # jms.Cid, as IBM MQ classes for JMS read it
+    session = env.connect().session()
+    consumer = session.consumer(session.topic("jt/cid"))
+    request = session.producer(session.topic("jt/cid")).send("request")
+    session.producer(session.topic("jt/cid")).send("reply", correlation_id=request.jms_message_id)
+    received = [consumer.receive(timeout=WAIT) for _ in range(2)]
+    assert [m.body for m in received if m is not None] == ["request", "reply"]
+    assert received[1] is not None and received[1].jms_correlation_id == request.jms_message_id
+
+
 def test_sends_to_a_topic_are_part_of_a_transacted_session(env: Any) -> None:
     connection = env.connect()
     consumer = connection.session().consumer(mqjms.Topic("jt/tx"))
