@@ -24,6 +24,7 @@ unless another consumer holds it (IllegalStateException).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
@@ -132,6 +133,9 @@ def open_subscription(
     try:
         calls.close_subscription(subscription, remove=True)
     except MQError as exc:
+        # let go of the subscription this call resumed, or it stays held by no consumer
+        with contextlib.suppress(MQError):
+            calls.close_subscription(subscription)
         raise IllegalStateException(
             f"subscription {name!r} is on {subscription.topic_string!r}, not {topic.name!r}, "
             f"and another consumer holds it ({exc.reason_name})"
@@ -176,6 +180,13 @@ def unsubscribe(mq: Connection, name: str, *, client_id: str | None) -> None:
             raise IllegalStateException(
                 f"durable subscription {name!r} cannot be deleted: {exc.detail}"
             ) from None
+        if not subscription.durable:  # JMS 2.0: unsubscribe names a durable subscription
+            with contextlib.suppress(MQError):
+                calls.close_subscription(subscription)
+            raise InvalidDestinationException(
+                f"{name!r} (SubName {sub_name!r}) is a non-durable subscription: it ends "
+                "when its last consumer closes, not by unsubscribe"
+            )
         try:
             calls.close_subscription(subscription, remove=True)
         except MQError as exc:

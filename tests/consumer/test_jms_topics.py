@@ -144,6 +144,33 @@ def test_a_durable_subscription_resumed_on_another_topic_is_replaced(env: Any) -
     session.unsubscribe("jt-moving")
 
 
+def test_a_refused_move_to_another_topic_leaves_no_consumer_behind(env: Any) -> None:
+    # the refusal (another consumer holds it) let go of nothing: the subscription it had
+    # resumed stayed held, so unsubscribe and a later move failed with no consumer open
+    factory = env.factory(client_id="jt-held")
+    session = env.connect(factory).session()
+    holder = session.shared_durable_consumer(session.topic("jt/held"), "jt-held")
+    with pytest.raises(mqjms.IllegalStateException):
+        session.shared_durable_consumer(session.topic("jt/elsewhere"), "jt-held")
+    holder.close()
+    moved = session.shared_durable_consumer(session.topic("jt/elsewhere"), "jt-held")
+    assert moved.subscription.topic_string == "jt/elsewhere"
+    moved.close()
+    session.unsubscribe("jt-held")
+
+
+def test_unsubscribe_of_a_shared_non_durable_subscription_is_refused(env: Any) -> None:
+    # JMS 2.0: unsubscribe deletes a durable subscription; a non-durable one by that name
+    # is InvalidDestinationException, and it goes on delivering
+    session = env.connect().session()
+    topic = session.topic("jt/nd-unsub")
+    consumer = session.shared_consumer(topic, "jt-nd-unsub")
+    with pytest.raises(mqjms.InvalidDestinationException):
+        session.unsubscribe("jt-nd-unsub")
+    session.producer(topic).send("still here")
+    assert _bodies(consumer) == ["still here"]
+
+
 def test_shared_consumers_take_turns_and_a_shared_durable_one_outlives_them(env: Any) -> None:
     connection = env.connect()  # a shared subscription needs no client id
     one, two = connection.session(), connection.session()
