@@ -107,6 +107,7 @@ class Hconn:
         self.pid = os.getpid()  # a forked child may not use it (its parent's unit of work)
         self.work = 0  # the program's gets and puts under syncpoint in its unit of work
         self.callbacks: object = None  # MQCB registrations (callbacks.Delivery), once made
+        self.connected_as = ""  # the queue manager name the program's MQCONN gave
         _live.add(self)
 
     def __repr__(self) -> str:
@@ -115,6 +116,19 @@ class Hconn:
     @property
     def qmgr_name(self) -> str:
         return self.conn.qmgr_name
+
+    def check_local(self, object_qmgr: str) -> None:
+        """An MQOD's ObjectQMgrName must name this queue manager (blank, its name, or the
+        name the program connected with): mqjms has no channels to another one, so a
+        queue there is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, never a local queue of that name
+        (a reply meant for another queue manager must not land here)."""
+        name = object_qmgr.strip()
+        if name and name not in (self.qmgr_name, self.connected_as, self.connected_as.lstrip("*")):
+            raise failed(
+                C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                f"ObjectQMgrName {name!r} is not this queue manager ({self.qmgr_name!r}), and "
+                "mqjms has no channels to another one",
+            )
 
     # ------------------------------------------------------------------ calls
     @contextlib.contextmanager
@@ -213,6 +227,7 @@ def connect(qmgr_name: str, appl_name: str | None = None) -> Hconn:
         raise failed(C.MQRC_HOST_NOT_AVAILABLE, f"{exc} (queue manager {qmgr_name!r})") from None
     _register_exit()  # after the transport's own (atexit runs the last registered first)
     hconn = Hconn(conn, url, routes.poison)
+    hconn.connected_as = qmgr_name
     log.debug("mqi.connected", qmgr=qmgr_name, url=routing.describe(url), hconn=hconn.number)
     return hconn
 

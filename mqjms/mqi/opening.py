@@ -7,8 +7,8 @@ transport as they are: exact, so a queue opened for input cannot be put to (2039
 one opened without MQOO_INQUIRE cannot be inquired (2038). Opening a model queue creates
 a dynamic queue named from DynamicQName, and its name is written into the program's
 ``od.ObjectName`` (48 bytes, blank-padded: programs ``.strip()`` it); ResolvedQName and
-ResolvedQMgrName are written as MQ writes them for a version 3 MQOD and up. ObjectQMgrName
-is not checked: the connection's transport decides where every queue is.
+ResolvedQMgrName are written as MQ writes them for a version 3 MQOD and up. An
+ObjectQMgrName naming another queue manager is 2087 (mqjms has no channels).
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
                 f"opening an object of type {object_type} (only queues, topics and the "
                 "queue manager) is not supported by mqjms's MQI",
             )
+        hconn.check_local(fields.text(getattr(od, "ObjectQMgrName", b"")))
         dynamic = fields.text(getattr(od, "DynamicQName", b"")) or DEFAULT_DYNAMIC_NAME
         handle = conn.open(name, options, dynamic_name=dynamic)
         written: dict[str, object] = {}

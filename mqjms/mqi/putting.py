@@ -68,6 +68,7 @@ def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
             finally:
                 conn.close(topic)
             return
+        hconn.check_local(fields.text(getattr(od, "ObjectQMgrName", b"")))
         _put(hconn, conn, name, md, pmo, data)
 
 
