@@ -410,6 +410,13 @@ def to_mq(
 ) -> tuple[MQMD, bytes]:
     """The MQMD and bytes IBM MQ classes for JMS would put for ``message``."""
     now = time.time() if now is None else now
+    for name, value in (
+        ("delivery_mode", delivery_mode),
+        ("priority", priority),
+        ("time_to_live", time_to_live),
+    ):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be an int, not {type(value).__name__} {value!r}")
     if delivery_mode not in (NON_PERSISTENT, PERSISTENT):
         raise ValueError(
             f"delivery_mode must be PERSISTENT (2) or NON_PERSISTENT (1), not {delivery_mode}"

@@ -500,3 +500,21 @@ def test_time_to_live_is_rounded_up_to_tenths(env: Any) -> None:
     assert sent.md.Expiry == 1
     sent = env.send(Q, "short", time_to_live=150)
     assert sent.md.Expiry == 2
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("priority", "5"),
+        ("priority", True),
+        ("time_to_live", 1.5),
+        ("time_to_live", "10"),
+        ("delivery_mode", 2.0),
+    ],
+)
+def test_send_options_of_the_wrong_type_are_named(option: str, value: Any) -> None:
+    # a str priority gave "'<=' not supported between instances of 'int' and 'str'"
+    from mqjms.jms.message import Queue, make_message, to_mq
+
+    with pytest.raises(TypeError, match=f"^{option} must be an int, not {type(value).__name__}"):
+        to_mq(make_message("x", None), Queue("Q"), **{option: value})
