@@ -432,11 +432,13 @@ def to_mq(
         Persistence=C.MQPER_PERSISTENT if delivery_mode == PERSISTENT else C.MQPER_NOT_PERSISTENT,
         Expiry=_ttl_tenths(time_to_live),
     )
-    reply_to = Queue.parse(message.jms_reply_to) if message.jms_reply_to else None
-    if reply_to is not None:
+    reply_uri = message.jms_reply_to or None
+    if reply_uri is not None and not reply_uri.startswith("topic://"):
+        reply_to = Queue.parse(reply_uri)  # a topic is named in jms.Rto alone (no MQMD field)
         md.ReplyToQ = reply_to.name
         md.ReplyToQMgr = reply_to.qmgr
         md.MsgType = C.MQMT_REQUEST
+        reply_uri = reply_to.uri
     cid = message.jms_correlation_id
     if cid:
         md.CorrelId = _correl_bytes(cid)
@@ -451,7 +453,7 @@ def to_mq(
         msd=message.msd,
         type=message.jms_type,
         destination=destination.uri,
-        reply_to=reply_to.uri if reply_to else None,
+        reply_to=reply_uri,
         timestamp=timestamp,
         expiration=expiration or None,
         correlation_id=cid or None,  # in jms.Cid whatever it is, as IBM's JMS writes it

@@ -46,7 +46,7 @@ class MessageProducer:
         priority: int = DEFAULT_PRIORITY,
         time_to_live: int = DEFAULT_TIME_TO_LIVE,
         properties: Mapping[str, PropertyValue] | None = None,
-        reply_to: str | Queue | None = None,
+        reply_to: str | Queue | Topic | None = None,
         correlation_id: str | None = None,
         queue: str | Queue | Topic | None = None,
     ) -> Message:
@@ -61,7 +61,7 @@ class MessageProducer:
             raise ValueError("this producer has no queue: pass queue= to send()")
         message = make_message(message_or_body, properties)
         if reply_to is not None:
-            message.jms_reply_to = reply_to.uri if isinstance(reply_to, Queue) else reply_to
+            message.jms_reply_to = reply_to if isinstance(reply_to, str) else reply_to.uri
         if correlation_id is not None:
             message.jms_correlation_id = correlation_id
         md, data = to_mq(

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mqjms.jms.errors import IllegalStateException
+from mqjms.jms.topic import Topic
 from mqjms.jms.message import (
     DEFAULT_PRIORITY,
     DEFAULT_TIME_TO_LIVE,
@@ -62,7 +63,7 @@ def send(
     priority: int = DEFAULT_PRIORITY,
     time_to_live: int = DEFAULT_TIME_TO_LIVE,
     properties: Mapping[str, PropertyValue] | None = None,
-    reply_to: str | Queue | None = None,
+    reply_to: str | Queue | Topic | None = None,
     correlation_id: str | None = None,
 ) -> None:
     """Send a message from a listener, in the unit of work of the message it handles
@@ -76,7 +77,7 @@ def send(
     target = Queue.parse(queue)
     message = make_message(message_or_body, properties)
     if reply_to is not None:
-        message.jms_reply_to = reply_to.uri if isinstance(reply_to, Queue) else reply_to
+        message.jms_reply_to = reply_to if isinstance(reply_to, str) else reply_to.uri
     if correlation_id is not None:
         message.jms_correlation_id = correlation_id
     md, data = to_mq(

@@ -209,3 +209,16 @@ def test_a_wildcard_topic_cannot_be_published_to(env: Any) -> None:
     session = env.connect().session()
     with pytest.raises(mqjms.MQError):
         session.producer(session.topic("jt/#")).send("nowhere")
+
+
+def test_a_topic_as_reply_to_is_kept_and_replied_to(env: Any) -> None:
+    # JMSReplyTo is any Destination: a topic travels in jms.Rto (the MQMD has no field
+    # for it); it was stored as a queue named "topic://..." and the reply failed 2152
+    env.define_queue("JT.REQUESTS")
+    session = env.connect().session()
+    replies = session.consumer(session.topic("jt/replies"))
+    session.producer("JT.REQUESTS").send("request", reply_to=mqjms.Topic("jt/replies"))
+    request = session.consumer("JT.REQUESTS").receive(timeout=WAIT)
+    assert request is not None and request.jms_reply_to == "topic://jt/replies"
+    session.producer().send("reply", queue=request.jms_reply_to)
+    assert _bodies(replies) == ["reply"]
