@@ -26,7 +26,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mqjms.jms.errors import IllegalStateException
-from mqjms.jms.topic import Topic
 from mqjms.jms.message import (
     DEFAULT_PRIORITY,
     DEFAULT_TIME_TO_LIVE,
@@ -37,6 +36,7 @@ from mqjms.jms.message import (
     make_message,
     to_mq,
 )
+from mqjms.jms.topic import Topic
 from mqjms.semantics import SyncpointPut
 
 #: One message a listener sent: the queue, and the MQMD and bytes to put under syncpoint.
