@@ -10,8 +10,8 @@ Each task puts its rows under syncpoint with a commit marker (:mod:`.markers`) a
 at its end, so a failed task leaves nothing, and a task that Spark runs again (a replayed
 micro-batch after a crash, a retried task) finds its marker and puts nothing. Each
 message's MsgId is derived, not random: from the row's ``msg_id`` (a row that came from a
-queue keeps one id however often it is written) or else from the sink, the micro-batch
-(``streaming.sql.batchId``), the partition and the row's place in it.
+queue keeps one id however often it is written) or else from the sink and its query, the
+micro-batch (``streaming.sql.batchId``), the partition and the row's place in it.
 """
 
 from __future__ import annotations
@@ -101,7 +101,9 @@ class _RowWriter:
                 md.MsgId = (
                     derived_msg_id(self.sink_id, source)
                     if source
-                    else derived_msg_id(self.sink_id, token, partition, ordinal)
+                    # the query's id too: two streams into one queue (the same sinkId,
+                    # batch, partition and row) must not give two messages one MsgId
+                    else derived_msg_id(query, token, partition, ordinal)
                 )
                 yield queue, md, data
 

@@ -123,3 +123,30 @@ def test_browse_a_dead_letter_queue_and_redrive(spark: Any, tmp_path: Path) -> N
     back = queues.drain("ORDERS.IN")
     assert [jm.from_mq(m, d).body for m, d in back] == ["retry me"]
     queues.close()
+
+
+def test_two_streams_into_one_queue_give_distinct_msg_ids(spark: Any, tmp_path: Path) -> None:
+    # rows without msg_id: the ids came from (sinkId, batch, partition, row) alone, so the
+    # first rows of two queries with the default sinkId had one MsgId between them
+    queues = Queues("embedded", tmp_path)
+    queues.define("OUT")
+    for name in ("a", "b"):
+        queues.define(f"IN.{name.upper()}")
+        queues.put_text(f"IN.{name.upper()}", *(f"{name}-{i}" for i in range(3)))
+        stream = (
+            spark.readStream.format("mqjms")
+            .option("url", queues.url)
+            .option("queue", f"IN.{name.upper()}")
+            .load()
+            .select("text")
+            .writeStream.format("mqjms")
+            .option("url", queues.url)
+            .option("queue", "OUT")
+            .option("checkpointLocation", str(tmp_path / f"ck-{name}"))
+            .trigger(availableNow=True)
+            .start()
+        )
+        stream.awaitTermination(300)
+    got = queues.drain("OUT")
+    assert len(got) == 6 and len({md.MsgId for md, _ in got}) == 6
+    queues.close()
