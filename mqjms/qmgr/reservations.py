@@ -272,14 +272,19 @@ def take(db: sqlite3.Connection, owner: str, seq: int, uow: str) -> messages.Sto
     return found.message
 
 
-def give_back(db: sqlite3.Connection, owner: str, after: int = 0) -> int:
+def give_back(
+    db: sqlite3.Connection, owner: str, after: int = 0, *, untagged_only: bool = False
+) -> int:
     """Give back the messages reserved for ``owner`` with ``seq > after`` (all of them
-    by default): available again, in their place, BackoutCount unchanged; how many."""
+    by default): available again, in their place, BackoutCount unchanged; how many.
+    ``untagged_only`` keeps the tagged ones reserved: a tag is the owner's mark of a
+    suspect, which would lose it on the queue and be planned beside innocent messages."""
     ensure_tables(db)
+    which = "owner = ? AND seq > ?" + (" AND tag = 0" if untagged_only else "")
     count = db.execute(
         "UPDATE messages SET state = ?, uow = NULL WHERE state = ? AND id IN"
-        " (SELECT message FROM reservations WHERE owner = ? AND seq > ?)",
+        f" (SELECT message FROM reservations WHERE {which})",
         (store.AVAILABLE, store.RESERVED, owner, after),
     ).rowcount
-    db.execute("DELETE FROM reservations WHERE owner = ? AND seq > ?", (owner, after))
+    db.execute(f"DELETE FROM reservations WHERE {which}", (owner, after))
     return int(count)

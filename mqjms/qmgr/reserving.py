@@ -124,15 +124,15 @@ class Reserving(ConnectionState):
             self._uow.got(msg.persistent)
         return msg.descriptor(time.time()), msg.data
 
-    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+    def give_back_reserved(self, owner: str, after: int = 0, *, untagged_only: bool = False) -> int:
         """Give back ``owner``'s messages numbered above ``after`` (all by default): they
-        are available again, in place."""
+        are available again, in place; ``untagged_only`` keeps the tagged ones."""
         self._check_open()
 
         def attempt() -> int:
             with self._writing() as tx:
                 tx.wake_getters()
-                return reservations.give_back(tx.db, owner, after)
+                return reservations.give_back(tx.db, owner, after, untagged_only=untagged_only)
 
         with self._session():
             return self._with_room(attempt)

@@ -288,9 +288,10 @@ class Reserves(Protocol):
         """MQGET under syncpoint of the message reserved as ``seq``."""
         ...
 
-    def give_back_reserved(self, owner: str, after: int = 0) -> int:
+    def give_back_reserved(self, owner: str, after: int = 0, *, untagged_only: bool = False) -> int:
         """Give back ``owner``'s messages numbered above ``after`` (all by default): they
-        are available again, in place."""
+        are available again, in place. ``untagged_only`` keeps the tagged ones (a
+        consumer's suspects) reserved."""
         ...
 
 

@@ -213,5 +213,5 @@ class ConnectionWrapper:
     def close_subscription(self, subscription: Subscription, *, remove: bool = False) -> None:
         self._subscribes().close_subscription(subscription, remove=remove)
 
-    def give_back_reserved(self, owner: str, after: int = 0) -> int:
-        return self._reserves().give_back_reserved(owner, after)
+    def give_back_reserved(self, owner: str, after: int = 0, *, untagged_only: bool = False) -> int:
+        return self._reserves().give_back_reserved(owner, after, untagged_only=untagged_only)

@@ -78,5 +78,8 @@ class ReservedStaging(Staging):
         """Nothing to do: the commit of the move removed the message."""
 
     def give_back(self, conn: Connection, handle: Handle, after: int) -> int:
-        """Available again in their place, BackoutCount (and so any suspicion) kept."""
-        return int(self.conn.give_back_reserved(self.owner, after))
+        """Available again in their place, BackoutCount kept; suspects stay reserved
+        with their tags, as the log keeps them staged (given back untagged, they were
+        planned beside innocent messages, whose BackoutCount each later failure raised
+        until good messages reached BOTHRESH)."""
+        return int(self.conn.give_back_reserved(self.owner, after, untagged_only=True))

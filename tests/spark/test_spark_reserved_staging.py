@@ -48,3 +48,38 @@ def test_a_batch_is_staged_and_released_in_steps(
     assert conn.reservation_count(OWNER) == 2  # planned: stays staged (one batch at most)
     assert [d for _, _, _, d in conn.reserved(OWNER, 0, 99)] == [b"m10", b"m11"]
     conn.disconnect()
+
+
+def test_suspects_stay_reserved_with_their_tags_when_the_query_stops(
+    qm: QueueManager, embedded_url: str, tmp_path: object
+) -> None:
+    # stop() gives back what no batch holds; given back too, suspects lost their tags,
+    # were planned beside innocent messages again, and each later failure raised those
+    # messages' BackoutCount until good ones reached BOTHRESH and were moved
+    from pathlib import Path
+
+    qm.define_queue("QLOCAL", Q)
+    conn = connect(embedded_url)
+    for i in range(6):
+        conn.put(Q, MQMD(Format=C.MQFMT_STRING), f"m{i}".encode())
+    handle = conn.open(Q, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INQUIRE)
+    staging = reserved.ReservedStaging(Path(str(tmp_path)) / "st", OWNER, Q, conn)
+    try:
+        staging.stage(conn, handle, 4)
+        staging.renumber([1, 2], staging.ledger.new_tag(), 1)  # a failed pair: suspects
+        assert staging.give_back(conn, handle, 4) == 0  # seqs 5, 6: the suspects, kept
+        staging.stage(conn, handle, 10)  # the next start stages the rest after them
+        metas = staging.metas(0, staging.last())
+        assert [(m.tag > 0, m.backout) for m in metas] == [
+            (False, 0),
+            (False, 0),
+            (True, 1),
+            (True, 1),
+            (False, 0),
+            (False, 0),
+        ]
+        assert staging.give_back(conn, handle, 4) == 2  # untagged ones go back
+        assert qm.queue_depth(Q) == 6
+    finally:
+        staging.close()
+        conn.disconnect()
