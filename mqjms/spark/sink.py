@@ -53,6 +53,11 @@ def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str,
     queue = str(values.get("queue") or default_queue or "")
     if not queue:
         raise ValueError('the mqjms sink needs a queue: .option("queue", ...) or a queue column')
+    if "text" not in values and "body" not in values:  # a typo must not put empty messages
+        raise ValueError(
+            'the mqjms sink writes a column "text" (a TextMessage) or "body" (bytes); the '
+            f"rows have {', '.join(sorted(values)) or 'no columns'}"
+        )
     body: Any = values.get("text")  # a text row stays a TextMessage
     if body is None:
         body = values.get("body")

@@ -150,3 +150,13 @@ def test_two_streams_into_one_queue_give_distinct_msg_ids(spark: Any, tmp_path: 
     got = queues.drain("OUT")
     assert len(got) == 6 and len({md.MsgId for md, _ in got}) == 6
     queues.close()
+
+
+def test_rows_without_a_text_or_body_column_are_refused_by_name() -> None:
+    # a DataFrame whose body column was misspelt put empty messages without a word
+    from mqjms.spark.sink import message_for_row
+
+    with pytest.raises(ValueError, match=r'"text".*"body".*rows have queue, txt'):
+        message_for_row({"txt": "hello", "queue": "OUT"}, "OUT")
+    queue, md, data = message_for_row({"text": None}, "OUT")  # a null text: a TextMessage
+    assert queue == "OUT" and md.Format.strip() == "MQHRF2"
