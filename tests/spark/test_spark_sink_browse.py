@@ -158,5 +158,5 @@ def test_rows_without_a_text_or_body_column_are_refused_by_name() -> None:
 
     with pytest.raises(ValueError, match=r'"text".*"body".*rows have queue, txt'):
         message_for_row({"txt": "hello", "queue": "OUT"}, "OUT")
-    queue, md, data = message_for_row({"text": None}, "OUT")  # a null text: a TextMessage
+    queue, md, _ = message_for_row({"text": None}, "OUT")  # a null text: a TextMessage
     assert queue == "OUT" and md.Format.strip() == "MQHRF2"
