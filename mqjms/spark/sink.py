@@ -25,7 +25,14 @@ from typing import Any
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
 
-from mqjms.jms.message import DEFAULT_PRIORITY, Queue, make_message, to_mq
+from mqjms.jms.message import (
+    DEFAULT_PRIORITY,
+    NON_PERSISTENT,
+    PERSISTENT,
+    Queue,
+    make_message,
+    to_mq,
+)
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url
@@ -48,6 +55,11 @@ class PutCommit(WriterCommitMessage):
     messages: int
 
 
+#: The JMS headers the source puts among a row's properties (JMSDestination is the queue
+#: the sink writes to).
+JMS_HEADERS = ("JMSType", "JMSDestination", "JMSReplyTo", "JMSCorrelationID")
+
+
 def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str, MQMD, bytes]:
     """The queue, MQMD and bytes for one row, as a JMS producer writes them."""
     queue = str(values.get("queue") or default_queue or "")
@@ -62,11 +74,19 @@ def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str,
     if body is None:
         body = values.get("body")
     properties = {str(k): v for k, v in (values.get("properties") or {}).items()}
+    # the source's properties carry the JMS headers too: headers again, not user properties
+    headers = {name: str(properties.pop(name)) for name in JMS_HEADERS if name in properties}
     message = make_message(bytes(body) if isinstance(body, bytearray) else body, properties)
+    message.jms_type = headers.get("JMSType") or message.jms_type
+    message.jms_reply_to = headers.get("JMSReplyTo") or message.jms_reply_to
+    message.jms_correlation_id = headers.get("JMSCorrelationID") or message.jms_correlation_id
     correl = values.get("correl_id")
     priority = values.get("priority")
     md, data = to_mq(
-        message, Queue.parse(queue), priority=DEFAULT_PRIORITY if priority is None else priority
+        message,
+        Queue.parse(queue),
+        priority=DEFAULT_PRIORITY if priority is None else priority,
+        delivery_mode=NON_PERSISTENT if values.get("persistent") is False else PERSISTENT,
     )
     if correl:
         md.CorrelId = _correl(str(correl))

@@ -160,3 +160,29 @@ def test_rows_without_a_text_or_body_column_are_refused_by_name() -> None:
         message_for_row({"txt": "hello", "queue": "OUT"}, "OUT")
     queue, md, _ = message_for_row({"text": None}, "OUT")  # a null text: a TextMessage
     assert queue == "OUT" and md.Format.strip() == "MQHRF2"
+
+
+def test_a_row_read_from_a_queue_writes_back_with_its_jms_headers() -> None:
+    # the source's properties hold JMS headers; the sink refused them as user properties
+    # ("usr property name 'JMSDestination' is reserved"), so a redrive of JMS messages
+    # failed; and a persistent=False row was put persistent
+    from mqjms.jms.message import NON_PERSISTENT, from_mq
+    from mqjms.spark.sink import message_for_row
+
+    properties = {
+        "JMSDestination": "queue:///ORDERS.IN",
+        "JMSReplyTo": "queue:///ORDERS.REPLY",
+        "JMSCorrelationID": "order-7",
+        "JMSType": "order",
+        "region": "eu",
+    }
+    row = {"text": "x", "properties": properties, "persistent": False}
+    _, md, data = message_for_row(row, "ORDERS.IN")
+    message = from_mq(md, data)
+    assert message.properties == {"region": "eu"}
+    assert (message.jms_reply_to, message.jms_correlation_id, message.jms_type) == (
+        "queue:///ORDERS.REPLY",
+        "order-7",
+        "order",
+    )
+    assert message.jms_delivery_mode == NON_PERSISTENT
