@@ -3,17 +3,21 @@
 ``queue.cb(operation=MQOP_REGISTER, cbd=cbd, md=md, gmo=gmo)`` registers a consumer
 function for a queue; ``qmgr.ctl(MQOP_START, ctlo)`` starts delivery on a thread of the
 connection's own (``MQOP_START_WAIT``: in the calling thread, until a callback stops it),
-``MQOP_STOP`` ends it. The function is called as ibmmq calls it, with keyword arguments
-``queue_manager, queue, md, gmo, msg, cbc``: CallType MQCBCT_MSG_REMOVED with a message,
-MQCBCT_EVENT_CALL with Reason 2033 when the consumer's WaitInterval passes without one.
-The gets are the drop-in's own (:mod:`.getting`), so poison messages are screened as for
-a listener: moved outside any unit of work of the delivery.
+``MQOP_STOP`` ends it; ``MQOP_SUSPEND`` pauses it (returning once no callback runs and no
+get is under way) until ``MQOP_RESUME``. While delivery is started and not suspended, an
+MQGET from outside the callbacks is 2500 MQRC_HCONN_ASYNC_ACTIVE. The function is called
+as ibmmq calls it, with keyword arguments ``queue_manager, queue, md, gmo, msg, cbc``:
+CallType MQCBCT_MSG_REMOVED with a message, MQCBCT_EVENT_CALL with Reason 2033 when the
+consumer's WaitInterval passes without one. The gets are the drop-in's own
+(:mod:`.getting`), so poison messages are screened as for a listener: moved outside any
+unit of work of the delivery.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +32,7 @@ from .hconn import Hconn
 log = get_logger("mqjms.mqi")
 
 _IDLE_WAIT_MS = 1000  # a consumer registered without MQGMO_WAIT polls this often
+_SLICE_MS = 500  # the longest get of the delivery thread: a suspend waits at most this
 
 
 @dataclass
@@ -53,6 +58,20 @@ class Delivery:
     connection_area: Any = None
     thread: threading.Thread | None = None
     stop: threading.Event = field(default_factory=threading.Event)
+    suspended: bool = False  # MQCTL MQOP_SUSPEND
+    busy: threading.RLock = field(default_factory=threading.RLock)  # held by a get + callback
+
+    def refuses_calls(self) -> bool:
+        """Whether an MQI call from this thread meets a started, unsuspended delivery on
+        another thread (2500 MQRC_HCONN_ASYNC_ACTIVE)."""
+        thread = self.thread
+        return (
+            thread is not None
+            and thread.is_alive()
+            and thread is not threading.current_thread()
+            and not self.suspended
+            and not self.stop.is_set()
+        )
 
 
 _lock = threading.Lock()
@@ -104,6 +123,7 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
     delivery = _delivery(hconn)
     delivery.connection_area = getattr(ctlo, "ConnectionArea", None)
     if operation == CMQC.MQOP_START:
+        delivery.suspended = False
         if delivery.thread is None or not delivery.thread.is_alive():
             delivery.stop.clear()
             delivery.thread = threading.Thread(
@@ -115,13 +135,24 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
             delivery.thread.start()
     elif operation == CMQC.MQOP_START_WAIT:
         delivery.stop.clear()
-        _deliver(hconn, delivery)
+        delivery.suspended = False
+        delivery.thread = threading.current_thread()
+        try:
+            _deliver(hconn, delivery)
+        finally:
+            delivery.thread = None
     elif operation == CMQC.MQOP_STOP:
         delivery.stop.set()
         thread = delivery.thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(getting.WAIT_SLICE * 3)  # its get ends within a slice
-    elif operation not in (CMQC.MQOP_SUSPEND, CMQC.MQOP_RESUME):
+    elif operation == CMQC.MQOP_SUSPEND:
+        delivery.suspended = True
+        with delivery.busy:  # the get or callback under way ends first (its own thread: now)
+            pass
+    elif operation == CMQC.MQOP_RESUME:
+        delivery.suspended = False
+    else:
         raise failed(CMQC.MQRC_OPERATION_ERROR, f"MQCTL operation {operation} is not valid")
 
 
@@ -129,14 +160,17 @@ def _deliver(hconn: Hconn, delivery: Delivery) -> None:
     """The delivery loop: each message consumer gets in turn until stopped."""
     while not delivery.stop.is_set() and not hconn.closed:
         consumers = [c for c in delivery.consumers.values() if c.number is not None]
-        if not consumers:
-            delivery.stop.wait(0.1)
+        if not consumers or delivery.suspended:
+            delivery.stop.wait(0.05 if delivery.suspended else 0.1)
             continue
         for consumer in consumers:
             if delivery.stop.is_set() or hconn.closed:
                 return
-            if not consumer.suspended:
-                _consume_one(hconn, delivery, consumer, len(consumers))
+            with delivery.busy:
+                if delivery.suspended:
+                    break
+                if not consumer.suspended:
+                    _consume_one(hconn, delivery, consumer, len(consumers))
 
 
 def _consume_one(hconn: Hconn, delivery: Delivery, consumer: Consumer, count: int) -> None:
@@ -148,16 +182,31 @@ def _consume_one(hconn: Hconn, delivery: Delivery, consumer: Consumer, count: in
     elif count > 1 and gmo.WaitInterval == CMQC.MQWI_UNLIMITED:
         gmo.WaitInterval = _IDLE_WAIT_MS  # other consumers need their turn
     assert consumer.number is not None
-    try:
-        message = getting.get(hconn, consumer.number, md, gmo, None)
-    except MQError as exc:
-        if hconn.closed or delivery.stop.is_set():
+    wanted = gmo.WaitInterval
+    deadline = None if wanted == CMQC.MQWI_UNLIMITED else time.monotonic() + wanted / 1000
+    while True:
+        # in slices, so that a suspend or stop is not kept waiting by a long wait
+        left = _SLICE_MS if deadline is None else int((deadline - time.monotonic()) * 1000)
+        gmo.WaitInterval = max(0, min(_SLICE_MS, left))
+        try:
+            message = getting.get(hconn, consumer.number, md, gmo, None)
+        except MQError as exc:
+            if hconn.closed or delivery.stop.is_set():
+                return
+            if exc.reason == C.MQRC_NO_MSG_AVAILABLE and (
+                deadline is None or time.monotonic() < deadline
+            ):
+                if delivery.suspended or consumer.suspended:
+                    return
+                continue  # the consumer's wait is not over
+            gmo.WaitInterval = wanted
+            _call(consumer, delivery, CMQC.MQCBCT_EVENT_CALL, md, gmo, None, exc)
+            if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
+                delivery.stop.wait(1.0)  # a failing queue: do not spin
             return
-        _call(consumer, delivery, CMQC.MQCBCT_EVENT_CALL, md, gmo, None, exc)
-        if exc.reason != C.MQRC_NO_MSG_AVAILABLE:
-            delivery.stop.wait(1.0)  # a failing queue: do not spin
+        gmo.WaitInterval = wanted
+        _call(consumer, delivery, CMQC.MQCBCT_MSG_REMOVED, md, gmo, message, None)
         return
-    _call(consumer, delivery, CMQC.MQCBCT_MSG_REMOVED, md, gmo, message, None)
 
 
 def _call(

@@ -182,6 +182,13 @@ def _match(md: Any, name: str, wanted: int) -> bytes | None:
 def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) -> bytes:
     """MQGET on object ``number``: the message's data; ``md`` and ``gmo`` updated in
     place. No message within the wait: MQError 2033 (and ``md``/``gmo`` untouched)."""
+    delivery = hconn.callbacks
+    if delivery is not None and delivery.refuses_calls():  # type: ignore[attr-defined]
+        raise failed(
+            CMQC.MQRC_HCONN_ASYNC_ACTIVE,
+            "MQGET on a connection whose asynchronous consume (MQCTL MQOP_START) is active: "
+            "get in a callback, or MQCTL MQOP_SUSPEND or MQOP_STOP first",
+        )
     with hconn.call() as conn:
         obj = hconn.object(number)
         ask = request(md, gmo, max_length)

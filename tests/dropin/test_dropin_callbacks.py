@@ -1,0 +1,58 @@
+"""MQCB and MQCTL (asynchronous consume): MQOP_SUSPEND pauses delivery to every consumer
+of the connection until MQOP_RESUME, and while delivery is started (not suspended) an
+MQGET from outside the callbacks is 2500 MQRC_HCONN_ASYNC_ACTIVE (IBM's MQCTL). Before,
+SUSPEND and RESUME were accepted and did nothing."""
+
+from __future__ import annotations
+
+import time
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.support.mqenv import MQEnv
+
+Q = "DEV.QUEUE.2"
+
+
+def _wait_for(condition: Any, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_suspend_pauses_delivery_and_resume_goes_on(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    got: list[bytes] = []
+
+    def callback(**kwargs: Any) -> None:
+        if kwargs["cbc"].CallType == mq.CMQC.MQCBCT_MSG_REMOVED:
+            got.append(kwargs["msg"])
+
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    cbd = mq.CBD()
+    cbd.CallbackFunction = callback
+    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=5000)
+    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
+    qmgr.ctl(mq.CMQC.MQOP_START, mq.CTLO())
+    try:
+        env.put_raw(Q, b"first")
+        assert _wait_for(lambda: got == [b"first"])
+        other = mq.Queue(qmgr, "DEV.QUEUE.3", mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+        with pytest.raises(mq.MQMIError) as caught:
+            other.get(None, mq.MD(), mq.GMO())
+        assert caught.value.reason == mq.CMQC.MQRC_HCONN_ASYNC_ACTIVE
+        qmgr.ctl(mq.CMQC.MQOP_SUSPEND, mq.CTLO())
+        env.put_raw(Q, b"while suspended")
+        time.sleep(1.0)
+        assert got == [b"first"] and env.depth(Q) == 1
+        with pytest.raises(mq.MQMIError) as caught:  # suspended: the program may get again
+            other.get(None, mq.MD(), mq.GMO())
+        assert caught.value.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+        qmgr.ctl(mq.CMQC.MQOP_RESUME, mq.CTLO())
+        assert _wait_for(lambda: got == [b"first", b"while suspended"])
+    finally:
+        qmgr.ctl(mq.CMQC.MQOP_STOP, mq.CTLO())
