@@ -14,6 +14,7 @@ are written only with a message to return (:mod:`.fields`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -81,6 +82,7 @@ class Request:
     convert: bool
     lock: bool = False  # MQGMO_LOCK: lock the message browsed
     unlock: bool = False  # MQGMO_UNLOCK: no message, the handle's lock ends
+    logical_order: bool = False  # MQGMO_LOGICAL_ORDER: a group's messages one after another
 
 
 _MATCHES_NOT_SUPPORTED = (
@@ -166,6 +168,7 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         convert=bool(options & CMQC.MQGMO_CONVERT),
         lock=bool(options & CMQC.MQGMO_LOCK),
         unlock=bool(options & CMQC.MQGMO_UNLOCK),
+        logical_order=bool(options & CMQC.MQGMO_LOGICAL_ORDER),
     )
 
 
@@ -219,6 +222,9 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                     f"the message under the cursor of {obj.name!r} is gone: nothing to lock",
                 )
             return _deliver(hconn, obj, ask, md, gmo, *got, target)
+    if ask.logical_order and ask.browse is None and obj.get_group is not None:
+        # the rest of the group the last get began, whatever the MQMD's ids say
+        ask = dataclasses.replace(ask, group_id=obj.get_group, msg_id=None, correl_id=None)
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -250,7 +256,7 @@ def _too_long(obj: Hobj, md: Any, gmo: Any) -> Iterator[None]:
     except TruncatedMessage as exc:
         if exc.md is not None:
             fields.md_into(md, exc.md)
-            _gmo_into(gmo, obj, len(exc.data))
+            _gmo_into(gmo, obj, len(exc.data), exc.md.MsgFlags)
         raise Truncated(
             C.MQRC_TRUNCATED_MSG_FAILED, exc.data, exc.original_length, exc.detail, exc.md
         ) from None
@@ -421,7 +427,11 @@ def _deliver(
             f"the message has {original} bytes; {ask.max_length} were returned",
         )
     fields.md_into(md_opts, md)
-    _gmo_into(gmo_opts, obj, len(data))
+    _gmo_into(gmo_opts, obj, len(data), md.MsgFlags)
+    if ask.logical_order and ask.browse is None and not ask.browse_under_cursor:
+        in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP
+        last = md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP
+        obj.get_group = md.GroupId if in_group and not last else None
     if warning is not None:
         # a warning still delivers the message: it travels with the error, as in both
         # libraries (``e.message``, ``e.original_length``)
@@ -431,13 +441,20 @@ def _deliver(
     return data
 
 
-def _gmo_into(gmo: Any, obj: Hobj, returned: int) -> None:
+def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:
     if gmo is None:
         return
     version = fields.option(gmo, "Version", 1)
     values: dict[str, object] = {"ResolvedQName": obj.queue.resolved_name}
     if version >= 2:
-        values.update(GroupStatus=" ", SegmentStatus=" ", Segmentation=" ")
+        status = (
+            CMQC.MQGS_LAST_MSG_IN_GROUP
+            if flags & CMQC.MQMF_LAST_MSG_IN_GROUP
+            else CMQC.MQGS_MSG_IN_GROUP
+            if flags & CMQC.MQMF_MSG_IN_GROUP
+            else CMQC.MQGS_NOT_IN_GROUP
+        )
+        values.update(GroupStatus=chr(status), SegmentStatus=" ", Segmentation=" ")
     if version >= 3:
         values["ReturnedLength"] = returned
     for name, value in values.items():

@@ -57,6 +57,8 @@ class Hobj:
     context: MQMD | None = None  # the last message got: what MQPMO_PASS_*_CONTEXT passes
     browsed: tuple[MQMD, bytes] | None = None  # MQGMO_BROWSE_MSG_UNDER_CURSOR shows it again
     created: bool = False  # its MQOPEN made the queue (from a model queue): MQCO_DELETE may
+    put_group: tuple[bytes, int] | None = None  # MQPMO_LOGICAL_ORDER: GroupId, last seq
+    get_group: bytes | None = None  # MQGMO_LOGICAL_ORDER: the group being got
 
     @property
     def queue(self) -> Handle:

@@ -23,7 +23,7 @@ from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Connection, Context, Handle, put_warning
 
 from . import fields, option_rules, properties, subscribing
-from .hconn import Hconn
+from .hconn import Hconn, Hobj
 
 _PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
 _CONTEXTS = (
@@ -49,7 +49,7 @@ def put(hconn: Hconn, number: int, md: Any, pmo: Any, data: bytes) -> None:
     option_rules.check_put(fields.option(pmo, "Options"))
     with hconn.call() as conn:
         obj = hconn.object(number)
-        _put(hconn, conn, obj.queue, md, pmo, data)
+        _put(hconn, conn, obj.queue, md, pmo, data, obj)
 
 
 def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
@@ -73,10 +73,18 @@ def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
 
 
 def _put(
-    hconn: Hconn, conn: Connection, target: str | Handle, md_opts: Any, pmo: Any, data: bytes
+    hconn: Hconn,
+    conn: Connection,
+    target: str | Handle,
+    md_opts: Any,
+    pmo: Any,
+    data: bytes,
+    obj: Hobj | None = None,
 ) -> None:
     options = fields.option(pmo, "Options")
     md = fields.md_from(md_opts)
+    logical = obj is not None and bool(options & CMQC.MQPMO_LOGICAL_ORDER)
+    group = _logical_order(obj, md, conn.qmgr_name) if obj is not None and logical else None
     context = next((c for flag, c in _CONTEXTS if options & flag), Context.DEFAULT)
     if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
         _pass_context(hconn, md, fields.option(pmo, "Context"), context)
@@ -106,6 +114,9 @@ def _put(
     if syncpoint:
         hconn.note_work()
     written = ["MsgId", "ReplyToQMgr", *_CONTEXT_OUTPUT[context]]
+    if obj is not None and logical:  # the queue manager numbers the group (output fields)
+        obj.put_group = group
+        written += ["GroupId", "MsgSeqNumber", "Offset", "MsgFlags"]
     if options & CMQC.MQPMO_NEW_CORREL_ID:
         written.append("CorrelId")
     fields.md_into(md_opts, result, written)
@@ -113,6 +124,34 @@ def _put(
     warning = put_warning(conn, no_subs_matched=bool(options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
     if warning is not None:
         raise warning
+
+
+_IN_GROUP = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP
+
+
+def _logical_order(obj: Hobj, md: MQMD, qmgr: str) -> tuple[bytes, int] | None:
+    """MQPMO_LOGICAL_ORDER: the GroupId and MsgSeqNumber the queue manager gives the
+    message (a new group at its first message, the next number after); the handle's group
+    once the put is made (None: no group is open, after MQMF_LAST_MSG_IN_GROUP)."""
+    if md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT):
+        raise failed(
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            "segmented messages (MQMF_SEGMENT, MQMF_LAST_SEGMENT) are not supported by mqjms",
+        )
+    md.Offset = 0
+    if not md.MsgFlags & _IN_GROUP:
+        if obj.put_group is not None:
+            raise failed(
+                CMQC.MQRC_INCOMPLETE_GROUP,
+                f"a group put to {obj.name!r} in logical order is not complete: its last "
+                "message must have MQMF_LAST_MSG_IN_GROUP before a message not in a group",
+            )
+        md.GroupId, md.MsgSeqNumber = C.MQGI_NONE, 1
+        return None
+    group_id, seq = obj.put_group or (new_correl_id(qmgr), 0)
+    md.GroupId, md.MsgSeqNumber = group_id, seq + 1
+    md.MsgFlags |= CMQC.MQMF_MSG_IN_GROUP
+    return None if md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP else (group_id, seq + 1)
 
 
 def _pass_context(hconn: Hconn, md: MQMD, number: int, context: Context) -> None:
