@@ -28,8 +28,13 @@ def build_map(entries: Mapping[str, UserPropertyValue]) -> str:
     for name, value in entries.items():
         if not isinstance(name, str):
             raise TypeError(f"a MapMessage name must be str, not {type(name).__name__}")
-        # property_element types and escapes the value exactly as the usr folder does
-        element = property_element("elt", value)
+        # property_element types and escapes the value exactly as the usr folder does;
+        # its errors name the element, so they are said again of the map entry
+        try:
+            element = property_element("elt", value)
+        except (TypeError, ValueError) as exc:
+            detail = str(exc).replace("usr property 'elt'", f"MapMessage entry {name!r}")
+            raise type(exc)(detail) from None
         parts.append(f"<elt name={_attribute(name)}{element[len('<elt') :]}")
     return "<map>" + "".join(parts) + "</map>"
 

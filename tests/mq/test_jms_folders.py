@@ -341,3 +341,20 @@ def test_folders_round_trip_through_an_rfh2_message(
     chain = parse_chain(data, mqmd_encoding, 1208, C.MQFMT_RF_HEADER_2)
     assert chain.body == body
     assert parse_jms_folders(chain.folders) == (headers, properties)
+
+
+@pytest.mark.parametrize(
+    ("entries", "error", "message"),
+    [
+        ({"note": "x\x01y"}, ValueError, "MapMessage entry 'note': character U+0001"),
+        ({"items": [1]}, TypeError, "MapMessage entry 'items'"),
+    ],
+)
+def test_a_bad_map_entry_is_named_by_its_key(
+    entries: dict[str, object], error: type[Exception], message: str
+) -> None:
+    # the errors named the XML element every entry is written as ("usr property 'elt'")
+    from mqjms.mq.jms_map import build_map
+
+    with pytest.raises(error, match=message):
+        build_map(entries)  # type: ignore[arg-type]
