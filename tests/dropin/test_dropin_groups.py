@@ -37,6 +37,7 @@ def _get_logical(mq: ModuleType, queue: object) -> tuple[bytes, bytes, int, int]
     return data, md.GroupId, md.MsgSeqNumber, gmo.GroupStatus
 
 
+@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
 def test_a_group_put_in_logical_order_is_numbered_and_got_in_order(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
