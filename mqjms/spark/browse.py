@@ -18,7 +18,7 @@ from pyspark.sql.types import StructType
 from mqjms.mq import constants as C
 from mqjms.transport import Browse, connect
 
-from . import arrow, columns
+from . import arrow, columns, failures
 from .options import SourceOptions
 
 
@@ -30,6 +30,14 @@ class BrowseReader(DataSourceReader):
         self.schema = schema
 
     def partitions(self) -> Sequence[InputPartition]:
+        """One partition, once the queue is known to be there (an unknown queue fails the
+        read as it is planned, not later in a task)."""
+        with failures.named(f"spark.read of {self.options.queue!r}"):
+            conn = connect(self.options.url, "mqjms-spark-browse")
+            try:
+                conn.close(conn.open(self.options.queue, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING))
+            finally:
+                conn.disconnect()
         return [InputPartition(0)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -38,6 +46,10 @@ class BrowseReader(DataSourceReader):
         )
 
     def _rows(self) -> Iterator[tuple[Any, ...]]:
+        with failures.named(f"spark.read of {self.options.queue!r}"):
+            yield from self._browse()
+
+    def _browse(self) -> Iterator[tuple[Any, ...]]:
         conn = connect(self.options.url, "mqjms-spark-browse")
         try:
             handle = conn.open(self.options.queue, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)

@@ -37,7 +37,7 @@ from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url
 
-from . import markers
+from . import failures, markers
 from .ids import derived_msg_id
 
 log = get_logger("mqjms.spark")
@@ -133,7 +133,8 @@ class _RowWriter:
                 yield queue, md, data
 
         marker = markers.Marker(self.marker_queue, query, batch, partition)
-        done = markers.put_once(self.url, marker, messages(), appl_name="mqjms-spark-sink")
+        with failures.named(f"the mqjms sink (partition {partition} of {token})"):
+            done = markers.put_once(self.url, marker, messages(), appl_name="mqjms-spark-sink")
         return PutCommit(query, partition, int(done.get("messages", 0)))
 
     def _forget(

@@ -43,7 +43,7 @@ from mqjms.mq import constants as C
 from mqjms.transport import Connection, Handle, connect
 from mqjms.transport.url import redact
 
-from . import arrow, columns, isolation
+from . import arrow, columns, failures, isolation
 from .options import SourceOptions
 from .staging import STEP, Meta, Staging
 
@@ -121,13 +121,14 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def _ensure(self) -> tuple[Connection, Handle, Staging, PoisonHandler]:
         if self._conn is None:
             _exit_on_sigterm()
-            conn = connect(self.options.url, "mqjms-spark")
-            try:
-                handle = conn.open(self.options.queue, INPUT)
-                self._staging = self.options.open_staging(conn)
-            except BaseException:
-                conn.disconnect()
-                raise
+            with failures.named(f"the mqjms stream from {self.options.queue!r}"):
+                conn = connect(self.options.url, "mqjms-spark")
+                try:
+                    handle = conn.open(self.options.queue, INPUT)
+                    self._staging = self.options.open_staging(conn)
+                except BaseException:
+                    conn.disconnect()
+                    raise
             self._conn, self._handle, self._handler = conn, handle, PoisonHandler()
             log.info(
                 "spark.source_started",

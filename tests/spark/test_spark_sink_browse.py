@@ -186,3 +186,16 @@ def test_a_row_read_from_a_queue_writes_back_with_its_jms_headers() -> None:
         "order",
     )
     assert message.jms_delivery_mode == NON_PERSISTENT
+
+
+def test_a_read_of_an_unknown_queue_fails_as_it_is_planned_naming_it(
+    spark: Any, tmp_path: Path
+) -> None:
+    # it failed only in a task, under a dozen frames of the queue manager's internals
+    queues = Queues("embedded", tmp_path)
+    reader = spark.read.format("mqjms").option("url", queues.url).option("queue", "NOPE")
+    with pytest.raises(Exception, match="2085") as caught:
+        reader.load().collect()
+    text = str(caught.value)
+    assert "spark.read of 'NOPE'" in text and "mqjms/qmgr/" not in text
+    queues.close()
