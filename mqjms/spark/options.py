@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mqjms.transport import Connection, connect
+from mqjms.transport.registry import transport_for
 from mqjms.transport.url import embedded_path, redact, resolve_url, scheme_of
 
 from .reserved import ReservedStaging, can_reserve
@@ -78,7 +79,7 @@ class SourceOptions:
         if not queue:
             raise ValueError('the mqjms source needs a queue: .option("queue", "ORDERS.IN")')
         url = resolve_url(opts.get("url"))
-        scheme_of(url)  # a URL without a scheme is a clear error now, not in a task
+        transport_for(url)  # a URL of no transport is a clear error now, not in a task
         return cls(
             url=url,
             queue=queue,

@@ -36,6 +36,7 @@ from mqjms.jms.message import (
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url
+from mqjms.transport.registry import transport_for
 
 from . import failures, markers
 from .ids import derived_msg_id
@@ -106,6 +107,7 @@ class _RowWriter:
     def __init__(self, options: Mapping[str, str]) -> None:
         opts = {str(k).lower(): v for k, v in options.items()}
         self.url = resolve_url(opts.get("url"))
+        transport_for(self.url)  # a URL of no transport fails the write now, not in a task
         self.queue = str(opts.get("queue") or "")
         self.sink_id = str(opts.get("sinkid") or self.queue or "mqjms")
         self.marker_queue = str(opts.get("markerqueue") or markers.MARKER_QUEUE)

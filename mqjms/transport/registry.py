@@ -96,9 +96,15 @@ def factory(scheme: str) -> Factory:
 def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
     """MQCONN for any transport URL (``embedded:``, ``stomp:``, or a registered scheme)."""
     url = resolve_url(url)
+    return transport_for(url)(url, appl_name)
+
+
+def transport_for(url: str) -> Factory:
+    """The transport of ``url``'s scheme; ValueError naming the schemes there are when
+    none is (so a URL can be checked before anything connects)."""
     scheme = scheme_of(url)
     try:
-        transport = factory(scheme)
+        return factory(scheme)
     except LookupError:
         if scheme in NOT_YET:
             raise ValueError(f"{redact(url)!r}: {NOT_YET[scheme]}") from None
@@ -107,7 +113,6 @@ def connect(url: str | None = None, appl_name: str | None = None) -> Connection:
             f"unknown transport {scheme!r} in {redact(url)!r}: use one of {available} "
             f"(or add one: mqjms.transport.register, or the {GROUP!r} entry points)"
         ) from None
-    return transport(url, appl_name)
 
 
 def _key(scheme: str) -> str:

@@ -83,3 +83,16 @@ def test_suspects_stay_reserved_with_their_tags_when_the_query_stops(
     finally:
         staging.close()
         conn.disconnect()
+
+
+@pytest.mark.parametrize("url", ["localhost:1414", "nosuch://host/x"])
+def test_a_url_of_no_transport_is_refused_as_the_query_is_planned(url: str) -> None:
+    # "localhost:1414" read as scheme "localhost" passed the planning check and failed in
+    # a task; the source and the sink name the transports there are
+    pytest.importorskip("pyspark")
+    from mqjms.spark.sink import QueueBatchWriter
+
+    with pytest.raises(ValueError, match="unknown transport .* use one of embedded:"):
+        SourceOptions.parse({"url": url, "queue": Q}, streaming=True)
+    with pytest.raises(ValueError, match="unknown transport"):
+        QueueBatchWriter({"url": url, "queue": Q})
