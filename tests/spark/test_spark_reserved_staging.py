@@ -92,7 +92,7 @@ def test_a_url_of_no_transport_is_refused_as_the_query_is_planned(url: str) -> N
     pytest.importorskip("pyspark")
     from mqjms.spark.sink import QueueBatchWriter
 
-    with pytest.raises(ValueError, match="unknown transport .* use one of embedded:"):
+    with pytest.raises(ValueError, match=r"unknown transport .* use one of embedded:"):
         SourceOptions.parse({"url": url, "queue": Q}, streaming=True)
     with pytest.raises(ValueError, match="unknown transport"):
         QueueBatchWriter({"url": url, "queue": Q})
