@@ -120,12 +120,18 @@ class Hconn:
         return self.conn.qmgr_name
 
     def check_local(self, object_qmgr: str) -> None:
-        """An MQOD's ObjectQMgrName must name this queue manager (blank, its name, or the
-        name the program connected with): mqjms has no channels to another one, so a
+        """An MQOD's ObjectQMgrName must name this queue manager (blank, its name, the
+        name the program connected with, or one :mod:`.routing` sends to the same URL):
+        the embedded queue manager and a broker have no channels to another one, so a
         queue there is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, never a local queue of that name
-        (a reply meant for another queue manager must not land here)."""
+        (a reply meant for another queue manager must not land here). On ``mq://`` the
+        transport opens queues by name on its own queue manager, as before."""
         name = object_qmgr.strip()
-        if name and name not in (self.qmgr_name, self.connected_as, self.connected_as.lstrip("*")):
+        if not name or routing.scheme(self.url) == "mq":
+            return
+        routed = routing.routes().qmgrs.get(name)
+        local = (self.qmgr_name, self.connected_as, self.connected_as.lstrip("*"))
+        if name not in local and routed != self.url:
             raise failed(
                 C.MQRC_UNKNOWN_REMOTE_Q_MGR,
                 f"ObjectQMgrName {name!r} is not this queue manager ({self.qmgr_name!r}), and "

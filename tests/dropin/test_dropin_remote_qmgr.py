@@ -31,3 +31,17 @@ def test_this_queue_manager_by_name_or_blank_is_local(mq: ModuleType, env: MQEnv
     for name in (own, ""):
         qmgr.put1(mq.OD(ObjectName=Q, ObjectQMgrName=name), b"here", mq.MD())
     assert env.depth(Q) == 2
+
+
+def test_a_name_routed_to_the_same_url_is_local(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # configure(qmgrs=...) sending two names to one queue manager makes both local
+    from mqjms.mqi import routing
+
+    saved = routing.routes()
+    hconn_url = saved.url_for("QM1")
+    try:
+        routing.configure(qmgrs={"QM_ALIAS": hconn_url})
+        qmgr.put1(mq.OD(ObjectName=Q, ObjectQMgrName="QM_ALIAS"), b"routed here", mq.MD())
+    finally:
+        routing.configure(qmgrs=dict(saved.qmgrs))
+    assert env.depth(Q) == 1
