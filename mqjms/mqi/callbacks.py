@@ -138,9 +138,15 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
         delivery.suspended = False
         delivery.thread = threading.current_thread()
         try:
-            _deliver(hconn, delivery)
+            _deliver(hconn, delivery, until_suspended=True)
         finally:
             delivery.thread = None
+        if delivery.suspended:  # a callback suspended it: nothing in this thread resumes
+            raise MQError(
+                C.MQCC_WARNING,
+                CMQC.MQRC_CONNECTION_SUSPENDED,
+                "MQCTL MQOP_START_WAIT returned: delivery was suspended",
+            )
     elif operation == CMQC.MQOP_STOP:
         delivery.stop.set()
         thread = delivery.thread
@@ -156,9 +162,12 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
         raise failed(CMQC.MQRC_OPERATION_ERROR, f"MQCTL operation {operation} is not valid")
 
 
-def _deliver(hconn: Hconn, delivery: Delivery) -> None:
-    """The delivery loop: each message consumer gets in turn until stopped."""
+def _deliver(hconn: Hconn, delivery: Delivery, *, until_suspended: bool = False) -> None:
+    """The delivery loop: each message consumer gets in turn until stopped (or, for
+    MQOP_START_WAIT, suspended)."""
     while not delivery.stop.is_set() and not hconn.closed:
+        if until_suspended and delivery.suspended:
+            return
         consumers = [c for c in delivery.consumers.values() if c.number is not None]
         if not consumers or delivery.suspended:
             delivery.stop.wait(0.05 if delivery.suspended else 0.1)

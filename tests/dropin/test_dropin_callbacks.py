@@ -37,11 +37,11 @@ def test_suspend_pauses_delivery_and_resume_goes_on(mq: ModuleType, env: MQEnv, 
     cbd.CallbackFunction = callback
     gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=5000)
     queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
+    other = mq.Queue(qmgr, "DEV.QUEUE.3", mq.CMQC.MQOO_INPUT_AS_Q_DEF)  # opened before START
     qmgr.ctl(mq.CMQC.MQOP_START, mq.CTLO())
     try:
         env.put_raw(Q, b"first")
         assert _wait_for(lambda: got == [b"first"])
-        other = mq.Queue(qmgr, "DEV.QUEUE.3", mq.CMQC.MQOO_INPUT_AS_Q_DEF)
         with pytest.raises(mq.MQMIError) as caught:
             other.get(None, mq.MD(), mq.GMO())
         assert caught.value.reason == mq.CMQC.MQRC_HCONN_ASYNC_ACTIVE
@@ -56,3 +56,26 @@ def test_suspend_pauses_delivery_and_resume_goes_on(mq: ModuleType, env: MQEnv, 
         assert _wait_for(lambda: got == [b"first", b"while suspended"])
     finally:
         qmgr.ctl(mq.CMQC.MQOP_STOP, mq.CTLO())
+
+
+def test_start_wait_returns_2521_when_a_callback_suspends(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # MQOP_START_WAIT delivers in the calling thread: suspended, nothing there could
+    # resume it, and it waited for ever; IBM MQ returns MQRC_CONNECTION_SUSPENDED
+    got: list[bytes] = []
+
+    def callback(**kwargs: Any) -> None:
+        if kwargs["cbc"].CallType == mq.CMQC.MQCBCT_MSG_REMOVED:
+            got.append(kwargs["msg"])
+            kwargs["queue_manager"].ctl(mq.CMQC.MQOP_SUSPEND, mq.CTLO())
+
+    env.put_raw(Q, b"one")
+    env.put_raw(Q, b"two")
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    cbd = mq.CBD()
+    cbd.CallbackFunction = callback
+    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=500)
+    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
+    with pytest.raises(mq.MQMIError) as caught:
+        qmgr.ctl(mq.CMQC.MQOP_START_WAIT, mq.CTLO())
+    assert (caught.value.comp, caught.value.reason) == (1, mq.CMQC.MQRC_CONNECTION_SUSPENDED)
+    assert got == [b"one"] and env.depth(Q) == 1
