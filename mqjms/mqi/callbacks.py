@@ -196,7 +196,8 @@ def _consume_one(hconn: Hconn, delivery: Delivery, consumer: Consumer, count: in
     while True:
         # in slices, so that a suspend or stop is not kept waiting by a long wait
         left = _SLICE_MS if deadline is None else int((deadline - time.monotonic()) * 1000)
-        gmo.WaitInterval = max(0, min(_SLICE_MS, left))
+        # an invalid WaitInterval goes to the get as it is: 2090 for the callback
+        gmo.WaitInterval = max(0, min(_SLICE_MS, left)) if wanted >= -1 else wanted
         try:
             message = getting.get(hconn, consumer.number, md, gmo, None)
         except MQError as exc:
