@@ -42,6 +42,7 @@ class MessageConsumer:
         self._closed = False
         self._idle = threading.Event()  # clear while a receive is in progress
         self._idle.set()
+        self._waiting = False  # its get is waiting: only then is there a wait to interrupt
 
     def receive(self, timeout: float | None = None) -> Message | None:
         """The next message, waiting up to ``timeout`` seconds (None: without limit);
@@ -91,12 +92,15 @@ class MessageConsumer:
             if self._closed:  # by another thread: JMS, a blocked receive returns null
                 return None
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._waiting = wait != 0.0
             try:
                 got = mq.get(handle, wait=wait, syncpoint=True)
             except MQError:
                 if self._closed:  # a transport that cannot interrupt the wait: the
                     return None  # close ended the handle or connection under the get
                 raise
+            finally:
+                self._waiting = False
             if got is None:
                 return None
             md, data = got
@@ -134,7 +138,11 @@ class MessageConsumer:
         """JMS: close waits for a receive in progress in another thread, and a blocked
         receive returns null. Its wait is interrupted where the transport can; where it
         cannot, the receive ends with its get, acknowledging nothing."""
-        if not self._idle.is_set() and interrupt_wait(self.session.mq):
+        if self._idle.is_set():
+            return
+        # an interrupt with no wait to end would end the connection's next one instead
+        # (another consumer's receive): sent only while the get waits
+        if self._waiting and interrupt_wait(self.session.mq):
             self._idle.wait(CLOSE_WAIT)
 
     def close(self) -> None:
