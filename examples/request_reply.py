@@ -33,9 +33,10 @@ def respond(factory: mqjms.ConnectionFactory, stop: threading.Event) -> None:
                 continue
             producer.send(
                 f"price of {request.body}: 42.00",
-                queue=mqjms.Queue.parse(request.jms_reply_to or REPLIES),
+                queue=request.jms_reply_to or REPLIES,  # a queue:// (or topic://) URI
                 correlation_id=request.jms_message_id,
                 time_to_live=mqjms.remaining_time_to_live(request),
+                delivery_mode=request.jms_delivery_mode,  # a temporary reply queue: 2048
             )
             session.commit()
 

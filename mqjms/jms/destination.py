@@ -29,6 +29,11 @@ class Queue:
                 "a queue is a name (str) or an mqjms.Queue, not "
                 f"{type(destination).__name__} {destination!r}"
             )
+        if destination.startswith("topic://"):  # never a queue named "topic://..."
+            raise ValueError(
+                f"{destination!r} is a topic, not a queue: publish to it with a producer "
+                "(session.producer(destination)), or listen with topic="
+            )
         if destination.startswith("queue://"):
             from urllib.parse import parse_qs, urlsplit  # loaded by the first queue:// name
 

@@ -10,6 +10,7 @@ TextMessage of Format MQSTR and a BytesMessage of anything else.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -415,8 +416,10 @@ def to_mq(
         ("priority", priority),
         ("time_to_live", time_to_live),
     ):
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
             raise TypeError(f"{name} must be an int, not {type(value).__name__} {value!r}")
+    # a numpy or pandas integer (a DataFrame's column) is taken as the int it holds
+    delivery_mode, priority, time_to_live = int(delivery_mode), int(priority), int(time_to_live)
     if delivery_mode not in (NON_PERSISTENT, PERSISTENT):
         raise ValueError(
             f"delivery_mode must be PERSISTENT (2) or NON_PERSISTENT (1), not {delivery_mode}"

@@ -56,7 +56,7 @@ class MessageProducer:
         """
         if self._closed:
             raise IllegalStateException("the producer is closed")
-        target = _destination(queue) if queue is not None else self.queue
+        target = destination_of(queue) if queue is not None else self.queue
         if target is None:
             raise ValueError("this producer has no queue: pass queue= to send()")
         message = make_message(message_or_body, properties)
@@ -98,7 +98,7 @@ class MessageProducer:
         self._handles.clear()
 
 
-def _destination(destination: str | Queue | Topic) -> Queue | Topic:
+def destination_of(destination: str | Queue | Topic) -> Queue | Topic:
     """A Topic as given (or a ``topic://`` URI), else a queue."""
     if isinstance(destination, Topic):
         return destination

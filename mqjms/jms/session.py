@@ -72,10 +72,11 @@ class Session:
     def producer(self, destination: str | Queue | Topic | None = None) -> MessageProducer:
         """A producer for a queue or a topic (a send to a topic publishes), or for the
         destination given per send."""
-        from .producer import MessageProducer, _destination
+        from .producer import MessageProducer, destination_of
 
         self._check()
-        producer = MessageProducer(self, None if destination is None else _destination(destination))
+        target = None if destination is None else destination_of(destination)
+        producer = MessageProducer(self, target)
         self._children.append(producer)
         return producer
 

@@ -83,6 +83,11 @@ def _put(
 ) -> None:
     options = fields.option(pmo, "Options")
     md = fields.md_from(md_opts)
+    if md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT):  # the flag would be lost
+        raise failed(
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            "segmented messages (MQMF_SEGMENT, MQMF_LAST_SEGMENT) are not supported by mqjms",
+        )
     logical = obj is not None and bool(options & CMQC.MQPMO_LOGICAL_ORDER)
     group = _logical_order(obj, md, conn.qmgr_name) if obj is not None and logical else None
     context = next((c for flag, c in _CONTEXTS if options & flag), Context.DEFAULT)
@@ -133,11 +138,6 @@ def _logical_order(obj: Hobj, md: MQMD, qmgr: str) -> tuple[bytes, int] | None:
     """MQPMO_LOGICAL_ORDER: the GroupId and MsgSeqNumber the queue manager gives the
     message (a new group at its first message, the next number after); the handle's group
     once the put is made (None: no group is open, after MQMF_LAST_MSG_IN_GROUP)."""
-    if md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT):
-        raise failed(
-            C.MQRC_FUNCTION_NOT_SUPPORTED,
-            "segmented messages (MQMF_SEGMENT, MQMF_LAST_SEGMENT) are not supported by mqjms",
-        )
     md.Offset = 0
     if not md.MsgFlags & _IN_GROUP:
         if obj.put_group is not None:

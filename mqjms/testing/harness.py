@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mqjms.jms import ConnectionFactory, Message
-from mqjms.jms.message import Queue, to_message, to_mq
+from mqjms.jms.message import to_message, to_mq
+from mqjms.jms.producer import destination_of
 from mqjms.jms.topic import Topic, open_subscription, subscriber
 from mqjms.listeners import Worker
 from mqjms.listeners.reconnect import is_connection_error
@@ -270,7 +271,7 @@ def _encode(
     queue: str, body: str | bytes | Message, md_fields: dict[str, Any]
 ) -> tuple[MQMD, bytes]:
     if isinstance(body, Message):
-        md, data = to_mq(body, Queue.parse(queue))  # a topic's messages are written alike
+        md, data = to_mq(body, destination_of(queue))  # a topic's messages are written alike
         return md.copy(**md_fields), data
     if isinstance(body, str):
         fields = {"Format": C.MQFMT_STRING, "CodedCharSetId": C.CCSID_UTF8, **md_fields}

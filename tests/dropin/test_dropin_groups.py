@@ -75,11 +75,16 @@ def test_a_message_outside_the_group_before_its_end_is_2241(
     _put_group(mq, mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT), [b"x", b"y"])  # another handle
 
 
-def test_segments_are_refused_rather_than_put_whole(mq: ModuleType, env: MQEnv, qmgr) -> None:
+@pytest.mark.parametrize("logical", [True, False])
+def test_segments_are_refused_rather_than_put_whole(
+    mq: ModuleType, env: MQEnv, qmgr, logical: bool
+) -> None:
+    # a segment put without logical order was taken and lost its MQMF_SEGMENT flag
     queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
     md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
     md.MsgFlags = mq.CMQC.MQMF_SEGMENT
+    pmo = mq.PMO(Options=mq.CMQC.MQPMO_LOGICAL_ORDER if logical else 0)
     with pytest.raises(mq.MQMIError) as caught:
-        queue.put(b"a segment", md, mq.PMO(Options=mq.CMQC.MQPMO_LOGICAL_ORDER))
+        queue.put(b"a segment", md, pmo)
     assert caught.value.reason == mq.CMQC.MQRC_FUNCTION_NOT_SUPPORTED
     assert env.depth(Q) == 0
