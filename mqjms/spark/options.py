@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mqjms.logs import get_logger
 from mqjms.transport import Connection, connect
 from mqjms.transport.registry import transport_for
 from mqjms.transport.url import embedded_path, redact, resolve_url, scheme_of
@@ -38,10 +39,22 @@ DEFAULT_MAX_BATCH = 50_000
 DEFAULT_PARTITIONS = 2
 
 _task_connections = threading.local()
+log = get_logger("mqjms.spark")
 
 
-def _flag(value: object) -> bool:
-    return str(value).strip().lower() in ("true", "1", "yes", "on")
+#: The source's options, as Spark hands them over (lower case); others are warned of.
+KNOWN = frozenset(
+    {"url", "queue", "consumer", "staging", "maxmessagesperbatch", "numpartitions", "includeraw"}
+)
+
+
+def _flag(value: object, name: str = "includeRaw") -> bool:
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes", "on"):
+        return True
+    if text in ("false", "0", "no", "off", ""):
+        return False
+    raise ValueError(f"option {name} must be true or false, not {value!r}")
 
 
 def _positive(options: Mapping[str, Any], name: str, default: int) -> int:
@@ -75,6 +88,11 @@ class SourceOptions:
     @classmethod
     def parse(cls, options: Mapping[str, Any], *, streaming: bool) -> SourceOptions:
         opts = {str(k).lower(): v for k, v in options.items()}
+        unknown = sorted(set(opts) - KNOWN - {"path"})
+        if unknown:  # a misspelt option would be silently without effect
+            log.warning(
+                "spark.options_unknown", options=unknown, known=sorted(KNOWN), effect="ignored"
+            )
         queue = str(opts.get("queue") or "").strip()
         if not queue:
             raise ValueError('the mqjms source needs a queue: .option("queue", "ORDERS.IN")')

@@ -3,6 +3,8 @@ transactions) with exactly the outcome of one step (no Spark session needed)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mqjms.mq import constants as C
@@ -96,3 +98,18 @@ def test_a_url_of_no_transport_is_refused_as_the_query_is_planned(url: str) -> N
         SourceOptions.parse({"url": url, "queue": Q}, streaming=True)
     with pytest.raises(ValueError, match="unknown transport"):
         QueueBatchWriter({"url": url, "queue": Q})
+
+
+def test_a_misspelt_option_is_warned_of_and_a_bad_flag_refused(events: Any) -> None:
+    # maxMessagePerBatch (no s) was silently without effect; includeRaw=maybe read as false
+    pytest.importorskip("pyspark")
+    options = SourceOptions.parse(
+        {"url": "embedded:///tmp/x", "queue": Q, "maxMessagePerBatch": 5}, streaming=True
+    )
+    assert options.max_batch != 5
+    [warning] = [e for e in events if e["event"] == "spark.options_unknown"]
+    assert warning["options"] == ["maxmessageperbatch"]
+    with pytest.raises(ValueError, match="includeRaw must be true or false, not 'maybe'"):
+        SourceOptions.parse(
+            {"url": "embedded:///tmp/x", "queue": Q, "includeRaw": "maybe"}, streaming=True
+        )
