@@ -89,9 +89,11 @@ def decode(md: MQMD, data: bytes) -> tuple[bytes, str | None, dict[str, str], st
         except Exception:
             pass  # the JMS mapping below says why, in its own words
     payload = data
+    chain = None
     try:
         if rfh2.is_rfh2(md.Format):
-            payload = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format).body
+            chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+            payload = chain.body
         message = from_mq(md, data)
     except Exception as exc:
         reason = exc.reason_name if isinstance(exc, MQError) else type(exc).__name__
@@ -101,6 +103,12 @@ def decode(md: MQMD, data: bytes) -> tuple[bytes, str | None, dict[str, str], st
     if rfh2.is_rfh2(md.Format):
         properties.update(_jms_properties(message))
     text = message.body if isinstance(message, TextMessage) else None
+    if text is None and chain is not None and chain.Format == C.MQFMT_STRING.rstrip():
+        # MQSTR behind an RFH2 of another domain (a broker's <Msd>xmlnsc</Msd>): still text
+        try:
+            text = ccsid.decode(payload, chain.CodedCharSetId or C.CCSID_UTF8, chain.Encoding)
+        except Exception:
+            text = None
     return payload, text, properties, None
 
 

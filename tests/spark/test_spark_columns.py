@@ -101,3 +101,17 @@ def test_logged_packed_rows_equal_unpacked_rows(tmp_path: Path) -> None:
         assert [r[9] for r in fast] == [n % 3 for n in range(len(_messages()))]
     finally:
         staging.close()
+
+
+def test_an_mqstr_body_behind_a_broker_domain_rfh2_is_text() -> None:
+    # the capture's <mcd><Msd>xmlnsc</Msd></mcd> is no JMS text message, but its body is
+    # MQSTR: the text column held null although the docs say "the body decoded when text"
+    from mqjms.mq import constants as C
+    from mqjms.mq.md import MQMD
+    from mqjms.spark.columns import decode
+    from tests.mqi.mqi_vendor import rfh2_testdata
+
+    data = (rfh2_testdata() / "single_rfh2.dat").read_bytes()
+    md = MQMD(Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    body, text, _, error = decode(md, data)
+    assert error is None and text == body.decode() and text.startswith("<testData>")
