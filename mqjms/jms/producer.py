@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.semantics import Handle
+from mqjms.semantics.topics import check_topic_string
 
-from .errors import IllegalStateException
+from .errors import IllegalStateException, InvalidDestinationException
 from .message import (
     DEFAULT_PRIORITY,
     DEFAULT_TIME_TO_LIVE,
@@ -82,6 +83,10 @@ class MessageProducer:
             options = C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING
             mq = self.session.mq
             if isinstance(target, Topic):
+                try:  # a wildcard or malformed topic string names no topic to publish on
+                    check_topic_string(target.name, wildcards=False)
+                except MQError as exc:
+                    raise InvalidDestinationException(f"{exc.detail} ({exc.reason_name})") from None
                 handle = subscriber(mq).open_topic(target.name, options)
             else:
                 handle = mq.open(target.name, options)
