@@ -79,7 +79,10 @@ class ListenerCall:
             self._future = future
             if self.aborted:
                 future.cancel()
-        future.result()
+        try:
+            future.result()
+        except ListenerExit as exc:
+            raise exc.args[0] from None  # as a sync listener's would come
 
     def abort(self, connection: Callable[[], T]) -> tuple[MQMD, T] | None:
         """Abandon the delivery under way: cancel an async listener. The message's MQMD
@@ -109,7 +112,17 @@ def _as_coroutine(result: Awaitable[None] | None) -> Coroutine[Any, Any, None]:
 
 async def _collecting_in(outbox: Outbox, coro: Coroutine[Any, Any, None]) -> None:
     with collecting(outbox):  # inside the task: its context is the one the listener sees
-        await coro
+        try:
+            await coro
+        except (KeyboardInterrupt, SystemExit) as exc:
+            # raised out of a task they stop the worker's event loop, and every async
+            # listener with it: the consumer's thread gets them as any listener failure
+            raise ListenerExit(exc) from exc
+
+
+class ListenerExit(Exception):
+    """An ``async def`` listener raised KeyboardInterrupt or SystemExit (its ``args[0]``),
+    carried to the consumer's thread as a failure of that message."""
 
 
 def _close(awaitable: object) -> None:

@@ -48,6 +48,8 @@ class Outbox:
     """The sends of one listener call, in order."""
 
     sends: list[Send] = field(default_factory=list)
+    #: The listener call is over: a send now (a task it left running) would be lost.
+    closed: bool = False
 
 
 _current: contextvars.ContextVar[Outbox | None] = contextvars.ContextVar(
@@ -73,6 +75,12 @@ def send(
         raise IllegalStateException(
             "mqjms.send() sends from a listener while it runs; elsewhere use a producer: "
             "session.producer(queue).send(...)"
+        )
+    if outbox.closed:
+        raise IllegalStateException(
+            "mqjms.send() after the listener returned (from a task it left running): the "
+            "message it handled is committed already, and this send would be lost; await "
+            "the task inside the listener"
         )
     target = Queue.parse(queue)
     message = make_message(message_or_body, properties)
@@ -100,4 +108,5 @@ def collecting(outbox: Outbox | None = None) -> Iterator[Outbox]:
     try:
         yield box
     finally:
+        box.closed = True  # a task that copied this context must not send into it now
         _current.reset(token)

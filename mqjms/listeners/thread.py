@@ -479,6 +479,11 @@ class ListenerThread:
         cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc  # the put's own
         failure = Failure.from_exception(cause, self.listener.name, self.listener.queue)
         self.poison.failures.remember(md.MsgId, failure)
+        # the listener's retry_wait, as for its own failure: a full queue or disk down the
+        # line (2053, 2056) must not turn each message into poison within milliseconds
+        delay = self.poison.retry_delay(md, cause)
+        if delay > 0:
+            self.rt.stopping.wait(delay)
         self._back_out(conn, md, failure, f"send failed: {failure.message}", sends=sends)
 
     def _deliver(self, message: Message, md: MQMD, outbox: Outbox) -> BaseException | None:

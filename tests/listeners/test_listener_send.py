@@ -111,3 +111,71 @@ def test_a_messages_sends_its_commit_and_the_next_get_are_one_transaction(mq, ma
     assert summary.committed == 10 and mq.depth(OUT) == 20
     # a step a message, plus connecting, opening, the first get and the last commit
     assert len(begins) <= 10 + 6, begins
+
+
+def test_a_send_from_a_task_the_listener_left_running_is_refused(mq, make_worker):
+    # the task copied the listener's context: its send went into the outbox after the
+    # commit had taken the sends, and was lost without a word
+    import asyncio
+
+    mq.define_queue(OUT)
+    app = make_worker()
+    late: list[BaseException] = []
+
+    async def later(body: str) -> None:
+        await asyncio.sleep(0)  # runs once the listener's call is over
+        try:
+            mqjms.send(OUT, f"late {body}")
+        except BaseException as exc:  # the test reports it
+            late.append(exc)
+
+    @app.listener(IN)
+    async def forward(msg: mqjms.Message) -> None:
+        mqjms.send(OUT, f"now {msg.body}")
+        asyncio.get_running_loop().create_task(later(msg.body))
+
+    mq.send(IN, "1")
+    mq.run_until_idle(app)
+    assert [m.body for m in mq.browse(OUT)] == ["now 1"]
+    assert len(late) == 1 and isinstance(late[0], mqjms.IllegalStateException)
+
+
+@pytest.mark.parametrize("kind", [SystemExit, KeyboardInterrupt])
+def test_an_async_listener_raising_systemexit_fails_only_its_message(mq, make_worker, kind):
+    # raised out of its task, it stopped the worker's event loop and every async
+    # listener hung; now it is a failure of that message, as for a sync listener
+    mq.define_queue(OUT)
+    app = make_worker()
+
+    @app.listener(IN, concurrency=2)
+    async def forward(msg: mqjms.Message) -> None:
+        if msg.body == "bad":
+            raise kind()
+        mqjms.send(OUT, msg.body)
+
+    mq.send(IN, "a", "bad", "b", "c")
+    summary = mq.run_until_idle(app)
+    assert sorted(m.body for m in mq.browse(OUT)) == ["a", "b", "c"]
+    assert summary.destinations() == {BOQ: 1}
+
+
+@pytest.mark.embedded_only("a put to an undefined queue fails only where queues are defined")
+def test_a_failed_send_waits_retry_wait_before_the_backout(mq, make_worker):
+    # listeners.md: retry_wait is waited before a failed message is rolled back; a send
+    # that failed (a full queue or disk down the line) skipped it, and good messages
+    # reached BOTHRESH within milliseconds
+    app = make_worker()
+    waits: list[int] = []
+
+    def strategy(retry_state) -> float:
+        waits.append(retry_state.attempt_number)
+        return 0.0
+
+    @app.listener(IN, retry_wait=strategy)
+    def forward(msg: mqjms.Message) -> None:
+        mqjms.send("NO.SUCH.QUEUE", msg.body)
+
+    mq.send(IN, "order")
+    summary = mq.run_until_idle(app)
+    assert summary.destinations() == {BOQ: 1}
+    assert waits == [1, 2, 3]  # one wait per failed delivery, BOTHRESH 3
