@@ -101,6 +101,11 @@ def embedded_path(url: str) -> tuple[Path, str | None]:
     parts = urlsplit(url)
     if parts.scheme.lower() != "embedded":
         raise ValueError(f"{redact(url)!r} is not an embedded: URL")
+    if "@" in parts.netloc:  # it would become part of the directory's name, password too
+        raise ValueError(
+            f"{redact(url)!r}: an embedded: URL takes no user or password (the queue manager "
+            "is a directory of files private to their owner): embedded:///DIR"
+        )
     raw = parts.netloc + parts.path if parts.netloc not in ("", "localhost") else parts.path
     if raw in ("", "/"):
         path = Path(".mqjms")

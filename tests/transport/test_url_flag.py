@@ -26,3 +26,14 @@ def test_anything_else_names_the_parameter() -> None:
         parse_url("stomp://localhost:61613?verify=sometimes")
     assert group_access("embedded:///tmp/q?group=on") is True
     assert group_access("embedded:///tmp/q") is None
+
+
+def test_an_embedded_url_with_a_user_and_password_is_refused_without_showing_it() -> None:
+    # the user:password@ became part of the queue manager's directory name (and of the
+    # path logged with qmgr.created)
+    from mqjms.transport.url import embedded_path
+
+    with pytest.raises(ValueError, match="takes no user or password") as caught:
+        embedded_path("embedded://app:s3cr3t@/tmp/x/qm2")
+    assert "s3cr3t" not in str(caught.value)
+    assert str(embedded_path("embedded://rel/dir")[0]) == "rel/dir"  # a host-like dir: kept
