@@ -25,6 +25,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -224,7 +225,15 @@ class HealthFile:
                     self._failing = ""
             # not ready yet: look again soon, so the file appears as the worker gets ready
             soon = not ready and not failed
-            self._stop.wait(min(self.interval, NOT_READY_POLL) if soon else self.interval)
+            if not ready:
+                self._stop.wait(min(self.interval, NOT_READY_POLL) if soon else self.interval)
+                continue
+            # ready: rewritten every interval, but gone as soon as the worker is not ready
+            # (a stop begins): a supervisor must not send it work meanwhile
+            deadline = time.monotonic() + self.interval
+            while not self._stop.wait(min(NOT_READY_POLL, max(0.0, deadline - time.monotonic()))):
+                if time.monotonic() >= deadline or not self.worker.health().ready:
+                    break
 
     def _remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):

@@ -249,3 +249,30 @@ def test_one_traceback_per_poison_message_at_the_move(
     assert moved["destination"] == BOQ
     assert "Traceback (most recent call last)" in moved["exception"]
     assert 'raise KeyError("no such order")' in moved["exception"]
+
+
+def test_the_health_file_goes_as_soon_as_the_worker_is_not_ready(tmp_path: Path) -> None:
+    # deployment.md: removed "when it is not ready"; it stayed until the next rewrite,
+    # up to its interval after a stop began, while a supervisor still read it as ready
+    class Switch:
+        ready = True
+
+        def health(self) -> Any:
+            return Health.of(
+                running=True,
+                stopping=not self.ready,
+                alive=1,
+                connected=1,
+                consumers=1,
+                error=None,
+            )
+
+    worker = Switch()
+    health_file = HealthFile(worker, tmp_path / "ready", interval=60.0)  # type: ignore[arg-type]
+    health_file.start()
+    try:
+        wait_for((tmp_path / "ready").exists, what="the health file")
+        worker.ready = False
+        wait_for(lambda: not (tmp_path / "ready").exists(), what="the health file gone")
+    finally:
+        health_file.stop()
