@@ -147,6 +147,14 @@ class ListenerThread:
                 self._errors += 1
                 if is_connection_error(exc):
                     log.warning("worker.connection_lost", **self._ctx, reason=reason_of(exc))
+                elif isinstance(exc, MQError):  # an MQ condition (2016 GET(DISABLED)...):
+                    log.error(  # its reason says it all, once per attempt, no traceback
+                        "worker.consumer_error",
+                        **self._ctx,
+                        reason=exc.reason_name,
+                        error=str(exc),
+                        attempt=self._errors,
+                    )
                 else:
                     log.error("worker.consumer_error", **self._ctx, error=repr(exc), exc_info=exc)
                 self._drop_connection()

@@ -147,6 +147,22 @@ def test_an_unexpected_error_in_the_loop_is_logged_and_the_consumer_goes_on(
     assert seen.items == ["x"]
 
 
+def test_an_mq_condition_in_the_loop_is_one_line_with_its_reason(mq, make_worker, seen, events):
+    # GET(DISABLED) set while the worker runs (2016) logged a full traceback per retry
+    app = make_worker()
+    faults = flaky(app)
+    faults.get_error = MQError(C.MQCC_FAILED, C.MQRC_GET_INHIBITED, "queue is GET(DISABLED)")
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+
+    mq.send(IN, "x")
+    assert mq.run_until_idle(app).committed == 1
+    [event, *_] = named(events, "worker.consumer_error")
+    assert event["reason"] == "MQRC_GET_INHIBITED" and "exc_info" not in event
+
+
 def test_an_unexpected_error_after_delivery_backs_the_message_out(mq, make_worker, seen, events):
     app = make_worker()
     faults = flaky(app)
