@@ -37,3 +37,9 @@ def test_an_embedded_url_with_a_user_and_password_is_refused_without_showing_it(
         embedded_path("embedded://app:s3cr3t@/tmp/x/qm2")
     assert "s3cr3t" not in str(caught.value)
     assert str(embedded_path("embedded://rel/dir")[0]) == "rel/dir"  # a host-like dir: kept
+
+
+def test_a_malformed_stomp_url_is_named_without_its_password() -> None:
+    # urlsplit's bare "Invalid IPv6 URL" named neither the URL nor what was wrong
+    with pytest.raises(ValueError, match=r"STOMP URL 'stomp://app:\*\*\*@\[::1/' is malformed"):
+        parse_url("stomp://app:s3cr3t@[::1/")

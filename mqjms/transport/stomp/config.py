@@ -377,7 +377,10 @@ def parse_url(url: str) -> StompParams:
     The password may instead come from ``MQJMS_STOMP_PASSWORD`` (and the user from
     ``MQJMS_STOMP_USER``), so that it appears in no URL, command line or log.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # "Invalid IPv6 URL" named neither the URL nor the fault
+        raise ValueError(f"STOMP URL {_redact(url)!r} is malformed: {exc}") from None
     scheme = parts.scheme.lower()
     if scheme not in ("stomp", "stomp+ssl"):
         raise ValueError(f"not a STOMP URL (stomp:// or stomp+ssl://): {_redact(url)!r}")
