@@ -8,7 +8,7 @@ from mqjms import transport
 from mqjms.backout import PoisonHandler
 from mqjms.transport.url import redact, resolve_url
 
-from .acknowledge import ACK_MODES, AUTO_ACKNOWLEDGE
+from .acknowledge import ACK_MODES, AUTO_ACKNOWLEDGE, SESSION_TRANSACTED
 from .errors import IllegalStateException
 from .session import Session
 
@@ -80,10 +80,12 @@ class Connection:
         """A session with its own MQ connection, hence its own unit of work."""
         if self._closed:
             raise IllegalStateException("the connection is closed")
+        if ack_mode == SESSION_TRANSACTED and not isinstance(ack_mode, bool):
+            transacted = True  # JMS 2.0 createSession(Session.SESSION_TRANSACTED)
         if not transacted and ack_mode not in ACK_MODES:
             raise ValueError(
-                f"ack_mode {ack_mode} is not AUTO_ACKNOWLEDGE (1), CLIENT_ACKNOWLEDGE (2) "
-                "or DUPS_OK_ACKNOWLEDGE (3)"
+                f"ack_mode {ack_mode} is not SESSION_TRANSACTED (0), AUTO_ACKNOWLEDGE (1), "
+                "CLIENT_ACKNOWLEDGE (2) or DUPS_OK_ACKNOWLEDGE (3)"
             )
         session = Session(self.factory, transacted=transacted, ack_mode=ack_mode, connection=self)
         with self._lock:

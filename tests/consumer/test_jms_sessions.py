@@ -31,6 +31,17 @@ def test_auto_and_dups_ok_acknowledge_on_receive(env: Any, ack_mode: int) -> Non
     assert env.get_raw(Q) is None
 
 
+def test_session_transacted_as_the_ack_mode_makes_a_transacted_session(env: Any) -> None:
+    # JMS 2.0 createSession(Session.SESSION_TRANSACTED); it raised ValueError
+    env.define_queue(Q)
+    _send(env, "one")
+    session = env.connect().session(ack_mode=mqjms.SESSION_TRANSACTED)
+    assert session.transacted
+    assert session.consumer(Q).receive(timeout=1.0) is not None
+    session.rollback()
+    assert env.depth(Q) == 1
+
+
 def test_client_acknowledge_commits_every_received_message(env: Any) -> None:
     # JMS: CLIENT_ACKNOWLEDGE -- message.acknowledge() acknowledges every message the
     # session received so far; until then the messages are held.
