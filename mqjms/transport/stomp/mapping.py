@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import hashlib
 import math
 import time
@@ -280,7 +281,7 @@ def _split_chain(md: MQMD, data: bytes, headers: dict[str, str], prefix: str) ->
         if rfh2.is_rfh2(fmt):
             chain = rfh2.parse_chain(rest, encoding, ccsid, fmt)
             body, fmt, ccsid = chain.body, chain.Format, chain.CodedCharSetId
-            _jms_headers(chain.folders, extra)
+            _jms_headers(chain.folders, extra, prefix, topic_reply=not md.ReplyToQ.strip())
         failed_on = extra.get(FAILURE_QUEUE) or dlh_queue
         if failed_on:  # a poison or dead-letter message: where it came from
             extra["original-destination"] = queue_destination(failed_on, prefix)
@@ -296,11 +297,21 @@ def _split_chain(md: MQMD, data: bytes, headers: dict[str, str], prefix: str) ->
     return body
 
 
-def _jms_headers(folders: list[str], extra: dict[str, str]) -> None:
-    """JMSType, the whole JMSCorrelationID and the usr properties of an RFH2, as headers."""
+def _jms_headers(
+    folders: list[str], extra: dict[str, str], prefix: str = "", *, topic_reply: bool = False
+) -> None:
+    """JMSType, the whole JMSCorrelationID, a topic JMSReplyTo (which the MQMD cannot
+    hold: ``topic_reply`` when its ReplyToQ is blank) and the usr properties of an RFH2,
+    as headers."""
     headers_jms, properties = jms.parse_jms_folders(folders)
     if headers_jms is not None and headers_jms.type:
         extra["type"] = headers_jms.type
+    reply_to = headers_jms.reply_to if headers_jms is not None else None
+    if topic_reply and reply_to and reply_to.startswith("topic://"):
+        from .pubsub import topic_destination  # pubsub imports this module
+
+        with contextlib.suppress(MQError):  # a topic ActiveMQ cannot name: RFH2 only
+            extra["reply-to"] = topic_destination(reply_to[len("topic://") :], prefix)
     if headers_jms is not None and headers_jms.correlation_id:
         extra["correlation-id"] = headers_jms.correlation_id  # CorrelId holds only 24 bytes
     for name, value in properties.items():
@@ -377,7 +388,7 @@ def from_frame(
     )
     md.Expiry = remaining_tenths(headers.get("expires"), now)
     reply_to = headers.get("reply-to")
-    if reply_to:
+    if reply_to and not reply_to.startswith("/topic/"):  # a topic is no MQMD ReplyToQ
         md.ReplyToQ = queue_name(reply_to, prefix)[:48]
     if H_MSG_ID in headers and headers.get(H_DIGEST) == digest(headers, body):
         return _from_mqjms(md, headers, body)
