@@ -42,7 +42,6 @@ class MessageConsumer:
         self._closed = False
         self._idle = threading.Event()  # clear while a receive is in progress
         self._idle.set()
-        self._waiting = False  # its get is waiting: only then is there a wait to interrupt
 
     def receive(self, timeout: float | None = None) -> Message | None:
         """The next message, waiting up to ``timeout`` seconds (None: without limit);
@@ -92,17 +91,20 @@ class MessageConsumer:
             if self._closed:  # by another thread: JMS, a blocked receive returns null
                 return None
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-            self._waiting = wait != 0.0
             try:
                 got = mq.get(handle, wait=wait, syncpoint=True)
             except MQError:
                 if self._closed:  # a transport that cannot interrupt the wait: the
                     return None  # close ended the handle or connection under the get
                 raise
-            finally:
-                self._waiting = False
             if got is None:
-                return None
+                if self._closed or wait == 0.0:
+                    return None
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+                # ended early by an interrupt meant for a receive that had ended already
+                # (a close racing its end): this receive waits on
+                continue
             md, data = got
             if self._closed and session.auto_acknowledges:
                 # closed while the get waited: a closed consumer acknowledges nothing, so
@@ -140,9 +142,9 @@ class MessageConsumer:
         cannot, the receive ends with its get, acknowledging nothing."""
         if self._idle.is_set():
             return
-        # an interrupt with no wait to end would end the connection's next one instead
-        # (another consumer's receive): sent only while the get waits
-        if self._waiting and interrupt_wait(self.session.mq):
+        # an interrupt that finds no wait to end ends the connection's next one early:
+        # every receive waits on after such an early end (see _receive_open)
+        if interrupt_wait(self.session.mq):
             self._idle.wait(CLOSE_WAIT)
 
     def close(self) -> None:

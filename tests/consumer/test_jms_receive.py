@@ -189,3 +189,29 @@ def test_close_from_another_thread_ends_a_blocked_receive_with_none(env: Any, cl
     other = env.connect().session().consumer(Q)
     message = other.receive(timeout=5.0)
     assert message is not None and message.body == "after close"
+
+
+def test_an_interrupt_left_by_a_close_does_not_end_another_receive_early(env: Any) -> None:
+    # a close that interrupts a receive which has just ended leaves the interrupt on the
+    # session's connection: the next receive of another consumer waits on regardless
+    env.define_queue(Q)
+    env.define_queue("RCV.OTHER")
+    session = env.connect().session()
+    closing = session.consumer(Q)
+    other = session.consumer("RCV.OTHER")
+    from mqjms.semantics.contract import interrupt_wait
+
+    interrupt_wait(session.mq)  # as a close does when the receive it meant has ended
+    closing.close()
+    factory = env.factory()
+
+    def send_later() -> None:
+        time.sleep(0.3)
+        with factory.connect() as connection, connection.session() as sender:
+            sender.producer("RCV.OTHER").send("later")
+
+    thread = threading.Thread(target=send_later, daemon=True)
+    thread.start()
+    message = other.receive(timeout=10.0)
+    thread.join(5)
+    assert message is not None and message.body == "later"
