@@ -141,11 +141,14 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
             _deliver(hconn, delivery, until_suspended=True)
         finally:
             delivery.thread = None
-        if delivery.suspended:  # a callback suspended it: nothing in this thread resumes
+        active = [c for c in delivery.consumers.values() if c.number is not None]
+        if delivery.suspended or all(consumer.suspended for consumer in active):
+            # nothing in this thread could resume it (IBM's MQRC_CONNECTION_SUSPENDED)
             raise MQError(
                 C.MQCC_WARNING,
                 CMQC.MQRC_CONNECTION_SUSPENDED,
-                "MQCTL MQOP_START_WAIT returned: delivery was suspended",
+                "MQCTL MQOP_START_WAIT returned: delivery was suspended, or no consumer is "
+                "registered and not suspended",
             )
     elif operation == CMQC.MQOP_STOP:
         delivery.stop.set()
@@ -166,9 +169,11 @@ def _deliver(hconn: Hconn, delivery: Delivery, *, until_suspended: bool = False)
     """The delivery loop: each message consumer gets in turn until stopped (or, for
     MQOP_START_WAIT, suspended)."""
     while not delivery.stop.is_set() and not hconn.closed:
-        if until_suspended and delivery.suspended:
-            return
         consumers = [c for c in delivery.consumers.values() if c.number is not None]
+        if until_suspended and (
+            delivery.suspended or all(consumer.suspended for consumer in consumers)
+        ):
+            return  # IBM: suspended, or every consumer deregistered or suspended
         if not consumers or delivery.suspended:
             delivery.stop.wait(0.05 if delivery.suspended else 0.1)
             continue

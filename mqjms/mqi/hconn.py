@@ -124,10 +124,11 @@ class Hconn:
         name the program connected with, or one :mod:`.routing` sends to the same URL):
         the embedded queue manager and a broker have no channels to another one, so a
         queue there is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, never a local queue of that name
-        (a reply meant for another queue manager must not land here). On ``mq://`` the
-        transport opens queues by name on its own queue manager, as before."""
+        (a reply meant for another queue manager must not land here). On ``mq://`` too:
+        the transport opens queues by name on the queue manager it is connected to, and
+        does not pass the name on to be routed."""
         name = object_qmgr.strip()
-        if not name or routing.scheme(self.url) == "mq":
+        if not name:
             return
         routed = routing.routes().qmgrs.get(name)
         local = (self.qmgr_name, self.connected_as, self.connected_as.lstrip("*"))

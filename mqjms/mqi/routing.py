@@ -104,14 +104,9 @@ def routes() -> Routes:
     return _routes
 
 
-def scheme(url: str) -> str:
-    """The transport scheme of ``url`` (``embedded``, ``stomp``, ``mq``...), lower case."""
-    return url.split(":", 1)[0].lower() if ":" in url else ""
-
-
 def describe(url: str) -> str:
     """A URL as it may appear in a log line or an error (no password)."""
     return redact(url)
 
 
-__all__ = ["PoisonMode", "Routes", "configure", "describe", "reset", "routes", "scheme"]
+__all__ = ["PoisonMode", "Routes", "configure", "describe", "reset", "routes"]

@@ -57,7 +57,9 @@ class BrowseReader(DataSourceReader):
             while (got := conn.get(handle, browse=cursor)) is not None:
                 position += 1
                 cursor = Browse.NEXT
-                yield columns.row(position, got[0], got[1], self.options.queue)
+                yield columns.row(
+                    position, got[0], got[1], self.options.queue, self.options.include_raw
+                )
             conn.close(handle)
         finally:
             conn.disconnect()

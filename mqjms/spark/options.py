@@ -57,6 +57,13 @@ def _flag(value: object, name: str = "includeRaw") -> bool:
     raise ValueError(f"option {name} must be true or false, not {value!r}")
 
 
+def include_raw(options: Mapping[str, Any]) -> bool:
+    """The ``includeRaw`` option (any case of its name), read one way for the schema and
+    for the readers."""
+    found = next((v for k, v in options.items() if str(k).lower() == "includeraw"), "false")
+    return _flag(found)
+
+
 def _positive(options: Mapping[str, Any], name: str, default: int) -> int:
     raw = options.get(name)
     if raw is None or str(raw).strip() == "":
@@ -105,7 +112,7 @@ class SourceOptions:
             staging=opts.get("staging") or None,
             max_batch=_positive(opts, "maxmessagesperbatch", DEFAULT_MAX_BATCH),
             partitions=_positive(opts, "numpartitions", DEFAULT_PARTITIONS),
-            include_raw=_flag(opts.get("includeraw", "false")),
+            include_raw=include_raw(opts),
         )
 
     def __repr__(self) -> str:

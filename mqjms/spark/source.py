@@ -44,7 +44,7 @@ from mqjms.transport import Connection, Handle, connect
 from mqjms.transport.url import redact
 
 from . import arrow, columns, failures, isolation
-from .options import SourceOptions
+from .options import SourceOptions, include_raw
 from .staging import STEP, Meta, Staging
 
 log = get_logger("mqjms.spark")
@@ -62,8 +62,7 @@ class MqjmsDataSource(DataSource):
         return "mqjms"
 
     def schema(self) -> str:
-        raw = str(self.options.get("includeRaw", "false")).lower() == "true"
-        return columns.SCHEMA + (columns.RAW_COLUMNS if raw else "")
+        return columns.SCHEMA + (columns.RAW_COLUMNS if include_raw(self.options) else "")
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         return QueueStreamReader(SourceOptions.parse(self.options, streaming=True), schema)

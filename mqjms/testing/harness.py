@@ -131,7 +131,7 @@ class TestQueueManager:
     def publish(self, topic: str, body: str | bytes | Message, **md_fields: Any) -> MQMD:
         """Publish on ``topic`` (a topic string), as :meth:`put` puts: a copy to every
         subscription that matches; returns the MQMD as published."""
-        md, data = _encode(topic, body, md_fields)
+        md, data = _encode(Topic(topic), body, md_fields)  # a Message's jms.Dst: topic://
 
         def publish(conn: Connection) -> MQMD:
             handle = subscriber(conn).open_topic(topic, C.MQOO_OUTPUT)
@@ -268,10 +268,10 @@ class TestQueueManager:
 
 
 def _encode(
-    queue: str, body: str | bytes | Message, md_fields: dict[str, Any]
+    queue: str | Topic, body: str | bytes | Message, md_fields: dict[str, Any]
 ) -> tuple[MQMD, bytes]:
     if isinstance(body, Message):
-        md, data = to_mq(body, destination_of(queue))  # a topic's messages are written alike
+        md, data = to_mq(body, destination_of(queue))
         return md.copy(**md_fields), data
     if isinstance(body, str):
         fields = {"Format": C.MQFMT_STRING, "CodedCharSetId": C.CCSID_UTF8, **md_fields}

@@ -79,3 +79,24 @@ def test_start_wait_returns_2521_when_a_callback_suspends(mq: ModuleType, env: M
         qmgr.ctl(mq.CMQC.MQOP_START_WAIT, mq.CTLO())
     assert (caught.value.comp, caught.value.reason) == (1, mq.CMQC.MQRC_CONNECTION_SUSPENDED)
     assert got == [b"one"] and env.depth(Q) == 1
+
+
+def test_start_wait_returns_2521_when_its_last_consumer_deregisters(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM's 2521: "all consumers have been either unregistered or suspended"; it waited
+    # for ever with no consumer left
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+
+    def callback(**kwargs: Any) -> None:
+        if kwargs["cbc"].CallType == mq.CMQC.MQCBCT_MSG_REMOVED:
+            kwargs["queue"].cb(operation=mq.CMQC.MQOP_DEREGISTER)
+
+    env.put_raw(Q, b"one")
+    cbd = mq.CBD()
+    cbd.CallbackFunction = callback
+    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=500)
+    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
+    with pytest.raises(mq.MQMIError) as caught:
+        qmgr.ctl(mq.CMQC.MQOP_START_WAIT, mq.CTLO())
+    assert caught.value.reason == mq.CMQC.MQRC_CONNECTION_SUSPENDED

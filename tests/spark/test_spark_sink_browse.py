@@ -199,3 +199,18 @@ def test_a_read_of_an_unknown_queue_fails_as_it_is_planned_naming_it(
     text = str(caught.value)
     assert "spark.read of 'NOPE'" in text and "mqjms/qmgr/" not in text
     queues.close()
+
+
+@pytest.mark.parametrize("flag", ["true", "yes"])
+def test_a_browse_with_include_raw_has_the_raw_columns(
+    spark: Any, tmp_path: Path, flag: str
+) -> None:
+    # the batch read ignored includeRaw (its rows lacked the columns the schema had, and
+    # the task failed in zip), and "yes" was true for the readers but not for the schema
+    queues = Queues("embedded", tmp_path)
+    queues.define("Q")
+    queues.put_text("Q", "hello")
+    reader = spark.read.format("mqjms").option("url", queues.url).option("queue", "Q")
+    [row] = reader.option("includeRaw", flag).load().collect()
+    assert row["text"] == "hello" and MQMD.unpack(bytes(row["mqmd"])).Format.strip() == "MQSTR"
+    queues.close()

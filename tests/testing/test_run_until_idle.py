@@ -232,3 +232,17 @@ def test_a_consumer_waiting_for_its_turn_holds_nothing(orders: TestQueueManager)
         orders.send(IN, "good", "invalid", "flaky", "last")
         summary = orders.run_until_idle(app)
         assert (summary.committed, summary.moved, summary.backed_out) == (3, 1, 1)
+
+
+def test_a_message_published_through_the_harness_names_its_topic(tmp_path) -> None:
+    # TestQueueManager.publish of a Message wrote jms.Dst as queue:///<topic string>
+    from mqjms.jms.message import make_message
+    from mqjms.testing import TestQueueManager
+
+    mq = TestQueueManager(f"embedded://{tmp_path}/qm")
+    with mqjms.ConnectionFactory(mq.url).connect() as connection:
+        session = connection.session()
+        consumer = session.consumer(session.topic("harness/prices"))
+        mq.publish("harness/prices", make_message("EUR 1.08", None))
+        message = consumer.receive(timeout=5.0)
+    assert message is not None and message.jms_destination == "topic://harness/prices"
