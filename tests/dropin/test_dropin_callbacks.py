@@ -58,6 +58,18 @@ def test_suspend_pauses_delivery_and_resume_goes_on(mq: ModuleType, env: MQEnv, 
         qmgr.ctl(mq.CMQC.MQOP_STOP, mq.CTLO())
 
 
+def _start_wait_failing(mq: ModuleType, qmgr: Any, queue: Any, callback: Any) -> Any:
+    """Register ``callback`` on ``queue`` and MQCTL MQOP_START_WAIT: the MQMIError it ends
+    with (pytest's ExceptionInfo)."""
+    cbd = mq.CBD()
+    cbd.CallbackFunction = callback
+    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=500)
+    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
+    with pytest.raises(mq.MQMIError) as caught:
+        qmgr.ctl(mq.CMQC.MQOP_START_WAIT, mq.CTLO())
+    return caught
+
+
 def test_start_wait_returns_2521_when_a_callback_suspends(mq: ModuleType, env: MQEnv, qmgr) -> None:
     # MQOP_START_WAIT delivers in the calling thread: suspended, nothing there could
     # resume it, and it waited for ever; IBM MQ returns MQRC_CONNECTION_SUSPENDED
@@ -71,12 +83,7 @@ def test_start_wait_returns_2521_when_a_callback_suspends(mq: ModuleType, env: M
     env.put_raw(Q, b"one")
     env.put_raw(Q, b"two")
     queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
-    cbd = mq.CBD()
-    cbd.CallbackFunction = callback
-    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=500)
-    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
-    with pytest.raises(mq.MQMIError) as caught:
-        qmgr.ctl(mq.CMQC.MQOP_START_WAIT, mq.CTLO())
+    caught = _start_wait_failing(mq, qmgr, queue, callback)
     assert (caught.value.comp, caught.value.reason) == (1, mq.CMQC.MQRC_CONNECTION_SUSPENDED)
     assert got == [b"one"] and env.depth(Q) == 1
 
@@ -93,10 +100,5 @@ def test_start_wait_returns_2521_when_its_last_consumer_deregisters(
             kwargs["queue"].cb(operation=mq.CMQC.MQOP_DEREGISTER)
 
     env.put_raw(Q, b"one")
-    cbd = mq.CBD()
-    cbd.CallbackFunction = callback
-    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=500)
-    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
-    with pytest.raises(mq.MQMIError) as caught:
-        qmgr.ctl(mq.CMQC.MQOP_START_WAIT, mq.CTLO())
+    caught = _start_wait_failing(mq, qmgr, queue, callback)
     assert caught.value.reason == mq.CMQC.MQRC_CONNECTION_SUSPENDED
