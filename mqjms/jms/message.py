@@ -416,7 +416,9 @@ def to_mq(
         ("priority", priority),
         ("time_to_live", time_to_live),
     ):
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        if type(value) is not int and (  # the usual case first: every send comes here
+            not isinstance(value, numbers.Integral) or isinstance(value, bool)
+        ):
             raise TypeError(f"{name} must be an int, not {type(value).__name__} {value!r}")
     # a numpy or pandas integer (a DataFrame's column) is taken as the int it holds
     delivery_mode, priority, time_to_live = int(delivery_mode), int(priority), int(time_to_live)
