@@ -89,7 +89,7 @@ class MessageProducer:
                     raise InvalidDestinationException(f"{exc.detail} ({exc.reason_name})") from None
                 handle = subscriber(mq).open_topic(target.name, options)
             else:
-                handle = mq.open(target.name, options)
+                handle = mq.open(target.name, options, qmgr=target.qmgr)
             self._handles[target.uri] = handle
         return handle
 

@@ -31,6 +31,7 @@ from mqjms.semantics.attributes import (
     QTYPE_CODES,
     QUEUE_ATTR_BY_NAME,
     QUEUE_ATTR_BY_SELECTOR,
+    REMOTE,
     inquire_value,
 )
 from mqjms.semantics.inquire import QMGR_FACTS
@@ -42,7 +43,12 @@ log = get_logger("mqjms.mqi")
 Params = Mapping[int, Any]
 Response = dict[int, Any]
 
-_TYPES = {CMQC.MQQT_LOCAL: LOCAL, CMQC.MQQT_ALIAS: ALIAS, CMQC.MQQT_MODEL: MODEL}
+_TYPES = {
+    CMQC.MQQT_LOCAL: LOCAL,
+    CMQC.MQQT_ALIAS: ALIAS,
+    CMQC.MQQT_MODEL: MODEL,
+    CMQC.MQQT_REMOTE: REMOTE,
+}
 _STATUS = (
     CMQC.MQIA_CURRENT_Q_DEPTH,
     CMQC.MQIA_OPEN_INPUT_COUNT,
@@ -225,7 +231,7 @@ def _create_q(conn: Connection, command: str, params: Params) -> list[Response]:
     like = _text(params[CMQCFC.MQCACF_FROM_Q_NAME]) if copying else None
     qtype = _TYPES.get(int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)))
     if qtype is None:
-        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, "only local, alias and model queues")
+        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, "only local, alias, model and remote queues")
     replace = int(params.get(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO)) == CMQCFC.MQRP_YES
     attrs = _mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS)
     qm.define_queue(qtype, name, attrs, like=like, replace=replace)

@@ -119,25 +119,20 @@ class Hconn:
     def qmgr_name(self) -> str:
         return self.conn.qmgr_name
 
-    def check_local(self, object_qmgr: str) -> None:
-        """An MQOD's ObjectQMgrName must name this queue manager (blank, its name, the
-        name the program connected with, or one :mod:`.routing` sends to the same URL):
-        the embedded queue manager and a broker have no channels to another one, so a
-        queue there is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR, never a local queue of that name
-        (a reply meant for another queue manager must not land here). On ``mq://`` too:
-        the transport opens queues by name on the queue manager it is connected to, and
-        does not pass the name on to be routed."""
+    def remote_qmgr(self, object_qmgr: str) -> str:
+        """An MQOD's ObjectQMgrName, blank when it names this queue manager (blank, its
+        name, the name the program connected with, or one :mod:`.routing` sends to the
+        same URL). Another name goes to the transport, which routes it as MQ does: the
+        embedded queue manager through a transmission queue, IBM MQ itself; a broker has
+        no other queue manager (2087 MQRC_UNKNOWN_REMOTE_Q_MGR)."""
         name = object_qmgr.strip()
         if not name:
-            return
+            return ""
         routed = routing.routes().qmgrs.get(name)
         local = (self.qmgr_name, self.connected_as, self.connected_as.lstrip("*"))
-        if name not in local and routed != self.url:
-            raise failed(
-                C.MQRC_UNKNOWN_REMOTE_Q_MGR,
-                f"ObjectQMgrName {name!r} is not this queue manager ({self.qmgr_name!r}), and "
-                "mqjms has no channels to another one",
-            )
+        if name in local or routed == self.url:
+            return ""
+        return name
 
     # ------------------------------------------------------------------ calls
     @contextlib.contextmanager

@@ -8,7 +8,9 @@ one opened without MQOO_INQUIRE cannot be inquired (2038). Opening a model queue
 a dynamic queue named from DynamicQName, and its name is written into the program's
 ``od.ObjectName`` (48 bytes, blank-padded: programs ``.strip()`` it); ResolvedQName and
 ResolvedQMgrName are written as MQ writes them for a version 3 MQOD and up. An
-ObjectQMgrName naming another queue manager is 2087 (mqjms has no channels).
+ObjectQMgrName naming another queue manager opens a remote queue, to put to: the
+transport routes it (the embedded queue manager to a transmission queue, see
+:mod:`mqjms.qmgr.remote`; 2087 where there is no route).
 """
 
 from __future__ import annotations
@@ -54,15 +56,15 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
                 f"opening an object of type {object_type} (only queues, topics and the "
                 "queue manager) is not supported by mqjms's MQI",
             )
-        hconn.check_local(fields.text(getattr(od, "ObjectQMgrName", b"")))
+        qmgr = hconn.remote_qmgr(fields.text(getattr(od, "ObjectQMgrName", b"")))
         dynamic = fields.text(getattr(od, "DynamicQName", b"")) or DEFAULT_DYNAMIC_NAME
-        handle = conn.open(name, options, dynamic_name=dynamic)
+        handle = conn.open(name, options, dynamic_name=dynamic, qmgr=qmgr)
         written: dict[str, object] = {}
         if handle.name != name:  # a model queue: the dynamic queue created
             written["ObjectName"] = handle.name
         if fields.option(od, "Version", 1) >= 3:
             written["ResolvedQName"] = handle.resolved_name
-            written["ResolvedQMgrName"] = conn.qmgr_name
+            written["ResolvedQMgrName"] = handle.resolved_qmgr or conn.qmgr_name
         if fields.option(od, "Version", 1) >= 4:
             written["ResolvedType"] = CMQC.MQOT_Q
         _write(od, written)

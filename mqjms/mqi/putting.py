@@ -68,8 +68,16 @@ def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
             finally:
                 conn.close(topic)
             return
-        hconn.check_local(fields.text(getattr(od, "ObjectQMgrName", b"")))
-        _put(hconn, conn, name, md, pmo, data)
+        qmgr = hconn.remote_qmgr(fields.text(getattr(od, "ObjectQMgrName", b"")))
+        if not qmgr:
+            _put(hconn, conn, name, md, pmo, data)
+            return
+        # another queue manager's queue: MQPUT1 is MQOPEN, MQPUT and MQCLOSE
+        handle = conn.open(name, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT, qmgr=qmgr)
+        try:
+            _put(hconn, conn, handle, md, pmo, data)
+        finally:
+            conn.close(handle)
 
 
 def _put(
@@ -170,11 +178,12 @@ def _pmo_into(pmo: Any, target: str | Handle, qmgr: str) -> None:
     if pmo is None:
         return
     resolved = target.resolved_name if isinstance(target, Handle) else target
+    remote = target.resolved_qmgr if isinstance(target, Handle) else ""
     values: dict[str, object] = {
         "ResolvedQName": resolved,
-        "ResolvedQMgrName": qmgr,
-        "KnownDestCount": 1,
-        "UnknownDestCount": 0,
+        "ResolvedQMgrName": remote or qmgr,
+        "KnownDestCount": 0 if remote else 1,  # a remote queue's message is "unknown"
+        "UnknownDestCount": 1 if remote else 0,
         "InvalidDestCount": 0,
     }
     for name, value in values.items():

@@ -27,6 +27,7 @@ from mqjms.semantics.attributes import (
     QUEUE_ATTR_BY_NAME,
     QUEUE_ATTRS,
     QUEUE_TYPES,
+    REMOTE,
     default_queue_attrs,
     normalize,
     normalize_process_attrs,
@@ -45,6 +46,7 @@ SYSTEM_DEFAULTS = {
     LOCAL: "SYSTEM.DEFAULT.LOCAL.QUEUE",
     ALIAS: "SYSTEM.DEFAULT.ALIAS.QUEUE",
     MODEL: "SYSTEM.DEFAULT.MODEL.QUEUE",
+    REMOTE: "SYSTEM.DEFAULT.REMOTE.QUEUE",
 }
 
 
@@ -82,13 +84,15 @@ class Administration:
         like: str | None = None,
         replace: bool = False,
     ) -> None:
-        """DEFINE QLOCAL|QALIAS|QMODEL(name) [LIKE(q)] [REPLACE] attrs."""
+        """DEFINE QLOCAL|QALIAS|QMODEL|QREMOTE(name) [LIKE(q)] [REPLACE] attrs."""
         qtype = queue_type(qtype)
         validate_name(name)
         given = normalize_queue_attrs(qtype, attrs or {})
         with self._writing() as tx:
             base_name = like or SYSTEM_DEFAULTS[qtype]
             base = catalog.load(tx.db, base_name)
+            if base is None and like is None:  # made before mqjms had it: MQ's defaults
+                base = catalog.QueueRow(base_name, qtype, {}, 0, None, None)
             if base is None:
                 raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"LIKE queue {base_name!r} is not defined")
             if like and base.qtype != qtype:
@@ -121,7 +125,7 @@ class Administration:
         log.info("qmgr.queue_defined", queue=name, qtype=qtype, replace=replace)
 
     def alter_queue(self, name: str, attrs: Mapping[str, object], qtype: str | None = None) -> None:
-        """ALTER QLOCAL|QALIAS|QMODEL(name) attrs."""
+        """ALTER QLOCAL|QALIAS|QMODEL|QREMOTE(name) attrs."""
         validate_name(name)
         with self._writing() as tx:
             found = _require_queue(tx, name, qtype)
@@ -170,7 +174,7 @@ class Administration:
     def display_queues(
         self, pattern: str = "*", qtype: str = "QUEUE", attrs: Sequence[str] | None = None
     ) -> list[dict[str, int | str | bool]]:
-        """DISPLAY QUEUE|QLOCAL|QALIAS|QMODEL(pattern) [ALL | attrs]: one dict per queue,
+        """DISPLAY QUEUE|QLOCAL|QALIAS|QMODEL|QREMOTE(pattern) [ALL | attrs]: one dict per queue,
         in MQSC order (QUEUE, TYPE, then the attributes). ``attrs=None`` means ALL."""
         wanted = [a.upper() for a in attrs] if attrs is not None else None
         if wanted is not None:

@@ -24,13 +24,20 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.semantics import Capability, Handle
-from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, default_queue_attrs, validate_name
+from mqjms.semantics.attributes import (
+    ALIAS,
+    LOCAL,
+    MODEL,
+    REMOTE,
+    default_queue_attrs,
+    validate_name,
+)
 from mqjms.semantics.checks import input_mode
 from mqjms.semantics.definitions import AttrValue, QueueDefinition
 from mqjms.semantics.inquire import inquire_queue
 from mqjms.semantics.put import PutIdentity
 
-from . import bells, catalog, meta, owners, queues, store, triggers, wakeup
+from . import bells, catalog, meta, owners, queues, remote, store, triggers, wakeup
 from .connection_state import UnitOfWorkState
 from .delivery import Cursor
 from .failures import translating
@@ -41,6 +48,7 @@ from .manager import QueueManager
 from .reserving import Reserving
 from .subscribing import Subscribing
 from .syncpoint import UnitOfWork
+from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
 
@@ -122,26 +130,29 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         return self.qm.db_file
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
-    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
-        """MQOPEN. Opening a model queue creates a dynamic queue named from ``dynamic_name``."""
+    def _open(self, queue: str, options: int, dynamic_name: str, qmgr: str) -> Handle:
+        """MQOPEN. Opening a model queue creates a dynamic queue named from ``dynamic_name``;
+        a remote queue (``qmgr``, or a QREMOTE) is opened to put to (remote.py)."""
         if self.qm.read_only:
-            return self._open_read_only(queue, options)
+            return self._open_read_only(queue, options, qmgr)
         try:
             with self._session():
-                return self._with_room(lambda: self._open_queue(queue, options, dynamic_name))
+                return self._with_room(lambda: self._open_queue(queue, options, dynamic_name, qmgr))
         except MQError as exc:
             # an exclusive user may be a process that died: back its work out, then retry
             if exc.reason != C.MQRC_OBJECT_IN_USE or not self.qm.recover_abandoned(force=True):
                 raise
             with self._session():
-                return self._with_room(lambda: self._open_queue(queue, options, dynamic_name))
+                return self._with_room(lambda: self._open_queue(queue, options, dynamic_name, qmgr))
 
-    def _open_read_only(self, queue: str, options: int) -> Handle:
+    def _open_read_only(self, queue: str, options: int, qmgr: str) -> Handle:
         """MQOPEN on a read-only queue manager: for browse and inquire only, not recorded."""
-        if options & (C.MQOO_INPUT_MASK | C.MQOO_OUTPUT | C.MQOO_SET):
+        if options & (C.MQOO_INPUT_MASK | C.MQOO_OUTPUT | C.MQOO_SET) or qmgr:
             self._refuse_if_read_only("not opened for input, output or set")
         with self._session(), self._reading() as tx:
             named, base = catalog.resolve(tx.db, queue)
+            if base.qtype == REMOTE:
+                remote.check_open(options, queue, definition=named.qtype == REMOTE)
             if named.qtype == MODEL:
                 self._refuse_if_read_only("no dynamic queue can be created")
             self._local_hobj -= 1  # no handles row: numbered apart from the database's
@@ -152,16 +163,27 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
             self._cursors[handle.hobj] = None
         return handle
 
-    def _open_queue(self, queue: str, options: int, dynamic_name: str) -> Handle:
+    def _open_queue(self, queue: str, options: int, dynamic_name: str, qmgr: str) -> Handle:
         with self._writing(durable=False) as tx:
             db = tx.db
+            if qmgr:
+                to = remote.to_qmgr(tx, queue, qmgr)
+                if to.route is not None:
+                    return self._open_remote(tx, queue, options, to, qmgr)
+                # an alias of this queue manager: the queue is a local one
             named = catalog.require(db, queue)
+            if named.qtype == REMOTE:
+                resolved = remote.definition(tx, named, named)
+                return self._open_remote(tx, queue, options, resolved, "")
             created = named.qtype == MODEL
             if created:
                 named = self._create_dynamic(db, named, dynamic_name)
             base = named
             if named.qtype == ALIAS:
                 named, base = catalog.resolve(db, queue)
+                if base.qtype == REMOTE:
+                    resolved = remote.definition(tx, named, base)
+                    return self._open_remote(tx, queue, options, resolved, "")
             effective = options
             first_input = False
             if options & C.MQOO_INPUT_MASK:
@@ -180,6 +202,34 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self._cursors[hobj] = None
         if created and named.deftype == "TEMPDYN":
             self._creators.add(hobj)
+        return handle
+
+    def _open_remote(
+        self, tx: Transaction, queue: str, options: int, to: remote.Resolved, qmgr: str
+    ) -> Handle:
+        """MQOPEN of a remote queue (another queue manager's name, or a QREMOTE): to put
+        to, and a definition here to inquire too. A QREMOTE that leads back to this queue
+        manager puts to the local queue it names."""
+        remote.check_open(options, queue, definition=not qmgr)
+        if to.route is not None:
+            resolved_name, resolved_qmgr = to.route.queue, to.route.qmgr
+        else:
+            resolved_name, resolved_qmgr = to.base.name, ""
+        cur = tx.db.execute(  # counted in the OPPROCS of the queue the messages go to
+            "INSERT INTO handles (conn, queue, options) VALUES (?,?,?)",
+            (self.id, to.base.name, options),
+        )
+        hobj = int(cur.lastrowid or 0)
+        handle = Handle(
+            name=queue,
+            resolved_name=resolved_name,
+            options=options,
+            hobj=hobj,
+            qmgr=qmgr,
+            resolved_qmgr=resolved_qmgr,
+        )
+        self._handles[hobj] = handle
+        self._cursors[hobj] = None
         return handle
 
     def _create_dynamic(

@@ -51,6 +51,7 @@ from mqjms.semantics.attributes import (
     LOCAL,
     MODEL,
     QMGR_ATTRS,
+    REMOTE,
     default_queue_attrs,
     validate_name,
 )
@@ -85,6 +86,7 @@ DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
     (LOCAL, "SYSTEM.DEFAULT.LOCAL.QUEUE", {}),
     (ALIAS, "SYSTEM.DEFAULT.ALIAS.QUEUE", {}),
     (MODEL, "SYSTEM.DEFAULT.MODEL.QUEUE", {}),
+    (REMOTE, "SYSTEM.DEFAULT.REMOTE.QUEUE", {}),
     (MODEL, "SYSTEM.DURABLE.MODEL.QUEUE", {"DEFTYPE": "PERMDYN"}),
     (MODEL, "SYSTEM.NDURABLE.MODEL.QUEUE", {}),
     (

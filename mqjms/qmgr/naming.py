@@ -7,10 +7,15 @@ import fnmatch
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
-from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL
+from mqjms.semantics.attributes import ALIAS, LOCAL, MODEL, REMOTE
 
 #: The queue types' keywords and their abbreviations (DEFINE QL(...)).
-QUEUE_KEYWORDS: dict[str, tuple[str, ...]] = {LOCAL: ("QL",), ALIAS: ("QA",), MODEL: ("QM",)}
+QUEUE_KEYWORDS: dict[str, tuple[str, ...]] = {
+    LOCAL: ("QL",),
+    ALIAS: ("QA",),
+    MODEL: ("QM",),
+    REMOTE: ("QR",),
+}
 #: Every way to write a queue type, to its canonical keyword.
 QUEUE_TYPE_NAMES: dict[str, str] = {
     spelling: qtype
@@ -20,10 +25,12 @@ QUEUE_TYPE_NAMES: dict[str, str] = {
 
 
 def queue_type(keyword: str) -> str:
-    """The canonical queue type (QLOCAL, QALIAS, QMODEL) for any spelling of it."""
+    """The canonical queue type (QLOCAL, QALIAS, QMODEL, QREMOTE) for any spelling of it."""
     qtype = QUEUE_TYPE_NAMES.get(keyword.upper())
     if qtype is None:
-        raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, f"{keyword} is not QLOCAL, QALIAS or QMODEL")
+        raise failed(
+            C.MQRCCF_OBJECT_WRONG_TYPE, f"{keyword} is not QLOCAL, QALIAS, QMODEL or QREMOTE"
+        )
     return qtype
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
+from mqjms.semantics.attributes import REMOTE
 from mqjms.semantics.emulated import PutRequest
 from mqjms.semantics.put import priority_warning, set_context
 
-from . import catalog, queues, reporting
+from . import catalog, queues, remote, reporting
 from .connection_state import ConnectionState
 from .failures import StorageError, translating
 from .getting import NeedsDurability
@@ -90,8 +91,14 @@ class Putting(ConnectionState):
         work under syncpoint, else available at COMMIT); returns the MQMD as put."""
         out = md.copy()
         set_context(out, request.context, self.identity, tx.now)
-        named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
-        tx.knows_qmgr_attrs(qmgr_attrs)
+        route = None
+        if request.qmgr:  # ObjectQMgrName another queue manager: see remote.py
+            named, base, route = remote.to_qmgr(tx, name, request.qmgr)
+        else:
+            named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
+            tx.knows_qmgr_attrs(qmgr_attrs)
+            if base.qtype == REMOTE:
+                named, base, route = remote.definition(tx, named, base)
         uow = self.id if request.syncpoint else None
         stored = queues.put_message(
             tx,
@@ -102,8 +109,10 @@ class Putting(ConnectionState):
             uow=uow,
             new_msg_id=request.new_msg_id,
             by_application=True,
+            route=route,
         )
         if stored.Report & C.MQRO_COA_MASK and base.attrs.get("USAGE") != "XMITQ":
-            # on its queue now (a transmission queue is not where it arrives)
+            # on its queue now (a transmission queue, remote queues' way, is not where it
+            # arrives)
             reporting.confirm(tx, stored, data, reporting.COA, uow=uow)
         return stored

@@ -12,7 +12,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics.attributes import MODEL
+from mqjms.semantics.attributes import MODEL, REMOTE
 from mqjms.semantics.put import (
     check_depth,
     check_md_for_put,
@@ -21,7 +21,7 @@ from mqjms.semantics.put import (
     resolve_defaults,
 )
 
-from . import catalog, messages, store, triggers, xmitq
+from . import catalog, messages, remote, store, triggers, xmitq
 from .catalog import QueueRow
 from .transaction import Transaction
 
@@ -39,9 +39,14 @@ def put_message(
     new_msg_id: bool,
     release_on_backout: bool = False,
     by_application: bool = False,
+    route: remote.Route | None = None,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
-    once when None), with the trigger messages it causes; returns the MQMD as stored.
+    once when None), with the trigger messages it causes; returns the MQMD as put.
+
+    A message for a remote queue (``base`` a QREMOTE, or ``route`` given with ``base``
+    its transmission queue) is stored on the transmission queue behind an MQXQH
+    (:mod:`.remote`); the MQMD returned is the message's own, as the putter sees it.
 
     The MQMD keeps the putter's Priority; where the message is placed, and what trigger
     conditions compare with TRIGMPRI, is :func:`~mqjms.semantics.put.queue_priority`.
@@ -51,8 +56,14 @@ def put_message(
             C.MQRC_Q_TYPE_ERROR, f"{named.name!r} is a model queue: open it to get a dynamic queue"
         )
     check_md_for_put(md)
-    xmitq.check_put(md, data, base.name, base.attrs.get("USAGE"))
-    check_put_allowed(named, base, len(data), int(tx.qmgr_attr("MAXMSGL")))
+    if base.qtype == REMOTE:
+        named, base, route = remote.definition(tx, named, base)
+    length = len(data)
+    if route is None:
+        xmitq.check_put(md, data, base.name, base.attrs.get("USAGE"))
+    else:
+        length += remote.header_length(md)
+    check_put_allowed(named, base, length, int(tx.qmgr_attr("MAXMSGL")))
     check_depth(base, base.depth)
     resolve_defaults(
         md,
@@ -62,6 +73,9 @@ def put_message(
         new_msg_id=new_msg_id,
         msg_ids=messages.make_msg_id,
     )
+    put = md
+    if route is not None:  # seed 000 note 9: the same Expiry in both MQMDs
+        md, data = remote.wrap(tx, route, md, data)
     if by_application and base.deftype == "TEMPDYN" and md.Persistence == C.MQPER_PERSISTENT:
         # MQPUT/MQPUT1: a temporary dynamic queue holds no persistent message (the
         # queue manager's own copies, publications to a non-durable subscription's
@@ -89,7 +103,7 @@ def put_message(
     base.depth += 1
     if uow is None:
         tx.wake_getters()
-    return md
+    return put
 
 
 def write_trigger_messages(tx: Transaction, decided: list[triggers.TriggerMessage]) -> None:

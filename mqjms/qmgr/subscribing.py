@@ -142,7 +142,7 @@ class Subscribing(ConnectionState):
                 row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))
         if row.managed:
             try:
-                handle = self._open(row.dest, MANAGED_OPEN, DEFAULT_DYNAMIC_NAME)
+                handle = self._open(row.dest, MANAGED_OPEN, DEFAULT_DYNAMIC_NAME, "")
             except BaseException:
                 with self._session():
                     self._with_room(lambda: self._unsubscribe(hsub, row.name, remove=False))

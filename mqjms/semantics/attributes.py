@@ -17,8 +17,14 @@ from mqjms.mq.errors import MQError, failed
 LOCAL = "QLOCAL"
 ALIAS = "QALIAS"
 MODEL = "QMODEL"
-QUEUE_TYPES = (LOCAL, ALIAS, MODEL)
-QTYPE_CODES = {LOCAL: C.MQQT_LOCAL, ALIAS: C.MQQT_ALIAS, MODEL: C.MQQT_MODEL}
+REMOTE = "QREMOTE"  # a local definition of a remote queue, or a queue manager alias
+QUEUE_TYPES = (LOCAL, ALIAS, MODEL, REMOTE)
+QTYPE_CODES = {
+    LOCAL: C.MQQT_LOCAL,
+    ALIAS: C.MQQT_ALIAS,
+    MODEL: C.MQQT_MODEL,
+    REMOTE: C.MQQT_REMOTE,
+}
 
 INT = "int"
 TEXT = "text"
@@ -44,14 +50,15 @@ class Attr:
 
 
 _LM = (LOCAL, MODEL)
-_ALL = (LOCAL, ALIAS, MODEL)
+_ALL = (LOCAL, ALIAS, MODEL)  # the queues a program can get from
+_ANY = (LOCAL, ALIAS, MODEL, REMOTE)
 
 QUEUE_ATTRS: tuple[Attr, ...] = (
-    Attr("DESCR", TEXT, _ALL, "", length=64, selector=C.MQCA_Q_DESC),
+    Attr("DESCR", TEXT, _ANY, "", length=64, selector=C.MQCA_Q_DESC),
     Attr(
         "PUT",
         KEYWORD,
-        _ALL,
+        _ANY,
         "ENABLED",
         choices=("ENABLED", "DISABLED"),
         selector=C.MQIA_INHIBIT_PUT,
@@ -66,17 +73,30 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
         selector=C.MQIA_INHIBIT_GET,
         inquire_map=(("ENABLED", C.MQQA_GET_ALLOWED), ("DISABLED", C.MQQA_GET_INHIBITED)),
     ),
-    Attr("DEFPRTY", INT, _ALL, 0, low=0, high=9, selector=C.MQIA_DEF_PRIORITY),
+    Attr("DEFPRTY", INT, _ANY, 0, low=0, high=9, selector=C.MQIA_DEF_PRIORITY),
     Attr(
         "DEFPSIST",
         KEYWORD,
-        _ALL,
+        _ANY,
         "NO",
         choices=("NO", "YES"),
         selector=C.MQIA_DEF_PERSISTENCE,
         inquire_map=(("NO", C.MQPER_NOT_PERSISTENT), ("YES", C.MQPER_PERSISTENT)),
     ),
     Attr("TARGET", TEXT, (ALIAS,), "", length=48, selector=C.MQCA_BASE_Q_NAME, name_ref=True),
+    # QREMOTE: the queue (blank for a queue manager alias) on queue manager RQMNAME, reached
+    # through transmission queue XMITQ (blank: the one named RQMNAME, else DEFXMITQ)
+    Attr("RNAME", TEXT, (REMOTE,), "", length=48, selector=C.MQCA_REMOTE_Q_NAME, name_ref=True),
+    Attr(
+        "RQMNAME",
+        TEXT,
+        (REMOTE,),
+        "",
+        length=48,
+        selector=C.MQCA_REMOTE_Q_MGR_NAME,
+        name_ref=True,
+    ),
+    Attr("XMITQ", TEXT, (REMOTE,), "", length=48, selector=C.MQCA_XMIT_Q_NAME, name_ref=True),
     Attr("BOTHRESH", INT, _LM, 0, low=0, high=999_999_999, selector=C.MQIA_BACKOUT_THRESHOLD),
     Attr("BOQNAME", TEXT, _LM, "", length=48, selector=C.MQCA_BACKOUT_REQ_Q_NAME, name_ref=True),
     Attr(
@@ -172,7 +192,7 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
     Attr(
         "DEFPRESP",
         KEYWORD,
-        _ALL,
+        _ANY,
         "SYNC",
         choices=("SYNC", "ASYNC"),
         selector=C.MQIA_DEF_PUT_RESPONSE_TYPE,
@@ -225,10 +245,10 @@ QUEUE_ATTRS: tuple[Attr, ...] = (
     Attr("IPPROCS", INT, (LOCAL,), 0, selector=C.MQIA_OPEN_INPUT_COUNT, readonly=True),
     Attr("OPPROCS", INT, (LOCAL,), 0, selector=C.MQIA_OPEN_OUTPUT_COUNT, readonly=True),
     # When the definition was made and last changed (UTC): yyyy-mm-dd, hh.mm.ss
-    Attr("CRDATE", TEXT, _ALL, "", length=12, selector=C.MQCA_CREATION_DATE, readonly=True),
-    Attr("CRTIME", TEXT, _ALL, "", length=8, selector=C.MQCA_CREATION_TIME, readonly=True),
-    Attr("ALTDATE", TEXT, _ALL, "", length=12, selector=C.MQCA_ALTERATION_DATE, readonly=True),
-    Attr("ALTTIME", TEXT, _ALL, "", length=8, selector=C.MQCA_ALTERATION_TIME, readonly=True),
+    Attr("CRDATE", TEXT, _ANY, "", length=12, selector=C.MQCA_CREATION_DATE, readonly=True),
+    Attr("CRTIME", TEXT, _ANY, "", length=8, selector=C.MQCA_CREATION_TIME, readonly=True),
+    Attr("ALTDATE", TEXT, _ANY, "", length=12, selector=C.MQCA_ALTERATION_DATE, readonly=True),
+    Attr("ALTTIME", TEXT, _ANY, "", length=8, selector=C.MQCA_ALTERATION_TIME, readonly=True),
 )
 
 QMGR_ATTRS: tuple[Attr, ...] = (
@@ -240,6 +260,15 @@ QMGR_ATTRS: tuple[Attr, ...] = (
         "SYSTEM.DEAD.LETTER.QUEUE",
         length=48,
         selector=C.MQCA_DEAD_LETTER_Q_NAME,
+        name_ref=True,
+    ),
+    Attr(
+        "DEFXMITQ",
+        TEXT,
+        ("QMGR",),
+        "",
+        length=48,
+        selector=C.MQCA_DEF_XMIT_Q_NAME,
         name_ref=True,
     ),
     # EXPRYINT: seconds between periodic expiry scans, 0 meaning OFF (as MQSC shows it).

@@ -81,13 +81,20 @@ class Handle:
     """An open queue (hobj). ``resolved_name`` is the local queue an alias resolves to.
 
     A topic opened for publishing (:mod:`.pubsub`) is a handle too: ``topic`` is its full
-    topic string, and a put to it publishes."""
+    topic string, and a put to it publishes.
+
+    A remote queue (opened with another queue manager's name, or through a QREMOTE
+    definition) is opened to put to: ``qmgr`` is the queue manager named at the open
+    (blank: the one connected to), and ``resolved_name`` and ``resolved_qmgr`` where its
+    messages are going (``resolved_qmgr`` blank: here)."""
 
     name: str
     resolved_name: str
     options: int
     hobj: int
     topic: str | None = None
+    qmgr: str = ""
+    resolved_qmgr: str = ""
 
 
 @runtime_checkable
@@ -102,11 +109,20 @@ class Connection(Protocol):
         """What this connection offers beyond the calls below (see :class:`Capability`)."""
         ...
 
-    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+    def open(
+        self,
+        queue: str,
+        options: int,
+        *,
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
+        qmgr: str = "",
+    ) -> Handle:
         """MQOPEN with MQOO_* options; MQRC 2085 when the queue does not exist. Opening a
         model queue (:attr:`Capability.MODEL_QUEUES`) creates a dynamic queue named from
         ``dynamic_name`` (a trailing ``*`` is replaced by a unique suffix); the handle's
-        ``name`` and ``resolved_name`` are the new queue's."""
+        ``name`` and ``resolved_name`` are the new queue's. ``qmgr`` is the MQOD's
+        ObjectQMgrName: another queue manager's queue is opened to put to, and the
+        transport routes the puts (MQRC_UNKNOWN_REMOTE_Q_MGR 2087 where it cannot)."""
         ...
 
     def close(self, handle: Handle) -> None:

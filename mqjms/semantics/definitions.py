@@ -3,7 +3,9 @@
 A transport keeps its definitions its own way (the embedded queue manager in SQLite, the
 STOMP transport in configuration); :class:`QueueDefinition` is the read view the MQ rules
 need from either, and :func:`resolve` is MQ's alias rule written once: a QALIAS names
-its TARGET, which must be a local queue (else MQRC_UNKNOWN_ALIAS_BASE_Q 2082).
+its TARGET, which must be a local queue or a local definition of a remote queue (else
+MQRC_UNKNOWN_ALIAS_BASE_Q 2082). Where a QREMOTE leads is the embedded queue manager's
+business (:mod:`mqjms.qmgr.remote`); a transport without them never defines one.
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from typing import Protocol, TypeVar
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 
-from .attributes import ALIAS, LOCAL, QUEUE_ATTR_BY_NAME, validate_name
+from .attributes import ALIAS, LOCAL, QUEUE_ATTR_BY_NAME, REMOTE, validate_name
 
 AttrValue = int | str | bool
 
 
 class QueueDefinition(Protocol):
-    """A queue's type (QLOCAL, QALIAS, QMODEL) and its attributes under MQSC names."""
+    """A queue's type (QLOCAL, QALIAS, QMODEL, QREMOTE) and its attributes under MQSC names."""
 
     @property
     def name(self) -> str: ...
@@ -58,7 +60,8 @@ def require(name: str, lookup: Lookup[Q]) -> Q:
 
 
 def resolve(name: str, lookup: Lookup[Q]) -> tuple[Q, Q]:
-    """(the queue named, the local queue it resolves to). An alias resolves to its TARGET."""
+    """(the queue named, the queue it resolves to). An alias resolves to its TARGET: a
+    local queue, or a QREMOTE (which the caller routes)."""
     named = require(name, lookup)
     if named.qtype != ALIAS:
         return named, named
@@ -69,9 +72,9 @@ def resolve(name: str, lookup: Lookup[Q]) -> tuple[Q, Q]:
             C.MQRC_UNKNOWN_ALIAS_BASE_Q,
             f"alias queue {name!r} targets {target!r}, which is not defined",
         )
-    if base.qtype != LOCAL:
+    if base.qtype not in (LOCAL, REMOTE):
         raise failed(
             C.MQRC_UNKNOWN_ALIAS_BASE_Q,
-            f"alias queue {name!r} targets {target!r}, a {base.qtype}, not a local queue",
+            f"alias queue {name!r} targets {target!r}, a {base.qtype}, not a local or remote queue",
         )
     return named, base

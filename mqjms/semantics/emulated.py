@@ -58,6 +58,7 @@ class PutRequest:
     syncpoint: bool
     context: Context
     new_msg_id: bool
+    qmgr: str = ""  # the queue manager that owns the queue, when it is another one
 
 
 class EmulatedConnection(ABC):
@@ -92,13 +93,27 @@ class EmulatedConnection(ABC):
         """MQRC_HOBJ_ERROR (2019) unless ``handle`` is open on this connection."""
 
     # ------------------------------------------------------------------ the MQI calls
-    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+    def open(
+        self,
+        queue: str,
+        options: int,
+        *,
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
+        qmgr: str = "",
+    ) -> Handle:
         """MQOPEN with MQOO_* options; MQRC 2085 when the queue does not exist. Opening a
-        model queue creates a dynamic queue named from ``dynamic_name``."""
+        model queue creates a dynamic queue named from ``dynamic_name``. ``qmgr`` (the
+        MQOD's ObjectQMgrName) is the queue manager that owns the queue: blank or this
+        one's name for a queue here."""
         self._check_open()
         validate_name(queue)
         check_open(options)
-        return self._open(queue, options, dynamic_name)
+        qmgr = qmgr.strip()
+        if qmgr == self.qmgr_name:
+            qmgr = ""
+        elif qmgr:
+            validate_name(qmgr, "queue manager")
+        return self._open(queue, options, dynamic_name, qmgr)
 
     def get(
         self,
@@ -142,7 +157,8 @@ class EmulatedConnection(ABC):
         if isinstance(target, Handle):
             self._check_handle(target)
         name = check_put(target, data, context)
-        request = PutRequest(syncpoint, context, new_msg_id)
+        remote = target.qmgr if isinstance(target, Handle) else ""
+        request = PutRequest(syncpoint, context, new_msg_id, remote)
         if isinstance(target, Handle) and target.topic is not None:
             return self._publish(target, md, bytes(data), request)
         return self._put(name, md, bytes(data), request)
@@ -176,7 +192,8 @@ class EmulatedConnection(ABC):
 
     # ------------------------------------------------------------------ the transport's steps
     @abstractmethod
-    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle: ...
+    def _open(self, queue: str, options: int, dynamic_name: str, qmgr: str) -> Handle:
+        """MQOPEN, its arguments checked; ``qmgr`` another queue manager's name, or blank."""
 
     @abstractmethod
     def _get(self, handle: Handle, request: GetRequest) -> tuple[MQMD, bytes] | None: ...

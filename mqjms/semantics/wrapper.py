@@ -50,8 +50,15 @@ class ConnectionWrapper:
     def capabilities(self) -> frozenset[Capability]:
         return self.inner.capabilities
 
-    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
-        return self.inner.open(queue, options, dynamic_name=dynamic_name)
+    def open(
+        self,
+        queue: str,
+        options: int,
+        *,
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
+        qmgr: str = "",
+    ) -> Handle:
+        return self.inner.open(queue, options, dynamic_name=dynamic_name, qmgr=qmgr)
 
     def close(self, handle: Handle) -> None:
         self.inner.close(handle)

@@ -88,8 +88,15 @@ class TrackedConnection(ConnectionWrapper):
         super().__init__(inner)
         self.tracker = tracker
 
-    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
-        handle = self.inner.open(queue, options, dynamic_name=dynamic_name)
+    def open(
+        self,
+        queue: str,
+        options: int,
+        *,
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
+        qmgr: str = "",
+    ) -> Handle:
+        handle = self.inner.open(queue, options, dynamic_name=dynamic_name, qmgr=qmgr)
         self.tracker.touch()  # the idle clock starts when the queue is being served
         return handle
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import mqjms
-from mqjms.mq import C
+from mqjms.mq import C, MQError, parse_xqh
 
 REQUESTS, REPLIES = "RR.REQUEST", "RR.REPLY"
 
@@ -94,3 +94,39 @@ def test_reply_to_a_plain_mq_request_copies_the_mqmd_expiry(env: Any) -> None:
     assert data == b"plain answer"
     assert 0 < md.Expiry <= request.md.Expiry
     assert md.CorrelId == request.md.MsgId
+
+
+@pytest.mark.embedded_only("transmission queues are the embedded queue manager's")
+def test_a_reply_to_another_queue_managers_requester_goes_to_its_transmission_queue(
+    env: Any,
+) -> None:
+    # IBM MQ classes for JMS open queue://QM/Q with ObjectQMgrName QM: the queue manager
+    # routes the reply to the transmission queue for QM, behind an MQXQH (seed 000 note 9:
+    # both Expiry fields as the reply was sent), never to a local queue of that name
+    env.define_queue(REQUESTS)
+    env.define_queue(REPLIES)
+    env.define_queue("QM_REQUESTER", USAGE="XMITQ")
+    env.send(REQUESTS, "price?", time_to_live=60_000, reply_to=f"queue://QM_REQUESTER/{REPLIES}")
+    request, reply = _respond(env)
+    assert request.jms_reply_to == f"queue://QM_REQUESTER/{REPLIES}"
+    assert env.depth(REPLIES) == 0
+    got = env.get_raw("QM_REQUESTER")
+    assert got is not None
+    md, data = got
+    header, body = parse_xqh(data, md.Encoding)
+    assert (header.RemoteQName, header.RemoteQMgrName) == (REPLIES, "QM_REQUESTER")
+    assert header.MsgDesc.MsgId == reply.md.MsgId
+    assert 0 < md.Expiry == header.MsgDesc.Expiry <= request.md.Expiry
+    assert b"answer to price?" in body
+
+
+@pytest.mark.embedded_only("transmission queues are the embedded queue manager's")
+def test_a_reply_to_a_queue_manager_with_no_route_fails_and_puts_nothing(env: Any) -> None:
+    env.define_queue(REQUESTS)
+    env.define_queue(REPLIES)
+    env.send(REQUESTS, "price?", reply_to=f"queue://QM_NOWHERE/{REPLIES}")
+    with pytest.raises(MQError) as caught:
+        _respond(env)
+    assert caught.value.reason == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    assert "QM_NOWHERE" in caught.value.detail
+    assert env.depth(REPLIES) == 0

@@ -83,6 +83,27 @@ def test_create_with_a_list_of_parameters_and_replace(mq: ModuleType, env: MQEnv
     assert found[mq.CMQC.MQIA_MAX_Q_DEPTH] == 7
 
 
+def test_create_and_inquire_a_remote_queue_definition(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    pcf = mq.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_Q(
+        {
+            mq.CMQC.MQCA_Q_NAME: "ORDERS.AT.QM2",
+            mq.CMQC.MQIA_Q_TYPE: mq.CMQC.MQQT_REMOTE,
+            mq.CMQC.MQCA_REMOTE_Q_NAME: "ORDERS",
+            mq.CMQC.MQCA_REMOTE_Q_MGR_NAME: "QM2",
+            mq.CMQC.MQCA_XMIT_Q_NAME: "TO.QM2",
+        }
+    )
+    [found] = pcf.MQCMD_INQUIRE_Q(
+        {mq.CMQC.MQCA_Q_NAME: "ORDERS.AT.*", mq.CMQC.MQIA_Q_TYPE: mq.CMQC.MQQT_REMOTE}
+    )
+    assert found[mq.CMQC.MQIA_Q_TYPE] == mq.CMQC.MQQT_REMOTE
+    assert found[mq.CMQC.MQCA_REMOTE_Q_NAME] == text(mq, b"ORDERS")
+    assert found[mq.CMQC.MQCA_REMOTE_Q_MGR_NAME] == text(mq, b"QM2")
+    assert found[mq.CMQC.MQCA_XMIT_Q_NAME] == text(mq, b"TO.QM2")
+    assert mq.CMQC.MQIA_BACKOUT_THRESHOLD not in found  # a local queue's attribute
+
+
 def test_generic_names_types_and_attribute_lists(mq: ModuleType, env: MQEnv, qmgr) -> None:
     pcf = mq.PCFExecute(qmgr)
     found = pcf.MQCMD_INQUIRE_Q(

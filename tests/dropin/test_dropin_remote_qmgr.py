@@ -1,7 +1,10 @@
-"""An MQOD's ObjectQMgrName: blank or this queue manager's name (or the one the program
-connected with) is local; any other is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR on MQOPEN and
-MQPUT1, since mqjms has no channels to another queue manager. Before, it was ignored, and
-a reply meant for a remote requester landed on a local queue of the same name."""
+"""An MQOD's ObjectQMgrName. Blank or this queue manager's name (or the one the program
+connected with) is local. Any other names a remote queue, opened to put to: the embedded
+queue manager routes it as IBM MQ does, to a transmission queue behind an MQXQH (a queue
+manager alias, the transmission queue named after it, else DEFXMITQ; see
+mqjms/qmgr/remote.py), and with no route it is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR on MQOPEN
+and MQPUT1, as on a broker, which has no other queue manager. A reply meant for a remote
+requester never lands on a local queue of the same name."""
 
 from __future__ import annotations
 
@@ -9,9 +12,11 @@ from types import ModuleType
 
 import pytest
 
+from mqjms.mq import C, parse_xqh
 from tests.support.mqenv import MQEnv
 
 Q = "DEV.QUEUE.3"
+ROUTES = "transmission queues are the embedded queue manager's"
 
 
 def test_another_queue_manager_is_2087_and_nothing_is_put(mq: ModuleType, env: MQEnv, qmgr) -> None:
@@ -45,3 +50,43 @@ def test_a_name_routed_to_the_same_url_is_local(mq: ModuleType, env: MQEnv, qmgr
     finally:
         routing.configure(qmgrs=dict(saved.qmgrs))
     assert env.depth(Q) == 1
+
+
+def _on_xmitq(env: MQEnv, xmitq: str) -> tuple[str, str, bytes]:
+    got = env.get_raw(xmitq)
+    assert got is not None, f"nothing on {xmitq}"
+    md, data = got
+    assert md.Format == C.MQFMT_XMIT_Q_HEADER
+    header, rest = parse_xqh(data, md.Encoding)
+    return header.RemoteQName, header.RemoteQMgrName, rest
+
+
+@pytest.mark.embedded_only(ROUTES)
+def test_a_reply_to_a_remote_requester_goes_to_its_transmission_queue(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # the responder's MQPUT1 to the request's ReplyToQ at its ReplyToQMgr
+    env.define_queue("QM_REQUESTER", USAGE="XMITQ")
+    md = mq.MD(Expiry=3000)
+    od = mq.OD(ObjectName="REQUESTER.REPLY", ObjectQMgrName="QM_REQUESTER")
+    qmgr.put1(od, b"the reply", md)
+    assert _on_xmitq(env, "QM_REQUESTER") == ("REQUESTER.REPLY", "QM_REQUESTER", b"the reply")
+    assert md.MsgId != b"\0" * 24  # the MsgId of the program's own message, as put
+
+
+@pytest.mark.embedded_only(ROUTES)
+def test_mqopen_of_a_remote_queue_resolves_and_puts(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    env.define_queue("QM_FAR", USAGE="XMITQ")
+    od = mq.OD(ObjectName="FAR.ORDERS", ObjectQMgrName="QM_FAR", Version=mq.CMQC.MQOD_VERSION_3)
+    queue = mq.Queue(qmgr, od, mq.CMQC.MQOO_OUTPUT)
+    try:
+        queue.put(b"order 1")
+    finally:
+        queue.close()
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    assert (text(od.ResolvedQName), text(od.ResolvedQMgrName)) == ("FAR.ORDERS", "QM_FAR")
+    assert _on_xmitq(env, "QM_FAR") == ("FAR.ORDERS", "QM_FAR", b"order 1")
+    with pytest.raises(mq.MQMIError) as caught:
+        options = mq.CMQC.MQOO_INPUT_AS_Q_DEF
+        mq.Queue(qmgr, mq.OD(ObjectName="FAR.ORDERS", ObjectQMgrName="QM_FAR"), options)
+    assert caught.value.reason == mq.CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE

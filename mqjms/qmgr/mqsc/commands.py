@@ -98,7 +98,7 @@ def display_queue(qm: QueueManager, command: Command) -> CommandOutput:
         once(command, seen, param, "TYPE")
         value = param.value()
         if value != "ALL" and value not in QUEUE_TYPE_NAMES:
-            raise command.error("TYPE must be ALL, QLOCAL, QALIAS or QMODEL", param)
+            raise command.error("TYPE must be ALL, QLOCAL, QALIAS, QMODEL or QREMOTE", param)
         qtype = "QUEUE" if value == "ALL" else QUEUE_TYPE_NAMES[value]
         return True
 

@@ -166,18 +166,34 @@ class MQConnection:
         return ""
 
     # ------------------------------------------------------------------ objects
-    def open(self, queue: str, options: int, *, dynamic_name: str = DEFAULT_DYNAMIC_NAME) -> Handle:
+    def open(
+        self,
+        queue: str,
+        options: int,
+        *,
+        dynamic_name: str = DEFAULT_DYNAMIC_NAME,
+        qmgr: str = "",
+    ) -> Handle:
         od = self.library.structure("OD")
         od.ObjectName = _object_name(queue)
+        od.ObjectQMgrName = _object_name(qmgr)  # IBM MQ resolves another one's name
         od.DynamicQName = _object_name(dynamic_name)
         od.Version = max(od.Version, self.library.CMQC.MQOD_VERSION_3)  # for ResolvedQName
         with self._explained(queue), self._call(f"MQOPEN of {queue!r}"):
             opened = self.library.module.Queue(self._qm, od, options)
         name = _text(od.ObjectName) or queue
         resolved = _text(getattr(od, "ResolvedQName", b"")) or name
+        resolved_qmgr = _text(getattr(od, "ResolvedQMgrName", b""))
         hobj = int(opened.get_handle())
         self._queues[hobj] = opened
-        return Handle(name=name, resolved_name=resolved, options=options, hobj=hobj)
+        return Handle(
+            name=name,
+            resolved_name=resolved,
+            options=options,
+            hobj=hobj,
+            qmgr=qmgr,
+            resolved_qmgr="" if resolved_qmgr in ("", self.qmgr_name) else resolved_qmgr,
+        )
 
     def close(self, handle: Handle) -> None:
         queue = self._queues.pop(handle.hobj, None)

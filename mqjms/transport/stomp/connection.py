@@ -254,7 +254,13 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
 
     # ------------------------------------------------------------------ MQOPEN / MQCLOSE
     @locked
-    def _open(self, queue: str, options: int, dynamic_name: str) -> Handle:
+    def _open(self, queue: str, options: int, dynamic_name: str, qmgr: str) -> Handle:
+        if qmgr:  # a broker has no channels to a queue manager
+            raise failed(
+                C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                f"queue {queue!r} of queue manager {qmgr!r}: a STOMP broker reaches no other "
+                "queue manager",
+            )
         named, base = self._resolve(queue)
         effective = input_mode(options, base) if options & C.MQOO_INPUT_MASK else options
         handle = Handle(

@@ -1,0 +1,236 @@
+"""Remote queues: where a put to another queue manager's queue goes, and the MQXQH it
+goes in.
+
+mqjms has no channels, but it queues for them as IBM MQ does (seeds 000/001/004 note 9,
+first point): a put to a remote queue is placed on a local transmission queue
+(USAGE(XMITQ)), its data prefixed with an MQXQH that names the destination and embeds the
+message's own MQMD, the two Expiry fields the same. A channel, or a program, takes it
+from there.
+
+Name resolution, as the queue manager does it at MQOPEN and MQPUT1:
+
+- A QREMOTE names a queue (RNAME) on a queue manager (RQMNAME), reached through XMITQ
+  (blank: the local queue named after RQMNAME, else the queue manager's DEFXMITQ). A
+  QREMOTE whose RQMNAME is this queue manager is a way to name a local queue.
+- An ObjectQMgrName that is not this queue manager: a queue manager alias (a QREMOTE of
+  that name with a blank RNAME) first, then the transmission queue named after it, then
+  DEFXMITQ; none is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+- A transmission queue named on purpose (XMITQ) that is missing is 2196, not a local queue
+  is 2091, not USAGE(XMITQ) 2092; the same faults of DEFXMITQ are 2197, 2198 and 2199.
+
+The MQMD the message has on the transmission queue is made as MQ makes it: Format
+MQXMIT, the queue manager's encoding and CCSID, a new MsgId, the embedded MsgId as its
+CorrelId, BackoutCount 0, no COA or COD request (the message is not yet where it is
+going), the rest copied. The embedded MQMD is version 1: a message with group fields
+carries them in an MQMDE after the MQXQH, as MQ does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.mq.md import MQMD
+from mqjms.mq.mde import MQMDE, MQMDE_LENGTH_2
+from mqjms.mq.xqh import MQXQH, MQXQH_LENGTH_1
+from mqjms.semantics.attributes import LOCAL, REMOTE
+
+from . import catalog, messages
+from .catalog import QueueRow
+from .transaction import Transaction
+
+_ALIAS_HOPS = 8  # QREMOTE definitions followed before the chain is called a loop
+_V2_FIELDS = ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
+_V2_DEFAULTS = MQMD()
+#: What a handle opened on a remote queue may do: put, and inquire a QREMOTE definition.
+OPEN_OPTIONS = (
+    C.MQOO_OUTPUT
+    | C.MQOO_INQUIRE
+    | C.MQOO_PASS_IDENTITY_CONTEXT
+    | C.MQOO_PASS_ALL_CONTEXT
+    | C.MQOO_SET_IDENTITY_CONTEXT
+    | C.MQOO_SET_ALL_CONTEXT
+    | C.MQOO_ALTERNATE_USER_AUTHORITY
+    | C.MQOO_FAIL_IF_QUIESCING
+    | C.MQOO_BIND_ON_OPEN
+    | C.MQOO_BIND_NOT_FIXED
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A put to queue ``queue`` on queue manager ``qmgr``, through transmission queue
+    ``xmitq``."""
+
+    queue: str
+    qmgr: str
+    xmitq: QueueRow
+
+
+class Resolved(NamedTuple):
+    """Where a put goes. ``named`` is the first definition on the way (its PUT, DEFPRTY
+    and DEFPSIST apply); ``base`` the local queue the message is stored on (the
+    transmission queue when ``route`` is set)."""
+
+    named: QueueRow
+    base: QueueRow
+    route: Route | None = None
+
+
+def is_local(tx: Transaction, qmgr: str) -> bool:
+    return not qmgr or qmgr == tx.qmgr_name
+
+
+def definition(tx: Transaction, named: QueueRow, remote: QueueRow, hops: int = 0) -> Resolved:
+    """Where QREMOTE ``remote`` (reached by naming ``named``) leads."""
+    rname, rqmname = _text(remote, "RNAME"), _text(remote, "RQMNAME")
+    if not rname:
+        raise failed(
+            C.MQRC_REMOTE_Q_NAME_ERROR,
+            f"QREMOTE {remote.name!r} has a blank RNAME: it is a queue manager alias, named "
+            "as ObjectQMgrName, not a queue (set RNAME to the queue it stands for)",
+        )
+    if not rqmname:
+        raise failed(
+            C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+            f"QREMOTE {remote.name!r} has a blank RQMNAME: set the queue manager that owns "
+            f"{rname!r}",
+        )
+    xmitq = _text(remote, "XMITQ")
+    if is_local(tx, rqmname):  # names a queue of this queue manager
+        return _local(tx, named, rname, hops + 1)
+    return Resolved(named, *_transmission(tx, rname, rqmname, xmitq))
+
+
+def to_qmgr(tx: Transaction, queue: str, qmgr: str) -> Resolved:
+    """Where queue ``queue`` of queue manager ``qmgr`` (an ObjectQMgrName) is reached."""
+    if is_local(tx, qmgr):
+        return _local(tx, None, queue, 0)
+    alias = catalog.load(tx.db, qmgr)
+    if alias is not None and alias.qtype == REMOTE and not _text(alias, "RNAME"):
+        # a queue manager alias: another name (or route) for a queue manager
+        target = _text(alias, "RQMNAME")
+        if is_local(tx, target):
+            return _local(tx, alias, queue, 0)
+        xmitq = _text(alias, "XMITQ")
+        return Resolved(alias, *_transmission(tx, queue, target, xmitq))
+    base, route = _transmission(tx, queue, qmgr, "")
+    return Resolved(base, base, route)
+
+
+def _text(row: QueueRow, name: str) -> str:
+    return str(row.attrs.get(name, "")).strip()
+
+
+def _local(tx: Transaction, named: QueueRow | None, queue: str, hops: int) -> Resolved:
+    if hops > _ALIAS_HOPS:
+        raise failed(
+            C.MQRC_REMOTE_Q_NAME_ERROR,
+            f"queue {queue!r}: more than {_ALIAS_HOPS} QREMOTE definitions lead back to this "
+            "queue manager (a loop?)",
+        )
+    first, base = catalog.resolve(tx.db, queue)
+    if base.qtype == REMOTE:
+        return definition(tx, named or first, base, hops)
+    return Resolved(named or first, base)
+
+
+def _transmission(tx: Transaction, queue: str, qmgr: str, xmitq: str) -> tuple[QueueRow, Route]:
+    """The transmission queue to ``qmgr``: ``xmitq`` when named, else the local queue
+    named ``qmgr``, else DEFXMITQ."""
+    named = (C.MQRC_UNKNOWN_XMIT_Q, C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_XMIT_Q_USAGE_ERROR)
+    if xmitq:
+        row = _xmitq(tx, xmitq, named, f"XMITQ({xmitq})")
+    elif catalog.load(tx.db, qmgr) is not None:
+        row = _xmitq(tx, qmgr, named, f"the queue named after queue manager {qmgr!r}")
+    else:
+        default = str(tx.qmgr_attr("DEFXMITQ") or "").strip()
+        if not default:
+            raise failed(
+                C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                f"queue manager {qmgr!r} is not this one ({tx.qmgr_name!r}), and there is "
+                f"no route to it: define a transmission queue named {qmgr!r} (DEFINE "
+                f"QLOCAL({qmgr}) USAGE(XMITQ)) or the queue manager's DEFXMITQ; if {qmgr!r} "
+                f"is another name for this queue manager, define it as an alias (DEFINE "
+                f"QREMOTE({qmgr}) RQMNAME({tx.qmgr_name})) or name it in the URL (?qmgr=)",
+            )
+        faults = (
+            C.MQRC_UNKNOWN_DEF_XMIT_Q,
+            C.MQRC_DEF_XMIT_Q_TYPE_ERROR,
+            C.MQRC_DEF_XMIT_Q_USAGE_ERROR,
+        )
+        row = _xmitq(tx, default, faults, f"the queue manager's DEFXMITQ({default})")
+    return row, Route(queue, qmgr, row)
+
+
+def _xmitq(tx: Transaction, name: str, faults: tuple[int, int, int], what: str) -> QueueRow:
+    unknown, wrong_type, wrong_usage = faults
+    row = catalog.load(tx.db, name)
+    if row is None:
+        raise failed(unknown, f"{what}: transmission queue {name!r} is not defined")
+    if row.qtype != LOCAL:
+        raise failed(wrong_type, f"{what}: {name!r} is a {row.qtype}, not a local queue")
+    if row.attrs.get("USAGE") != "XMITQ":
+        raise failed(
+            wrong_usage,
+            f"{what}: {name!r} is not a transmission queue (ALTER QLOCAL({name}) USAGE(XMITQ))",
+        )
+    return row
+
+
+def check_open(options: int, name: str, *, definition: bool) -> None:
+    """A remote queue opens for output (and a QREMOTE definition for inquire too): 2045
+    for input, browse or set."""
+    allowed = OPEN_OPTIONS if definition else OPEN_OPTIONS & ~C.MQOO_INQUIRE
+    if options & ~allowed:
+        raise failed(
+            C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
+            f"open options {options:#x}: {name!r} is a remote queue, opened to put to"
+            + (" or inquire" if definition else "")
+            + " (get from it on the queue manager that owns it)",
+        )
+
+
+def header_length(md: MQMD) -> int:
+    """The bytes :func:`wrap` puts in front of the message's data."""
+    return MQXQH_LENGTH_1 + (MQMDE_LENGTH_2 if _has_v2_fields(md) else 0)
+
+
+def wrap(tx: Transaction, route: Route, md: MQMD, data: bytes) -> tuple[MQMD, bytes]:
+    """The MQMD and data of the message ``md``/``data`` (as put, its defaults resolved)
+    on the transmission queue."""
+    inner = md.copy()
+    extension = b""
+    if _has_v2_fields(md):
+        mde = MQMDE(
+            Encoding=md.Encoding,
+            CodedCharSetId=md.CodedCharSetId,
+            Format=md.Format,
+            GroupId=md.GroupId,
+            MsgSeqNumber=md.MsgSeqNumber,
+            Offset=md.Offset,
+            MsgFlags=md.MsgFlags,
+            OriginalLength=md.OriginalLength,
+        )
+        extension = mde.pack(C.MQENC_NATIVE)
+        inner.Encoding = C.MQENC_NATIVE
+        inner.CodedCharSetId = int(tx.qmgr_attr("CCSID"))
+        inner.Format = C.MQFMT_MD_EXTENSION
+        for field in _V2_FIELDS:
+            setattr(inner, field, getattr(_V2_DEFAULTS, field))
+    header = MQXQH(RemoteQName=route.queue, RemoteQMgrName=route.qmgr, MsgDesc=inner)
+    outer = md.copy()
+    outer.Report = md.Report & ~C.MQRO_ACCEPT_UNSUP_IF_XMIT_MASK
+    outer.Encoding = C.MQENC_NATIVE
+    outer.CodedCharSetId = int(tx.qmgr_attr("CCSID"))
+    outer.Format = C.MQFMT_XMIT_Q_HEADER
+    outer.MsgId = messages.make_msg_id(tx.qmgr_name)
+    outer.CorrelId = md.MsgId
+    outer.BackoutCount = 0
+    return outer, header.pack(C.MQENC_NATIVE) + extension + data
+
+
+def _has_v2_fields(md: MQMD) -> bool:
+    return any(getattr(md, name) != getattr(_V2_DEFAULTS, name) for name in _V2_FIELDS)

@@ -1,0 +1,376 @@
+"""Remote queues on the embedded queue manager: QREMOTE definitions, ObjectQMgrName,
+queue manager aliases and DEFXMITQ, and the MQXQH a put to a remote queue is wrapped in.
+
+Seed 000 note 9, first point: "When an application puts a message on a remote queue, the
+queue manager places the message initially on a local transmission queue, and prefixes
+the application message data with an MQXQH structure. The queue manager sets the values
+of the two Expiry fields to be the same as that specified by the application."
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mqjms.mq import MQMD, C, MQError, parse_xqh
+from mqjms.mq.mde import MQMDE, MQMDE_LENGTH_2
+from mqjms.mq.xqh import MQXQH_LENGTH_1
+from mqjms.mqi.constants import CMQC
+from mqjms.qmgr import QueueManager
+from mqjms.qmgr.connection import QMConnection
+from mqjms.qmgr.mqsc import run_script
+
+XMITQ, LOCALQ, REPLY = "QM2", "APP.LOCAL", "APP.REPLY"
+IN = C.MQOO_INPUT_SHARED
+DATA = b"for the other queue manager"
+
+
+@pytest.fixture
+def conn(qm: QueueManager) -> QMConnection:
+    qm.define_queue("QLOCAL", XMITQ, {"USAGE": "XMITQ"})
+    qm.define_queue("QLOCAL", LOCALQ, {})
+    qm.define_queue("QLOCAL", REPLY, {})
+    qm.define_queue("QREMOTE", "ORDERS.REMOTE", {"RNAME": "ORDERS.IN", "RQMNAME": "QM2"})
+    return qm.connect()
+
+
+def take(conn: QMConnection, queue: str) -> tuple[MQMD, bytes]:
+    handle = conn.open(queue, IN)
+    try:
+        got = conn.get(handle)
+    finally:
+        conn.close(handle)
+    assert got is not None, f"nothing on {queue}"
+    return got
+
+
+def reason(call: object) -> int:
+    with pytest.raises(MQError) as caught:
+        call()  # type: ignore[operator]
+    return caught.value.reason
+
+
+# --------------------------------------------------------------------------- the MQXQH
+
+
+def test_seed_000_note_9_a_put_to_a_remote_queue_goes_on_the_transmission_queue(
+    conn: QMConnection,
+) -> None:
+    # seed 000 note 9: "the queue manager places the message initially on a local
+    # transmission queue, and prefixes the application message data with an MQXQH"
+    put = conn.put("ORDERS.REMOTE", MQMD(Format=C.MQFMT_STRING, Expiry=6000), DATA)
+    md, data = take(conn, XMITQ)
+    assert md.Format == C.MQFMT_XMIT_Q_HEADER
+    header, rest = parse_xqh(data, md.Encoding)
+    assert rest == DATA
+    assert (header.RemoteQName, header.RemoteQMgrName) == ("ORDERS.IN", "QM2")
+    assert header.MsgDesc.Format == C.MQFMT_STRING  # the application's message descriptor
+    assert header.MsgDesc.MsgId == put.MsgId
+    # the program sees its own message, not the transmission queue's
+    assert put.Format == C.MQFMT_STRING
+
+
+def test_seed_000_note_9_both_expiry_fields_are_the_applications(conn: QMConnection) -> None:
+    # seed 000 note 9: "The queue manager sets the values of the two Expiry fields to be
+    # the same as that specified by the application."
+    conn.put("ORDERS.REMOTE", MQMD(Expiry=999_999), DATA)
+    md, data = take(conn, XMITQ)
+    header, _ = parse_xqh(data, md.Encoding)
+    # each decremented by the same time on the queue (note 9, third point)
+    assert md.Expiry == header.MsgDesc.Expiry
+    assert 999_900 < md.Expiry <= 999_999
+
+
+def test_seed_000_note_9_unlimited_expiry_stays_unlimited_in_both(conn: QMConnection) -> None:
+    conn.put("ORDERS.REMOTE", MQMD(), DATA)
+    md, data = take(conn, XMITQ)
+    header, _ = parse_xqh(data, md.Encoding)
+    assert md.Expiry == header.MsgDesc.Expiry == C.MQEI_UNLIMITED
+
+
+def test_seed_000_note_9_a_message_can_expire_on_the_transmission_queue(
+    conn: QMConnection,
+) -> None:
+    # seed 000: "If a message is put on a remote queue, the message might expire (and be
+    # discarded) while it is on an intermediate transmission queue"
+    conn.put(
+        "ORDERS.REMOTE",
+        MQMD(Expiry=1, Report=C.MQRO_EXPIRATION, ReplyToQ=REPLY),
+        DATA,
+    )
+    time.sleep(0.25)
+    handle = conn.open(XMITQ, IN)
+    assert conn.get(handle) is None
+    report, _ = take(conn, REPLY)  # the expiry report goes back to the putter
+    assert report.Feedback == C.MQFB_EXPIRATION
+
+
+def test_the_transmission_queues_mqmd_is_made_as_mq_makes_it(conn: QMConnection) -> None:
+    asked = C.MQRO_COA | C.MQRO_COD | C.MQRO_EXCEPTION
+    put = conn.put(
+        "ORDERS.REMOTE",
+        MQMD(
+            Report=asked,
+            ReplyToQ=REPLY,
+            Priority=7,
+            Persistence=C.MQPER_PERSISTENT,
+            CorrelId=b"C" * 24,
+            Encoding=C.MQENC_S390,
+            CodedCharSetId=37,
+        ),
+        DATA,
+    )
+    md, data = take(conn, XMITQ)
+    header, _ = parse_xqh(data, md.Encoding)
+    assert md.Report == C.MQRO_EXCEPTION  # no COA or COD: it is not there yet
+    assert header.MsgDesc.Report == asked
+    assert md.MsgId != put.MsgId  # a message of its own
+    assert md.CorrelId == put.MsgId
+    assert header.MsgDesc.CorrelId == b"C" * 24
+    assert (md.Encoding, md.CodedCharSetId) == (C.MQENC_NATIVE, 1208)
+    assert (header.MsgDesc.Encoding, header.MsgDesc.CodedCharSetId) == (C.MQENC_S390, 37)
+    assert (md.Priority, md.Persistence) == (7, C.MQPER_PERSISTENT)
+    assert md.ReplyToQ.strip() == REPLY
+    assert header.MsgDesc.ReplyToQMgr.strip() == conn.qmgr_name
+    # and no COA was made on the way: the transmission queue is not its destination
+    assert conn.get(conn.open(REPLY, IN)) is None
+
+
+def test_group_fields_travel_in_an_mqmde_after_the_mqxqh(conn: QMConnection) -> None:
+    group = b"G" * 24
+    md = MQMD(
+        Format=C.MQFMT_STRING,
+        GroupId=group,
+        MsgSeqNumber=3,
+        MsgFlags=CMQC.MQMF_MSG_IN_GROUP,
+    )
+    conn.put("ORDERS.REMOTE", md, DATA)
+    outer, data = take(conn, XMITQ)
+    header, rest = parse_xqh(data, outer.Encoding)
+    assert header.MsgDesc.Format == C.MQFMT_MD_EXTENSION
+    extension = MQMDE.unpack(rest, C.MQENC_NATIVE)
+    assert (extension.GroupId, extension.MsgSeqNumber) == (group, 3)
+    assert extension.MsgFlags == CMQC.MQMF_MSG_IN_GROUP
+    assert extension.Format == C.MQFMT_STRING
+    assert rest[MQMDE_LENGTH_2:] == DATA
+    assert (outer.GroupId, outer.MsgSeqNumber) == (group, 3)
+
+
+def test_the_remote_definitions_defaults_and_put_inhibit_apply(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    qm.define_queue(
+        "QREMOTE", "FAST.REMOTE", {"RNAME": "X", "RQMNAME": "QM2", "DEFPSIST": "YES", "DEFPRTY": 6}
+    )
+    put = conn.put("FAST.REMOTE", MQMD(), DATA)
+    assert (put.Persistence, put.Priority) == (C.MQPER_PERSISTENT, 6)
+    md, _ = take(conn, XMITQ)
+    assert (md.Persistence, md.Priority) == (C.MQPER_PERSISTENT, 6)
+    qm.alter_queue("FAST.REMOTE", {"PUT": "DISABLED"})
+    assert reason(lambda: conn.put("FAST.REMOTE", MQMD(), DATA)) == C.MQRC_PUT_INHIBITED
+    qm.alter_queue("FAST.REMOTE", {"PUT": "ENABLED"})
+    qm.alter_queue(XMITQ, {"PUT": "DISABLED"})
+    assert reason(lambda: conn.put("FAST.REMOTE", MQMD(), DATA)) == C.MQRC_PUT_INHIBITED
+
+
+def test_maxmsgl_of_the_transmission_queue_counts_the_header(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    qm.alter_queue(XMITQ, {"MAXMSGL": MQXQH_LENGTH_1 + len(DATA)})
+    conn.put("ORDERS.REMOTE", MQMD(), DATA)
+    too_big = DATA + b"!"
+    assert reason(lambda: conn.put("ORDERS.REMOTE", MQMD(), too_big)) == C.MQRC_MSG_TOO_BIG_FOR_Q
+
+
+def test_under_syncpoint_it_is_on_the_transmission_queue_at_commit(conn: QMConnection) -> None:
+    conn.put("ORDERS.REMOTE", MQMD(), DATA, syncpoint=True)
+    handle = conn.open(XMITQ, IN)
+    assert conn.get(handle) is None
+    conn.backout()
+    assert conn.get(handle) is None
+    conn.put("ORDERS.REMOTE", MQMD(), DATA, syncpoint=True)
+    conn.commit()
+    assert conn.get(handle) is not None
+
+
+def test_a_remote_put_fires_the_transmission_queues_trigger(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # seed 003: a transmission queue is triggered like any local queue (its TRIGDATA
+    # naming the channel to start)
+    qm.define_queue("QLOCAL", "XMIT.INITQ", {})
+    qm.alter_queue(
+        XMITQ,
+        {"TRIGGER": True, "TRIGTYPE": "FIRST", "INITQ": "XMIT.INITQ", "TRIGDATA": "TO.QM2"},
+    )
+    conn.put("ORDERS.REMOTE", MQMD(), DATA)
+    md, _ = take(conn, "XMIT.INITQ")
+    assert md.Format == C.MQFMT_TRIGGER
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def test_object_qmgr_name_goes_to_the_transmission_queue_named_after_it(
+    conn: QMConnection,
+) -> None:
+    handle = conn.open("PAYMENTS", C.MQOO_OUTPUT, qmgr="QM2")
+    assert (handle.resolved_name, handle.resolved_qmgr) == ("PAYMENTS", "QM2")
+    conn.put(handle, MQMD(), DATA)
+    md, data = take(conn, XMITQ)
+    header, _ = parse_xqh(data, md.Encoding)
+    assert (header.RemoteQName, header.RemoteQMgrName) == ("PAYMENTS", "QM2")
+
+
+def test_this_queue_managers_own_name_is_local(conn: QMConnection) -> None:
+    handle = conn.open(LOCALQ, C.MQOO_OUTPUT, qmgr=conn.qmgr_name)
+    conn.put(handle, MQMD(), DATA)
+    assert take(conn, LOCALQ)[1] == DATA
+
+
+def test_the_default_transmission_queue_takes_any_other_queue_manager(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    name = "QM3"
+    assert reason(lambda: conn.open("Q", C.MQOO_OUTPUT, qmgr=name)) == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    qm.alter_qmgr({"DEFXMITQ": XMITQ})
+    conn.put(conn.open("Q", C.MQOO_OUTPUT, qmgr=name), MQMD(), DATA)
+    md, data = take(conn, XMITQ)
+    assert parse_xqh(data, md.Encoding)[0].RemoteQMgrName == name
+
+
+def test_a_queue_manager_alias_renames_and_routes(qm: QueueManager, conn: QMConnection) -> None:
+    qm.define_queue("QLOCAL", "VIA.HUB", {"USAGE": "XMITQ"})
+    qm.define_queue("QREMOTE", "QM.OLD", {"RQMNAME": "QM.NEW", "XMITQ": "VIA.HUB"})
+    conn.put(conn.open("Q", C.MQOO_OUTPUT, qmgr="QM.OLD"), MQMD(), DATA)
+    md, data = take(conn, "VIA.HUB")
+    assert parse_xqh(data, md.Encoding)[0].RemoteQMgrName == "QM.NEW"
+
+
+def test_a_queue_manager_alias_of_this_one_is_local(qm: QueueManager, conn: QMConnection) -> None:
+    qm.define_queue("QREMOTE", "OTHER.NAME", {"RQMNAME": conn.qmgr_name})
+    handle = conn.open(LOCALQ, C.MQOO_OUTPUT, qmgr="OTHER.NAME")
+    conn.put(handle, MQMD(), DATA)
+    assert take(conn, LOCALQ)[1] == DATA
+
+
+def test_a_qremote_naming_this_queue_manager_is_a_local_queue(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    qm.define_queue("QREMOTE", "BACK.HOME", {"RNAME": LOCALQ, "RQMNAME": conn.qmgr_name})
+    conn.put("BACK.HOME", MQMD(), DATA)
+    assert take(conn, LOCALQ)[1] == DATA
+
+
+def test_an_alias_can_target_a_remote_queue(qm: QueueManager, conn: QMConnection) -> None:
+    qm.define_queue("QALIAS", "ORDERS.ALIAS", {"TARGET": "ORDERS.REMOTE"})
+    conn.put("ORDERS.ALIAS", MQMD(), DATA)
+    md, data = take(conn, XMITQ)
+    assert parse_xqh(data, md.Encoding)[0].RemoteQName == "ORDERS.IN"
+
+
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        ({"RNAME": "Q", "RQMNAME": "QM2", "XMITQ": "NO.SUCH.XMITQ"}, C.MQRC_UNKNOWN_XMIT_Q),
+        ({"RNAME": "Q", "RQMNAME": "QM2", "XMITQ": LOCALQ}, C.MQRC_XMIT_Q_USAGE_ERROR),
+        ({"RNAME": "Q", "RQMNAME": "QM2", "XMITQ": "ORDERS.REMOTE"}, C.MQRC_XMIT_Q_TYPE_ERROR),
+        ({"RNAME": "Q", "RQMNAME": LOCALQ}, C.MQRC_XMIT_Q_USAGE_ERROR),
+        ({"RNAME": "", "RQMNAME": "QM2"}, C.MQRC_REMOTE_Q_NAME_ERROR),
+        ({"RNAME": "Q", "RQMNAME": ""}, C.MQRC_UNKNOWN_REMOTE_Q_MGR),
+        ({"RNAME": "Q", "RQMNAME": "NOWHERE"}, C.MQRC_UNKNOWN_REMOTE_Q_MGR),
+    ],
+)
+def test_a_definition_that_leads_nowhere_fails_with_mqs_reason(
+    qm: QueueManager, conn: QMConnection, definition: dict[str, str], expected: int
+) -> None:
+    qm.define_queue("QREMOTE", "BROKEN", definition)
+    assert reason(lambda: conn.open("BROKEN", C.MQOO_OUTPUT)) == expected
+    assert reason(lambda: conn.put("BROKEN", MQMD(), DATA)) == expected
+    assert conn.get(conn.open(XMITQ, IN)) is None
+
+
+@pytest.mark.parametrize(
+    ("defxmitq", "expected"),
+    [
+        ("NO.SUCH.Q", C.MQRC_UNKNOWN_DEF_XMIT_Q),
+        (LOCALQ, C.MQRC_DEF_XMIT_Q_USAGE_ERROR),
+        ("ORDERS.REMOTE", C.MQRC_DEF_XMIT_Q_TYPE_ERROR),
+    ],
+)
+def test_a_bad_default_transmission_queue_has_its_own_reasons(
+    qm: QueueManager, conn: QMConnection, defxmitq: str, expected: int
+) -> None:
+    qm.alter_qmgr({"DEFXMITQ": defxmitq})
+    assert reason(lambda: conn.open("Q", C.MQOO_OUTPUT, qmgr="QM9")) == expected
+
+
+@pytest.mark.parametrize(
+    "options", [IN, C.MQOO_BROWSE, C.MQOO_SET, C.MQOO_OUTPUT | C.MQOO_INPUT_EXCLUSIVE]
+)
+def test_a_remote_queue_opens_to_put_to(conn: QMConnection, options: int) -> None:
+    assert reason(lambda: conn.open("ORDERS.REMOTE", options)) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    via_name = lambda: conn.open("ORDERS.IN", options, qmgr="QM2")  # noqa: E731
+    assert reason(via_name) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+
+
+def test_a_qremote_definition_is_inquired_and_a_remote_queue_by_name_is_not(
+    conn: QMConnection,
+) -> None:
+    handle = conn.open("ORDERS.REMOTE", C.MQOO_OUTPUT | C.MQOO_INQUIRE)
+    found = conn.inquire(
+        handle,
+        [C.MQIA_Q_TYPE, C.MQCA_REMOTE_Q_NAME, C.MQCA_REMOTE_Q_MGR_NAME, C.MQCA_XMIT_Q_NAME],
+    )
+    assert found == {
+        C.MQIA_Q_TYPE: C.MQQT_REMOTE,
+        C.MQCA_REMOTE_Q_NAME: "ORDERS.IN",
+        C.MQCA_REMOTE_Q_MGR_NAME: "QM2",
+        C.MQCA_XMIT_Q_NAME: "",
+    }
+    by_name = lambda: conn.open("ORDERS.IN", C.MQOO_INQUIRE, qmgr="QM2")  # noqa: E731
+    assert reason(by_name) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+
+
+def test_opening_counts_on_the_transmission_queue(conn: QMConnection) -> None:
+    handle = conn.open("ORDERS.REMOTE", C.MQOO_OUTPUT)
+    assert conn.inquire(XMITQ, [C.MQIA_OPEN_OUTPUT_COUNT]) == {C.MQIA_OPEN_OUTPUT_COUNT: 1}
+    conn.close(handle)
+    assert conn.inquire(XMITQ, [C.MQIA_OPEN_OUTPUT_COUNT]) == {C.MQIA_OPEN_OUTPUT_COUNT: 0}
+
+
+# --------------------------------------------------------------------------- MQSC
+
+
+def test_mqsc_defines_alters_displays_and_deletes_remote_queues(qm: QueueManager) -> None:
+    results = list(
+        run_script(
+            qm,
+            """
+            DEFINE QLOCAL(QM5) USAGE(XMITQ)
+            DEFINE QR(PAY.REMOTE) RNAME(PAY.IN) RQMNAME(QM5) DESCR('payments at QM5')
+            ALTER QREMOTE(PAY.REMOTE) XMITQ(QM5)
+            DISPLAY QREMOTE(PAY.REMOTE) ALL
+            DISPLAY QUEUE(PAY.*) TYPE(QREMOTE)
+            ALTER QMGR DEFXMITQ(QM5)
+            DISPLAY QMGR DEFXMITQ
+            DELETE QREMOTE(PAY.REMOTE)
+            """,
+        )
+    )
+    assert all(r.ok for r in results), [r.error for r in results]
+    shown = results[3].objects[0]
+    assert shown["TYPE"] == "QREMOTE"
+    assert (shown["RNAME"], shown["RQMNAME"], shown["XMITQ"]) == ("PAY.IN", "QM5", "QM5")
+    assert shown["DESCR"] == "payments at QM5"
+    assert "GET" not in shown and "BOTHRESH" not in shown  # a remote queue has neither
+    assert [o["QUEUE"] for o in results[4].objects] == ["PAY.REMOTE"]
+    assert results[6].objects[0]["DEFXMITQ"] == "QM5"
+    assert qm.queue_names("PAY.*") == []
+
+
+def test_mqsc_refuses_local_attributes_on_a_remote_queue(qm: QueueManager) -> None:
+    (result,) = run_script(qm, "DEFINE QREMOTE(R) RNAME(Q) RQMNAME(QM2) BOTHRESH(3)")
+    assert not result.ok
+    assert "BOTHRESH" in str(result.error)
