@@ -8,8 +8,8 @@ fields, the MQMD's and the one in the MQMD embedded in its MQXQH.
   fields consistent (the embedded one may be shorter, as the note's last point allows,
   not longer); otherwise the put fails with MQRC_EXPIRY_ERROR (2013) and no report. The
   format name itself is not enforced (seed 001: "the queue manager does not enforce
-  this"): any other Format is put as it is. No channel moves messages on (remote queues
-  and channels are not part of mqjms yet).
+  this"): any other Format is put as it is. A put to a remote queue is wrapped by the
+  queue manager itself (:mod:`.remote`); no channel moves messages on.
 - A get of an MQXMIT message, from any queue, decrements both fields by the time spent on
   the queue; an embedded Expiry that has elapsed while the outer one has not is set to 0.
   Data too short to include it is returned as it is, with no error. Whether the message
