@@ -152,7 +152,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         with self._session(), self._reading() as tx:
             named, base = catalog.resolve(tx.db, queue)
             if base.qtype == REMOTE:
-                remote.check_open(options, queue, definition=named.qtype == REMOTE)
+                remote.check_open(options, queue, definition=True)
             if named.qtype == MODEL:
                 self._refuse_if_read_only("no dynamic queue can be created")
             self._local_hobj -= 1  # no handles row: numbered apart from the database's
@@ -170,20 +170,26 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
                 to = remote.to_qmgr(tx, queue, qmgr)
                 if to.route is not None:
                     return self._open_remote(tx, queue, options, to, qmgr)
-                # an alias of this queue manager: the queue is a local one
+                # an alias of this queue manager: a local queue, opened to put to only
+                remote.check_open(options, queue, definition=False)
+                if to.named.qtype == MODEL:
+                    raise failed(
+                        C.MQRC_Q_TYPE_ERROR,
+                        f"{queue!r} is a model queue: open it without ObjectQMgrName "
+                        f"{qmgr!r} to get a dynamic queue",
+                    )
             named = catalog.require(db, queue)
-            if named.qtype == REMOTE:
-                resolved = remote.definition(tx, named, named)
-                return self._open_remote(tx, queue, options, resolved, "")
             created = named.qtype == MODEL
             if created:
                 named = self._create_dynamic(db, named, dynamic_name)
             base = named
             if named.qtype == ALIAS:
                 named, base = catalog.resolve(db, queue)
-                if base.qtype == REMOTE:
+            if base.qtype == REMOTE:
+                if options & C.MQOO_OUTPUT:  # resolved now, as MQ resolves at MQOPEN
                     resolved = remote.definition(tx, named, base)
                     return self._open_remote(tx, queue, options, resolved, "")
+                remote.check_open(options, queue, definition=True)
             effective = options
             first_input = False
             if options & C.MQOO_INPUT_MASK:
@@ -207,14 +213,12 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
     def _open_remote(
         self, tx: Transaction, queue: str, options: int, to: remote.Resolved, qmgr: str
     ) -> Handle:
-        """MQOPEN of a remote queue (another queue manager's name, or a QREMOTE): to put
-        to, and a definition here to inquire too. A QREMOTE that leads back to this queue
-        manager puts to the local queue it names."""
+        """MQOPEN of a queue of another queue manager (named by ``qmgr``, or through a
+        QREMOTE), to put to: resolved to its transmission queue now, as MQ does."""
         remote.check_open(options, queue, definition=not qmgr)
-        if to.route is not None:
-            resolved_name, resolved_qmgr = to.route.queue, to.route.qmgr
-        else:
-            resolved_name, resolved_qmgr = to.base.name, ""
+        if to.route is None:
+            raise AssertionError("a remote open resolves to a route")
+        resolved_name, resolved_qmgr = to.route.queue, to.route.qmgr
         cur = tx.db.execute(  # counted in the OPPROCS of the queue the messages go to
             "INSERT INTO handles (conn, queue, options) VALUES (?,?,?)",
             (self.id, to.base.name, options),

@@ -9,19 +9,21 @@ from there.
 
 Name resolution, as the queue manager does it at MQOPEN and MQPUT1:
 
-- A QREMOTE names a queue (RNAME) on a queue manager (RQMNAME), reached through XMITQ
-  (blank: the local queue named after RQMNAME, else the queue manager's DEFXMITQ). A
-  QREMOTE whose RQMNAME is this queue manager is a way to name a local queue.
+- A QREMOTE names a queue (RNAME) on another queue manager (RQMNAME; blank or this one's
+  is 2087), reached through XMITQ (blank: the local queue named after RQMNAME, else the
+  queue manager's DEFXMITQ). Its PUT counts, as every definition on the way does.
 - An ObjectQMgrName that is not this queue manager: a queue manager alias (a QREMOTE of
   that name with a blank RNAME) first, then the transmission queue named after it, then
-  DEFXMITQ; none is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+  DEFXMITQ; none is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR. An alias of this queue manager names
+  a local queue, opened for output only (as IBM MQ opens it).
 - A transmission queue named on purpose (XMITQ) that is missing is 2196, not a local queue
   is 2091, not USAGE(XMITQ) 2092; the same faults of DEFXMITQ are 2197, 2198 and 2199.
 
 The MQMD the message has on the transmission queue is made as MQ makes it: Format
 MQXMIT, the queue manager's encoding and CCSID, a new MsgId, the embedded MsgId as its
 CorrelId, BackoutCount 0, no COA or COD request (the message is not yet where it is
-going), the rest copied. The embedded MQMD is version 1: a message with group fields
+going), the queue manager's origin context (PutApplType MQAT_QMGR, its name), the rest
+copied. The embedded MQMD is version 1: a message with group fields
 carries them in an MQMDE after the MQXQH, as MQ does.
 """
 
@@ -36,18 +38,17 @@ from mqjms.mq.md import MQMD
 from mqjms.mq.mde import MQMDE, MQMDE_LENGTH_2
 from mqjms.mq.xqh import MQXQH, MQXQH_LENGTH_1
 from mqjms.semantics.attributes import LOCAL, REMOTE
+from mqjms.semantics.definitions import enabled
 
 from . import catalog, messages
 from .catalog import QueueRow
 from .transaction import Transaction
 
-_ALIAS_HOPS = 8  # QREMOTE definitions followed before the chain is called a loop
 _V2_FIELDS = ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
 _V2_DEFAULTS = MQMD()
-#: What a handle opened on a remote queue may do: put, and inquire a QREMOTE definition.
+#: What a handle opened on a remote queue may do: put.
 OPEN_OPTIONS = (
     C.MQOO_OUTPUT
-    | C.MQOO_INQUIRE
     | C.MQOO_PASS_IDENTITY_CONTEXT
     | C.MQOO_PASS_ALL_CONTEXT
     | C.MQOO_SET_IDENTITY_CONTEXT
@@ -56,6 +57,11 @@ OPEN_OPTIONS = (
     | C.MQOO_FAIL_IF_QUIESCING
     | C.MQOO_BIND_ON_OPEN
     | C.MQOO_BIND_NOT_FIXED
+)
+#: What a QREMOTE definition opened by its name may do besides: inquire and set it
+#: (opened without MQOO_OUTPUT, no route is needed).
+DEFINITION_OPTIONS = (
+    C.MQOO_INQUIRE | C.MQOO_SET | C.MQOO_ALTERNATE_USER_AUTHORITY | (C.MQOO_FAIL_IF_QUIESCING)
 )
 
 
@@ -83,8 +89,10 @@ def is_local(tx: Transaction, qmgr: str) -> bool:
     return not qmgr or qmgr == tx.qmgr_name
 
 
-def definition(tx: Transaction, named: QueueRow, remote: QueueRow, hops: int = 0) -> Resolved:
-    """Where QREMOTE ``remote`` (reached by naming ``named``) leads."""
+def definition(tx: Transaction, named: QueueRow, remote: QueueRow) -> Resolved:
+    """Where QREMOTE ``remote`` (reached by naming ``named``: itself, or an alias of it)
+    leads: RNAME on RQMNAME, which must be another queue manager (2087 for a blank one or
+    this one's name, whatever XMITQ says, as on IBM MQ)."""
     rname, rqmname = _text(remote, "RNAME"), _text(remote, "RQMNAME")
     if not rname:
         raise failed(
@@ -92,30 +100,28 @@ def definition(tx: Transaction, named: QueueRow, remote: QueueRow, hops: int = 0
             f"QREMOTE {remote.name!r} has a blank RNAME: it is a queue manager alias, named "
             "as ObjectQMgrName, not a queue (set RNAME to the queue it stands for)",
         )
-    if not rqmname:
+    if is_local(tx, rqmname):
         raise failed(
             C.MQRC_UNKNOWN_REMOTE_Q_MGR,
-            f"QREMOTE {remote.name!r} has a blank RQMNAME: set the queue manager that owns "
-            f"{rname!r}",
+            f"QREMOTE {remote.name!r} has RQMNAME({rqmname}): it must name another queue "
+            "manager (a queue of this one is named directly, or through a QALIAS)",
         )
-    xmitq = _text(remote, "XMITQ")
-    if is_local(tx, rqmname):  # names a queue of this queue manager
-        return _local(tx, named, rname, hops + 1)
-    return Resolved(named, *_transmission(tx, rname, rqmname, xmitq))
+    if not enabled(remote, "PUT"):  # every definition on the way counts (2051)
+        raise failed(C.MQRC_PUT_INHIBITED, f"queue {remote.name!r} is PUT(DISABLED)")
+    return Resolved(named, *_transmission(tx, rname, rqmname, _text(remote, "XMITQ")))
 
 
 def to_qmgr(tx: Transaction, queue: str, qmgr: str) -> Resolved:
-    """Where queue ``queue`` of queue manager ``qmgr`` (an ObjectQMgrName) is reached."""
-    if is_local(tx, qmgr):
-        return _local(tx, None, queue, 0)
+    """Where queue ``queue`` of queue manager ``qmgr`` (an ObjectQMgrName, not this
+    one's) is reached; ``route`` None when ``qmgr`` is an alias of this queue manager."""
     alias = catalog.load(tx.db, qmgr)
     if alias is not None and alias.qtype == REMOTE and not _text(alias, "RNAME"):
         # a queue manager alias: another name (or route) for a queue manager
         target = _text(alias, "RQMNAME")
         if is_local(tx, target):
-            return _local(tx, alias, queue, 0)
-        xmitq = _text(alias, "XMITQ")
-        return Resolved(alias, *_transmission(tx, queue, target, xmitq))
+            named, base = catalog.resolve(tx.db, queue)
+            return Resolved(named, base)
+        return Resolved(alias, *_transmission(tx, queue, target, _text(alias, "XMITQ")))
     base, route = _transmission(tx, queue, qmgr, "")
     return Resolved(base, base, route)
 
@@ -124,26 +130,19 @@ def _text(row: QueueRow, name: str) -> str:
     return str(row.attrs.get(name, "")).strip()
 
 
-def _local(tx: Transaction, named: QueueRow | None, queue: str, hops: int) -> Resolved:
-    if hops > _ALIAS_HOPS:
-        raise failed(
-            C.MQRC_REMOTE_Q_NAME_ERROR,
-            f"queue {queue!r}: more than {_ALIAS_HOPS} QREMOTE definitions lead back to this "
-            "queue manager (a loop?)",
-        )
-    first, base = catalog.resolve(tx.db, queue)
-    if base.qtype == REMOTE:
-        return definition(tx, named or first, base, hops)
-    return Resolved(named or first, base)
-
-
 def _transmission(tx: Transaction, queue: str, qmgr: str, xmitq: str) -> tuple[QueueRow, Route]:
     """The transmission queue to ``qmgr``: ``xmitq`` when named, else the local queue
     named ``qmgr``, else DEFXMITQ."""
     named = (C.MQRC_UNKNOWN_XMIT_Q, C.MQRC_XMIT_Q_TYPE_ERROR, C.MQRC_XMIT_Q_USAGE_ERROR)
     if xmitq:
         row = _xmitq(tx, xmitq, named, f"XMITQ({xmitq})")
-    elif catalog.load(tx.db, qmgr) is not None:
+    elif (same_name := catalog.load(tx.db, qmgr)) is not None:
+        if same_name.qtype != LOCAL:  # not a route: the name is not a queue manager's
+            raise failed(
+                C.MQRC_UNKNOWN_REMOTE_Q_MGR,
+                f"queue manager {qmgr!r}: the object of that name is a {same_name.qtype}, "
+                "neither a transmission queue nor a queue manager alias",
+            )
         row = _xmitq(tx, qmgr, named, f"the queue named after queue manager {qmgr!r}")
     else:
         default = str(tx.qmgr_attr("DEFXMITQ") or "").strip()
@@ -181,14 +180,18 @@ def _xmitq(tx: Transaction, name: str, faults: tuple[int, int, int], what: str) 
 
 
 def check_open(options: int, name: str, *, definition: bool) -> None:
-    """A remote queue opens for output (and a QREMOTE definition for inquire too): 2045
-    for input, browse or set."""
-    allowed = OPEN_OPTIONS if definition else OPEN_OPTIONS & ~C.MQOO_INQUIRE
+    """A queue of another queue manager opens for output only (2045 for anything else);
+    a QREMOTE definition opened by its name (or an alias's) for inquire and set too."""
+    allowed = OPEN_OPTIONS | DEFINITION_OPTIONS if definition else OPEN_OPTIONS
     if options & ~allowed:
         raise failed(
             C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
-            f"open options {options:#x}: {name!r} is a remote queue, opened to put to"
-            + (" or inquire" if definition else "")
+            f"open options {options:#x}: {name!r} is a queue of another queue manager, "
+            + (
+                "opened to put to, or to inquire and set its definition"
+                if definition
+                else "opened to put to"
+            )
             + " (get from it on the queue manager that owns it)",
         )
 
@@ -229,6 +232,9 @@ def wrap(tx: Transaction, route: Route, md: MQMD, data: bytes) -> tuple[MQMD, by
     outer.MsgId = messages.make_msg_id(tx.qmgr_name)
     outer.CorrelId = md.MsgId
     outer.BackoutCount = 0
+    outer.PutApplType = C.MQAT_QMGR  # origin context: the queue manager put it there
+    outer.PutApplName = tx.qmgr_name[:28]
+    outer.ApplOriginData = ""
     return outer, header.pack(C.MQENC_NATIVE) + extension + data
 
 

@@ -10,6 +10,7 @@ of the two Expiry fields to be the same as that specified by the application."
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -45,9 +46,9 @@ def take(conn: QMConnection, queue: str) -> tuple[MQMD, bytes]:
     return got
 
 
-def reason(call: object) -> int:
+def reason(call: Callable[..., object], *args: object, **kwargs: object) -> int:
     with pytest.raises(MQError) as caught:
-        call()  # type: ignore[operator]
+        call(*args, **kwargs)
     return caught.value.reason
 
 
@@ -133,6 +134,9 @@ def test_the_transmission_queues_mqmd_is_made_as_mq_makes_it(conn: QMConnection)
     assert (md.Priority, md.Persistence) == (7, C.MQPER_PERSISTENT)
     assert md.ReplyToQ.strip() == REPLY
     assert header.MsgDesc.ReplyToQMgr.strip() == conn.qmgr_name
+    # the origin context is the queue manager's; the application's travels inside
+    assert (md.PutApplType, md.PutApplName.strip()) == (C.MQAT_QMGR, conn.qmgr_name)
+    assert header.MsgDesc.PutApplType == put.PutApplType != C.MQAT_QMGR
     # and no COA was made on the way: the transmission queue is not its destination
     assert conn.get(conn.open(REPLY, IN)) is None
 
@@ -253,14 +257,27 @@ def test_a_queue_manager_alias_of_this_one_is_local(qm: QueueManager, conn: QMCo
     handle = conn.open(LOCALQ, C.MQOO_OUTPUT, qmgr="OTHER.NAME")
     conn.put(handle, MQMD(), DATA)
     assert take(conn, LOCALQ)[1] == DATA
+    # named through an alias, it is opened to put to only, as on IBM MQ
+    for options in (IN, C.MQOO_BROWSE, C.MQOO_INQUIRE, C.MQOO_SET):
+        opened = reason(conn.open, LOCALQ, options, qmgr="OTHER.NAME")
+        assert opened == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    model = "SYSTEM.DEFAULT.MODEL.QUEUE"
+    assert reason(conn.open, model, C.MQOO_OUTPUT, qmgr="OTHER.NAME") == C.MQRC_Q_TYPE_ERROR
 
 
-def test_a_qremote_naming_this_queue_manager_is_a_local_queue(
-    qm: QueueManager, conn: QMConnection
+@pytest.mark.parametrize("rqmname", ["", "QM"])
+def test_a_qremote_must_name_another_queue_manager(
+    qm: QueueManager, conn: QMConnection, rqmname: str
 ) -> None:
-    qm.define_queue("QREMOTE", "BACK.HOME", {"RNAME": LOCALQ, "RQMNAME": conn.qmgr_name})
-    conn.put("BACK.HOME", MQMD(), DATA)
-    assert take(conn, LOCALQ)[1] == DATA
+    # IBM MQ: RQMNAME "must not be blank or the name of the local queue manager" when the
+    # definition is opened; 2087 "even if XmitQName is not blank"
+    assert conn.qmgr_name == "QM"
+    qm.define_queue("QREMOTE", "BACK.HOME", {"RNAME": LOCALQ, "RQMNAME": rqmname, "XMITQ": XMITQ})
+    assert reason(lambda: conn.put("BACK.HOME", MQMD(), DATA)) == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    opening = lambda: conn.open("BACK.HOME", C.MQOO_OUTPUT)  # noqa: E731
+    assert reason(opening) == C.MQRC_UNKNOWN_REMOTE_Q_MGR
+    assert conn.get(conn.open(LOCALQ, IN)) is None
+    assert conn.get(conn.open(XMITQ, IN)) is None
 
 
 def test_an_alias_can_target_a_remote_queue(qm: QueueManager, conn: QMConnection) -> None:
@@ -268,6 +285,21 @@ def test_an_alias_can_target_a_remote_queue(qm: QueueManager, conn: QMConnection
     conn.put("ORDERS.ALIAS", MQMD(), DATA)
     md, data = take(conn, XMITQ)
     assert parse_xqh(data, md.Encoding)[0].RemoteQName == "ORDERS.IN"
+    # every definition on the way counts: the remote definition's PUT(DISABLED) too
+    qm.alter_queue("ORDERS.REMOTE", {"PUT": "DISABLED"})
+    assert reason(lambda: conn.put("ORDERS.ALIAS", MQMD(), DATA)) == C.MQRC_PUT_INHIBITED
+    opening = lambda: conn.open("ORDERS.ALIAS", C.MQOO_OUTPUT)  # noqa: E731
+    assert reason(opening) == C.MQRC_PUT_INHIBITED
+
+
+@pytest.mark.parametrize("qtype", ["QREMOTE", "QMODEL", "QALIAS"])
+def test_an_object_qmgr_name_that_names_no_route_is_an_unknown_queue_manager(
+    qm: QueueManager, conn: QMConnection, qtype: str
+) -> None:
+    attrs = {"QREMOTE": {"RNAME": "Q", "RQMNAME": "QM2"}, "QALIAS": {"TARGET": LOCALQ}}
+    qm.define_queue(qtype, "QM7", attrs.get(qtype, {}))
+    opening = lambda: conn.open("Q", C.MQOO_OUTPUT, qmgr="QM7")  # noqa: E731
+    assert reason(opening) == C.MQRC_UNKNOWN_REMOTE_Q_MGR
 
 
 @pytest.mark.parametrize(
@@ -307,7 +339,7 @@ def test_a_bad_default_transmission_queue_has_its_own_reasons(
 
 
 @pytest.mark.parametrize(
-    "options", [IN, C.MQOO_BROWSE, C.MQOO_SET, C.MQOO_OUTPUT | C.MQOO_INPUT_EXCLUSIVE]
+    "options", [IN, C.MQOO_BROWSE, C.MQOO_OUTPUT | C.MQOO_INPUT_EXCLUSIVE, C.MQOO_INPUT_AS_Q_DEF]
 )
 def test_a_remote_queue_opens_to_put_to(conn: QMConnection, options: int) -> None:
     assert reason(lambda: conn.open("ORDERS.REMOTE", options)) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
@@ -329,8 +361,27 @@ def test_a_qremote_definition_is_inquired_and_a_remote_queue_by_name_is_not(
         C.MQCA_REMOTE_Q_MGR_NAME: "QM2",
         C.MQCA_XMIT_Q_NAME: "",
     }
-    by_name = lambda: conn.open("ORDERS.IN", C.MQOO_INQUIRE, qmgr="QM2")  # noqa: E731
-    assert reason(by_name) == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    for options in (C.MQOO_INQUIRE, C.MQOO_SET, C.MQOO_OUTPUT | C.MQOO_INQUIRE):
+        by_name = reason(conn.open, "ORDERS.IN", options, qmgr="QM2")
+        assert by_name == C.MQRC_OPTION_NOT_VALID_FOR_TYPE
+
+
+def test_a_definition_opened_to_inquire_or_set_needs_no_route(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # its route is resolved by an open for output only: a definition whose transmission
+    # queue is missing can still be inquired, and repaired with MQSET where it allows
+    qm.define_queue("QREMOTE", "NOT.YET", {"RNAME": "Q", "RQMNAME": "QM8", "XMITQ": "MISSING"})
+    handle = conn.open("NOT.YET", C.MQOO_INQUIRE | C.MQOO_SET)
+    assert conn.inquire(handle, [C.MQCA_XMIT_Q_NAME]) == {C.MQCA_XMIT_Q_NAME: "MISSING"}
+    conn.set(handle, {C.MQIA_INHIBIT_PUT: C.MQQA_PUT_INHIBITED})
+    assert conn.inquire("NOT.YET", [C.MQIA_INHIBIT_PUT]) == {
+        C.MQIA_INHIBIT_PUT: C.MQQA_PUT_INHIBITED
+    }
+    conn.close(handle)
+    assert reason(lambda: conn.open("NOT.YET", C.MQOO_OUTPUT)) == C.MQRC_PUT_INHIBITED
+    qm.alter_queue("NOT.YET", {"PUT": "ENABLED"})
+    assert reason(lambda: conn.open("NOT.YET", C.MQOO_OUTPUT)) == C.MQRC_UNKNOWN_XMIT_Q
 
 
 def test_opening_counts_on_the_transmission_queue(conn: QMConnection) -> None:
