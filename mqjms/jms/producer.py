@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
-from mqjms.semantics import Handle
+from mqjms.semantics import Capability, Handle
 from mqjms.semantics.topics import check_topic_string
 
 from .errors import IllegalStateException, InvalidDestinationException
@@ -89,7 +89,9 @@ class MessageProducer:
                     raise InvalidDestinationException(f"{exc.detail} ({exc.reason_name})") from None
                 handle = subscriber(mq).open_topic(target.name, options)
             else:
-                handle = mq.open(target.name, options, qmgr=target.qmgr)
+                # a broker has no other queue manager: its JMS destinations name queues
+                remote = Capability.REMOTE_QUEUES in mq.capabilities
+                handle = mq.open(target.name, options, qmgr=target.qmgr if remote else "")
             self._handles[target.uri] = handle
         return handle
 

@@ -106,7 +106,9 @@ def _check_deletable(conn: Connection, obj: Hobj, options: int) -> None:
     empty (2055). Never a predefined queue, an alias, a topic or the queue manager (2045)."""
     handle = obj.handle
     what = f"MQCLOSE of {obj.name!r} with options {options:#x}"
-    if handle is None or handle.topic is not None:
+    if handle is None or handle.topic is not None or handle.qmgr or handle.resolved_qmgr:
+        # a queue of another queue manager is never deleted from here, whatever a local
+        # queue of the same name is
         raise failed(C.MQRC_OPTION_NOT_VALID_FOR_TYPE, f"{what}: only a dynamic queue is deleted")
     found = conn.inquire(handle.name, [CMQC.MQIA_Q_TYPE])
     if found.get(CMQC.MQIA_Q_TYPE) != CMQC.MQQT_LOCAL:

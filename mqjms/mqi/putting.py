@@ -91,6 +91,11 @@ def _put(
 ) -> None:
     options = fields.option(pmo, "Options")
     md = fields.md_from(md_opts)
+    own_reply_qmgr = bool(md.ReplyToQMgr.strip()) and not hconn.remote_qmgr(md.ReplyToQMgr)
+    if own_reply_qmgr:
+        # a name of this queue manager (the one connected with, say): stored as its own
+        # name, so that replies and reports find the queue here, not on a remote route
+        md.ReplyToQMgr = ""
     if md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT):  # the flag would be lost
         raise failed(
             C.MQRC_FUNCTION_NOT_SUPPORTED,
@@ -126,7 +131,9 @@ def _put(
         hconn.async_puts.record(None, name)
     if syncpoint:
         hconn.note_work()
-    written = ["MsgId", "ReplyToQMgr", *_CONTEXT_OUTPUT[context]]
+    written = ["MsgId", *_CONTEXT_OUTPUT[context]]
+    if not own_reply_qmgr:  # else the program's name stands, as MQ leaves a set one
+        written.append("ReplyToQMgr")
     if obj is not None and logical:  # the queue manager numbers the group (output fields)
         obj.put_group = group
         written += ["GroupId", "MsgSeqNumber", "Offset", "MsgFlags"]

@@ -96,6 +96,10 @@ DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
     ),
     (LOCAL, "SYSTEM.DEFAULT.INITIATION.QUEUE", {}),
 )
+#: What a queue manager made before meta's "default_objects" was kept had.
+_DEFAULTS_BEFORE_LIST = frozenset(
+    name for _, name, _ in DEFAULT_OBJECTS if name != "SYSTEM.DEFAULT.REMOTE.QUEUE"
+)
 
 
 def boot_id() -> str:
@@ -293,7 +297,21 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             )
             for qtype, qname, attrs in DEFAULT_OBJECTS:
                 catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
+            meta.put(db, "default_objects", ",".join(name for _, name, _ in DEFAULT_OBJECTS))
             log.info("qmgr.created", qmgr=qmname, path=str(self.path))
+
+    @staticmethod
+    def _add_new_default_objects(db: sqlite3.Connection) -> None:
+        """The system objects a newer mqjms defines, made at start on a queue manager
+        created before it (as an MQ upgrade adds its new ones); one deleted on purpose
+        since it was made is not made again."""
+        made = meta.get(db, "default_objects")
+        known = set(made.split(",")) if made is not None else _DEFAULTS_BEFORE_LIST
+        for qtype, qname, attrs in DEFAULT_OBJECTS:
+            if qname not in known and catalog.load(db, qname) is None:
+                catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
+                log.info("qmgr.default_object_added", queue=qname, qtype=qtype)
+        meta.put(db, "default_objects", ",".join(name for _, name, _ in DEFAULT_OBJECTS))
 
     def _start(self) -> None:
         """Queue manager start: nobody else has the directory open. A damaged database
@@ -315,6 +333,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             db.execute("DELETE FROM handles")
             db.execute("DELETE FROM connections")
             db.execute("DELETE FROM trigger_times")  # seed 003 item 11: restart resets TRIGINT
+            self._add_new_default_objects(db)
             db.execute(
                 "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'incarnation'"
             )

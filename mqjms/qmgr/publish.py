@@ -27,7 +27,7 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.put import check_md_for_put
 
-from . import catalog, messages, queues, subscriptions, topics
+from . import catalog, messages, queues, remote, subscriptions, topics
 from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
@@ -110,7 +110,7 @@ def _deliver(
     try:
         if not deadq:
             raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, "the queue manager has no DEADQ")
-        _put_copy(tx, deadq, dl_md, dl_data, uow=uow)
+        _put_copy(tx, deadq, dl_md, dl_data, uow=uow, here=True)
     except MQError as exc:
         if md.Persistence == C.MQPER_PERSISTENT and sub.durable:
             raise failed(
@@ -139,12 +139,18 @@ def _deliver(
     return False
 
 
-def _put_copy(tx: Transaction, queue: str, md: MQMD, data: bytes, *, uow: str | None) -> None:
-    """One put inside a savepoint, so a refused one leaves nothing behind."""
+def _put_copy(
+    tx: Transaction, queue: str, md: MQMD, data: bytes, *, uow: str | None, here: bool = False
+) -> None:
+    """One put inside a savepoint, so a refused one leaves nothing behind; ``here``: the
+    dead-letter queue, which must be a queue of this queue manager."""
     db = tx.db
     db.execute("SAVEPOINT publication")
     try:
-        named, base = catalog.resolve(db, queue)
+        if here:
+            named, base = remote.resolve_here(tx, queue, "the dead-letter queue")
+        else:
+            named, base = catalog.resolve(db, queue)
         queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=False)
     except BaseException:
         db.execute("ROLLBACK TO publication")

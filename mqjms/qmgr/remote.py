@@ -126,6 +126,26 @@ def to_qmgr(tx: Transaction, queue: str, qmgr: str) -> Resolved:
     return Resolved(base, base, route)
 
 
+def resolve_here(tx: Transaction, name: str, what: str) -> tuple[QueueRow, QueueRow]:
+    """``name`` resolved to a queue of this queue manager, for the queue manager's own
+    puts that must stay here (the dead-letter queue): a remote one is 2057."""
+    named, base = catalog.resolve(tx.db, name)
+    if base.qtype == REMOTE:
+        raise failed(
+            C.MQRC_Q_TYPE_ERROR,
+            f"{what} {name!r} is a remote queue: it must be a queue of this queue manager",
+        )
+    return named, base
+
+
+def to_reply(tx: Transaction, queue: str, qmgr: str) -> Resolved:
+    """Where a report or reply to ``queue`` at ReplyToQMgr ``qmgr`` goes: here when
+    ``qmgr`` is blank or this queue manager, else routed as an ObjectQMgrName is."""
+    if is_local(tx, qmgr):
+        return Resolved(*catalog.resolve(tx.db, queue))
+    return to_qmgr(tx, queue, qmgr)
+
+
 def _text(row: QueueRow, name: str) -> str:
     return str(row.attrs.get(name, "")).strip()
 

@@ -1,4 +1,5 @@
-"""Report messages the queue manager sends: to the original's ReplyToQ, else (as IBM MQ
+"""Report messages the queue manager sends: to the original's ReplyToQ (at its
+ReplyToQMgr: another queue manager's is routed as :mod:`.remote` says), else (as IBM MQ
 does with a report it cannot deliver) to the dead-letter queue with an MQDLH.
 
 Expiration reports (seed 000, :mod:`.expiry`), confirm-on-arrival reports when a put
@@ -19,7 +20,7 @@ from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.put import put_date_time
 from mqjms.semantics.reports import COA, COD, ReportKind, report_message
 
-from . import catalog, queues
+from . import queues, remote
 from .failures import StorageError
 from .transaction import Transaction
 
@@ -46,16 +47,17 @@ def send(tx: Transaction, original: MQMD, md: MQMD, data: bytes, *, uow: str | N
     dead-letter queue; logged, not raised, when neither takes it."""
     md.PutApplName = tx.qmgr_name[:28]
     md.PutDate, md.PutTime = put_date_time(tx.now)
-    reply_to = original.ReplyToQ.strip()
+    reply_to, reply_qmgr = original.ReplyToQ.strip(), original.ReplyToQMgr.strip()
     try:
-        named, base = catalog.resolve(tx.db, reply_to)
-        queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=md.MsgId == C.MQMI_NONE)
+        named, base, route = remote.to_reply(tx, reply_to, reply_qmgr)
+        new_msg_id = md.MsgId == C.MQMI_NONE
+        queues.put_message(tx, named, base, md, data, uow=uow, new_msg_id=new_msg_id, route=route)
     except StorageError:
         # a full disk fails the whole call, which the caller may retry with room made:
         # a report is never silently dropped while what caused it commits
         raise
     except MQError as exc:  # an undeliverable report is dead-lettered, as MQ does
-        _dead_letter(tx, md, data, exc.reason, (reply_to, original.ReplyToQMgr.strip()), uow)
+        _dead_letter(tx, md, data, exc.reason, (reply_to, reply_qmgr), uow)
 
 
 def _dead_letter(
@@ -74,7 +76,7 @@ def _dead_letter(
     )
     deadq = str(tx.qmgr_attr("DEADQ")).strip()
     try:
-        named, base = catalog.resolve(tx.db, deadq)
+        named, base = remote.resolve_here(tx, deadq, "the dead-letter queue")
         queues.put_message(tx, named, base, dl_md, dl_data, uow=uow, new_msg_id=False)
         log.warning(
             "report.dead_lettered",

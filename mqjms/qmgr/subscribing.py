@@ -129,6 +129,12 @@ class Subscribing(ConnectionState):
                 raise _no_queue()
             if queue is not None:
                 self._handle(queue)
+                if queue.qmgr:  # a subscription records a queue name, no DESTQMGR
+                    raise failed(
+                        C.MQRC_FUNCTION_NOT_SUPPORTED,
+                        f"MQSUB to queue {queue.name!r} of queue manager {queue.qmgr!r}: "
+                        "define a QREMOTE for it and subscribe with a handle to that",
+                    )
         try:
             with self._session():
                 row, hsub, created = self._with_room(lambda: self._subscribe(descriptor, queue))

@@ -35,6 +35,9 @@ class Capability(StrEnum):
     # queue kinds
     ALIAS_QUEUES = "alias"  # QALIAS resolves to its TARGET (MQOPEN, MQPUT1, MQINQ)
     MODEL_QUEUES = "model"  # opening a QMODEL creates a dynamic queue
+    # MQOPEN/MQPUT1 with another ObjectQMgrName, and QREMOTE definitions, are routed to a
+    # transmission queue (without it such an open is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR)
+    REMOTE_QUEUES = "remote"
     # IBM MQ behaviours
     BACKOUT_COUNT = "backout_count"  # BackoutCount survives the getter's crash (seed 002)
     BACKOUT_IN_PLACE = "backout_in_place"  # a backed-out message keeps its queue position

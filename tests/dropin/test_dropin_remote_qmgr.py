@@ -90,3 +90,41 @@ def test_mqopen_of_a_remote_queue_resolves_and_puts(mq: ModuleType, env: MQEnv, 
         options = mq.CMQC.MQOO_INPUT_AS_Q_DEF
         mq.Queue(qmgr, mq.OD(ObjectName="FAR.ORDERS", ObjectQMgrName="QM_FAR"), options)
     assert caught.value.reason == mq.CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE
+
+
+@pytest.mark.embedded_only(ROUTES)
+def test_mqclose_delete_of_a_remote_queue_is_2045_whatever_is_here(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # a permanent dynamic queue here with the remote queue's name is not the one closed
+    env.define_queue("QM_FAR", USAGE="XMITQ")
+    env.define_model("PERM.MODEL", DEFTYPE="PERMDYN")
+    local = mq.Queue(
+        qmgr, mq.OD(ObjectName="PERM.MODEL", DynamicQName="FAR.ORDERS"), mq.CMQC.MQOO_OUTPUT
+    )
+    local.put(b"stays here")
+    local.close()
+    od = mq.OD(ObjectName="FAR.ORDERS", ObjectQMgrName="QM_FAR")
+    far = mq.Queue(qmgr, od, mq.CMQC.MQOO_OUTPUT)
+    with pytest.raises(mq.MQMIError) as caught:
+        far.close(mq.CMQC.MQCO_DELETE_PURGE)
+    assert caught.value.reason == mq.CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE
+    far.close()
+    assert env.depth("FAR.ORDERS") == 1
+
+
+@pytest.mark.embedded_only("reports are the embedded queue manager's")
+def test_a_reply_to_qmgr_naming_the_connection_finds_the_queue_here(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # the program connected as QM1 names QM1 its ReplyToQMgr: on IBM MQ that is the
+    # queue manager it is on, so its COA report comes back here, not down a route
+    reply = env.define_queue("DEV.REPLY.COA")
+    md = mq.MD(Report=mq.CMQC.MQRO_COA, ReplyToQ=reply, ReplyToQMgr="QM1")
+    qmgr.put1(mq.OD(ObjectName=Q), b"confirm it", md)
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    assert text(md.ReplyToQMgr) == "QM1"  # the program's own, as MQ leaves a set one
+    got = env.get_raw(reply)
+    assert got is not None and got[0].Feedback == C.MQFB_COA
+    stored = env.browse_one(Q)[0]
+    assert stored.ReplyToQMgr.strip() == env.qmgr_name

@@ -9,6 +9,7 @@ of the two Expiry fields to be the same as that specified by the application."
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 
@@ -21,6 +22,7 @@ from mqjms.mqi.constants import CMQC
 from mqjms.qmgr import QueueManager
 from mqjms.qmgr.connection import QMConnection
 from mqjms.qmgr.mqsc import run_script
+from mqjms.semantics.pubsub import SubscriptionDescriptor
 
 XMITQ, LOCALQ, REPLY = "QM2", "APP.LOCAL", "APP.REPLY"
 IN = C.MQOO_INPUT_SHARED
@@ -425,3 +427,87 @@ def test_mqsc_refuses_local_attributes_on_a_remote_queue(qm: QueueManager) -> No
     (result,) = run_script(qm, "DEFINE QREMOTE(R) RNAME(Q) RQMNAME(QM2) BOTHRESH(3)")
     assert not result.ok
     assert "BOTHRESH" in str(result.error)
+
+
+# ------------------------------------------------------------ the queue manager's own puts
+
+
+def test_a_report_for_a_remote_requester_goes_to_its_transmission_queue(
+    conn: QMConnection,
+) -> None:
+    # a COA report goes to ReplyToQ at ReplyToQMgr: another queue manager's is routed,
+    # never put to a local queue that happens to have the name
+    conn.put(
+        LOCALQ,
+        MQMD(Report=C.MQRO_COA, ReplyToQ=REPLY, ReplyToQMgr="QM2", Format=C.MQFMT_STRING),
+        DATA,
+    )
+    md, data = take(conn, XMITQ)
+    header, _ = parse_xqh(data, md.Encoding)
+    assert (header.RemoteQName, header.RemoteQMgrName) == (REPLY, "QM2")
+    assert header.MsgDesc.Feedback == C.MQFB_COA
+    assert conn.get(conn.open(REPLY, IN)) is None
+
+
+def test_a_report_with_no_route_is_dead_lettered(qm: QueueManager, conn: QMConnection) -> None:
+    qm.define_queue("QLOCAL", "DLQ", {})
+    qm.alter_qmgr({"DEADQ": "DLQ"})
+    conn.put(LOCALQ, MQMD(Report=C.MQRO_COA, ReplyToQ=REPLY, ReplyToQMgr="QM9"), DATA)
+    md, data = take(conn, "DLQ")
+    assert md.Format == C.MQFMT_DEAD_LETTER_HEADER
+    assert data[8:12] == C.MQRC_UNKNOWN_REMOTE_Q_MGR.to_bytes(4, "little")  # MQDLH.Reason
+    assert conn.get(conn.open(REPLY, IN)) is None
+
+
+def test_the_dead_letter_queue_is_never_a_remote_queue(
+    qm: QueueManager, conn: QMConnection, events: list[dict[str, object]]
+) -> None:
+    # the queue manager keeps what it cannot deliver: a DEADQ naming a QREMOTE is not
+    # followed off the queue manager
+    qm.alter_qmgr({"DEADQ": "ORDERS.REMOTE"})
+    conn.put(LOCALQ, MQMD(Report=C.MQRO_COA, ReplyToQ="NO.SUCH.REPLY"), DATA)
+    assert conn.get(conn.open(XMITQ, IN)) is None
+    lost = [e for e in events if e["event"] == "report.lost"]
+    assert lost and lost[0]["reason"] == "MQRC_Q_TYPE_ERROR"
+
+
+def test_a_subscription_to_a_remote_definition_routes_its_publications(
+    conn: QMConnection,
+) -> None:
+    handle = conn.open("ORDERS.REMOTE", C.MQOO_OUTPUT)
+    options = C.MQSO_CREATE | C.MQSO_NON_DURABLE
+    sub = conn.subscribe(SubscriptionDescriptor(options=options, object_string="prices/x"), handle)
+    publisher = conn.open_topic("prices/x")
+    conn.put(publisher, MQMD(Format=C.MQFMT_STRING), DATA)
+    md, data = take(conn, XMITQ)
+    header, rest = parse_xqh(data, md.Encoding)
+    assert (header.RemoteQName, header.RemoteQMgrName, rest) == ("ORDERS.IN", "QM2", DATA)
+    conn.close_subscription(sub, remove=True)
+
+
+def test_a_subscription_to_a_queue_named_with_its_queue_manager_is_refused(
+    conn: QMConnection,
+) -> None:
+    handle = conn.open("ORDERS.IN", C.MQOO_OUTPUT, qmgr="QM2")
+    options = C.MQSO_CREATE | C.MQSO_NON_DURABLE
+    sd = SubscriptionDescriptor(options=options, object_string="prices/y")
+    assert reason(conn.subscribe, sd, handle) == C.MQRC_FUNCTION_NOT_SUPPORTED
+
+
+def test_a_queue_manager_made_before_remote_queues_gets_their_default_at_start(
+    qm: QueueManager,
+) -> None:
+    # as on an MQ upgrade, the new system object is added at start; one deleted on
+    # purpose after it was made stays deleted
+    default = "SYSTEM.DEFAULT.REMOTE.QUEUE"
+    qm.delete_queue(default)
+    with sqlite3.connect(qm.db_file) as db:  # what a queue manager made earlier holds
+        db.execute("DELETE FROM meta WHERE key = 'default_objects'")
+    db.close()
+    qm.restart()
+    assert qm.queue_names(default) == [default]
+    (result,) = run_script(qm, "DEFINE QREMOTE(MADE.LIKE) LIKE(SYSTEM.DEFAULT.REMOTE.QUEUE)")
+    assert result.ok, result.error
+    qm.delete_queue(default)
+    qm.restart()
+    assert qm.queue_names(default) == []

@@ -79,6 +79,7 @@ _CAPABILITIES = frozenset(
         Capability.MESSAGE_LOCK,
         Capability.ALIAS_QUEUES,
         Capability.MODEL_QUEUES,
+        Capability.REMOTE_QUEUES,
         Capability.BACKOUT_COUNT,
         Capability.BACKOUT_IN_PLACE,
         Capability.BROWSE_SKIPS_LOCKED,
