@@ -51,6 +51,17 @@ def load(db: sqlite3.Connection, name: str) -> QueueRow | None:
     )
 
 
+def load_of_type(db: sqlite3.Connection, name: str, qtype: str) -> QueueRow | None:
+    """:func:`load`, when the queue is of type ``qtype`` (no row, nothing parsed, else)."""
+    return from_row(
+        db.execute(
+            "SELECT name, qtype, attrs, depth, deftype, owner FROM queues"
+            " WHERE name = ? AND qtype = ?",
+            (name, qtype),
+        ).fetchone()
+    )
+
+
 def from_row(row: tuple[Any, ...] | None) -> QueueRow | None:
     """A QueueRow from the six columns :func:`load` selects (None for no row)."""
     if row is None:

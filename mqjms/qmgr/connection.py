@@ -186,7 +186,9 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
             if named.qtype == ALIAS:
                 named, base = catalog.resolve(db, queue)
             if base.qtype == REMOTE:
-                if options & C.MQOO_OUTPUT:  # resolved now, as MQ resolves at MQOPEN
+                # the route is checked now, for MQOPEN's reasons (each put follows the
+                # definitions as they are at the put, as a QALIAS's handle does)
+                if options & C.MQOO_OUTPUT:
                     resolved = remote.definition(tx, named, base)
                     return self._open_remote(tx, queue, options, resolved, "")
                 remote.check_open(options, queue, definition=True)
@@ -214,7 +216,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         self, tx: Transaction, queue: str, options: int, to: remote.Resolved, qmgr: str
     ) -> Handle:
         """MQOPEN of a queue of another queue manager (named by ``qmgr``, or through a
-        QREMOTE), to put to: resolved to its transmission queue now, as MQ does."""
+        QREMOTE), to put to: its route is resolved and checked now, as MQ does."""
         remote.check_open(options, queue, definition=not qmgr)
         if to.route is None:
             raise AssertionError("a remote open resolves to a route")

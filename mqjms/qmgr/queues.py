@@ -65,6 +65,8 @@ def put_message(
         length += remote.header_length(md)
     check_put_allowed(named, base, length, int(tx.qmgr_attr("MAXMSGL")))
     check_depth(base, base.depth)
+    if by_application and md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
+        remote.reply_to_alias(tx, md)
     resolve_defaults(
         md,
         named,

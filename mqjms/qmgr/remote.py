@@ -16,6 +16,8 @@ Name resolution, as the queue manager does it at MQOPEN and MQPUT1:
   that name with a blank RNAME) first, then the transmission queue named after it, then
   DEFXMITQ; none is 2087 MQRC_UNKNOWN_REMOTE_Q_MGR. An alias of this queue manager names
   a local queue, opened for output only (as IBM MQ opens it).
+- A ReplyToQ naming a QREMOTE with ReplyToQMgr blank is a reply-to queue alias: the
+  MQPUT puts its RNAME and RQMNAME in their place.
 - A transmission queue named on purpose (XMITQ) that is missing is 2196, not a local queue
   is 2091, not USAGE(XMITQ) 2092; the same faults of DEFXMITQ are 2197, 2198 and 2199.
 
@@ -57,6 +59,8 @@ OPEN_OPTIONS = (
     | C.MQOO_FAIL_IF_QUIESCING
     | C.MQOO_BIND_ON_OPEN
     | C.MQOO_BIND_NOT_FIXED
+    | C.MQOO_BIND_ON_GROUP
+    | C.MQOO_RESOLVE_NAMES
 )
 #: What a QREMOTE definition opened by its name may do besides: inquire and set it
 #: (opened without MQOO_OUTPUT, no route is needed).
@@ -116,7 +120,12 @@ def to_qmgr(tx: Transaction, queue: str, qmgr: str) -> Resolved:
     one's) is reached; ``route`` None when ``qmgr`` is an alias of this queue manager."""
     alias = catalog.load(tx.db, qmgr)
     if alias is not None and alias.qtype == REMOTE and not _text(alias, "RNAME"):
-        # a queue manager alias: another name (or route) for a queue manager
+        # a queue manager alias: another name (or route) for a queue manager, whose PUT
+        # counts as every definition's on the way does (2051)
+        if not enabled(alias, "PUT"):
+            raise failed(
+                C.MQRC_PUT_INHIBITED, f"queue manager alias {alias.name!r} is PUT(DISABLED)"
+            )
         target = _text(alias, "RQMNAME")
         if is_local(tx, target):
             named, base = catalog.resolve(tx.db, queue)
@@ -144,6 +153,17 @@ def to_reply(tx: Transaction, queue: str, qmgr: str) -> Resolved:
     if is_local(tx, qmgr):
         return Resolved(*catalog.resolve(tx.db, queue))
     return to_qmgr(tx, queue, qmgr)
+
+
+def reply_to_alias(tx: Transaction, md: MQMD) -> None:
+    """A reply-to queue alias: a ReplyToQ naming a QREMOTE, its ReplyToQMgr blank, is
+    replaced at MQPUT by the definition's RNAME and RQMNAME (blank: this queue manager),
+    so that the reply goes where the definition says, as on IBM MQ."""
+    found = catalog.load_of_type(tx.db, md.ReplyToQ.strip(), REMOTE)  # mostly none: cheap
+    if found is None or not (rname := _text(found, "RNAME")):
+        return
+    md.ReplyToQ = rname
+    md.ReplyToQMgr = _text(found, "RQMNAME") or tx.qmgr_name
 
 
 def _text(row: QueueRow, name: str) -> str:

@@ -106,13 +106,18 @@ class EmulatedConnection(ABC):
         MQOD's ObjectQMgrName) is the queue manager that owns the queue: blank or this
         one's name for a queue here."""
         self._check_open()
-        validate_name(queue)
-        check_open(options)
         qmgr = qmgr.strip()
         if qmgr == self.qmgr_name:
             qmgr = ""
         elif qmgr:
             validate_name(qmgr, "queue manager")
+            if not queue.strip():
+                raise failed(
+                    C.MQRC_REMOTE_Q_NAME_ERROR,
+                    f"ObjectName is blank: name the queue of queue manager {qmgr!r}",
+                )
+        validate_name(queue)
+        check_open(options)
         return self._open(queue, options, dynamic_name, qmgr)
 
     def get(

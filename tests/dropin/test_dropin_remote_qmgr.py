@@ -128,3 +128,14 @@ def test_a_reply_to_qmgr_naming_the_connection_finds_the_queue_here(
     assert got is not None and got[0].Feedback == C.MQFB_COA
     stored = env.browse_one(Q)[0]
     assert stored.ReplyToQMgr.strip() == env.qmgr_name
+
+
+@pytest.mark.embedded_only(ROUTES)
+def test_a_blank_object_name_on_another_queue_manager_is_2184(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    env.define_queue("QM_FAR", USAGE="XMITQ")
+    with pytest.raises(mq.MQMIError) as caught:
+        qmgr.put1(mq.OD(ObjectName="", ObjectQMgrName="QM_FAR"), b"where?", mq.MD())
+    assert caught.value.reason == mq.CMQC.MQRC_REMOTE_Q_NAME_ERROR
+    assert env.depth("QM_FAR") == 0

@@ -267,6 +267,29 @@ def test_a_queue_manager_alias_of_this_one_is_local(qm: QueueManager, conn: QMCo
     assert reason(conn.open, model, C.MQOO_OUTPUT, qmgr="OTHER.NAME") == C.MQRC_Q_TYPE_ERROR
 
 
+def test_a_queue_manager_alias_put_disabled_inhibits_puts(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # every definition on the way, "including any queue manager alias definitions"
+    qm.define_queue("QREMOTE", "HERE.OFF", {"RQMNAME": conn.qmgr_name, "PUT": "DISABLED"})
+    qm.define_queue("QREMOTE", "THERE.OFF", {"RQMNAME": "QM2", "PUT": "DISABLED"})
+    for alias in ("HERE.OFF", "THERE.OFF"):
+        assert reason(conn.open, LOCALQ, C.MQOO_OUTPUT, qmgr=alias) == C.MQRC_PUT_INHIBITED
+    assert conn.get(conn.open(LOCALQ, IN)) is None
+
+
+def test_a_blank_queue_name_on_another_queue_manager_is_2184(conn: QMConnection) -> None:
+    assert reason(conn.open, "", C.MQOO_OUTPUT, qmgr="QM2") == C.MQRC_REMOTE_Q_NAME_ERROR
+
+
+@pytest.mark.parametrize("binding", [C.MQOO_BIND_ON_GROUP, C.MQOO_RESOLVE_NAMES])
+def test_binding_and_resolve_names_options_open_a_remote_queue(
+    conn: QMConnection, binding: int
+) -> None:
+    for queue, qmgr in (("ORDERS.REMOTE", ""), ("ORDERS.IN", "QM2")):
+        conn.close(conn.open(queue, C.MQOO_OUTPUT | binding, qmgr=qmgr))
+
+
 @pytest.mark.parametrize("rqmname", ["", "QM"])
 def test_a_qremote_must_name_another_queue_manager(
     qm: QueueManager, conn: QMConnection, rqmname: str
@@ -511,3 +534,22 @@ def test_a_queue_manager_made_before_remote_queues_gets_their_default_at_start(
     qm.delete_queue(default)
     qm.restart()
     assert qm.queue_names(default) == []
+
+
+@pytest.mark.parametrize(("rqmname", "resolved"), [("QM2", "QM2"), ("", "QM")])
+def test_a_reply_to_queue_alias_is_replaced_at_put(
+    qm: QueueManager, conn: QMConnection, rqmname: str, resolved: str
+) -> None:
+    # IBM MQ: a ReplyToQ naming a QREMOTE, ReplyToQMgr blank, is replaced by its RNAME
+    # and RQMNAME, so a reply (or report) goes where the definition says
+    qm.define_queue("QREMOTE", "ANSWER.ALIAS", {"RNAME": REPLY, "RQMNAME": rqmname})
+    put = conn.put(LOCALQ, MQMD(ReplyToQ="ANSWER.ALIAS", Report=C.MQRO_COA), DATA)
+    assert (put.ReplyToQ.strip(), put.ReplyToQMgr.strip()) == (REPLY, resolved)
+    stored, _ = take(conn, LOCALQ)
+    assert (stored.ReplyToQ.strip(), stored.ReplyToQMgr.strip()) == (REPLY, resolved)
+    report_queue = XMITQ if rqmname else REPLY  # the COA went where the alias says
+    report, data = take(conn, report_queue)
+    if rqmname:
+        assert parse_xqh(data, report.Encoding)[0].RemoteQName == REPLY
+    else:
+        assert report.Feedback == C.MQFB_COA
