@@ -20,7 +20,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.mq.pmo import MQPMO
 from mqjms.mqi.constants import CMQC
-from mqjms.semantics import Connection, Context, Handle, put_warning
+from mqjms.semantics import Connection, Context, Handle, put_destination, put_warning
 
 from . import fields, option_rules, properties, subscribing
 from .hconn import Hconn, Hobj
@@ -140,7 +140,7 @@ def _put(
     if options & CMQC.MQPMO_NEW_CORREL_ID:
         written.append("CorrelId")
     fields.md_into(md_opts, result, written)
-    _pmo_into(pmo, target, conn.qmgr_name)
+    _pmo_into(pmo, target, conn.qmgr_name, put_destination(conn))
     warning = put_warning(conn, no_subs_matched=bool(options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
     if warning is not None:
         raise warning
@@ -181,11 +181,17 @@ def _pass_context(hconn: Hconn, md: MQMD, number: int, context: Context) -> None
         setattr(md, name, getattr(source, name))
 
 
-def _pmo_into(pmo: Any, target: str | Handle, qmgr: str) -> None:
+def _pmo_into(pmo: Any, target: str | Handle, qmgr: str, went: tuple[str, str] | None) -> None:
+    """MQPMO's output fields: where the put went, as the transport says (``went``), else
+    as the handle was resolved at MQOPEN (or the name given, for MQPUT1)."""
     if pmo is None:
         return
-    resolved = target.resolved_name if isinstance(target, Handle) else target
-    remote = target.resolved_qmgr if isinstance(target, Handle) else ""
+    if went is not None:
+        resolved, remote = went[0], "" if went[1] == qmgr else went[1]
+    elif isinstance(target, Handle):
+        resolved, remote = target.resolved_name, target.resolved_qmgr
+    else:
+        resolved, remote = target, ""
     values: dict[str, object] = {
         "ResolvedQName": resolved,
         "ResolvedQMgrName": remote or qmgr,

@@ -112,6 +112,8 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
         #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
         self.last_warning: MQError | None = None
+        #: Where the last MQPUT/MQPUT1 went (queue, queue manager): MQPMO ResolvedQName.
+        self.last_resolved: tuple[str, str] | None = None
 
     def _register(self) -> None:
         owners.own(self.id)  # before its row exists: a recovery never finds it a stranger's

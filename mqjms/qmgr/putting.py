@@ -97,8 +97,8 @@ class Putting(ConnectionState):
         else:
             named, base, qmgr_attrs = catalog.resolve_for_put(tx.db, name)
             tx.knows_qmgr_attrs(qmgr_attrs)
-            if base.qtype == REMOTE:
-                named, base, route = remote.definition(tx, named, base)
+        if route is None and base.qtype == REMOTE:
+            named, base, route = remote.definition(tx, named, base)
         uow = self.id if request.syncpoint else None
         stored = queues.put_message(
             tx,
@@ -115,4 +115,7 @@ class Putting(ConnectionState):
             # on its queue now (a transmission queue, remote queues' way, is not where it
             # arrives)
             reporting.confirm(tx, stored, data, reporting.COA, uow=uow)
+        self.last_resolved = (
+            (base.name, tx.qmgr_name) if route is None else (route.queue, route.qmgr)
+        )
         return stored

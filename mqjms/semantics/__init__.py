@@ -24,12 +24,14 @@ from .contract import (
     LocksMessages,
     PutFailed,
     Reserves,
+    ResolvesPuts,
     SyncpointPut,
     TruncatedMessage,
     WarnsOnPut,
     commit_and_get,
     interrupt_wait,
     put_and_commit,
+    put_destination,
     put_warning,
 )
 from .wrapper import ConnectionWrapper
@@ -47,11 +49,13 @@ __all__ = [
     "LocksMessages",
     "PutFailed",
     "Reserves",
+    "ResolvesPuts",
     "SyncpointPut",
     "TruncatedMessage",
     "WarnsOnPut",
     "commit_and_get",
     "interrupt_wait",
     "put_and_commit",
+    "put_destination",
     "put_warning",
 ]

@@ -257,6 +257,17 @@ class WarnsOnPut(Protocol):
         ...
 
 
+class ResolvesPuts(Protocol):
+    """The attribute a connection declaring :attr:`Capability.REMOTE_QUEUES` has."""
+
+    @property
+    def last_resolved(self) -> tuple[str, str] | None:
+        """Where the last MQPUT/MQPUT1 went: the queue and queue manager the names
+        resolved to (an alias's base queue, a remote queue's RNAME and RQMNAME), as MQ
+        returns them in the MQPMO's ResolvedQName and ResolvedQMgrName; None before."""
+        ...
+
+
 class Reserves(Protocol):
     """The calls a connection declaring :attr:`Capability.RESERVE` has: messages of a
     queue reserved for an owner (invisible to every other getter, numbered in the order
@@ -367,6 +378,14 @@ def put_warning(conn: Connection, *, no_subs_matched: bool = False) -> MQError |
     if warning is not None and warning.reason == C.MQRC_NO_SUBS_MATCHED and not no_subs_matched:
         return None
     return warning
+
+
+def put_destination(conn: Connection) -> tuple[str, str] | None:
+    """The queue and queue manager the connection's last MQPUT/MQPUT1 resolved to, where
+    the transport says (:attr:`Capability.REMOTE_QUEUES`); None where it does not."""
+    if Capability.REMOTE_QUEUES not in conn.capabilities:
+        return None
+    return cast(ResolvesPuts, conn).last_resolved
 
 
 def commit_and_get(

@@ -70,6 +70,9 @@ class EmulatedConnection(ABC):
     #: The MQCC_WARNING the last MQPUT/MQPUT1 completed with, None after MQCC_OK (the
     #: MQI's CompCode and Reason): e.g. 2049 for a Priority above 9.
     last_warning: MQError | None = None
+    #: Where the last MQPUT/MQPUT1 resolved to (queue, queue manager), where the subclass
+    #: says (:attr:`Capability.REMOTE_QUEUES`).
+    last_resolved: tuple[str, str] | None = None
 
     @property
     @abstractmethod
@@ -159,6 +162,7 @@ class EmulatedConnection(ABC):
         """MQPUT (to a handle) or MQPUT1 (to a name); returns the MQMD as put."""
         self._check_open()
         self.last_warning = None
+        self.last_resolved = None
         if isinstance(target, Handle):
             self._check_handle(target)
         name = check_put(target, data, context)

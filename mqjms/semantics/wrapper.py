@@ -27,6 +27,7 @@ from .contract import (
     InterruptsWait,
     LocksMessages,
     Reserves,
+    ResolvesPuts,
     SyncpointPut,
     WarnsOnPut,
 )
@@ -160,6 +161,13 @@ class ConnectionWrapper:
         if Capability.PUT_WARNINGS not in self.inner.capabilities:
             return None
         return cast(WarnsOnPut, self.inner).last_warning
+
+    @property
+    def last_resolved(self) -> tuple[str, str] | None:
+        """Where the wrapped connection's last put went (:attr:`Capability.REMOTE_QUEUES`)."""
+        if Capability.REMOTE_QUEUES not in self.inner.capabilities:
+            return None
+        return cast(ResolvesPuts, self.inner).last_resolved
 
     # :attr:`Capability.RESERVE`: see :class:`~.contract.Reserves`
     def reserve(self, handle: Handle, owner: str, limit: int) -> int:

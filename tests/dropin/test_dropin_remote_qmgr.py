@@ -139,3 +139,23 @@ def test_a_blank_object_name_on_another_queue_manager_is_2184(
         qmgr.put1(mq.OD(ObjectName="", ObjectQMgrName="QM_FAR"), b"where?", mq.MD())
     assert caught.value.reason == mq.CMQC.MQRC_REMOTE_Q_NAME_ERROR
     assert env.depth("QM_FAR") == 0
+
+
+@pytest.mark.embedded_only(ROUTES)
+def test_mqput1_fills_the_pmo_with_where_the_message_went(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # MQ returns the resolved names in the MQPMO: a QREMOTE's RNAME and RQMNAME (an
+    # "unknown" destination), an alias's base queue
+    env.define_queue("QM_FAR", USAGE="XMITQ")
+    env.broker.qm.define_queue("QREMOTE", "FAR.DEF", {"RNAME": "FAR.ORDERS", "RQMNAME": "QM_FAR"})
+    env.define_alias("DEV.ALIAS.3", Q)
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    own = env.qmgr_name
+    for name, expected in (
+        ("FAR.DEF", ("FAR.ORDERS", "QM_FAR", 0, 1)),
+        ("DEV.ALIAS.3", (Q, own, 1, 0)),
+        (Q, (Q, own, 1, 0)),
+    ):
+        pmo = mq.PMO()
+        qmgr.put1(mq.OD(ObjectName=name), b"where", mq.MD(), pmo)
+        went = (text(pmo.ResolvedQName), text(pmo.ResolvedQMgrName))
+        assert (*went, pmo.KnownDestCount, pmo.UnknownDestCount) == expected, name

@@ -18,7 +18,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.dlh import MQDLH
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import TruncatedMessage
+from mqjms.semantics import TruncatedMessage, put_destination
 from mqjms.transport.ibmmq import PASSWORD_VAR, MQConnection
 
 from . import libraries
@@ -131,6 +131,14 @@ def test_an_alias_handle_knows_its_underlying_queue(mq: StandInBroker) -> None:
     conn = transport.connect(mq.url)
     handle = conn.open("APP.ALIAS", IN)
     assert (handle.name, handle.resolved_name) == ("APP.ALIAS", "APP.IN")  # MQOD ResolvedQName
+    conn.disconnect()
+
+
+def test_a_put_says_where_it_went_as_the_pmo_does(mq: StandInBroker) -> None:
+    # MQPMO ResolvedQName/ResolvedQMgrName, read back for the drop-in's own MQPMO
+    conn = transport.connect(mq.url)
+    conn.put("APP.ALIAS", MQMD(), b"resolved")
+    assert put_destination(conn) == ("APP.IN", conn.qmgr_name)
     conn.disconnect()
 
 

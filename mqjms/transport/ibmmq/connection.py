@@ -109,6 +109,7 @@ class MQConnection:
         self._broken: MQError | None = None
         self._in_unit_of_work = False
         self.last_warning: MQError | None = None
+        self.last_resolved: tuple[str, str] | None = None  # the MQPMO's resolved names
         with self._call("MQINQ of the queue manager's name"):
             name = library.inquire(qm, [C.MQCA_Q_MGR_NAME])[C.MQCA_Q_MGR_NAME]
         self._qmgr_name = _text(name) or config.qmgr
@@ -354,6 +355,12 @@ class MQConnection:
             if exc.comp != C.MQCC_WARNING:
                 raise
             self.last_warning = exc  # the message was put
+        resolved = _text(getattr(pmo, "ResolvedQName", b""))
+        self.last_resolved = (
+            (resolved, _text(getattr(pmo, "ResolvedQMgrName", b"")) or self.qmgr_name)
+            if resolved
+            else None
+        )
         if syncpoint:
             self._in_unit_of_work = True
         return self._mqmd(lib_md)
