@@ -91,11 +91,13 @@ def _put(
 ) -> None:
     options = fields.option(pmo, "Options")
     md = fields.md_from(md_opts)
-    own_reply_qmgr = bool(md.ReplyToQMgr.strip()) and not hconn.remote_qmgr(md.ReplyToQMgr)
+    reply_qmgr = md.ReplyToQMgr.strip()
+    own_reply_qmgr = bool(reply_qmgr) and reply_qmgr != conn.qmgr_name
+    own_reply_qmgr = own_reply_qmgr and not hconn.remote_qmgr(reply_qmgr)
     if own_reply_qmgr:
-        # a name of this queue manager (the one connected with, say): stored as its own
-        # name, so that replies and reports find the queue here, not on a remote route
-        md.ReplyToQMgr = ""
+        # another name of this queue manager (the one connected with, say): stored as its
+        # real name, so that replies and reports find the queue here, not down a route
+        md.ReplyToQMgr = conn.qmgr_name
     if md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT):  # the flag would be lost
         raise failed(
             C.MQRC_FUNCTION_NOT_SUPPORTED,

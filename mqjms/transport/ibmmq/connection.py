@@ -343,6 +343,7 @@ class MQConnection:
         lib_md.unpack(md.pack(C.MQENC_NATIVE)[: lib_md.get_length()])
         name = target.name if isinstance(target, Handle) else target
         self.last_warning = None
+        self.last_resolved = None
         try:
             with self._explained(name), self._call(f"MQPUT to {name!r}"):
                 if isinstance(target, Handle):
