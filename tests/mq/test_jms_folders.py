@@ -141,6 +141,28 @@ def test_non_xml_characters_are_refused(value: str) -> None:
         build_jms_folders(None, {"s": value})
 
 
+def _is_xml_char(code: int) -> bool:
+    """XML 1.0's Char production, written out as the specification gives it."""
+    return (
+        code in (0x9, 0xA, 0xD)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+def test_exactly_the_characters_xml_excludes_are_refused() -> None:
+    # every code point, against the Char production: the check is a listed class of the
+    # excluded ranges (cheap to compile at import), so each range edge must be right
+    refused = []
+    for code in range(0x110000):
+        try:
+            escape(chr(code))
+        except ValueError:
+            refused.append(code)
+    assert refused == [code for code in range(0x110000) if not _is_xml_char(code)]
+
+
 @pytest.mark.parametrize("value", [2**63, -(2**63) - 1])
 def test_integers_beyond_i8_are_refused(value: int) -> None:
     with pytest.raises(ValueError, match="outside"):
