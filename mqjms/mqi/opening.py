@@ -41,7 +41,8 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
                     C.MQRC_OPTION_NOT_VALID_FOR_TYPE,
                     f"open options {options:#x}: the queue manager object opens for MQOO_INQUIRE",
                 )
-            _write(od, {"ObjectName": conn.qmgr_name, "ResolvedQMgrName": conn.qmgr_name})
+            # not a queue: IBM MQ leaves ResolvedQName and ResolvedQMgrName blank
+            _write(od, {"ObjectName": conn.qmgr_name, "ResolvedQName": "", "ResolvedQMgrName": ""})
             return hconn.add_object(conn.qmgr_name, options, None).number
         if object_type == CMQC.MQOT_TOPIC:
             topic = subscribing.publisher(conn).open_topic(
@@ -63,10 +64,15 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
         if handle.name != name:  # a model queue: the dynamic queue created
             written["ObjectName"] = handle.name
         if fields.option(od, "Version", 1) >= 3:
-            written["ResolvedQName"] = handle.resolved_name
-            written["ResolvedQMgrName"] = handle.resolved_qmgr or conn.qmgr_name
+            # named only for a queue opened to browse, get or put (IBM MQ: blanks for one
+            # opened only to inquire or set, and for an alias resolving to a topic)
+            resolved = options & _RESOLVING_OPTIONS and handle.topic is None
+            written["ResolvedQName"] = handle.resolved_name if resolved else ""
+            written["ResolvedQMgrName"] = (
+                (handle.resolved_qmgr or conn.qmgr_name) if resolved else ""
+            )
         if fields.option(od, "Version", 1) >= 4:
-            written["ResolvedType"] = CMQC.MQOT_Q
+            written["ResolvedType"] = CMQC.MQOT_Q if handle.topic is None else CMQC.MQOT_TOPIC
         _write(od, written)
         obj = hconn.add_object(handle.name, options, handle)
         obj.created = handle.name != name
@@ -74,6 +80,13 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
 
 
 _CONTEXT_OPTIONS = CMQC.MQOO_ALTERNATE_USER_AUTHORITY
+_RESOLVING_OPTIONS = (
+    CMQC.MQOO_BROWSE
+    | CMQC.MQOO_INPUT_AS_Q_DEF
+    | CMQC.MQOO_INPUT_SHARED
+    | CMQC.MQOO_INPUT_EXCLUSIVE
+    | CMQC.MQOO_OUTPUT
+)
 
 
 def _write(od: Any, values: dict[str, object]) -> None:

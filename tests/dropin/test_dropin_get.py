@@ -301,6 +301,45 @@ def test_a_lazy_queue_opens_for_its_first_call_only(mq: ModuleType, env: MQEnv, 
     assert mq.Queue(qmgr, Q).get() == b"m"
 
 
+def _resolved(od: Any) -> tuple[str, str]:
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    return text(od.ResolvedQName), text(od.ResolvedQMgrName)
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ("MQOO_INQUIRE", False),
+        ("MQOO_SET", False),
+        ("MQOO_BROWSE", True),
+        ("MQOO_INPUT_SHARED", True),
+        ("MQOO_OUTPUT", True),
+    ],
+)
+def test_mqopen_names_the_resolved_queue_only_for_browse_input_or_output(
+    mq: ModuleType, env: MQEnv, qmgr, options: str, named: bool
+) -> None:
+    # IBM MQ, MQOD ResolvedQName: "A nonblank value is returned only if the object is a
+    # single queue opened for browse, input, or output (or any combination)"
+    alias = env.define_alias("RESOLVED.ALIAS", Q)
+    od = mq.OD(ObjectName=alias, Version=mq.CMQC.MQOD_VERSION_3)
+    od.ResolvedQName = b"STALE".ljust(48) if mq.__name__.endswith("pymqi") else "STALE"
+    queue = mq.Queue(qmgr, od, getattr(mq.CMQC, options))
+    try:
+        assert _resolved(od) == ((Q, env.qmgr_name) if named else ("", ""))
+    finally:
+        queue.close()
+
+
+def test_mqopen_of_the_queue_manager_resolves_no_queue(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    od = mq.OD(ObjectType=mq.CMQC.MQOT_Q_MGR, Version=mq.CMQC.MQOD_VERSION_3)
+    queue = mq.Queue(qmgr, od, mq.CMQC.MQOO_INQUIRE)
+    try:
+        assert _resolved(od) == ("", "")  # IBM MQ: "Not a queue": blanks
+    finally:
+        queue.close()
+
+
 def test_open_and_close_errors(mq: ModuleType, env: MQEnv, qmgr) -> None:
     queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
     with pytest.raises(mq.PYIFError):
