@@ -14,10 +14,13 @@ Property names (all strings, in the RFH2 ``usr`` folder of a message on a backou
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import datetime as dt
 
 MAX_MESSAGE_LENGTH = 1000
 MAX_TRACEBACK_LENGTH = 8000
@@ -26,6 +29,8 @@ DEFAULT_CAPACITY = 10_000
 
 
 def _now() -> dt.datetime:
+    import datetime as dt  # with the first failure: it adds milliseconds to import mqjms
+
     return dt.datetime.now(dt.UTC)
 
 

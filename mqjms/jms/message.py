@@ -10,7 +10,6 @@ TextMessage of Format MQSTR and a BytesMessage of anything else.
 from __future__ import annotations
 
 import math
-import numbers
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -400,6 +399,14 @@ def _put_millis(md: MQMD) -> int:
 
 
 # --------------------------------------------------------------------------- sending
+def _integral(value: object) -> bool:
+    """An integer other than ``int`` (numpy's, pandas's), not a bool; ``numbers`` is
+    imported here, with the first one (it adds milliseconds to ``import mqjms``)."""
+    import numbers
+
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def to_mq(
     message: Message,
     destination: Destination,
@@ -416,9 +423,7 @@ def to_mq(
         ("priority", priority),
         ("time_to_live", time_to_live),
     ):
-        if type(value) is not int and (  # the usual case first: every send comes here
-            not isinstance(value, numbers.Integral) or isinstance(value, bool)
-        ):
+        if type(value) is not int and not _integral(value):  # every send comes here
             raise TypeError(f"{name} must be an int, not {type(value).__name__} {value!r}")
     # a numpy or pandas integer (a DataFrame's column) is taken as the int it holds
     delivery_mode, priority, time_to_live = int(delivery_mode), int(priority), int(time_to_live)

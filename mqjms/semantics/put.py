@@ -10,7 +10,6 @@ manager.
 
 from __future__ import annotations
 
-import getpass
 import math
 import os
 import sys
@@ -56,6 +55,8 @@ def _program_name() -> str:
 
 
 def _user_name() -> str:
+    import getpass  # with the first put: it loads termios, milliseconds at import
+
     try:
         return getpass.getuser()[:12]
     except Exception:
