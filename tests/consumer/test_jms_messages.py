@@ -518,3 +518,21 @@ def test_send_options_of_the_wrong_type_are_named(option: str, value: Any) -> No
 
     with pytest.raises(TypeError, match=f"^{option} must be an int, not {type(value).__name__}"):
         to_mq(make_message("x", None), Queue("Q"), **{option: value})
+
+
+def test_send_options_take_any_integral_number() -> None:
+    # a numpy or pandas integer (a DataFrame's column) is the int it holds
+    import numbers
+
+    from mqjms.jms.message import Queue, make_message, to_mq
+
+    class Int64:  # an Integral that is not an int, as numpy.int64 is
+        def __init__(self, value: int) -> None:
+            self.value = value
+
+        def __int__(self) -> int:
+            return self.value
+
+    numbers.Integral.register(Int64)
+    md, _ = to_mq(make_message("x", None), Queue("Q"), priority=Int64(7))  # type: ignore[arg-type]
+    assert md.Priority == 7
