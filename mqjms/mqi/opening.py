@@ -61,8 +61,9 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
         dynamic = fields.text(getattr(od, "DynamicQName", b"")) or DEFAULT_DYNAMIC_NAME
         handle = conn.open(name, options, dynamic_name=dynamic, qmgr=qmgr)
         written: dict[str, object] = {}
-        if handle.name != name:  # a model queue: the dynamic queue created
+        if handle.name != name:  # a model queue: the dynamic queue created, and where
             written["ObjectName"] = handle.name
+            written["ObjectQMgrName"] = conn.qmgr_name
         if fields.option(od, "Version", 1) >= 3:
             # named only for a queue opened to browse, get or put (IBM MQ: blanks for one
             # opened only to inquire or set, and for an alias resolving to a topic)

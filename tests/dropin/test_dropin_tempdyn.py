@@ -41,3 +41,23 @@ def test_persistence_as_queue_default_yes_fails_too(mq: ModuleType, env: MQEnv, 
     with pytest.raises(mq.MQMIError) as caught:
         queue.put(b"as the queue's default")
     assert caught.value.reason == mq.CMQC.MQRC_PERSISTENT_NOT_ALLOWED
+
+
+def test_mqopen_of_a_model_queue_names_the_queue_and_its_queue_manager(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ, MQOD ObjectQMgrName: for a model queue "the queue manager creates a dynamic
+    # queue ... and returns in the ObjectQMgrName field the name of the queue manager on
+    # which the queue is created"
+    queue, name = _tempdyn(mq, env, qmgr)
+    try:
+        assert name.startswith("TD.")
+    finally:
+        queue.close()
+    od = mq.OD(ObjectName="TD.MODEL", DynamicQName="TD.*")
+    queue = mq.Queue(qmgr, od, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    try:
+        got = od.ObjectQMgrName
+        assert (got.decode() if isinstance(got, bytes) else got).strip() == env.qmgr_name
+    finally:
+        queue.close()
