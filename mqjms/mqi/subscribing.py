@@ -102,7 +102,12 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
 
 def _write_back(sd: Any, subscription: Subscription) -> None:
     """MQSUB's output in the MQSD: the Options of the subscription made or resumed (a
-    program that resumed with MQSO_RESUME alone learns whether it is durable, managed)."""
+    program that resumed with MQSO_RESUME alone learns whether it is durable, managed),
+    and the SubCorrelId its publications carry (the one MQ made, unless the program set
+    its own), which a program matches its gets on when subscriptions share a queue."""
+    if hasattr(sd, "SubCorrelId"):
+        with contextlib.suppress(AttributeError, TypeError):
+            sd.SubCorrelId = subscription.correl_id
     options = fields.option(sd, "Options") & ~(CMQC.MQSO_DURABLE | CMQC.MQSO_MANAGED)
     if subscription.durable:
         options |= CMQC.MQSO_DURABLE

@@ -178,6 +178,7 @@ class Subscribing(ConnectionState):
             hsub=hsub,
             topic_object=row.topic_object,
             created=created,
+            correl_id=row.correl_id,
         )
 
     def _subscribe(

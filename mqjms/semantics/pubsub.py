@@ -132,6 +132,9 @@ class Subscription:
     hsub: int
     topic_object: str = ""
     created: bool = field(default=True, compare=False)  # False: an existing one resumed
+    #: The CorrelId its publications carry (MQSD SubCorrelId on return); MQCI_NONE when
+    #: they keep the publisher's, or when the transport sets none.
+    correl_id: bytes = C.MQCI_NONE
 
 
 class Subscribes(Protocol):
