@@ -74,8 +74,12 @@ class MessageProperties:
 
     def delete(self, name: str) -> None:
         key = property_key(name)
-        if self.items.pop(key, None) is None:
-            raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"message property {name!r} is not set")
+        if self.items.pop(key, None) is None:  # MQDLTMP: a warning, not a failure
+            raise MQError(
+                C.MQCC_WARNING,
+                CMQC.MQRC_PROPERTY_NOT_AVAILABLE,
+                f"message property {name!r} is not set",
+            )
 
     def inquire(self, name: str, options: int) -> tuple[str, Property]:
         """MQINQMP: ``name`` may end with ``%`` (every property of a folder, one per call:

@@ -202,6 +202,12 @@ def test_wildcard_properties_and_delete(env: MQEnv) -> None:
                 break
             opts = ibmmq.CMQC.MQIMPO_INQ_NEXT
         assert found == [("Hello", "Property_1"), (3.13, "Ratio")]
+        with pytest.raises(ibmmq.MQMIError) as failure:
+            got.properties.dlt("Count")  # IBM MQ's MQDLTMP: 2471 is a warning
+        assert (failure.value.comp, failure.value.reason) == (
+            ibmmq.CMQC.MQCC_WARNING,
+            ibmmq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE,
+        )
         handle.dlt()
         got.dlt()
     finally:
