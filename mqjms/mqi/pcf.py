@@ -85,9 +85,17 @@ class PCFExecute(QueueManager):
         dynamic_queue_name: str | bytes = b"PYMQPCF.*",
         command_queue_name: str | bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE",
         response_wait_interval: int = 5000,
-        convert: bool = False,
+        convert: bool | None = None,
+        *,
+        reply_queue_name: str | bytes | None = None,
+        command_timeout: int = 0,
+        max_length: int | None = None,
         **kwargs: Any,
     ) -> None:
+        if model_queue_name and reply_queue_name:
+            raise self.FLAVOUR.PYIFError(
+                "Do not specify both a model_queue_name and a reply_queue_name"
+            )
         if isinstance(name, QueueManager):
             self.qm: QueueManager = name
             super().__init__(None)
@@ -96,7 +104,10 @@ class PCFExecute(QueueManager):
             self.qm = self
         self._command_queue_name = command_queue_name
         self._response_wait_interval = response_wait_interval
-        self._convert = convert
+        # ibmmq converts the replies by default, pymqi does not (it answers here either way)
+        self._convert = self.FLAVOUR.name == "ibmmq" if convert is None else convert
+        self._command_timeout = command_timeout
+        self._max_length = max_length
 
     @property
     def command_queue_name(self) -> str | bytes:
@@ -109,6 +120,14 @@ class PCFExecute(QueueManager):
     @property
     def convert(self) -> bool:
         return self._convert
+
+    @property
+    def command_timeout(self) -> int:
+        return self._command_timeout
+
+    @property
+    def max_length(self) -> int | None:
+        return self._max_length
 
     def __getattr__(self, name: str) -> Callable[..., list[Any]]:
         if name.startswith("CMQCFC."):
@@ -136,11 +155,11 @@ class PCFExecute(QueueManager):
                     results = admin.execute(conn, command, params)
                 if filters:
                     results = pcf_filters.keep(results, filters, hidden)
-            except MQError as exc:
-                if responses is None:
-                    raise
-                del responses[:]
-                responses.append(({}, self._cfh(command, exc.comp, exc.reason)))
+            except MQError:
+                if responses is not None:
+                    # ibmmq keeps a response only when it carries parameters: the command
+                    # server's error reply has none here, so the list stays empty
+                    del responses[:]
                 raise
         shaped = [self._shaped(result) for result in results]
         if not shaped and flavour.pcf_empty_responses_kept:

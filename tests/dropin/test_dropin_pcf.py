@@ -261,3 +261,29 @@ def test_an_unknown_filter_operator_is_the_flavours_error(mq: ModuleType) -> Non
     # as both libraries: Filter(...).<name> for no MQCFOP_* operator raises their Error
     with pytest.raises(mq.Error, match="not supported"):
         mq.Filter(mq.CMQC.MQIA_CURRENT_Q_DEPTH).bigger(0)
+
+
+def test_pcf_execute_takes_ibmmq_arguments_and_defaults(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    pcf = mq.PCFExecute(qmgr, command_timeout=30, max_length=65536)
+    assert (pcf.command_timeout, pcf.max_length) == (30, 65536)
+    assert pcf.convert is (mq.__name__.endswith("ibmmq"))  # ibmmq's default is True
+    if mq.__name__.endswith("ibmmq"):
+        with pytest.raises(mq.PYIFError, match="model_queue_name and a reply_queue_name"):
+            mq.PCFExecute(qmgr, reply_queue_name="MY.REPLIES")  # the model is a default too
+
+
+def test_responses_list_keeps_no_empty_response_of_a_failed_command(env: MQEnv) -> None:
+    # ibmmq appends a (dict, CFH) pair only for a response with parameters
+    import mqjms.ibmmq as ibmmq
+
+    qmgr = ibmmq.connect("QM1")
+    try:
+        responses: list[object] = [("stale", None)]
+        with pytest.raises(ibmmq.MQMIError) as failure:
+            ibmmq.PCFExecute(qmgr).MQCMD_INQUIRE_Q(
+                {ibmmq.CMQC.MQCA_Q_NAME: "NO.SUCH.QUEUE"}, responses=responses
+            )
+        assert failure.value.reason == ibmmq.CMQC.MQRC_UNKNOWN_OBJECT_NAME
+        assert responses == []
+    finally:
+        qmgr.disconnect()
