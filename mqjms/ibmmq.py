@@ -104,6 +104,7 @@ FLAVOUR = Flavour(
     pcf_strings_stripped=True,
     pcf_empty_responses_kept=False,
     wildcard_names_returned=True,
+    connect_shares_handle=True,
     property_length_name="data_length",
 )
 

@@ -102,6 +102,7 @@ FLAVOUR = Flavour(
     pcf_strings_stripped=False,
     pcf_empty_responses_kept=True,
     wildcard_names_returned=False,
+    connect_shares_handle=False,
     property_length_name="dataLength",
 )
 

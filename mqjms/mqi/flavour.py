@@ -37,6 +37,9 @@ class Flavour:
     property_length_name: str  # the attribute of a property error: dataLength / data_length
     # ibmmq's MQINQMP of a wildcard name ('usr.%') returns (value, name); pymqi the value
     wildcard_names_returned: bool
+    # ibmmq's MQCONNX adds MQCNO_HANDLE_SHARE_BLOCK (to the program's CNO too) unless the
+    # program chose BLOCK or NO_BLOCK: connecting a connected object makes a new connection
+    connect_shares_handle: bool
 
     @property
     def MQMIError(self) -> type[errors.MQMIError]:

@@ -6,7 +6,8 @@ password])``, ``QueueManager(name)``, ``QueueManager(None)`` then ``connect``,
 and password, or the old positional ``(name, cd[, sco])``) and ``connect_tcp_client``.
 None of what they name decides where the connection goes: :mod:`.routing` does. A second
 connect on a connected object fails with 2002 (MQRC_ALREADY_CONNECTED, a warning) and
-the object stays connected, unless MQCNO_HANDLE_SHARE_* asks for a new connection.
+the object stays connected, unless MQCNO_HANDLE_SHARE_* asks for a new connection (as
+ibmmq's MQCONNX always does: it adds MQCNO_HANDLE_SHARE_BLOCK unless told otherwise).
 
 ``disconnect()`` is MQDISC, which commits the unit of work; a QueueManager collected while
 connected (or still connected when the program ends) disconnects too, committing when
@@ -26,6 +27,7 @@ from . import fields, hconn, inquiry, opening, putting
 from .flavour import Flavour
 
 _HANDLE_SHARE = 0x00000020 | 0x00000040 | 0x00000080  # MQCNO_HANDLE_SHARE_NONE/BLOCK/NO_BLOCK
+_BLOCKING_SHARE = 0x00000040 | 0x00000080  # MQCNO_HANDLE_SHARE_BLOCK/NO_BLOCK
 
 
 def _as_bytes(value: str | bytes | None) -> bytes:
@@ -82,8 +84,15 @@ class QueueManager:
             raise TypeError("Too many positional args provided")
         opts = int(kwargs.get("opts") or 0)
         cno = kwargs.get("cno")
+        flavour = self.FLAVOUR
+        if cno is not None and flavour.strict_types and not isinstance(cno, flavour.structures.CNO):
+            raise TypeError("cno must be an instance of CNO")
         if cno is not None:
             opts |= fields.option(cno, "Options")
+        if flavour.connect_shares_handle and not opts & _BLOCKING_SHARE:
+            opts |= flavour.CMQC.MQCNO_HANDLE_SHARE_BLOCK
+            if cno is not None:
+                cno.Options = fields.option(cno, "Options") | flavour.CMQC.MQCNO_HANDLE_SHARE_BLOCK
         appl = fields.text(getattr(cno, "ApplName", b"")) if cno is not None else ""
         self._connect(name, opts, appl or None)
 

@@ -88,9 +88,22 @@ def test_connection_states_and_handles(mq: ModuleType, env: MQEnv) -> None:
     assert cd.ChannelName == b"DEV.APP.SVRCONN" and cd.ChannelType == mq.CMQXC.MQCHT_CLNTCONN
     assert qmgr.is_connected and isinstance(qmgr.get_handle(), int)
     with pytest.raises(mq.MQMIError) as failure:
-        qmgr.connect_tcp_client("QM1", mq.CD(), "DEV.APP.SVRCONN", "127.0.0.1(1414)")
+        qmgr.connect("QM1")  # MQCONN
     assert (failure.value.comp, failure.value.reason) == (C.MQCC_WARNING, 2002)
     assert qmgr.is_connected  # still connected
+    first = qmgr.get_handle()
+    if mq.__name__.endswith("ibmmq"):  # its MQCONNX adds MQCNO_HANDLE_SHARE_BLOCK
+        cno = mq.CNO()
+        qmgr.connect_with_options("QM1", cno=cno)
+        assert cno.Options & mq.CMQC.MQCNO_HANDLE_SHARE_BLOCK  # as ibmmq sets it
+        assert qmgr.is_connected and qmgr.get_handle() != first
+        with pytest.raises(TypeError, match="cno must be an instance of CNO"):
+            qmgr.connect_with_options("QM1", cno=mq.CD())
+    else:
+        with pytest.raises(mq.MQMIError) as failure:
+            qmgr.connect_tcp_client("QM1", mq.CD(), "DEV.APP.SVRCONN", "127.0.0.1(1414)")
+        assert (failure.value.comp, failure.value.reason) == (C.MQCC_WARNING, 2002)
+        assert qmgr.get_handle() == first
     for _ in range(3):  # a shared handle may connect again
         qmgr.connect_with_options("QM1", opts=mq.CMQC.MQCNO_HANDLE_SHARE_BLOCK)
     qmgr.disconnect()
