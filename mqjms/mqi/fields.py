@@ -91,6 +91,20 @@ def md_from(opts: Any) -> MQMD:
         raise failed(C.MQRC_MD_ERROR, exc.detail) from None
 
 
+def round_trip(opts: Any) -> None:
+    """Leave the program's structure as both libraries leave it after a call: they unpack
+    the whole structure MQ returned, so every field takes its packed form (an id given as
+    ``b""`` reads 24 NULs, a name ``b"Q"`` reads 48 blank-padded bytes)."""
+    pack, unpack = getattr(opts, "pack", None), getattr(opts, "unpack", None)
+    if pack is None or unpack is None:
+        return  # pymqi's duck typing: an object of the program's own
+    try:
+        packed = pack()
+    except (TypeError, ValueError, struct.error):
+        return  # the call read it already; what it cannot pack is left as it is
+    unpack(packed)
+
+
 def md_into(opts: Any, md: MQMD, names: Iterable[str] = MD_GET_OUTPUT) -> None:
     """Write ``names`` of ``md`` into the program's MD (version 1: its fields only)."""
     version = option(opts, "Version", 2)

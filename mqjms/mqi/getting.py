@@ -427,6 +427,7 @@ def _deliver(
             f"the message has {original} bytes; {ask.max_length} were returned",
         )
     fields.md_into(md_opts, md)
+    fields.round_trip(gmo_opts)
     _gmo_into(gmo_opts, obj, len(data), md.MsgFlags)
     if ask.logical_order and ask.browse is None and not ask.browse_under_cursor:
         in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP

@@ -141,7 +141,9 @@ def _put(
         written += ["GroupId", "MsgSeqNumber", "Offset", "MsgFlags"]
     if options & CMQC.MQPMO_NEW_CORREL_ID:
         written.append("CorrelId")
+    fields.round_trip(md_opts)
     fields.md_into(md_opts, result, written)
+    fields.round_trip(pmo)
     _pmo_into(pmo, target, conn.qmgr_name, put_destination(conn))
     warning = put_warning(conn, no_subs_matched=bool(options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
     if warning is not None:

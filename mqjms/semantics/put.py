@@ -238,8 +238,11 @@ def resolve_defaults(
         md.Persistence = (
             C.MQPER_PERSISTENT if attr(named, "DEFPSIST") == "YES" else C.MQPER_NOT_PERSISTENT
         )
-    if md.ReplyToQ.strip() and not md.ReplyToQMgr.strip():
-        md.ReplyToQMgr = qmgr_name  # MQPUT fills a blank ReplyToQMgr with the local name
+    if not md.ReplyToQMgr.strip():
+        # MQPUT fills a blank ReplyToQMgr with the local name, whether or not a ReplyToQ
+        # is set ("otherwise the ReplyToQMgr field is set to the name of the queue manager
+        # to which your application is connected")
+        md.ReplyToQMgr = qmgr_name
     if md.CodedCharSetId == C.MQCCSI_Q_MGR:  # MQ stores the queue manager's CCSID instead
         md.CodedCharSetId = qmgr_ccsid
     md.BackoutCount = 0

@@ -53,6 +53,44 @@ def test_put_fills_msg_id_and_context_and_keeps_input_fields(
     assert got.MsgId == md.MsgId and got.BackoutCount == 0
 
 
+def test_a_blank_reply_to_qmgr_is_the_local_name_even_without_a_reply_to_queue(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ: "If you leave the ReplyToQMgr field blank ... the ReplyToQMgr field is set to
+    # the name of the queue manager to which your application is connected" (as amqsput's
+    # messages show, with ReplyToQ blank)
+    md = mq.MD()
+    mq.Queue(qmgr, Q).put(b"no reply wanted", md)
+    assert md.ReplyToQ.strip(b" \x00") == b""
+    assert md.ReplyToQMgr.strip() == env.qmgr_name.encode()
+    got = mq.MD()
+    assert mq.Queue(qmgr, Q).get(None, got) == b"no reply wanted"
+    assert got.ReplyToQ.strip() == b"" and got.ReplyToQMgr.strip() == env.qmgr_name.encode()
+
+
+def test_the_structures_come_back_whole_as_the_libraries_unpack_them(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # pymqi and ibmmq unpack the whole MQMD/MQPMO/MQGMO MQ returns: a field the program
+    # left b"" reads as MQ's packed value afterwards
+    md = mq.MD()
+    md.CorrelId = b""
+    pmo = mq.PMO()
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT | mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    queue.put(b"m", md, pmo)
+    assert md.CorrelId == bytes(24) and len(md.ReplyToQ) == 48 and len(md.Format) == 8
+    assert md.Priority == mq.CMQC.MQPRI_PRIORITY_AS_Q_DEF  # an input field keeps its value
+    options = mq.GMO()
+    if hasattr(options, "MsgToken"):
+        options.MsgToken = b""
+    got = mq.MD()
+    assert queue.get(None, got, options) == b"m"
+    assert len(got.CorrelId) == 24 and len(got.ReplyToQ) == 48
+    if hasattr(options, "MsgToken"):
+        assert len(options.MsgToken) == 16
+    queue.close()
+
+
 def test_put1_and_new_correl_id(mq: ModuleType, env: MQEnv, qmgr) -> None:
     md = mq.MD()
     pmo = mq.PMO(Options=mq.CMQC.MQPMO_NEW_CORREL_ID)

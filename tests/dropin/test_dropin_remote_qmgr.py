@@ -83,7 +83,7 @@ def test_mqopen_of_a_remote_queue_resolves_and_puts(mq: ModuleType, env: MQEnv, 
         queue.put(b"order 1")
     finally:
         queue.close()
-    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip(" \x00")  # noqa: E731
     assert (text(od.ResolvedQName), text(od.ResolvedQMgrName)) == ("FAR.ORDERS", "QM_FAR")
     assert _on_xmitq(env, "QM_FAR") == ("FAR.ORDERS", "QM_FAR", b"order 1")
     with pytest.raises(mq.MQMIError) as caught:
@@ -122,7 +122,7 @@ def test_a_reply_to_qmgr_naming_the_connection_finds_the_queue_here(
     reply = env.define_queue("DEV.REPLY.COA")
     md = mq.MD(Report=mq.CMQC.MQRO_COA, ReplyToQ=reply, ReplyToQMgr="QM1")
     qmgr.put1(mq.OD(ObjectName=Q), b"confirm it", md)
-    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip(" \x00")  # noqa: E731
     assert text(md.ReplyToQMgr) == "QM1"  # the program's own, as MQ leaves a set one
     got = env.get_raw(reply)
     assert got is not None and got[0].Feedback == C.MQFB_COA
@@ -148,7 +148,7 @@ def test_mqput1_fills_the_pmo_with_where_the_message_went(mq: ModuleType, env: M
     env.define_queue("QM_FAR", USAGE="XMITQ")
     env.broker.qm.define_queue("QREMOTE", "FAR.DEF", {"RNAME": "FAR.ORDERS", "RQMNAME": "QM_FAR"})
     env.define_alias("DEV.ALIAS.3", Q)
-    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip()  # noqa: E731
+    text = lambda value: (value.decode() if isinstance(value, bytes) else value).strip(" \x00")  # noqa: E731
     own = env.qmgr_name
     for name, expected in (
         ("FAR.DEF", ("FAR.ORDERS", "QM_FAR", 0, 1)),
