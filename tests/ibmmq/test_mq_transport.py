@@ -134,6 +134,19 @@ def test_an_alias_handle_knows_its_underlying_queue(mq: StandInBroker) -> None:
     conn.disconnect()
 
 
+def test_a_handle_opened_to_inquire_finds_its_underlying_queue_by_inquiry(
+    mq: StandInBroker,
+) -> None:
+    # IBM MQ leaves ResolvedQName blank for a queue opened only to inquire: the base queue
+    # of an alias is its BASE_Q_NAME, so BOTHRESH is inquired where it is defined
+    conn = transport.connect(mq.url)
+    for name, base in (("APP.ALIAS", "APP.IN"), ("APP.IN", "APP.IN")):
+        handle = conn.open(name, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
+        assert (handle.name, handle.resolved_name) == (name, base)
+        conn.close(handle)
+    conn.disconnect()
+
+
 def test_a_put_says_where_it_went_as_the_pmo_does(mq: StandInBroker) -> None:
     # MQPMO ResolvedQName/ResolvedQMgrName, read back for the drop-in's own MQPMO
     conn = transport.connect(mq.url)

@@ -184,10 +184,12 @@ class MQConnection:
         with self._explained(queue), self._call(f"MQOPEN of {queue!r}"):
             opened = self.library.module.Queue(self._qm, od, options)
         name = _text(od.ObjectName) or queue
-        resolved = _text(getattr(od, "ResolvedQName", b"")) or name
+        resolved = _text(getattr(od, "ResolvedQName", b""))
         resolved_qmgr = _text(getattr(od, "ResolvedQMgrName", b""))
         hobj = int(opened.get_handle())
         self._queues[hobj] = opened
+        if not resolved:  # opened only to inquire or set: IBM MQ names no queue then
+            resolved = self._base_queue(opened, name, options)
         return Handle(
             name=name,
             resolved_name=resolved,
@@ -205,6 +207,23 @@ class MQConnection:
             self._context_source = None
         with self._call(f"MQCLOSE of {handle.name!r}"):
             queue.close()
+
+    def _base_queue(self, opened: Any, name: str, options: int) -> str:
+        """The local queue a handle opened to inquire resolves to: an alias's BASE_Q_NAME
+        (MQINQ, which IBM MQ answers for the alias itself), else the queue itself."""
+        if not options & C.MQOO_INQUIRE:
+            return name
+        try:
+            with self._call(f"MQINQ of {name!r}"):
+                kind = _values(self.library.inquire(opened, [C.MQIA_Q_TYPE]))
+                if kind.get(C.MQIA_Q_TYPE) != C.MQQT_ALIAS:
+                    return name
+                base = _values(self.library.inquire(opened, [C.MQCA_BASE_Q_NAME]))
+        except MQError as exc:
+            if exc.reason in GONE:
+                raise
+            return name  # the open stands; an inquiry of the name itself says what is wrong
+        return str(base.get(C.MQCA_BASE_Q_NAME, "")).strip() or name
 
     def _queue(self, handle: Handle) -> Any:
         queue = self._queues.get(handle.hobj)
