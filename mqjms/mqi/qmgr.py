@@ -93,8 +93,26 @@ class QueueManager:
             opts |= flavour.CMQC.MQCNO_HANDLE_SHARE_BLOCK
             if cno is not None:
                 cno.Options = fields.option(cno, "Options") | flavour.CMQC.MQCNO_HANDLE_SHARE_BLOCK
+        self._check_credentials(kwargs)
         appl = fields.text(getattr(cno, "ApplName", b"")) if cno is not None else ""
         self._connect(name, opts, appl or None)
+
+    def _check_credentials(self, kwargs: dict[str, Any]) -> None:
+        """What both libraries refuse before MQCONNX (none of it says the password)."""
+        flavour = self.FLAVOUR
+        csp = kwargs.get("csp")
+        if csp is not None and flavour.strict_types:
+            if not isinstance(csp, flavour.structures.CSP):
+                raise TypeError("csp must be an instance of CSP")
+            for wrong, right in (("UserId", "CSPUserId"), ("Password", "CSPPassword")):
+                if hasattr(csp, wrong):  # a common mistake ibmmq names
+                    raise flavour.PYIFError(f"{wrong} field in CSP class is called {right}")
+        user, password = kwargs.get("user"), kwargs.get("password")
+        if user:
+            if password is None:
+                raise ValueError("Password must not be None if user is provided")
+            if not (isinstance(user, str | bytes) and isinstance(password, str | bytes)):
+                raise ValueError("Both user and password must be instances of str or bytes")
 
     def connect_tcp_client(
         self,

@@ -78,6 +78,22 @@ def test_connect_needs_a_name_or_a_channel(mq: ModuleType) -> None:
     assert "s3cret-pw" not in str(failure.value)
 
 
+def test_credentials_are_checked_as_the_libraries_check_them(mq: ModuleType, env: MQEnv) -> None:
+    qmgr = mq.QueueManager(None)
+    with pytest.raises(ValueError, match="Password must not be None"):
+        qmgr.connect_with_options("QM1", user="app")
+    with pytest.raises(ValueError, match="instances of str or bytes"):
+        qmgr.connect_with_options("QM1", user="app", password=1234)
+    if mq.__name__.endswith("ibmmq"):  # ibmmq names the CSP's fields, and wants a CSP
+        csp = mq.CSP()
+        csp.UserId = "app"
+        with pytest.raises(mq.PYIFError, match="CSPUserId"):
+            qmgr.connect_with_options("QM1", csp=csp)
+        with pytest.raises(TypeError, match="csp must be an instance of CSP"):
+            qmgr.connect_with_options("QM1", csp=mq.CNO())
+    assert not qmgr.is_connected
+
+
 def test_connection_states_and_handles(mq: ModuleType, env: MQEnv) -> None:
     qmgr = mq.QueueManager(None)
     assert qmgr.is_connected is False
