@@ -191,8 +191,15 @@ def _inquire_q_names(conn: Connection, command: str, params: Params) -> list[Res
 def _inquire_q_status(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
     wanted = _wanted(params, CMQCFC.MQIACF_Q_STATUS_ATTRS)
+    by_handle = params.get(CMQCFC.MQIACF_Q_STATUS_TYPE) == CMQCFC.MQIACF_Q_HANDLE
     out: list[Response] = []
     for queue in _matching(qm, _pattern(params), CMQC.MQQT_LOCAL):
+        if by_handle:
+            out += [
+                _handle_status(str(queue["QUEUE"]), h, wanted)
+                for h in qm.queue_handles(str(queue["QUEUE"]))
+            ]
+            continue
         status: Response = {
             CMQC.MQCA_Q_NAME: str(queue["QUEUE"]),
             CMQCFC.MQIACF_Q_STATUS_TYPE: CMQCFC.MQIACF_Q_STATUS,
@@ -204,13 +211,47 @@ def _inquire_q_status(conn: Connection, command: str, params: Params) -> list[Re
             CMQCFC.MQCACF_LAST_PUT_DATE: "",
             CMQCFC.MQCACF_LAST_PUT_TIME: "",
             CMQCFC.MQIACF_OLDEST_MSG_AGE: -1,
-            CMQCFC.MQIACF_UNCOMMITTED_MSGS: 0,
+            CMQCFC.MQIACF_UNCOMMITTED_MSGS: qm.uncommitted_messages(str(queue["QUEUE"])),
         }
         if wanted is not None:
             keep = wanted | {CMQC.MQCA_Q_NAME, CMQCFC.MQIACF_Q_STATUS_TYPE}
             status = {k: v for k, v in status.items() if k in keep}
         out.append(status)
     return out
+
+
+def _handle_status(
+    queue: str, handle: Mapping[str, int | str], wanted: set[int] | None
+) -> Response:
+    """One handle's record of INQUIRE_Q_STATUS with MQIACF_Q_STATUS_TYPE MQIACF_Q_HANDLE."""
+    options = int(handle["OPENOPTS"])
+
+    def yes(option: int) -> int:
+        return int(CMQCFC.MQQSO_YES if options & option else CMQCFC.MQQSO_NO)
+
+    status: Response = {
+        CMQC.MQCA_Q_NAME: queue,
+        CMQCFC.MQIACF_Q_STATUS_TYPE: CMQCFC.MQIACF_Q_HANDLE,
+        CMQCFC.MQIACF_PROCESS_ID: int(handle["PID"]),
+        CMQCFC.MQCACF_APPL_TAG: str(handle["APPLTAG"]),
+        CMQC.MQIA_APPL_TYPE: CMQC.MQAT_UNIX,
+        CMQCFC.MQIACF_OPEN_OPTIONS: options,
+        CMQCFC.MQIACF_OPEN_INPUT_TYPE: (
+            CMQCFC.MQQSO_EXCLUSIVE
+            if options & CMQC.MQOO_INPUT_EXCLUSIVE
+            else CMQCFC.MQQSO_SHARED
+            if options & C.MQOO_INPUT_MASK
+            else CMQCFC.MQQSO_NO
+        ),
+        CMQCFC.MQIACF_OPEN_OUTPUT: yes(CMQC.MQOO_OUTPUT),
+        CMQCFC.MQIACF_OPEN_BROWSE: yes(CMQC.MQOO_BROWSE),
+        CMQCFC.MQIACF_OPEN_INQUIRE: yes(CMQC.MQOO_INQUIRE),
+        CMQCFC.MQIACF_OPEN_SET: yes(CMQC.MQOO_SET),
+    }
+    if wanted is not None:
+        keep = wanted | {CMQC.MQCA_Q_NAME, CMQCFC.MQIACF_Q_STATUS_TYPE}
+        status = {k: v for k, v in status.items() if k in keep}
+    return status
 
 
 _QUEUE_PARAMS = {

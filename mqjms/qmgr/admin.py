@@ -211,6 +211,38 @@ class Administration:
             ).fetchall()
         return [{"CONN": r[0], "PID": r[1], "APPLTAG": r[2], "STARTED": r[3]} for r in rows]
 
+    def queue_handles(self, name: str) -> list[dict[str, int | str]]:
+        """The handles open on local queue ``name`` now (DISPLAY QSTATUS TYPE(HANDLE)):
+        HOBJ, OPENOPTS (the input mode resolved: shared or exclusive), CONN, PID and
+        APPLTAG of the connection that holds it."""
+        with self._database() as db:
+            rows = db.execute(
+                "SELECT h.hobj, h.options, c.id, c.pid, c.appl FROM handles h"
+                " LEFT JOIN connections c ON c.id = h.conn WHERE h.queue = ? ORDER BY h.hobj",
+                (name,),
+            ).fetchall()
+        return [
+            {
+                "HOBJ": int(r[0]),
+                "OPENOPTS": int(r[1]),
+                "CONN": str(r[2] or ""),
+                "PID": int(r[3] or 0),
+                "APPLTAG": str(r[4] or ""),
+            }
+            for r in rows
+        ]
+
+    def uncommitted_messages(self, name: str) -> int:
+        """UNCOM: the messages put or got on queue ``name`` in units of work not yet
+        committed or backed out."""
+        with self._database() as db:
+            row = db.execute(
+                "SELECT COUNT(*) FROM messages INDEXED BY messages_uow"
+                " WHERE uow IS NOT NULL AND queue = ?",
+                (name,),
+            ).fetchone()
+        return int(row[0])
+
     def queue_depth(self, name: str) -> int:
         """CURDEPTH: committed and uncommitted messages, expired ones included (seed 000 note 2)."""
         with self._database() as db:

@@ -139,6 +139,43 @@ def test_queue_status_and_clear(mq: ModuleType, env: MQEnv, qmgr) -> None:
     assert env.depth("DEV.QUEUE.3") == 0
 
 
+def test_queue_status_counts_uncommitted_messages_and_lists_handles(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # DISPLAY QSTATUS: UNCOM counts the puts and gets of units of work in flight, and
+    # TYPE(HANDLE) (MQIACF_Q_STATUS_TYPE MQIACF_Q_HANDLE) has one record per open handle
+    name = "DEV.QUEUE.3"
+    reader = mq.Queue(qmgr, name, mq.CMQC.MQOO_INPUT_SHARED | mq.CMQC.MQOO_BROWSE)
+    writer = mq.Queue(qmgr, name, mq.CMQC.MQOO_OUTPUT)
+    writer.put(b"pending", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    pcf = mq.PCFExecute(qmgr)
+    [status] = pcf.MQCMD_INQUIRE_Q_STATUS({mq.CMQC.MQCA_Q_NAME: name})
+    assert status[mq.CMQCFC.MQIACF_UNCOMMITTED_MSGS] == 1
+    handles = pcf.MQCMD_INQUIRE_Q_STATUS(
+        {
+            mq.CMQC.MQCA_Q_NAME: name,
+            mq.CMQCFC.MQIACF_Q_STATUS_TYPE: mq.CMQCFC.MQIACF_Q_HANDLE,
+        }
+    )
+    assert {h[mq.CMQCFC.MQIACF_Q_STATUS_TYPE] for h in handles} == {mq.CMQCFC.MQIACF_Q_HANDLE}
+    opened = sorted(
+        (
+            h[mq.CMQCFC.MQIACF_OPEN_INPUT_TYPE],
+            h[mq.CMQCFC.MQIACF_OPEN_OUTPUT],
+            h[mq.CMQCFC.MQIACF_OPEN_BROWSE],
+        )
+        for h in handles
+    )
+    no, yes, shared = mq.CMQCFC.MQQSO_NO, mq.CMQCFC.MQQSO_YES, mq.CMQCFC.MQQSO_SHARED
+    assert opened == [(no, yes, no), (shared, no, yes)]
+    assert all(h[mq.CMQCFC.MQIACF_PROCESS_ID] > 0 for h in handles)
+    qmgr.backout()
+    [status] = pcf.MQCMD_INQUIRE_Q_STATUS({mq.CMQC.MQCA_Q_NAME: name})
+    assert status[mq.CMQCFC.MQIACF_UNCOMMITTED_MSGS] == 0
+    reader.close()
+    writer.close()
+
+
 def test_inquire_and_change_the_queue_manager(mq: ModuleType, env: MQEnv, qmgr) -> None:
     pcf = mq.PCFExecute(qmgr)
     [found] = pcf.MQCMD_INQUIRE_Q_MGR()
