@@ -8,9 +8,10 @@ get is under way) until ``MQOP_RESUME``. While delivery is started and not suspe
 MQGET from outside the callbacks is 2500 MQRC_HCONN_ASYNC_ACTIVE. The function is called
 as ibmmq calls it, with keyword arguments ``queue_manager, queue, md, gmo, msg, cbc``:
 CallType MQCBCT_MSG_REMOVED with a message, MQCBCT_EVENT_CALL with Reason 2033 when the
-consumer's WaitInterval passes without one. The gets are the drop-in's own
-(:mod:`.getting`), so poison messages are screened as for a listener: moved outside any
-unit of work of the delivery.
+consumer's WaitInterval passes without one; MQCBCT_REGISTER_CALL, START_CALL,
+STOP_CALL and DEREGISTER_CALL (no message) when its MQCBD's Options ask for them. The
+gets are the drop-in's own (:mod:`.getting`), so poison messages are screened as for a
+listener: moved outside any unit of work of the delivery.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Consumer:
     md: Any
     gmo: Any
     suspended: bool = False
+    options: int = 0  # the MQCBD's Options: which MQCBCT_*_CALL calls it wants
 
 
 @dataclass
@@ -91,7 +93,9 @@ def register(
     operation = int(kwargs.get("operation", CMQC.MQOP_REGISTER))
     delivery = _delivery(hconn)
     if operation & CMQC.MQOP_DEREGISTER:
-        delivery.consumers.pop(number, None)
+        gone = delivery.consumers.pop(number, None)
+        if gone is not None:
+            _control_call(gone, delivery, CMQC.MQCBDO_DEREGISTER_CALL)
         return
     if operation & (CMQC.MQOP_SUSPEND | CMQC.MQOP_RESUME):
         found = delivery.consumers.get(number)
@@ -106,16 +110,24 @@ def register(
     if not callable(function):
         raise failed(CMQC.MQRC_CBD_ERROR, "cbd.CallbackFunction must be a function")
     flavour = qmgr.FLAVOUR
-    delivery.consumers[number] = Consumer(
+    md, gmo = kwargs.get("md"), kwargs.get("gmo")
+    if flavour.strict_types:  # ibmmq checks them at MQCB
+        if md is not None and not isinstance(md, flavour.structures.MD):
+            raise TypeError("md must be an instance of MD")
+        if gmo is not None and not isinstance(gmo, flavour.structures.GMO):
+            raise TypeError("gmo must be an instance of GMO")
+    consumer = delivery.consumers[number] = Consumer(
         function=function,
         area=getattr(cbd, "CallbackArea", None),
         kind=int(getattr(cbd, "CallbackType", CMQC.MQCBT_MESSAGE_CONSUMER)),
         qmgr=qmgr,
         queue=queue,
         number=number,
-        md=kwargs.get("md") or flavour.structure("MD"),
-        gmo=kwargs.get("gmo") or flavour.structure("GMO"),
+        md=md or flavour.structure("MD"),
+        gmo=gmo or flavour.structure("GMO"),
+        options=int(getattr(cbd, "Options", CMQC.MQCBDO_NONE) or 0),
     )
+    _control_call(consumer, delivery, CMQC.MQCBDO_REGISTER_CALL)
 
 
 def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
@@ -166,8 +178,21 @@ def control(hconn: Hconn, operation: int, ctlo: Any) -> None:
 
 
 def _deliver(hconn: Hconn, delivery: Delivery, *, until_suspended: bool = False) -> None:
-    """The delivery loop: each message consumer gets in turn until stopped (or, for
-    MQOP_START_WAIT, suspended)."""
+    """The delivery loop, between the consumers' MQCBCT_START_CALL and MQCBCT_STOP_CALL
+    (those whose MQCBD asked for them)."""
+    for consumer in list(delivery.consumers.values()):
+        _control_call(consumer, delivery, CMQC.MQCBDO_START_CALL)
+    try:
+        _deliver_messages(hconn, delivery, until_suspended=until_suspended)
+    finally:
+        if delivery.stop.is_set():
+            for consumer in list(delivery.consumers.values()):
+                _control_call(consumer, delivery, CMQC.MQCBDO_STOP_CALL)
+
+
+def _deliver_messages(hconn: Hconn, delivery: Delivery, *, until_suspended: bool) -> None:
+    """Each message consumer gets in turn until stopped (or, for MQOP_START_WAIT,
+    suspended)."""
     while not delivery.stop.is_set() and not hconn.closed:
         consumers = [c for c in delivery.consumers.values() if c.number is not None]
         if until_suspended and (
@@ -222,6 +247,23 @@ def _consume_one(hconn: Hconn, delivery: Delivery, consumer: Consumer, count: in
         gmo.WaitInterval = wanted
         _call(consumer, delivery, CMQC.MQCBCT_MSG_REMOVED, md, gmo, message, None)
         return
+
+
+_CONTROL_CALLS = {
+    CMQC.MQCBDO_REGISTER_CALL: CMQC.MQCBCT_REGISTER_CALL,
+    CMQC.MQCBDO_DEREGISTER_CALL: CMQC.MQCBCT_DEREGISTER_CALL,
+    CMQC.MQCBDO_START_CALL: CMQC.MQCBCT_START_CALL,
+    CMQC.MQCBDO_STOP_CALL: CMQC.MQCBCT_STOP_CALL,
+}
+
+
+def _control_call(consumer: Consumer, delivery: Delivery, option: int) -> None:
+    """The call an MQCBD option asks for (MQCBDO_REGISTER_CALL: MQCBCT_REGISTER_CALL...),
+    with no message, when the consumer asked for it."""
+    if consumer.options & option:
+        flavour = consumer.qmgr.FLAVOUR  # fresh structures, as ibmmq passes without a message
+        md, gmo = flavour.structure("MD"), flavour.structure("GMO")
+        _call(consumer, delivery, _CONTROL_CALLS[option], md, gmo, None, None)
 
 
 def _call(

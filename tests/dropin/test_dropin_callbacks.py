@@ -102,3 +102,43 @@ def test_start_wait_returns_2521_when_its_last_consumer_deregisters(
     env.put_raw(Q, b"one")
     caught = _start_wait_failing(mq, qmgr, queue, callback)
     assert caught.value.reason == mq.CMQC.MQRC_CONNECTION_SUSPENDED
+
+
+def test_the_mqcbd_options_ask_for_register_start_stop_and_deregister_calls(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ, MQCBD Options: MQCBDO_REGISTER_CALL, START_CALL, STOP_CALL and
+    # DEREGISTER_CALL each have the function called with that CallType (no message)
+    calls: list[int] = []
+
+    def callback(**kwargs: Any) -> None:
+        calls.append(kwargs["cbc"].CallType)
+
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    cbd = mq.CBD()
+    cbd.CallbackFunction = callback
+    cbd.Options = (
+        mq.CMQC.MQCBDO_REGISTER_CALL
+        | mq.CMQC.MQCBDO_START_CALL
+        | mq.CMQC.MQCBDO_STOP_CALL
+        | mq.CMQC.MQCBDO_DEREGISTER_CALL
+    )
+    gmo = mq.GMO(Options=mq.CMQC.MQGMO_WAIT, WaitInterval=5000)
+    queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md=mq.MD(), gmo=gmo)
+    assert calls == [mq.CMQC.MQCBCT_REGISTER_CALL]
+    qmgr.ctl(mq.CMQC.MQOP_START, mq.CTLO())
+    env.put_raw(Q, b"one")
+    assert _wait_for(lambda: mq.CMQC.MQCBCT_MSG_REMOVED in calls)
+    qmgr.ctl(mq.CMQC.MQOP_STOP, mq.CTLO())
+    assert _wait_for(lambda: mq.CMQC.MQCBCT_STOP_CALL in calls)
+    queue.cb(operation=mq.CMQC.MQOP_DEREGISTER, cbd=cbd)
+    assert calls == [
+        mq.CMQC.MQCBCT_REGISTER_CALL,
+        mq.CMQC.MQCBCT_START_CALL,
+        mq.CMQC.MQCBCT_MSG_REMOVED,
+        mq.CMQC.MQCBCT_STOP_CALL,
+        mq.CMQC.MQCBCT_DEREGISTER_CALL,
+    ]
+    if mq.__name__.endswith("ibmmq"):
+        with pytest.raises(TypeError, match="md must be an instance of MD"):
+            queue.cb(operation=mq.CMQC.MQOP_REGISTER, cbd=cbd, md={})
