@@ -1,4 +1,10 @@
-"""The MQ data model: IBM's structures and constants, byte-exact, with no I/O."""
+"""The MQ data model: IBM's structures and constants, byte-exact, with no I/O.
+
+The trigger message (MQTM, MQTMC2) and transmission queue header (MQXQH) load with their
+first use (PEP 562): a consumer never reads them, and ``import mqjms`` stays light.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from mqjms.mq import constants as C
 from mqjms.mq.dlh import MQDLH, parse_dlh
@@ -12,8 +18,32 @@ from mqjms.mq.jms import (
 )
 from mqjms.mq.md import MQMD
 from mqjms.mq.rfh2 import RFH2, RFH2Chain, build_chain, parse_chain
-from mqjms.mq.tm import MQTM, MQTMC2, parse_tm, parse_tmc2
-from mqjms.mq.xqh import MQXQH, parse_xqh
+
+if TYPE_CHECKING:
+    from mqjms.mq.tm import MQTM, MQTMC2, parse_tm, parse_tmc2
+    from mqjms.mq.xqh import MQXQH, parse_xqh
+
+#: Names loaded on first access: name -> module.
+_LAZY = {
+    "MQTM": "mqjms.mq.tm",
+    "MQTMC2": "mqjms.mq.tm",
+    "parse_tm": "mqjms.mq.tm",
+    "parse_tmc2": "mqjms.mq.tm",
+    "MQXQH": "mqjms.mq.xqh",
+    "parse_xqh": "mqjms.mq.xqh",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mqjms.mq' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MQDLH",
