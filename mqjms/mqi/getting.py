@@ -28,7 +28,14 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.gmo import MQGMO
 from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
-from mqjms.semantics import Browse, Capability, Connection, LocksMessages, TruncatedMessage
+from mqjms.semantics import (
+    Browse,
+    Capability,
+    Connection,
+    GetsIfPersistent,
+    LocksMessages,
+    TruncatedMessage,
+)
 
 from . import fields, interrupts, option_rules, properties, screening
 from .hconn import Hconn, Hobj
@@ -301,19 +308,38 @@ def _attempt(
     held = hconn.work > 0
     locks = _locks(conn, obj) if ask.lock else None
     browse = ask.browse
+    # the transport decides by the message: a non-persistent one never joins the unit of
+    # work, whatever it holds (else: got under syncpoint, and committed below if nothing
+    # else is in the unit of work)
+    native = (
+        ask.if_persistent
+        and browse is None
+        and Capability.SYNCPOINT_IF_PERSISTENT in conn.capabilities
+    )
     while True:
         try:
-            got = conn.get(
-                obj.queue,
-                wait=0.0 if ask.under_cursor else wait,
-                syncpoint=syncpoint,
-                browse=browse,
-                msg_id=ask.msg_id,
-                correl_id=ask.correl_id,
-                group_id=ask.group_id,
-                under_cursor=ask.under_cursor,
-                max_length=None if ask.accept_truncated else ask.max_length,
-            )
+            if native:
+                got = cast(GetsIfPersistent, conn).get_if_persistent(
+                    obj.queue,
+                    wait=0.0 if ask.under_cursor else wait,
+                    msg_id=ask.msg_id,
+                    correl_id=ask.correl_id,
+                    group_id=ask.group_id,
+                    under_cursor=ask.under_cursor,
+                    max_length=None if ask.accept_truncated else ask.max_length,
+                )
+            else:
+                got = conn.get(
+                    obj.queue,
+                    wait=0.0 if ask.under_cursor else wait,
+                    syncpoint=syncpoint,
+                    browse=browse,
+                    msg_id=ask.msg_id,
+                    correl_id=ask.correl_id,
+                    group_id=ask.group_id,
+                    under_cursor=ask.under_cursor,
+                    max_length=None if ask.accept_truncated else ask.max_length,
+                )
         except TruncatedMessage as exc:
             moved = _move_too_long(hconn, conn, obj, ask, unit, exc)
             if moved is None:
@@ -325,8 +351,9 @@ def _attempt(
     if got is None:
         return None
     md, data = got
+    outside = native and md.Persistence != C.MQPER_PERSISTENT  # got for good, no unit
     if unit is not None and hconn.flow is not None:
-        event = hconn.flow.screen(obj.queue, md, data, unit)
+        event = hconn.flow.screen(obj.queue, md, data, GetUnit.NONE if outside else unit)
         if event is not None and ask.under_cursor:
             raise failed(
                 C.MQRC_NO_MSG_UNDER_CURSOR,
@@ -335,8 +362,10 @@ def _attempt(
             )
         if event is not None:
             return _STOP if event.returned_to_queue else _AGAIN
-    if ask.if_persistent and md.Persistence != C.MQPER_PERSISTENT and not held:
-        conn.commit()  # MQGMO_SYNCPOINT_IF_PERSISTENT, and the message is not persistent
+    if outside:
+        pass  # MQGMO_SYNCPOINT_IF_PERSISTENT and not persistent: outside the unit of work
+    elif ask.if_persistent and md.Persistence != C.MQPER_PERSISTENT and not held:
+        conn.commit()  # the same where the transport cannot: nothing else is in the unit
     elif unit is GetUnit.OWN:
         conn.commit()  # the drop-in's own syncpoint: the program asked for none
     elif syncpoint and ask.browse is None:

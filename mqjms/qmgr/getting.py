@@ -189,7 +189,7 @@ class Getting(ConnectionState):
         # persistent. Under syncpoint, the get's in-flight mark is durable when the queue
         # hardens BackoutCount (HARDENBO). Guess from the last get of this handle; retry if
         # wrong.
-        if request.syncpoint:
+        if request.syncpoint:  # MQGMO_SYNCPOINT_IF_PERSISTENT too: durable as HARDENBO says
             durable = self._hardened.get(handle.hobj, False)
         else:
             durable = self._last_persistent.get(handle.hobj, True)
@@ -309,7 +309,7 @@ class Getting(ConnectionState):
             self._cursors[handle.hobj] = Cursor(
                 msg.priority, msg.id, MQMD.unpack(msg.md_bytes).MsgId
             )
-        elif request.syncpoint:
+        elif request.syncpoint and (msg.persistent or not request.if_persistent):
             # HARDENBO: the in-flight mark, which a restart turns into BackoutCount + 1,
             # is on disk before the get returns, so a power cut cannot undo the count
             hardened = msg.persistent and bool(base.attrs.get("HARDENBO", False))

@@ -29,6 +29,8 @@ class Capability(StrEnum):
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
     PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)
     MESSAGE_LOCK = "lock"  # lock_browsed, unlock (LocksMessages): MQGMO_LOCK, MQGMO_UNLOCK
+    # conn.get_if_persistent(handle) (GetsIfPersistent): MQGMO_SYNCPOINT_IF_PERSISTENT
+    SYNCPOINT_IF_PERSISTENT = "syncpoint_if_persistent"
     # conn.interrupt_wait() (InterruptsWait), from another thread: the get with wait the
     # connection is in returns no message now (a worker's stop need not poll)
     INTERRUPT_WAIT = "interrupt_wait"

@@ -322,6 +322,26 @@ class Reserves(Protocol):
         ...
 
 
+class GetsIfPersistent(Protocol):
+    """The call a connection declaring :attr:`Capability.SYNCPOINT_IF_PERSISTENT` has."""
+
+    def get_if_persistent(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        """MQGET with MQGMO_SYNCPOINT_IF_PERSISTENT: a persistent message is got in the
+        connection's unit of work, any other outside it (for good), whatever the unit
+        of work already holds; otherwise as :meth:`Connection.get`."""
+        ...
+
+
 class LocksMessages(Protocol):
     """The calls a connection declaring :attr:`Capability.MESSAGE_LOCK` has: MQGMO_LOCK
     and MQGMO_UNLOCK. A handle locks at most one message, the one its browse cursor is on:

@@ -44,6 +44,7 @@ class GetRequest:
     group_id: bytes | None = None
     under_cursor: bool = False
     max_length: int | None = None
+    if_persistent: bool = False  # MQGMO_SYNCPOINT_IF_PERSISTENT: ``syncpoint`` if persistent
 
     @property
     def matching(self) -> bool:
@@ -146,6 +147,29 @@ class EmulatedConnection(ABC):
             raise failed(C.MQRC_BUFFER_LENGTH_ERROR, f"max_length {max_length} is negative")
         request = GetRequest(
             wait, syncpoint, browse, msg_id, correl_id, group_id, under_cursor, max_length
+        )
+        return self._get(handle, request)
+
+    def get_if_persistent(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        """MQGET with MQGMO_SYNCPOINT_IF_PERSISTENT (see
+        :meth:`mqjms.semantics.GetsIfPersistent.get_if_persistent`)."""
+        self._check_open()
+        self._check_handle(handle)
+        check_get(handle, wait=wait, syncpoint=True, browse=None)
+        if max_length is not None and max_length < 0:
+            raise failed(C.MQRC_BUFFER_LENGTH_ERROR, f"max_length {max_length} is negative")
+        request = GetRequest(
+            wait, True, None, msg_id, correl_id, group_id, under_cursor, max_length, True
         )
         return self._get(handle, request)
 

@@ -23,6 +23,7 @@ from .contract import (
     CommitsAndGets,
     Connection,
     Context,
+    GetsIfPersistent,
     Handle,
     InterruptsWait,
     LocksMessages,
@@ -202,6 +203,29 @@ class ConnectionWrapper:
         return self._reserves().get_reserved(owner, seq)
 
     # :attr:`Capability.MESSAGE_LOCK`: see :class:`~.contract.LocksMessages`
+    # :attr:`Capability.SYNCPOINT_IF_PERSISTENT`: see :class:`~.contract.GetsIfPersistent`
+    def get_if_persistent(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        self._require(Capability.SYNCPOINT_IF_PERSISTENT)
+        return cast(GetsIfPersistent, self.inner).get_if_persistent(
+            handle,
+            wait=wait,
+            msg_id=msg_id,
+            correl_id=correl_id,
+            group_id=group_id,
+            under_cursor=under_cursor,
+            max_length=max_length,
+        )
+
     def _locks(self) -> LocksMessages:
         self._require(Capability.MESSAGE_LOCK)
         return cast(LocksMessages, self.inner)

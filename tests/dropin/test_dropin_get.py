@@ -355,6 +355,39 @@ def test_open_and_close_errors(mq: ModuleType, env: MQEnv, qmgr) -> None:
 # --------------------------------------------------------------------------- syncpoint
 
 
+@pytest.mark.parametrize("persistent", [True, False])
+def test_syncpoint_if_persistent_takes_only_a_persistent_message_into_the_unit_of_work(
+    mq: ModuleType, env: MQEnv, qmgr, persistent: bool
+) -> None:
+    # IBM MQ, MQGMO_SYNCPOINT_IF_PERSISTENT: "The request is to operate within the normal
+    # unit-of-work protocols, but only if the message retrieved is persistent"
+    level = C.MQPER_PERSISTENT if persistent else C.MQPER_NOT_PERSISTENT
+    env.put_raw(Q, b"maybe", Persistence=level)
+    queue = mq.Queue(qmgr, Q)
+    assert queue.get(None, mq.MD(), gmo(mq, mq.CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)) == b"maybe"
+    qmgr.backout()
+    assert env.depth(Q) == (1 if persistent else 0)
+
+
+@pytest.mark.embedded_only("the embedded queue manager decides by the message (capability)")
+def test_syncpoint_if_persistent_leaves_a_non_persistent_message_out_of_held_work(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # the unit of work already holds a put: the non-persistent message got after it is
+    # still got outside it, so the backout returns the put alone
+    other = "DEV.QUEUE.2"
+    env.put_raw(Q, b"not persistent", Persistence=C.MQPER_NOT_PERSISTENT)
+    env.put_raw(Q, b"persistent", Persistence=C.MQPER_PERSISTENT)
+    mq.Queue(qmgr, other).put(b"held", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    queue = mq.Queue(qmgr, Q)
+    options = gmo(mq, mq.CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+    assert queue.get(None, mq.MD(), options) == b"not persistent"
+    assert queue.get(None, mq.MD(), options) == b"persistent"
+    qmgr.backout()
+    assert [data for _, data in env.browse(Q)] == [b"persistent"]
+    assert env.depth(other) == 0
+
+
 def test_backout_counts_a_syncpoint_get(mq: ModuleType, env: MQEnv, qmgr) -> None:
     env.put_raw(Q, b"again")
     queue = mq.Queue(qmgr, Q)

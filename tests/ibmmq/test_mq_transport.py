@@ -18,7 +18,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.dlh import MQDLH
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import TruncatedMessage, put_destination
+from mqjms.semantics import Capability, TruncatedMessage, put_destination
 from mqjms.transport.ibmmq import PASSWORD_VAR, MQConnection
 
 from . import libraries
@@ -165,6 +165,24 @@ def test_a_message_got_under_syncpoint_and_backed_out_has_the_queue_managers_cou
         md, data = conn.get(handle, wait=1.0, syncpoint=True) or (MQMD(), b"")
         assert (md.MsgId, md.BackoutCount, data) == (put.MsgId, count, b"hello")
         conn.backout()
+    conn.disconnect()
+
+
+def test_syncpoint_if_persistent_is_ibm_mqs_own(mq: StandInBroker) -> None:
+    # MQGMO_SYNCPOINT_IF_PERSISTENT goes to IBM MQ as it is: it decides by the message
+    conn = transport.connect(mq.url)
+    assert Capability.SYNCPOINT_IF_PERSISTENT in conn.capabilities
+    conn.put("APP.IN", MQMD(Persistence=C.MQPER_NOT_PERSISTENT), b"gone for good")
+    conn.put("APP.IN", MQMD(Persistence=C.MQPER_PERSISTENT), b"in the unit of work")
+    handle = conn.open("APP.IN", IN)
+    assert isinstance(conn, MQConnection)
+    for expected in (b"gone for good", b"in the unit of work"):
+        got = conn.get_if_persistent(handle, wait=1.0)
+        assert got is not None and got[1] == expected
+    conn.backout()
+    again = conn.get(handle, wait=1.0)
+    assert again is not None and again[1] == b"in the unit of work"
+    assert conn.get(handle) is None
     conn.disconnect()
 
 

@@ -77,6 +77,7 @@ _CAPABILITIES = frozenset(
     {
         Capability.PUT_WARNINGS,
         Capability.MESSAGE_LOCK,
+        Capability.SYNCPOINT_IF_PERSISTENT,
         Capability.ALIAS_QUEUES,
         Capability.MODEL_QUEUES,
         Capability.REMOTE_QUEUES,
@@ -245,6 +246,57 @@ class MQConnection:
         under_cursor: bool = False,
         max_length: int | None = None,
     ) -> tuple[MQMD, bytes] | None:
+        cmqc = self.library.CMQC
+        return self._mqget(
+            handle,
+            cmqc.MQGMO_SYNCPOINT if syncpoint else cmqc.MQGMO_NO_SYNCPOINT,
+            wait=wait,
+            browse=browse,
+            msg_id=msg_id,
+            correl_id=correl_id,
+            group_id=group_id,
+            under_cursor=under_cursor,
+            max_length=max_length,
+        )
+
+    def get_if_persistent(
+        self,
+        handle: Handle,
+        *,
+        wait: float | None = 0.0,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        group_id: bytes | None = None,
+        under_cursor: bool = False,
+        max_length: int | None = None,
+    ) -> tuple[MQMD, bytes] | None:
+        """MQGET with MQGMO_SYNCPOINT_IF_PERSISTENT: IBM MQ decides by the message."""
+        return self._mqget(
+            handle,
+            self.library.CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT,
+            wait=wait,
+            browse=None,
+            msg_id=msg_id,
+            correl_id=correl_id,
+            group_id=group_id,
+            under_cursor=under_cursor,
+            max_length=max_length,
+        )
+
+    def _mqget(
+        self,
+        handle: Handle,
+        sync: int,
+        *,
+        wait: float | None,
+        browse: Browse | None,
+        msg_id: bytes | None,
+        correl_id: bytes | None,
+        group_id: bytes | None,
+        under_cursor: bool,
+        max_length: int | None,
+    ) -> tuple[MQMD, bytes] | None:
+        """MQGET with the syncpoint option ``sync`` (ignored for a browse)."""
         queue = self._queue(handle)
         lib = self.library
         cmqc = lib.CMQC
@@ -258,7 +310,7 @@ class MQConnection:
                 Browse.CURSOR: cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR,
             }[browse]
         else:
-            options |= cmqc.MQGMO_SYNCPOINT if syncpoint else cmqc.MQGMO_NO_SYNCPOINT
+            options |= sync
         if under_cursor:
             options |= cmqc.MQGMO_MSG_UNDER_CURSOR
         if wait is None or wait != 0:
@@ -299,7 +351,9 @@ class MQConnection:
         got = self._mqmd(md)
         if browse is None:  # what MQPMO_PASS_ALL_CONTEXT from this handle passes
             self._context_source = (queue, got)
-            if syncpoint:
+            if sync == cmqc.MQGMO_SYNCPOINT or (
+                sync == cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT and got.Persistence == C.MQPER_PERSISTENT
+            ):
                 self._in_unit_of_work = True
         return got, bytes(data)
 
