@@ -1,10 +1,12 @@
 """``python -m mqjms.pymqi PROGRAM.py [args]``: a pymqi or ibmmq program, run unchanged.
 
 The runner makes ``import pymqi`` (or ``import ibmmq``) resolve to mqjms's flavour module
-in this process only (:func:`install_aliases`), then runs the program as ``python
-PROGRAM.py`` would: ``__name__ == "__main__"``, ``sys.argv`` the program's, its directory
-first on ``sys.path``. ``-m MODULE`` runs a module instead. Nothing named pymqi or ibmmq
-is ever installed, so the real library, where present, is untouched for everyone else.
+in this process and the processes it starts (:func:`install_aliases`, and
+:mod:`mqjms.mqi.aliases` for a multiprocessing child or a ``python`` it runs), then runs the
+program as ``python PROGRAM.py`` would: ``__name__ == "__main__"``, ``sys.argv`` the
+program's, its directory first on ``sys.path``. ``-m MODULE`` runs a module instead.
+Nothing named pymqi or ibmmq is ever installed, so the real library, where present, is
+untouched for everyone else.
 """
 
 from __future__ import annotations
@@ -34,6 +36,18 @@ def install_aliases(flavour: str = "pymqi") -> types.ModuleType:
     return module
 
 
+def _alias_in_children(flavour: str) -> None:
+    """The processes the program starts import the drop-in as ``flavour`` too: its alias
+    package's directory first on ``sys.path`` (multiprocessing gives a ``spawn`` or
+    ``forkserver`` child the parent's) and on ``PYTHONPATH`` (any ``python`` it runs)."""
+    from .aliases import search_path
+
+    where = search_path(flavour)
+    sys.path.insert(0, where)
+    inherited = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([where, inherited] if inherited else [where])
+
+
 USAGE = "usage: python -m mqjms.{flavour} PROGRAM.py [ARGS...] | -m MODULE [ARGS...]"
 
 
@@ -44,6 +58,7 @@ def main(flavour: str, argv: Sequence[str] | None = None) -> int:
         print(USAGE.format(flavour=flavour), file=sys.stderr)
         return 0 if args else 2
     install_aliases(flavour)
+    _alias_in_children(flavour)
     if args[0] == "-m":
         if len(args) < 2:
             print(USAGE.format(flavour=flavour), file=sys.stderr)

@@ -208,6 +208,49 @@ def test_the_runner_runs_a_program_unchanged(env: MQEnv, tmp_path: Path, flavour
 
 
 @pytest.mark.embedded_only(CHILD)
+@pytest.mark.parametrize("flavour", ["pymqi", "ibmmq"])
+def test_the_programs_child_processes_import_the_drop_in_too(
+    env: MQEnv, tmp_path: Path, flavour: str
+) -> None:
+    # a multiprocessing child started by spawn (forkserver: Linux's default from Python
+    # 3.14) imports the program's main module again, and a python the program runs
+    # imports for itself: both find the drop-in, as an installed library would be found
+    result = run(
+        env,
+        tmp_path,
+        flavour,
+        f"""
+        import multiprocessing
+        import subprocess
+        import sys
+
+        import {flavour}
+
+
+        def put(text):
+            import {flavour}
+
+            qmgr = {flavour}.connect("QM1")
+            {flavour}.Queue(qmgr, "{Q}").put(text)
+            qmgr.disconnect()
+            return {flavour}.__name__
+
+
+        if __name__ == "__main__":
+            with multiprocessing.get_context("spawn").Pool(1) as pool:
+                print(pool.map(put, ["from a spawned child"]))
+            code = "import {flavour}, sys; print({flavour}.__name__)"
+            print(subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                 text=True, check=True).stdout.strip())
+        """,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == [f"['mqjms.{flavour}']", f"mqjms.{flavour}"]
+    assert [data for _, data in env.browse(Q)] == [b"from a spawned child"]
+
+
+@pytest.mark.embedded_only(CHILD)
 def test_a_program_ending_without_disconnect_commits(env: MQEnv, tmp_path: Path) -> None:
     # pymqi's and ibmmq's QueueManager.__del__ disconnect (MQDISC commits)
     result = run(
