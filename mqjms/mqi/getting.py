@@ -433,7 +433,7 @@ def _deliver(
         _, data = properties.split_properties(md, data)
     warning: MQError | None = None
     if ask.convert:
-        unconverted, ccsid_as_put = data, md.CodedCharSetId
+        unconverted, as_put = data, (md.CodedCharSetId, md.Encoding)
         data, warning = _converted(md, data, *target)
         limit = ask.max_length
         if limit is not None and len(unconverted) <= limit < len(data) and not ask.accept_truncated:
@@ -445,7 +445,7 @@ def _deliver(
                 f"returned unconverted: {len(unconverted)} bytes as put, {len(data)} in "
                 f"CCSID {md.CodedCharSetId}, over the buffer's {limit}",
             )
-            data, md.CodedCharSetId = unconverted, ccsid_as_put
+            data, (md.CodedCharSetId, md.Encoding) = unconverted, as_put
     original = len(data)
     if ask.max_length is not None and original > ask.max_length:
         data = data[: ask.max_length]
@@ -516,13 +516,15 @@ def _converted(
             f"not converted: {what} (CCSID {source}, encoding {md.Encoding}; asked for CCSID "
             f"{wanted}, encoding {target_encoding})",
         )
-    if wanted == source:
+    if wanted == source and _encoding(md.Encoding) == _encoding(target_encoding):
         return data, None
     try:
-        converted = ccsid.encode(ccsid.decode(data, source, md.Encoding), wanted)
+        text = ccsid.decode(data, source, md.Encoding)
+        converted = ccsid.encode(text, wanted, target_encoding)
     except (MQError, UnicodeError) as exc:
         return data, MQError(C.MQCC_WARNING, C.MQRC_NOT_CONVERTED, str(exc))
-    md.CodedCharSetId = wanted
+    # the MQMD describes the data returned: the character set and encoding asked for
+    md.CodedCharSetId, md.Encoding = wanted, target_encoding
     return converted, None
 
 

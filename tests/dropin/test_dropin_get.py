@@ -440,6 +440,21 @@ def test_convert_turns_mqstr_into_the_ccsid_asked_for(mq: ModuleType, env: MQEnv
     assert data == "déjà".encode("latin-1") and md.CodedCharSetId == 819
 
 
+def test_convert_returns_an_mqmd_that_describes_the_converted_data(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ: "the values returned in the various CodedCharSetId and Encoding fields
+    # always correctly describe the relevant message data": the ones asked for
+    env.put_raw(Q, b"ABC", Format=C.MQFMT_STRING, CodedCharSetId=1208, Encoding=546)
+    md = mq.MD(CodedCharSetId=500, Encoding=785)
+    data = mq.Queue(qmgr, Q).get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert data == b"\xc1\xc2\xc3" and (md.CodedCharSetId, md.Encoding) == (500, 785)
+    env.put_raw(Q, "hé".encode(), Format=C.MQFMT_STRING, CodedCharSetId=1208, Encoding=546)
+    md = mq.MD(CodedCharSetId=1200, Encoding=546)  # UTF-16, little-endian integers
+    data = mq.Queue(qmgr, Q).get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert data == "hé".encode("utf-16-le") and (md.CodedCharSetId, md.Encoding) == (1200, 546)
+
+
 @pytest.mark.parametrize(("encoding", "ccsid"), [(273, 1208), (785, 500), (546, 500)])
 def test_convert_of_a_binary_message_from_another_platform_warns_2110(
     mq: ModuleType, env: MQEnv, qmgr, encoding: int, ccsid: int
