@@ -85,7 +85,9 @@ class Properties:
                     length,
                 )
         wildcard = flavour.wildcard_names_returned and _name(name).endswith("%")
-        return (prop.value, key) if wildcard else prop.value
+        # the libraries' C layer returns an MQTYPE_BOOLEAN as the MQLONG it is: 0 or 1
+        value = int(prop.value) if isinstance(prop.value, bool) else prop.value
+        return (value, key) if wildcard else value
 
     def set(
         self,

@@ -186,6 +186,17 @@ def test_properties_travel_in_an_rfh2_usr_folder(mq: ModuleType, env: MQEnv, qmg
     assert chain.body == b"body"
 
 
+def test_a_boolean_property_reads_as_the_mqlong_the_c_layer_returns(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # pymqe.c (and ibmmq's C layer) build an MQTYPE_BOOLEAN value as an int: 0 or 1
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set("Urgent", True, property_type=mq.CMQC.MQTYPE_BOOLEAN)
+    value = handle.properties.get("Urgent")
+    assert value == 1 and type(value) is int
+    handle.dlt()
+
+
 def test_properties_in_handle(mq: ModuleType, env: MQEnv, qmgr) -> None:
     _put_with_properties(mq, qmgr)
     handle = mq.MessageHandle(qmgr)
