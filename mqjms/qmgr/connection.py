@@ -40,12 +40,13 @@ from mqjms.semantics.put import PutIdentity
 from . import bells, catalog, meta, owners, queues, remote, store, triggers, wakeup
 from .connection_state import UnitOfWorkState
 from .delivery import Cursor
-from .failures import translating
+from .failures import StorageError, translating
 from .getting import release_lock
 from .locking import Locking
 from .locks import FileLock
 from .manager import QueueManager
 from .reserving import Reserving
+from .space import with_room
 from .subscribing import Subscribing
 from .syncpoint import UnitOfWork
 from .transaction import Transaction
@@ -137,15 +138,38 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         a remote queue (``qmgr``, or a QREMOTE) is opened to put to (remote.py)."""
         if self.qm.read_only:
             return self._open_read_only(queue, options, qmgr)
+        # the space kept on a full disk is for draining: an open that can only put (or
+        # inquire, set) never gives it up, or a putter would leave consumers none
+        drains = bool(options & (C.MQOO_INPUT_MASK | C.MQOO_BROWSE))
         try:
             with self._session():
-                return self._with_room(lambda: self._open_queue(queue, options, dynamic_name, qmgr))
+                return self._open_with_room(queue, options, dynamic_name, qmgr, drains)
         except MQError as exc:
             # an exclusive user may be a process that died: back its work out, then retry
             if exc.reason != C.MQRC_OBJECT_IN_USE or not self.qm.recover_abandoned(force=True):
                 raise
             with self._session():
-                return self._with_room(lambda: self._open_queue(queue, options, dynamic_name, qmgr))
+                return self._open_with_room(queue, options, dynamic_name, qmgr, drains)
+
+    def _open_with_room(
+        self, queue: str, options: int, dynamic_name: str, qmgr: str, drains: bool
+    ) -> Handle:
+        def attempt() -> Handle:
+            return self._open_queue(queue, options, dynamic_name, qmgr)
+
+        if drains:
+            return self._with_room(attempt)
+        try:
+            return with_room(self._db, None, attempt)  # the log emptied, the reserve kept
+        except StorageError as exc:
+            if not exc.disk_full:
+                raise
+            raise StorageError(
+                C.MQRC_Q_SPACE_NOT_AVAILABLE,
+                f"{queue!r} cannot be opened to put: the file system holding "
+                f"{self.qm.path} is full (the room kept free is for gets and commits)",
+                "SQLITE_FULL",
+            ) from None
 
     def _open_read_only(self, queue: str, options: int, qmgr: str) -> Handle:
         """MQOPEN on a read-only queue manager: for browse and inquire only, not recorded."""

@@ -186,12 +186,33 @@ def checkpoint(db: sqlite3.Connection) -> bool:
     return not busy
 
 
+#: After the room was made: more tries, this many seconds apart, each after a checkpoint
+#: (another connection's read or write may have kept the log from emptying just then).
+ROOM_RETRIES = (0.01, 0.05, 0.2)
+
+
 def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Callable[[], T]) -> T:
     """Run ``attempt`` (one whole write transaction); when the disk is full, make room
-    (checkpoint, then give up the reserve) and run it again."""
+    (checkpoint, then give up the reserve) and run it again, a few times: consumers
+    draining in several threads or processes meet the full disk together, and the room
+    one of them made is there for the others once its log is emptied."""
+
+    def give_up_reserve() -> None:
+        if reserve is not None:
+            reserve.release()
+        checkpoint(db)
+
+    def later(pause: float) -> Callable[[], None]:
+        def step() -> None:
+            time.sleep(pause)
+            checkpoint(db)
+
+        return step
+
     steps: list[Callable[[], object]] = [lambda: checkpoint(db)]
     if reserve is not None:
-        steps.append(lambda: reserve.release() and checkpoint(db))
+        steps.append(give_up_reserve)
+    steps += [later(pause) for pause in ROOM_RETRIES]
     for step in steps:
         try:
             return attempt()

@@ -132,6 +132,48 @@ def test_a_full_disk_fails_puts_with_2056_and_still_drains(small_disk: Path) -> 
     qm.close()
 
 
+def test_putters_opening_queues_on_a_full_disk_leave_the_reserve_to_the_drain(
+    small_disk: Path,
+) -> None:
+    # a fault probe: each `mqjms put` opens the queue to put (an MQOPEN writes), and on a
+    # full disk that open gave up the space kept for draining, so a Worker's commits
+    # failed afterwards and processed messages were backed out
+    url = f"embedded://{small_disk / 'qm'}"
+    qm = embedded.queue_manager(url)
+    qm.define_queue("QLOCAL", "FULL.Q", {"MAXDEPTH": 1_000_000})
+    conn = qm.connect()
+    put = 0
+    with pytest.raises(MQError) as raised:
+        for _ in range(100_000):
+            conn.put("FULL.Q", MQMD(Persistence=C.MQPER_PERSISTENT), BODY)
+            put += 1
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    filler = fill_disk(small_disk)
+    reserve = small_disk / "qm" / "space.reserve"
+    assert reserve.exists()
+    for _ in range(5):  # putters that open, as the CLI's put does
+        with pytest.raises(MQError) as raised:
+            handle = conn.open("FULL.Q", C.MQOO_OUTPUT)
+            conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), BODY)
+        assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    assert reserve.exists()  # still there for the consumers
+    conn.disconnect()
+
+    from mqjms import Worker
+
+    seen: list[str] = []
+    app = Worker(url, appl_name="drain")
+    app.listener("FULL.Q", concurrency=2)(lambda msg: seen.append(msg.jms_message_id))
+    app.start()
+    deadline = time.monotonic() + 60
+    while app.stats.committed < put and app.error is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    app.stop()
+    assert (app.stats.committed, app.stats.backed_out) == (put, 0)  # none backed out
+    assert len(set(seen)) == put and qm.queue_depth("FULL.Q") == 0
+    filler.unlink()
+
+
 def test_the_log_and_its_reserve_do_not_fill_a_small_disk_by_themselves(
     small_disk: Path,
 ) -> None:
