@@ -113,5 +113,17 @@ def embedded_path(url: str) -> tuple[Path, str | None]:
         path = Path(raw)
     else:
         path = Path(raw.lstrip("/") if not url.lower().startswith("embedded:/") else raw)
-    name = parse_qs(parts.query).get("qmgr", [None])[0]
+    query = parse_qs(parts.query, keep_blank_values=True)
+    unknown = sorted(set(query) - set(EMBEDDED_PARAMS))
+    if unknown:  # a misspelt one (?gruop=) must not be ignored in silence
+        raise ValueError(
+            f"{redact(url)!r}: unknown embedded: URL parameter {', '.join(unknown)} "
+            f"(known: {', '.join(EMBEDDED_PARAMS)})"
+        )
+    name = query.get("qmgr", [None])[0]
     return path, name
+
+
+#: The query parameters of an ``embedded:`` URL: the queue manager's name when it is made,
+#: and whether its files are shared with the directory's group.
+EMBEDDED_PARAMS = ("group", "qmgr")

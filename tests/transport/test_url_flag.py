@@ -43,3 +43,21 @@ def test_a_malformed_stomp_url_is_named_without_its_password() -> None:
     # urlsplit's bare "Invalid IPv6 URL" named neither the URL nor what was wrong
     with pytest.raises(ValueError, match=r"STOMP URL 'stomp://app:\*\*\*@\[::1/' is malformed"):
         parse_url("stomp://app:s3cr3t@[::1/")
+
+
+def test_a_stomp_url_without_its_slashes_is_refused_not_sent_to_localhost() -> None:
+    # stomp:user:pw@host:port parsed as a path: the user, host and port were dropped and
+    # the connection went to the broker on 127.0.0.1:61613
+    with pytest.raises(ValueError, match="must be followed by //") as caught:
+        parse_url("stomp:app:s3cr3t@broker.example:61613")
+    assert "s3cr3t" not in str(caught.value)
+    assert parse_url("stomp://app@broker.example:61614").port == 61614
+
+
+def test_an_unknown_embedded_url_parameter_is_named_not_ignored() -> None:
+    from mqjms.transport.url import embedded_path
+
+    with pytest.raises(ValueError, match="unknown embedded: URL parameter gruop") as caught:
+        embedded_path("embedded:///tmp/q?gruop=true&password=s3cr3t")
+    assert "s3cr3t" not in str(caught.value)
+    assert embedded_path("embedded:///tmp/q?qmgr=QM1&group=false")[1] == "QM1"

@@ -384,6 +384,11 @@ def parse_url(url: str) -> StompParams:
     scheme = parts.scheme.lower()
     if scheme not in ("stomp", "stomp+ssl"):
         raise ValueError(f"not a STOMP URL (stomp:// or stomp+ssl://): {_redact(url)!r}")
+    if not url[len(parts.scheme) + 1 :].startswith("//"):  # its user and host would be lost
+        raise ValueError(
+            f"STOMP URL {_redact(url)!r} is malformed: the scheme must be followed by // "
+            f"({scheme}://[user[:password]@]host[:port])"
+        )
     try:
         port = parts.port or DEFAULT_PORT
     except ValueError:
