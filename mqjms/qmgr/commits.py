@@ -121,6 +121,9 @@ class GroupSync:
         self._mode = mode
         self._lock_fd = -1
         self._pid = 0
+        #: sync.lock was held past LOCK_TIMEOUT (its holder stopped): sync without waiting
+        #: for it until it is free again, instead of a full wait at every commit
+        self._alone = False
         self._counters: mmap.mmap | bytearray = _map(wal_file.with_name("commits.seq"), mode)
         #: fsyncs this process ran, for tests and benchmarks
         self.fsyncs = 0
@@ -156,11 +159,19 @@ class GroupSync:
         """Sync for this process's waiters, unless another process's fsync, which this one
         waited for on ``sync.lock``, covered the ticket already."""
         fd = self._lock_descriptor()
-        if fd >= 0:
+        if fd >= 0 and self._alone:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._alone = False  # free again: the fsyncs are shared once more
+                log.info("storage.sync_shared_again", file=str(self._lock_file))
+            except BlockingIOError:
+                fd = -1  # still held by the process that does not run: no wait
+        elif fd >= 0:
             try:
                 lock_within(fd, self._lock_file, "the turn to sync the log")
             except MQError as exc:  # the fsyncs are shared to save time, not for safety
                 log.warning("storage.sync_alone", file=str(self._lock_file), detail=exc.detail)
+                self._alone = True
                 fd = -1
         try:
             if self._synced() >= ticket:

@@ -436,6 +436,45 @@ def test_a_writer_stopped_while_it_holds_the_turn_makes_the_others_fail_not_hang
     assert qm.queue_depth("GC.STOPPED") == 1
 
 
+def test_a_process_stopped_holding_the_turn_to_sync_costs_one_wait_not_one_per_commit(
+    qm: QueueManager, monkeypatch: pytest.MonkeyPatch, events: list[dict[str, object]]
+) -> None:
+    # a fault probe: a process stopped while it held sync.lock made every durable commit
+    # of the others wait LOCK_TIMEOUT before syncing alone (one put took two minutes);
+    # the fsyncs are shared to save time only, so after one such wait a commit syncs
+    # alone at once while the lock stays held, and shares again once it is free
+    from mqjms.qmgr import locks
+
+    qm.define_queue("QLOCAL", "GC.SYNC.STOPPED")
+    conn = qm.connect("gc-sync-stopped")
+    conn.put("GC.SYNC.STOPPED", PERSISTENT, b"first")  # sync.lock made
+    holder = subprocess.Popen(
+        [
+            "python3",
+            "-c",
+            "import fcntl, os, signal, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
+            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True);"
+            " os.kill(os.getpid(), signal.SIGSTOP)",
+            str(qm.path / "sync.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(locks, "LOCK_TIMEOUT", 0.3)
+        for n in range(5):
+            conn.put("GC.SYNC.STOPPED", PERSISTENT, b"%d" % n)  # durable, each of them
+        alone = [e for e in events if e["event"] == "storage.sync_alone"]
+        assert len(alone) == 1 and f"pid {holder.pid}" in str(alone[0]["detail"])
+    finally:
+        holder.kill()
+        holder.wait()
+    conn.put("GC.SYNC.STOPPED", PERSISTENT, b"shared")
+    assert any(e["event"] == "storage.sync_shared_again" for e in events)
+    assert qm.queue_depth("GC.SYNC.STOPPED") == 7
+
+
 def test_a_forked_child_takes_turns_afresh(qm: QueueManager) -> None:
     # a thread of the parent holds the turn to write at the fork: the child, which lacks
     # that thread, must neither deadlock on its thread lock nor keep the parent's flock
