@@ -16,6 +16,7 @@ later start tell a directory where no queue manager was ever created from one wh
 from __future__ import annotations
 
 import configparser
+import contextlib
 import os
 import time
 from dataclasses import dataclass
@@ -66,11 +67,22 @@ class Marker:
     group_access: bool
 
 
+#: The mode of a missing parent directory made on the way (less where the umask says):
+#: never writable by others, whatever the umask, or another user could swap the queue
+#: manager's directory for one of theirs.
+PARENT_MODE = 0o755
+
+
 def make_directory(path: Path, access: Access) -> None:
-    """Create the directory (and ``conn/`` in it) with the access's mode, whatever the umask."""
+    """Create the directory (and ``conn/`` in it) with the access's mode, whatever the umask;
+    missing parents with :data:`PARENT_MODE` at most."""
+    for parent in reversed(path.parents):
+        if not parent.exists():
+            with contextlib.suppress(FileExistsError):  # the umask narrows it further only
+                parent.mkdir(mode=PARENT_MODE)
     for directory in (path, path / "conn"):
         try:
-            directory.mkdir(mode=access.directory_mode, parents=directory is path)
+            directory.mkdir(mode=access.directory_mode)
         except FileExistsError:
             if directory is not path and not directory.is_dir():  # path: the caller's 2058
                 raise failed(

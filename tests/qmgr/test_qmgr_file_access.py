@@ -84,6 +84,17 @@ def test_directory_is_0700_and_every_file_0600_whatever_the_umask(
         assert mode(path) == expected, f"{path} is {oct(mode(path))}"
 
 
+@pytest.mark.parametrize("umask", [0o000], indirect=True, ids=["umask000"])
+def test_missing_parents_are_never_writable_by_others(umask: int, tmp_path: Path) -> None:
+    # a fault probe: under umask 000 the parents made on the way were 0777, so another
+    # user could swap the queue manager's directory for one of theirs
+    qm = embedded.queue_manager(f"embedded://{tmp_path}/made/on/the/way/qm")
+    qm.close()
+    for parent in ("made", "made/on", "made/on/the", "made/on/the/way"):
+        assert mode(tmp_path / parent) == 0o755, parent
+    assert mode(tmp_path / "made/on/the/way/qm") == 0o700
+
+
 def test_another_user_can_read_nothing_and_lock_nothing(shared_tmp: Path) -> None:
     # hardening item 9: another local user read a card number from qmgr.db with sqlite3
     directory = shared_tmp / "qm"
