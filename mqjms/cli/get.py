@@ -77,7 +77,7 @@ def printer(args: argparse.Namespace, ccsid: int) -> Callable[[MQMD, bytes, int]
     """Prints one message (JSON line or summary) and flushes, so it is out before commit."""
 
     def show(md: MQMD, data: bytes, number: int) -> None:
-        obj: dict[str, Any] = message_json(md, data, ccsid)
+        obj: dict[str, Any] = message_json(md, data, ccsid, args.queue)
         if args.json:
             sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
         else:

@@ -40,10 +40,11 @@ def body_value(data: bytes, fmt: str, ccsid: int, encoding: int) -> str | dict[s
     return {"base64": base64.b64encode(data).decode("ascii")}
 
 
-def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208) -> dict[str, Any]:
-    """A message as the JSON object that get/browse --json print."""
+def message_json(md: MQMD, data: bytes, qmgr_ccsid: int = 1208, queue: str = "") -> dict[str, Any]:
+    """A message as the JSON object that get/browse --json print (``queue``: where it was
+    got, named by the warning of a message whose JMS view does not parse)."""
     out: dict[str, Any] = {"md": md.to_dict(), "rfh2": [], "dlh": None}
-    out.update(jms_view(to_message(md, data, "")))
+    out.update(jms_view(to_message(md, data, queue)))
     out["body"] = None
     encoding, fmt = md.Encoding, md.Format
     ccsid = md.CodedCharSetId if md.CodedCharSetId > 0 else qmgr_ccsid

@@ -67,6 +67,22 @@ def test_browse_json_has_properties_and_jms_headers(
     assert shown["body"] == "hello"
 
 
+def test_a_message_whose_jms_view_does_not_parse_is_named_with_its_queue(
+    embedded_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a fault probe: `mqjms get`/`browse` logged message.unparsed with queue=''
+    from mqjms.mq import MQMD, C
+    from mqjms.transport import connect
+
+    queue_manager(embedded_url).define_queue("QLOCAL", "BAD.RFH2")
+    conn = connect(embedded_url)
+    conn.put("BAD.RFH2", MQMD(Format=C.MQFMT_RF_HEADER_2), b"RFH \x00\x00\x00\x02garbage")
+    conn.disconnect()
+    assert main(["browse", "--url", embedded_url, "BAD.RFH2", "--json"]) == 0
+    [warning] = [line for line in capsys.readouterr().err.splitlines() if "unparsed" in line]
+    assert "queue=BAD.RFH2" in warning
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
