@@ -138,9 +138,10 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         a remote queue (``qmgr``, or a QREMOTE) is opened to put to (remote.py)."""
         if self.qm.read_only:
             return self._open_read_only(queue, options, qmgr)
-        # the space kept on a full disk is for draining: an open that can only put (or
-        # inquire, set) never gives it up, or a putter would leave consumers none
-        drains = bool(options & (C.MQOO_INPUT_MASK | C.MQOO_BROWSE))
+        # the space kept on a full disk is for draining: an open to put (and not to get or
+        # browse) never gives it up, or a putter would leave consumers none; one to
+        # inquire alone may (a consumer reads BOTHRESH so)
+        drains = not options & C.MQOO_OUTPUT or bool(options & (C.MQOO_INPUT_MASK | C.MQOO_BROWSE))
         try:
             with self._session():
                 return self._open_with_room(queue, options, dynamic_name, qmgr, drains)

@@ -157,6 +157,8 @@ def test_putters_opening_queues_on_a_full_disk_leave_the_reserve_to_the_drain(
             conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), BODY)
         assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
     assert reserve.exists()  # still there for the consumers
+    handle = conn.open("FULL.Q", C.MQOO_INQUIRE)  # a consumer reading BOTHRESH may use it
+    conn.close(handle)
     conn.disconnect()
 
     from mqjms import Worker
