@@ -401,6 +401,28 @@ def test_a_listing_is_trusted_sooner_where_mtimes_have_fractions_of_a_second(
         assert (directory in bells._listed) is trusted, mtime
 
 
+def _stopped_holder(lock: Path) -> subprocess.Popen[str]:
+    """A process that takes an flock on ``lock`` and stops itself (SIGSTOP) holding it;
+    the caller kills it."""
+    holder = subprocess.Popen(
+        [
+            "python3",
+            "-c",
+            "import fcntl, os, signal, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
+            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True);"
+            " os.kill(os.getpid(), signal.SIGSTOP)",
+            str(lock),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    if holder.stdout is None or holder.stdout.readline() != "held\n":
+        holder.kill()
+        holder.wait()
+        raise AssertionError(f"the process meant to hold {lock} did not take it")
+    return holder
+
+
 def test_a_writer_stopped_while_it_holds_the_turn_makes_the_others_fail_not_hang(
     qm: QueueManager, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -410,20 +432,8 @@ def test_a_writer_stopped_while_it_holds_the_turn_makes_the_others_fail_not_hang
 
     qm.define_queue("QLOCAL", "GC.STOPPED")
     conn = qm.connect("gc-stopped")
-    holder = subprocess.Popen(
-        [
-            "python3",
-            "-c",
-            "import fcntl, os, signal, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
-            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True);"
-            " os.kill(os.getpid(), signal.SIGSTOP)",
-            str(qm.path / "write.lock"),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _stopped_holder(qm.path / "write.lock")
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         monkeypatch.setattr(locks, "LOCK_TIMEOUT", 0.3)
         with pytest.raises(MQError) as failure:
             conn.put("GC.STOPPED", PERSISTENT, b"waits")
@@ -448,20 +458,8 @@ def test_a_process_stopped_holding_the_turn_to_sync_costs_one_wait_not_one_per_c
     qm.define_queue("QLOCAL", "GC.SYNC.STOPPED")
     conn = qm.connect("gc-sync-stopped")
     conn.put("GC.SYNC.STOPPED", PERSISTENT, b"first")  # sync.lock made
-    holder = subprocess.Popen(
-        [
-            "python3",
-            "-c",
-            "import fcntl, os, signal, sys; fd = os.open(sys.argv[1], os.O_RDONLY);"
-            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True);"
-            " os.kill(os.getpid(), signal.SIGSTOP)",
-            str(qm.path / "sync.lock"),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _stopped_holder(qm.path / "sync.lock")
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         monkeypatch.setattr(locks, "LOCK_TIMEOUT", 0.3)
         for n in range(5):
             conn.put("GC.SYNC.STOPPED", PERSISTENT, b"%d" % n)  # durable, each of them
