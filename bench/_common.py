@@ -23,6 +23,7 @@ import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -196,6 +197,45 @@ def clock() -> Iterator[Callable[[], Sample]]:
         yield took
     finally:
         end = took()
+
+
+class Countdown:
+    """A Worker's listener that counts its calls, so that the thread timing the Worker can
+    sleep until the last message instead of polling ``app.stats``: a thread that polled
+    every half millisecond took the GIL from the consumers 2,000 times a second and cost
+    the Worker up to a fifth of its throughput against a loop that nothing disturbs."""
+
+    def __init__(self, n: int, then: Callable[[object], object] | None = None) -> None:
+        self.left = n
+        self.then = then  # the listener's own work, before the count
+        self.reached = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, msg: object) -> None:
+        if self.then is not None:
+            self.then(msg)  # a listener that raises has not counted
+        self.tick()
+
+    def tick(self, *_: object) -> None:
+        """One less to wait for (also a poison hook: a moved message counts)."""
+        with self._lock:
+            self.left -= 1
+            if self.left <= 0:
+                self.reached.set()
+
+    def wait_committed(self, app: Any, n: int, timeout: float = 600.0) -> None:
+        """Sleep until the count is reached, then wait (briefly polling) for the n-th commit
+        that follows the last call within a step; return early if the Worker failed or
+        ``timeout`` passed."""
+        self.wait(app, lambda: app.stats.committed >= n, timeout)
+
+    def wait(self, app: Any, done: Callable[[], bool], timeout: float = 600.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.reached.wait(0.5):
+            if app.error is not None or time.monotonic() > deadline:
+                return
+        while not done() and app.error is None and time.monotonic() < deadline:
+            time.sleep(0.0002)
 
 
 Contender = Callable[[int], "float | Sample"]

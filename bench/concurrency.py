@@ -31,9 +31,7 @@ status is 0 unless the benchmark broke.
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
-import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -44,6 +42,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 
 from bench import _children, _fsyncs
 from bench._common import (
+    Countdown,
     FsyncProbe,
     Report,
     Rounds,
@@ -99,16 +98,10 @@ class Drains:
             self.loader.put(QUEUE, self.md, self.body, syncpoint=True)
 
     def threads(self, n: int, concurrency: int, marked: bool = False) -> float:
-        last = threading.Event()
-        calls = itertools.count(1)
-
-        def noop(msg: object) -> None:
-            if next(calls) == n:
-                last.set()
-
+        countdown = Countdown(n)
         app = Worker(self.url, appl_name="bench-threads", shutdown_timeout=10)
         app.get_wait = _children.STOP_LATENCY
-        app.listener(QUEUE, concurrency=concurrency)(noop)
+        app.listener(QUEUE, concurrency=concurrency)(countdown)
         app.start()
         try:
             self.put_uncommitted(n)
@@ -117,12 +110,7 @@ class Drains:
                 _fsyncs.mark("begin", section)
             with clock() as took:
                 self.loader.commit()
-                # asleep until the listener's N-th call: a thread that polled would take
-                # the GIL from the consumers; then the N-th commit follows within a step
-                while not last.wait(0.5) and app.error is None:
-                    pass
-                while app.stats.committed < n and app.error is None:
-                    time.sleep(0.0002)
+                countdown.wait_committed(app, n)
             if marked:
                 _fsyncs.mark("end", section)
         finally:

@@ -53,6 +53,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 
 from bench import _children, _sql
 from bench._common import (
+    Countdown,
     FsyncProbe,
     Report,
     Rounds,
@@ -158,7 +159,8 @@ class Consumers:
         self.load(n, kind)
         app = Worker(self.url, appl_name="bench-worker", shutdown_timeout=10)
         app.get_wait = _children.STOP_LATENCY
-        app.listener(QUEUE)(_forward if forward else _noop)
+        countdown = Countdown(n, _forward if forward else None)
+        app.listener(QUEUE)(countdown)
         if watch is not None:
 
             def connector(url: str, appl: str | None) -> Connection:
@@ -169,8 +171,7 @@ class Consumers:
             app.connector = connector
         with clock() as took:
             app.start()
-            while app.stats.committed < n and app.error is None:
-                time.sleep(0.0005)
+            countdown.wait_committed(app, n)
         app.stop()
         if app.stats.committed != n:
             raise RuntimeError(f"worker: {app.stats.committed} of {n} committed ({app.error!r})")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -35,6 +34,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 
 from bench import _children
 from bench._common import (
+    Countdown,
     FsyncProbe,
     Report,
     Rounds,
@@ -102,14 +102,16 @@ class Streams:
         """Good messages per second until all are committed and the poison ones moved."""
         self.qm.clear_queue(BACKOUT_QUEUE)
         good = self.load(n, poisoned)
-        app = Worker(self.url, appl_name="bench-poison", shutdown_timeout=10)
+        countdown = Countdown(n, listener)  # good messages processed, poison ones moved
+        app = Worker(
+            self.url, appl_name="bench-poison", shutdown_timeout=10, poison_hooks=[countdown.tick]
+        )
         app.get_wait = _children.STOP_LATENCY
-        app.listener(QUEUE, concurrency=concurrency)(listener)
+        app.listener(QUEUE, concurrency=concurrency)(countdown)
         stats = app.stats
         with clock() as took:
             app.start()
-            while (stats.committed < good or stats.moved < n - good) and app.error is None:
-                time.sleep(0.0005)
+            countdown.wait(app, lambda: stats.committed >= good and stats.moved >= n - good)
         app.stop()
         moved = self.qm.queue_depth(BACKOUT_QUEUE)
         if stats.committed != good or moved != n - good or self.qm.queue_depth(QUEUE):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -37,6 +36,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 
 from bench import _children
 from bench._common import (
+    Countdown,
     FsyncProbe,
     Report,
     Rounds,
@@ -110,12 +110,11 @@ class PubSub:
         )
 
     # ------------------------------------------------------------------ subscribers
-    def _listen(self, app: Worker, n: int) -> float:
+    def _listen(self, app: Worker, countdown: Countdown, n: int) -> float:
         app.get_wait = _children.STOP_LATENCY
         with clock() as took:
             app.start()
-            while app.stats.committed < n and app.error is None:
-                time.sleep(0.0005)
+            countdown.wait_committed(app, n)
         app.stop()
         if app.stats.committed != n:
             raise RuntimeError(f"{app!r}: {app.stats.committed} of {n} committed ({app.error!r})")
@@ -123,7 +122,8 @@ class PubSub:
 
     def topic_listener(self, n: int) -> float:
         app = Worker(self.url, appl_name="bench-topic", client_id="bench", shutdown_timeout=10)
-        app.listener(topic=LISTENED, subscription="listened")(_noop)
+        countdown = Countdown(n)
+        app.listener(topic=LISTENED, subscription="listened")(countdown)
         conn = connect(self.url, "bench-loader")
         made = open_subscription(
             conn, Topic(LISTENED), name="listened", client_id="bench", durable=True, listener=True
@@ -132,15 +132,16 @@ class PubSub:
         topic = conn.open_topic(LISTENED, C.MQOO_OUTPUT)  # type: ignore[attr-defined]
         _load(conn, lambda: conn.put(topic, self.md, self.data, syncpoint=True), n)
         conn.disconnect()
-        return self._listen(app, n)
+        return self._listen(app, countdown, n)
 
     def queue_listener(self, n: int) -> float:
         app = Worker(self.url, appl_name="bench-queue", shutdown_timeout=10)
-        app.listener(QUEUE)(_noop)
+        countdown = Countdown(n)
+        app.listener(QUEUE)(countdown)
         conn = connect(self.url, "bench-loader")
         _load(conn, lambda: conn.put(QUEUE, self.md, self.data, syncpoint=True), n)
         conn.disconnect()
-        return self._listen(app, n)
+        return self._listen(app, countdown, n)
 
     def close(self) -> None:
         self.producer.disconnect()
@@ -154,10 +155,6 @@ def _load(conn: object, put: Callable[[], object], n: int) -> None:
         if i % 500 == 0:
             conn.commit()  # type: ignore[attr-defined]
     conn.commit()  # type: ignore[attr-defined]
-
-
-def _noop(msg: object) -> None:
-    pass
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -42,6 +42,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 import stomp  # type: ignore[import-untyped]  # noqa: E402
 
 from bench._common import (  # noqa: E402
+    Countdown,
     FsyncProbe,
     Report,
     Rounds,
@@ -131,22 +132,15 @@ def listener_consume(url: str, queue_name: str, n: int) -> float:
     """A Worker with a no-op listener, from ``start()`` to the n-th commit (the bare loop
     too waits for each commit's receipt)."""
     app = Worker(url, shutdown_timeout=5)
-    app.listener(queue_name)(_noop)
-    deadline = time.monotonic() + 600
+    countdown = Countdown(n)
+    app.listener(queue_name)(countdown)
     with clock() as took:
         app.start()
-        while app.stats.committed < n and app.error is None:
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.0005)
+        countdown.wait_committed(app, n, timeout=600)
     app.stop()
     if app.stats.committed < n:
         raise RuntimeError(f"the listener committed {app.stats.committed} of {n} ({app.error!r})")
     return took().seconds
-
-
-def _noop(message: object) -> None:
-    pass
 
 
 def ensure_broker(url: str | None) -> tuple[str, bool]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench import _fsyncs, _sql
-from bench._common import FsyncProbe, Report, Rounds, Sample, Spread
+from bench._common import Countdown, FsyncProbe, Report, Rounds, Sample, Spread
 
 
 def fixed(seconds: list[float], calls: list[str], name: str):  # type: ignore[no-untyped-def]
@@ -157,3 +157,34 @@ def test_sql_statements_count_trigger_programs_apart_but_not_repeated_reads() ->
         "COMMIT": 1,
     }
     assert _sql.total(kinds) == 6
+
+
+class _App:
+    """What Countdown reads of a Worker."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        self.stats = type("Stats", (), {"committed": 0})()
+
+
+def test_a_countdown_wakes_its_waiter_at_the_last_call_not_at_a_raising_one() -> None:
+    def refuse_odd(msg: object) -> None:
+        if msg == "odd":
+            raise ValueError(msg)
+
+    countdown = Countdown(2, refuse_odd)
+    countdown("even")
+    with pytest.raises(ValueError):
+        countdown("odd")  # a listener that raised did not count
+    assert not countdown.reached.is_set()
+    countdown.tick()  # a moved message counts (a poison hook)
+    assert countdown.reached.is_set()
+    app = _App()
+    app.stats.committed = 2
+    countdown.wait_committed(app, 2, timeout=5)  # returns: reached and committed
+
+
+def test_a_countdown_stops_waiting_when_the_worker_failed() -> None:
+    app = _App()
+    app.error = RuntimeError("consumer failed")
+    Countdown(1).wait_committed(app, 1, timeout=60)  # returns without the call
