@@ -105,6 +105,12 @@ def _put(
         )
     logical = obj is not None and bool(options & CMQC.MQPMO_LOGICAL_ORDER)
     group = _logical_order(obj, md, conn.qmgr_name) if obj is not None and logical else None
+    # Without MQPMO_LOGICAL_ORDER a group's first message asks the queue manager for a new
+    # GroupId by giving MQGI_NONE, and the program puts the rest with the one returned
+    # (MQMD GroupId: "applications must not generate their own group identifiers").
+    new_group = not logical and bool(md.MsgFlags & _IN_GROUP) and md.GroupId == C.MQGI_NONE
+    if new_group:
+        md.GroupId = new_correl_id(conn.qmgr_name)
     context = next((c for flag, c in _CONTEXTS if options & flag), Context.DEFAULT)
     if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
         _pass_context(hconn, md, fields.option(pmo, "Context"), context)
@@ -139,6 +145,8 @@ def _put(
     if obj is not None and logical:  # the queue manager numbers the group (output fields)
         obj.put_group = group
         written += ["GroupId", "MsgSeqNumber", "Offset", "MsgFlags"]
+    elif new_group:
+        written.append("GroupId")
     if options & CMQC.MQPMO_NEW_CORREL_ID:
         written.append("CorrelId")
     fields.round_trip(md_opts)

@@ -57,6 +57,7 @@ class QueueManager:
         self._name = "" if name is None else text_arg(name)
         self._disconnect_on_exit = disconnect_on_exit
         self._qmobj: int | None = None
+        self._client = False  # connected as an MQ client (a CD, MQCNO_CLIENT_BINDING)
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
         if name is not None:
@@ -77,6 +78,7 @@ class QueueManager:
     def connect(self, name: str | bytes | None) -> None:
         """MQCONN."""
         self._connect(name, 0, None)
+        self._client = False
 
     def connect_with_options(self, name: str | bytes | None, *args: Any, **kwargs: Any) -> None:
         """MQCONNX: every option is accepted; the connection goes where :mod:`.routing` says."""
@@ -96,6 +98,8 @@ class QueueManager:
         self._check_credentials(kwargs)
         appl = fields.text(getattr(cno, "ApplName", b"")) if cno is not None else ""
         self._connect(name, opts, appl or None)
+        client = kwargs.get("cd") is not None or getattr(cno, "ClientConnPtr", None)
+        self._client = bool(client or opts & flavour.CMQC.MQCNO_CLIENT_BINDING)
 
     def _check_credentials(self, kwargs: dict[str, Any]) -> None:
         """What both libraries refuse before MQCONNX (none of it says the password)."""
@@ -203,9 +207,26 @@ class QueueManager:
 
     # ------------------------------------------------------------------ units of work
     def begin(self) -> None:
-        """MQBEGIN (global units of work): not supported (2298)."""
-        with self._call():
-            raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, "global units of work (MQBEGIN)")
+        """MQBEGIN, as on a queue manager with no XA resource manager registered: the unit
+        of work begins (MQ's resources only) with warning 2121 MQRC_NO_EXTERNAL_PARTICIPANTS,
+        which both libraries raise; 2128 when the unit of work holds work already; 2012 on
+        a client connection, where MQ has no MQBEGIN."""
+        cmqc = self.FLAVOUR.CMQC
+        with self._call() as connection:
+            if self._client:
+                raise failed(
+                    C.MQRC_ENVIRONMENT_ERROR, "MQBEGIN is not available on a client connection"
+                )
+            if connection.work:
+                raise failed(
+                    cmqc.MQRC_UOW_IN_PROGRESS,
+                    "a unit of work holds messages already: MQCMIT or MQBACK it first",
+                )
+            raise MQError(
+                C.MQCC_WARNING,
+                cmqc.MQRC_NO_EXTERNAL_PARTICIPANTS,
+                "the unit of work began; no other resource manager takes part",
+            )
 
     def commit(self) -> None:
         """MQCMIT."""

@@ -146,6 +146,37 @@ def test_disconnect_commits(mq: ModuleType, env: MQEnv) -> None:
     assert [data for _, data in env.browse(Q)] == [b"kept"]
 
 
+def test_begin_starts_a_unit_of_work_with_no_external_participants(
+    mq: ModuleType, env: MQEnv
+) -> None:
+    # MQBEGIN on a queue manager with no XA resource manager: warning 2121
+    # MQRC_NO_EXTERNAL_PARTICIPANTS (both libraries raise it), and the unit of work goes on;
+    # 2128 when it holds work already; a client connection has no MQBEGIN (2012). Before,
+    # every begin() was 2298, so a program that ignores 2121 stopped there.
+    qmgr = mq.connect("QM1")
+    with pytest.raises(mq.MQMIError) as began:
+        qmgr.begin()
+    assert (began.value.comp, began.value.reason) == (
+        mq.CMQC.MQCC_WARNING,
+        mq.CMQC.MQRC_NO_EXTERNAL_PARTICIPANTS,
+    )
+    queue = mq.Queue(qmgr, "DEV.QUEUE.1", mq.CMQC.MQOO_OUTPUT)
+    queue.put(b"in the unit of work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    with pytest.raises(mq.MQMIError) as again:
+        qmgr.begin()
+    assert again.value.reason == mq.CMQC.MQRC_UOW_IN_PROGRESS
+    assert env.depth("DEV.QUEUE.1") == 1  # the put is still in the unit of work
+    qmgr.backout()
+    assert env.depth("DEV.QUEUE.1") == 0
+    qmgr.disconnect()
+    client = mq.QueueManager(None)
+    client.connect_tcp_client("QM1", mq.CD(), "DEV.APP.SVRCONN", "localhost(1414)")
+    with pytest.raises(mq.MQMIError) as refused:
+        client.begin()
+    assert refused.value.reason == mq.CMQC.MQRC_ENVIRONMENT_ERROR
+    client.disconnect()
+
+
 def test_no_top_level_pymqi_or_ibmmq_is_installed() -> None:
     assert "pymqi" not in sys.modules or sys.modules["pymqi"] is not mqjms.pymqi
     assert "ibmmq" not in sys.modules or sys.modules["ibmmq"] is not mqjms.ibmmq

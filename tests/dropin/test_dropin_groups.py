@@ -88,3 +88,45 @@ def test_segments_are_refused_rather_than_put_whole(
         queue.put(b"a segment", md, pmo)
     assert caught.value.reason == mq.CMQC.MQRC_FUNCTION_NOT_SUPPORTED
     assert env.depth(Q) == 0
+
+
+@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
+@pytest.mark.parametrize("first_by", ["put", "put1"])
+def test_without_logical_order_a_group_given_no_group_id_gets_a_new_one(
+    mq: ModuleType, env: MQEnv, qmgr, first_by: str
+) -> None:
+    # MQMD GroupId: "If MQPMO_LOGICAL_ORDER is not specified, the application must request
+    # the queue manager to generate the group identifier, by setting GroupId to MQGI_NONE
+    # on the first MQPUT or MQPUT1 call"; the one returned is used for the rest. Before,
+    # every such group kept the zero GroupId, so the groups of two senders were one.
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    group_ids = []
+    for sender in (b"a", b"b"):
+        md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_MSG_IN_GROUP)
+        if first_by == "put1":
+            qmgr.put1(Q, sender + b"1", md)
+        else:
+            queue.put(sender + b"1", md)
+        assert md.GroupId != mq.CMQC.MQGI_NONE and md.GroupId.startswith(b"AMQ ")
+        group_ids.append(md.GroupId)
+        last = mq.MD(
+            Version=mq.CMQC.MQMD_VERSION_2,
+            GroupId=md.GroupId,
+            MsgSeqNumber=2,
+            MsgFlags=mq.CMQC.MQMF_LAST_MSG_IN_GROUP,
+        )
+        queue.put(sender + b"2", last)
+        assert last.GroupId == md.GroupId  # given: kept
+    assert group_ids[0] != group_ids[1]
+    reader = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    got = [_get_logical(mq, reader) for _ in range(4)]
+    assert [(data, group) for data, group, *_ in got] == [
+        (b"a1", group_ids[0]),
+        (b"a2", group_ids[0]),
+        (b"b1", group_ids[1]),
+        (b"b2", group_ids[1]),
+    ]
+    # a message in no group keeps MQGI_NONE
+    plain = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+    queue.put(b"alone", plain)
+    assert plain.GroupId == mq.CMQC.MQGI_NONE
