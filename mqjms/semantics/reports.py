@@ -11,12 +11,24 @@ the first 100 bytes or all of the data, as the option chosen says.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 
-WITH_DATA_LENGTH = 100  # MQRO_*_WITH_DATA reports carry the first 100 bytes
+# MQRO_*_WITH_DATA reports carry the MQ headers at the start of the data (an RFH2, an
+# MQDLH...) and the first 100 bytes of the application data after them
+WITH_DATA_LENGTH = 100
+
+# Headers of a fixed length: their length, and where the next one's Encoding and Format
+# are (MQDLH: 172 bytes; MQXQH: 428, the next described by the MQMD inside it). Every
+# other MQ header (MQH*, MQIMS) has StrucLength at 8, Encoding at 12 and Format at 20.
+_FIXED_HEADERS = {
+    C.MQFMT_DEAD_LETTER_HEADER: (172, 108, 116),
+    C.MQFMT_XMIT_Q_HEADER: (428, 128, 136),
+}
+_MAX_HEADERS = 32  # a chain longer than this is taken for data
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +91,38 @@ def report_message(
     if wanted == kind.with_full_data:
         body = data
     elif wanted == kind.with_data:
-        body = data[:WITH_DATA_LENGTH]
+        body = data[: headers_length(data, original.Format, original.Encoding) + WITH_DATA_LENGTH]
     else:
         body = b""
         report.Format = C.MQFMT_NONE
     return report, body
+
+
+def headers_length(data: bytes, fmt: str, encoding: int) -> int:
+    """How many bytes at the start of ``data`` are MQ headers, by the chain of Format names
+    from the MQMD's (IBM's "Reports and segmented messages": MQMDE, MQDLH, MQXQH, MQIIH and
+    every MQH* name); a header that does not fit or says a length it cannot have ends the
+    chain, its bytes counted as application data."""
+    offset = 0
+    for _ in range(_MAX_HEADERS):
+        name = fmt.strip()
+        fixed = _FIXED_HEADERS.get(name)
+        if fixed is not None:
+            length, encoding_at, format_at = fixed
+        elif name.startswith("MQH") or name == C.MQFMT_IMS:
+            length, encoding_at, format_at = -1, 12, 20
+        else:
+            return offset
+        order = "<" if encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_REVERSED else ">"
+        if length < 0:
+            if len(data) < offset + 28:
+                return offset
+            (length,) = struct.unpack_from(order + "i", data, offset + 8)
+            if length < 28:
+                return offset
+        if len(data) < offset + length:
+            return offset
+        (encoding,) = struct.unpack_from(order + "i", data, offset + encoding_at)
+        fmt = data[offset + format_at : offset + format_at + 8].decode("ascii", "replace")
+        offset += length
+    return offset
