@@ -415,14 +415,18 @@ class ListenerThread:
                 reason=reason_of(exc),
             )
             raise exc
-        # Our failure, not the listener's: log it, and never lose the message.
+        # Our failure, not the listener's: log it, and never lose the message. An MQ
+        # condition (a damaged or full queue manager: 2101, 2056...) says it all in its
+        # reason; anything else is a bug of ours, with its traceback.
+        mq_condition = isinstance(exc, MQError)
         log.error(
             "worker.message_error",
             **self._ctx,
             msg_id=md.MsgId.hex(),
             backout_count=md.BackoutCount,
-            error=repr(exc),
-            exc_info=exc,
+            reason=exc.reason_name if mq_condition else None,
+            error=str(exc) if mq_condition else repr(exc),
+            exc_info=None if mq_condition else exc,
         )
         conn.backout()
         self.rt.stats.add("backed_out", listener=self.stats)

@@ -179,3 +179,22 @@ def test_an_unexpected_error_after_delivery_backs_the_message_out(mq, make_worke
     [error] = named(events, "worker.message_error")
     assert error["backout_count"] == 0
     assert named(events, "message.backed_out")[0]["reason"] == "worker error"
+
+
+def test_an_mq_condition_after_delivery_is_one_line_with_its_reason(mq, make_worker, seen, events):
+    # a damaged queue manager under a running Worker (2101) logged the storage error's
+    # whole traceback, sqlite3's frames included, for each message
+    app = make_worker()
+    faults = flaky(app)
+    faults.commit_error = MQError(C.MQCC_FAILED, C.MQRC_OBJECT_DAMAGED, "qmgr.db is damaged")
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        seen.add((msg.body, msg.md.BackoutCount))
+
+    mq.send(IN, "x")
+    summary = mq.run_until_idle(app)
+    assert (summary.committed, summary.backed_out) == (1, 1)
+    [error] = named(events, "worker.message_error")
+    assert error["reason"] == "MQRC_OBJECT_DAMAGED" and not error.get("exc_info")
+    assert "qmgr.db is damaged" in error["error"]
