@@ -58,11 +58,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``mqjms`` command line; returns the exit status."""
-    parser = build_parser()
-    try:
+    try:  # Ctrl-C while the subcommands load (a service's start): 130, no traceback
+        parser = build_parser()
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a bad argument (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
     with logging_to_stderr(int(args.verbose)):
         try:
             status: int = args.handler(args)

@@ -522,3 +522,18 @@ def test_python_m_mqjms_in_a_subprocess(tmp_path: Path) -> None:
     expired = mqjms("put", "PROC.Q", "--body", "x", "--expiry", "0")
     assert expired.returncode == 2
     assert "MQRC_EXPIRY_ERROR (2013)" in expired.stderr and "Traceback" not in expired.stderr
+
+
+def test_ctrl_c_while_the_subcommands_load_exits_130_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SIGINT 0.15 s after `mqjms run` started met the subcommands' imports, outside the
+    # handler's try: a KeyboardInterrupt traceback reached the user
+    import mqjms.cli
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mqjms.cli, "build_parser", interrupted)
+    assert mqjms.cli.main(["run", "app:app"]) == 130
+    assert "Traceback" not in capsys.readouterr().err
