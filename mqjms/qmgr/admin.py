@@ -35,7 +35,7 @@ from mqjms.semantics.attributes import (
     validate_name,
 )
 
-from . import catalog, expiry, meta, processes, queues, triggers
+from . import catalog, expiry, meta, processes, queues, store, triggers
 from .failures import translating
 from .naming import matches, queue_type
 from .transaction import Transaction, writing
@@ -138,7 +138,8 @@ class Administration:
         log.info("qmgr.queue_altered", queue=name, attrs=dict(attrs))
 
     def delete_queue(self, name: str, qtype: str | None = None, *, purge: bool = False) -> None:
-        """DELETE QLOCAL(name) [PURGE]: refused while open, or not empty without PURGE."""
+        """DELETE QLOCAL(name) [PURGE]: refused while open, while messages are in units of
+        work not yet ended, or not empty without PURGE."""
         validate_name(name)
         with self._writing() as tx:
             found = _require_queue(tx, name, qtype)
@@ -147,6 +148,14 @@ class Administration:
                 raise failed(
                     C.MQRC_Q_NOT_EMPTY,
                     f"queue {name!r} holds {found.depth} messages (add PURGE to delete them)",
+                )
+            # messages in units of work not yet ended (out of CURDEPTH when got): never
+            # purged from under their unit of work, as on IBM MQ
+            if catalog.holds_messages_in_flight(tx.db, name):
+                raise failed(
+                    C.MQRC_Q_NOT_EMPTY,
+                    f"queue {name!r} has messages in units of work not yet committed or"
+                    " backed out: end them first",
                 )
             catalog.delete(tx.db, name)
         log.info("qmgr.queue_deleted", queue=name, purge=purge)
@@ -243,8 +252,20 @@ class Administration:
             ).fetchone()
         return int(row[0])
 
+    def got_in_units_of_work(self, name: str) -> int:
+        """The messages of queue ``name`` got in units of work not yet committed or backed
+        out: on the queue still, out of CURDEPTH."""
+        with self._database() as db:
+            row = db.execute(
+                "SELECT COUNT(*) FROM messages INDEXED BY messages_uow"
+                " WHERE uow IS NOT NULL AND queue = ? AND state = ?",
+                (name, store.GOT_IN_UOW),
+            ).fetchone()
+        return int(row[0])
+
     def queue_depth(self, name: str) -> int:
-        """CURDEPTH: committed and uncommitted messages, expired ones included (seed 000 note 2)."""
+        """CURDEPTH as IBM MQ counts it: committed messages and uncommitted puts, not the
+        messages got in units of work not yet ended; expired ones included (seed 000 note 2)."""
         with self._database() as db:
             return int(catalog.require(db, name).depth)
 
@@ -252,9 +273,8 @@ class Administration:
         """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages now."""
         names = [q["QUEUE"] for q in self.display_queues(pattern, LOCAL, ["QUEUE"])]
         total = 0
-        with self._writing() as tx:
-            for qname in names:
-                total += expiry.scan(tx, str(qname))
+        for qname in names:
+            total += expiry.scan_all(self._writing, str(qname))
         log.info("expiry.refreshed", qmgr=self.name, pattern=pattern, discarded=total)
         return total
 

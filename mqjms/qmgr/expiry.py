@@ -16,8 +16,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 
 from mqjms.logs import get_logger
+from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
@@ -33,12 +35,28 @@ SCAN_CHECK_INTERVAL = 1.0  # seconds between looks at EXPRYINT and the last scan
 SCAN_IDLE_MAX = 60.0
 
 
+# A write transaction discards at most this many expired messages, or for at most this
+# long: one that met a hundred thousand of them held every writer of the queue manager
+# (other queues' too) for seconds, a minute with large bodies. The next transaction goes on.
+DISCARD_BATCH = 200
+DISCARD_SECONDS = 0.2
+
+
+class MoreExpired(Exception):
+    """A get met more expired messages than one transaction discards: commit those, and
+    look again in a new transaction."""
+
+
 def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
-    """Discard expired messages, sending any expiration report they asked for."""
+    """Discard expired messages, sending any expiration report they asked for (a message
+    read without its body, from :func:`scan`, reads it only for a report that carries
+    data)."""
     for msg in expired:
-        tx.db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
         original = MQMD.unpack(msg.md_bytes)
-        log.info(
+        if original.Report & C.MQRO_EXPIRATION_MASK and msg.data is _NOT_READ:
+            msg.data = _body(tx, msg.id)
+        tx.db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
+        log.debug(
             "message.expired",
             queue=msg.queue,
             msg_id=original.MsgId.hex(),
@@ -47,22 +65,54 @@ def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
         report = messages.expiration_report(msg)
         if report is not None:
             reporting.send(tx, original, *report, uow=None)
+    if expired:  # one line a batch: a queue of expired messages must not flood the log
+        log.info("messages.expired", queue=expired[0].queue, discarded=len(expired))
+
+
+_NOT_READ = b""  # the body of a message :func:`scan` read without it (the same object)
+# the columns of messages.from_row, the body left out (a scan reads only what decides)
+_HEADER_COLUMNS = messages.STORED_COLUMNS.replace(" data,", " x'' AS data,")
+
+
+def _body(tx: Transaction, row_id: int) -> bytes:
+    row = tx.db.execute(
+        f"SELECT {messages.body_column()} FROM messages WHERE id = ?", (row_id,)
+    ).fetchone()
+    return bytes(row[0]) if row is not None else b""
 
 
 def scan(tx: Transaction, queue: str | None = None) -> int:
-    """Discard every expired, available message (of ``queue``, or of every queue); how many."""
+    """Discard up to DISCARD_BATCH expired, available messages (of ``queue``, or of every
+    queue); how many. Callers scan again, in a new transaction, while it returns
+    DISCARD_BATCH: no transaction holds the write lock or the bodies for long."""
+    limit = DISCARD_BATCH
     sql = (
-        f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE expires IS NOT NULL"
-        " AND expires <= ? AND state = ?"
+        f"SELECT {_HEADER_COLUMNS} FROM messages INDEXED BY messages_expires"
+        " WHERE expires IS NOT NULL AND expires <= ? AND state = ?"
     )
     params: list[object] = [tx.now + 0.0999, store.AVAILABLE]
     if queue is not None:
         sql += " AND queue = ?"
         params.append(queue)
-    rows = [messages.from_row(r) for r in tx.db.execute(sql, params).fetchall()]
-    expired = [m for m in rows if messages.is_expired(m.expires, tx.now)]
+    sql += " ORDER BY expires LIMIT ?"
+    params.append(limit)
+    found = [messages.from_row(r) for r in tx.db.execute(sql, params).fetchall()]
+    for msg in found:
+        msg.data = _NOT_READ
+    expired = [m for m in found if messages.is_expired(m.expires, tx.now)]
     discard(tx, expired)
     return len(expired)
+
+
+def scan_all(open_tx: Callable[[], AbstractContextManager[Transaction]], queue: str | None) -> int:
+    """:func:`scan` in transactions of their own until none is left; how many."""
+    total = 0
+    while True:
+        with open_tx() as tx:
+            count = scan(tx, queue)
+        total += count
+        if count < DISCARD_BATCH:
+            return total
 
 
 class ExpiryScanner:
@@ -136,5 +186,7 @@ class ExpiryScanner:
                 return interval - (tx.now - last)
             meta.put(tx.db, "last_expiry_scan", str(tx.now))
             count = scan(tx)
+        if count == DISCARD_BATCH:  # more: in transactions of their own
+            count += scan_all(lambda: writing(db, self.qmgr_name, durable=False), None)
         log.info("expiry.scanned", qmgr=self.qmgr_name, discarded=count, interval=interval)
         return float(interval)

@@ -202,12 +202,16 @@ class Getting(ConnectionState):
         self, handle: Handle, request: GetRequest, durable: bool
     ) -> tuple[MQMD, bytes] | None:
         def attempt() -> tuple[MQMD, bytes] | None:
-            found = self._taking(
-                lambda tx: self._claim_or_truncated(tx, handle, request, durable), durable=durable
-            )
-            if isinstance(found, TruncatedMessage):
-                raise found  # once the transaction committed (see _claim_or_truncated)
-            return found
+            while True:
+                found = self._taking(
+                    lambda tx: self._claim_or_truncated(tx, handle, request, durable),
+                    durable=durable,
+                )
+                if isinstance(found, TruncatedMessage):
+                    raise found  # once the transaction committed (see _claim_or_truncated)
+                if not isinstance(found, expiry.MoreExpired):
+                    return found
+                # the expired messages met so far are discarded: look on in a new one
 
         return self._with_room(attempt)
 
@@ -220,25 +224,28 @@ class Getting(ConnectionState):
         except _NeedsWrite:
 
             def attempt() -> tuple[MQMD, bytes] | None:
-                with self._writing(durable=False) as tx:
-                    found = self._claim_or_truncated(tx, handle, request, False)
-                if isinstance(found, TruncatedMessage):
-                    raise found
-                return found
+                while True:
+                    with self._writing(durable=False) as tx:
+                        found = self._claim_or_truncated(tx, handle, request, False)
+                    if isinstance(found, TruncatedMessage):
+                        raise found
+                    if not isinstance(found, expiry.MoreExpired):
+                        return found
 
             return self._with_room(attempt)
 
     def _claim_or_truncated(
         self, tx: Transaction, handle: Handle, request: GetRequest, durable: bool
-    ) -> tuple[MQMD, bytes] | TruncatedMessage | None:
+    ) -> tuple[MQMD, bytes] | TruncatedMessage | expiry.MoreExpired | None:
         """:meth:`_claim` in a write transaction, the message found too long for the
         caller (2080 leaves it where it is) returned rather than raised, so that the
         transaction commits: the expired messages the get discarded on its way stay
         discarded, their reports sent (seed 000: discarded by the get that reached them,
-        never part of a unit of work); the caller raises it after the commit."""
+        never part of a unit of work); the caller raises it after the commit. So is
+        :class:`~.expiry.MoreExpired`: the caller looks again in a new transaction."""
         try:
             return self._claim(tx, handle, request, durable)
-        except TruncatedMessage as exc:
+        except (TruncatedMessage, expiry.MoreExpired) as exc:
             return exc
 
     def _claim(
@@ -269,6 +276,7 @@ class Getting(ConnectionState):
             )
         check_get_allowed(named, base)
         after = self._cursors.get(handle.hobj) if request.browse is Browse.NEXT else None
+        discarded, until = 0, 0.0
         while True:
             if plain:
                 row, plain = head, False  # the next look (past an expired one) reads again
@@ -291,7 +299,13 @@ class Getting(ConnectionState):
             # seed 000: an expired message is never returned; the get that would have
             # returned it discards it (outside any unit of work) and looks further.
             if tx.writable:
+                # a bounded number a transaction: the caller commits them and looks again
+                if discarded == 0:
+                    until = time.monotonic() + expiry.DISCARD_SECONDS
+                elif discarded >= expiry.DISCARD_BATCH or time.monotonic() > until:
+                    raise expiry.MoreExpired
                 expiry.discard(tx, [msg])
+                discarded += 1
             elif not self.qm.read_only:
                 raise _NeedsWrite
             else:  # a read-only copy cannot discard it: step over it

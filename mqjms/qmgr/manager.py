@@ -339,13 +339,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             )
             meta.put(db, "boot_id", boot_id())
             # depth counters are rebuilt from the rows, so a crash can never skew them
-            db.execute(
-                "UPDATE queues SET depth ="
-                f" (SELECT COUNT(*) FROM messages m WHERE m.queue = queues.name"
-                f" AND m.state = {store.AVAILABLE})"
-                " + (SELECT COUNT(*) FROM messages m INDEXED BY messages_uow"
-                " WHERE m.uow IS NOT NULL AND m.queue = queues.name)"
-            )
+            db.execute(store.RECOUNT_DEPTHS)
         for stale in (self.path / "conn").glob("*.lock"):
             if owner_is_dead(stale):
                 stale.unlink(missing_ok=True)

@@ -23,8 +23,9 @@ from mqjms.mq import constants as C
 from . import commits, failures, mdstore
 
 # 2: the delivery-order indexes hold available messages only; 3: one delivery-order index;
-# 4: large bodies out of their rows (BODIES)
-SCHEMA_VERSION = 4
+# 4: large bodies out of their rows (BODIES); 5: CURDEPTH leaves out uncommitted gets
+# (DEPTH_TRIGGERS)
+SCHEMA_VERSION = 5
 
 # Message states. A message got under syncpoint stays on its queue, invisible to others,
 # until the unit of work commits (row deleted) or backs out (state back to AVAILABLE).
@@ -103,10 +104,35 @@ CREATE INDEX IF NOT EXISTS handles_queue ON handles(queue);
 CREATE TRIGGER IF NOT EXISTS depth_up AFTER INSERT ON messages BEGIN
     UPDATE queues SET depth = depth + 1 WHERE name = NEW.queue;
 END;
-CREATE TRIGGER IF NOT EXISTS depth_down AFTER DELETE ON messages BEGIN
+"""
+
+
+# CURDEPTH as IBM MQ keeps it (CurrentQDepth): "incremented during an MQPUT call, and
+# during backout of an MQGET call; decremented during a nonbrowse MQGET call, and during
+# backout of an MQPUT call", so it counts uncommitted puts and not uncommitted gets. A
+# message got in a unit of work (GOT_IN_UOW) has left the count; its commit deletes it
+# without counting it again, its backout brings it back. Schema 5 (before: a got message
+# counted until its commit).
+DEPTH_TRIGGERS = f"""
+CREATE TRIGGER IF NOT EXISTS depth_down AFTER DELETE ON messages
+    WHEN OLD.state != {GOT_IN_UOW} BEGIN
     UPDATE queues SET depth = depth - 1 WHERE name = OLD.queue;
 END;
+CREATE TRIGGER IF NOT EXISTS depth_got AFTER UPDATE OF state ON messages
+    WHEN (OLD.state = {GOT_IN_UOW}) != (NEW.state = {GOT_IN_UOW}) BEGIN
+    UPDATE queues SET depth = depth + (CASE WHEN NEW.state = {GOT_IN_UOW} THEN -1 ELSE 1 END)
+        WHERE name = NEW.queue;
+END;
 """
+
+# the depth of every queue counted from its rows, as DEPTH_TRIGGERS keep it
+RECOUNT_DEPTHS = (
+    "UPDATE queues SET depth ="
+    " (SELECT COUNT(*) FROM messages m INDEXED BY messages_priority"
+    f" WHERE m.queue = queues.name AND m.state = {AVAILABLE})"
+    " + (SELECT COUNT(*) FROM messages m INDEXED BY messages_uow"
+    f" WHERE m.uow IS NOT NULL AND m.queue = queues.name AND m.state != {GOT_IN_UOW})"
+)
 
 
 # The bodies longer than messages.INLINE_LIMIT, by their message's row id (the row's own
@@ -291,7 +317,7 @@ def has_schema(db: sqlite3.Connection) -> bool:
 
 
 def create_schema(db: sqlite3.Connection) -> None:
-    db.executescript(SCHEMA + BODIES + DELIVERY_INDEXES + PUBSUB_SCHEMA)
+    db.executescript(SCHEMA + DEPTH_TRIGGERS + BODIES + DELIVERY_INDEXES + PUBSUB_SCHEMA)
 
 
 def stored_version(db: sqlite3.Connection) -> int:
@@ -337,10 +363,11 @@ def prepare(db: sqlite3.Connection) -> None:
 
 def upgrade(db: sqlite3.Connection) -> bool:
     """Bring a database an older mqjms made to this schema (version 1: delivery-order
-    indexes over every message; 2: a second one for FIFO queues; 3: no ``bodies``); True
-    when it changed. Run at open, under the start-up lock, by a process that has the
-    queue manager to itself: the other processes may be older versions, which would not
-    read what it changes. A database of a newer mqjms is refused (:func:`check_version`)."""
+    indexes over every message; 2: a second one for FIFO queues; 3: no ``bodies``; 4: a
+    message got in a unit of work still counted in CURDEPTH); True when it changed. Run at
+    open, under the start-up lock, by a process that has the queue manager to itself: the
+    other processes may be older versions, which would not read what it changes. A
+    database of a newer mqjms is refused (:func:`check_version`)."""
     version = check_version(db)
     indexes = dict(
         db.execute(
@@ -358,6 +385,10 @@ def upgrade(db: sqlite3.Connection) -> bool:
             tx.execute("DROP INDEX IF EXISTS messages_priority")
             _run_each(tx, DELIVERY_INDEXES)
         _run_each(tx, BODIES)  # the rows of an older one keep their bodies: still read
+        if version < 5:  # CURDEPTH without the uncommitted gets
+            tx.execute("DROP TRIGGER IF EXISTS depth_down")
+            _run_each(tx, DEPTH_TRIGGERS)
+            tx.execute(RECOUNT_DEPTHS)
         tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
     return True
 

@@ -19,7 +19,7 @@ from mqjms.semantics import Context, Handle, PutFailed, SyncpointPut
 from mqjms.semantics.checks import check_get, check_put
 from mqjms.semantics.emulated import GetRequest, PutRequest
 
-from . import recovery, store
+from . import expiry, recovery, store
 from .failures import StorageError, translating
 from .getting import Getting, NeedsDurability
 from .putting import Putting
@@ -109,11 +109,21 @@ class UnitOfWork(Getting, Putting):
                 return self.get(handle, wait=0, syncpoint=True)
             check_get(handle, wait=0, syncpoint=True, browse=None)
 
+            more_expired = False
+
             def get_next(tx: Transaction, durable: bool) -> tuple[MQMD, bytes] | None:
-                return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
+                nonlocal more_expired
+                try:
+                    return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
+                except expiry.MoreExpired:  # those met so far are discarded with the step
+                    more_expired = True
+                    return None
 
             # one fsync covers the commit and a HARDENBO get's in-flight mark alike
-            return self._step(puts, get_next, self._hardened.get(handle.hobj, False))
+            found = self._step(puts, get_next, self._hardened.get(handle.hobj, False))
+            if more_expired:  # the get goes on alone, past the rest, a batch a transaction
+                return self.get(handle, wait=0, syncpoint=True)
+            return found
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
         """``puts`` under syncpoint, then MQCMIT, in one database transaction (a put that

@@ -210,9 +210,18 @@ class TestQueueManager:
         return self._call(browse)
 
     def depth(self, queue: str) -> int:
-        """CURDEPTH of a local queue: its messages, those got in open units of work too."""
+        """CURDEPTH of a local queue, as IBM MQ counts it: its messages, those put in units
+        of work not yet committed too, not those got in one."""
         found = self._call(lambda conn: conn.inquire(queue, [C.MQIA_CURRENT_Q_DEPTH]))
         return int(found[C.MQIA_CURRENT_Q_DEPTH])
+
+    def backlog(self, queue: str) -> int:
+        """Every message on a local queue, those got in units of work not yet ended too
+        (CURDEPTH leaves them out): what a run until idle waits to see gone."""
+        depth = self.depth(queue)
+        if isinstance(self.admin, EmbeddedAdministration):
+            depth += self.admin.queue_manager.got_in_units_of_work(queue)
+        return depth
 
     def base_queue(self, queue: str) -> str:
         """The local queue ``queue`` resolves to (itself, or an alias's target)."""

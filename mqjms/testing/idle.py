@@ -3,8 +3,9 @@
 Idle is told exactly, never by waiting a while. A consumer is *quiet* between messages:
 it holds none and runs no listener, hook, commit or requeue (see
 :mod:`mqjms.listeners.activity`). The worker is idle when every consumer is quiet,
-none gets a message while the depth of each listener's queue (its local queue, for an
-alias) is read, and each depth is 0. A queue whose depth is not 0 counts as idle only
+none gets a message while the backlog of each listener's queue (its local queue, for an
+alias: CURDEPTH and the messages got in units of work not yet ended) is read, and each is
+0. A queue whose backlog is not 0 counts as idle only
 when, meanwhile, one of its consumers made two whole gets that found nothing: what is
 left there cannot be got (GET(DISABLED), held in another unit of work), and the summary
 says so in ``left``.
@@ -32,7 +33,7 @@ class QueueProbe(Protocol):
     @property
     def url(self) -> str: ...
 
-    def depth(self, queue: str) -> int: ...
+    def backlog(self, queue: str) -> int: ...
 
     def base_queue(self, queue: str) -> str: ...
 
@@ -151,7 +152,7 @@ def _wait_until_idle(probe: QueueProbe, app: Worker, timeout: float) -> dict[str
         else:
             if baseline is None or _got_since(baseline, now):
                 baseline = now
-            depths = {queue: probe.depth(queue) for queue in sorted(set(bases.values()))}
+            depths = {queue: probe.backlog(queue) for queue in sorted(set(bases.values()))}
             after = _snapshot(app)
             if _all_quiet(after) and not _got_since(baseline, after):
                 left = {queue: depth for queue, depth in depths.items() if depth}
@@ -213,7 +214,7 @@ def _describe(probe: QueueProbe, app: Worker, bases: Mapping[str, str], timeout:
     busy: set[str] = set()  # queues with messages left (or whose depth is unknown)
     for queue in sorted(set(bases.values())):
         try:
-            depth = probe.depth(queue)
+            depth = probe.backlog(queue)
         except Exception as exc:  # the report must not hide the timeout
             parts.append(f"{queue}: depth unknown ({exc})")
             busy.add(queue)

@@ -53,9 +53,13 @@ def test_client_acknowledge_commits_every_received_message(env: Any) -> None:
     second = consumer.receive(timeout=1.0)
     assert first is not None and second is not None
     assert env.get_raw(Q) is None  # held by the session, invisible to others
-    assert env.depth(Q) == 2
+    # got in a unit of work: out of IBM MQ's CURDEPTH; a broker's queue size keeps them
+    assert env.depth(Q) == (2 if env.url.startswith("stomp") else 0)
+    session.recover()  # back on the queue: counted again
+    first, second = consumer.receive(timeout=1.0), consumer.receive(timeout=1.0)
+    assert first is not None and second is not None and first.jms_redelivered
     first.acknowledge()  # acknowledges both
-    assert env.depth(Q) == 0
+    assert env.depth(Q) == 0 and env.get_raw(Q) is None
 
 
 def test_client_acknowledge_recover_redelivers(env: Any) -> None:

@@ -17,6 +17,7 @@ from mqjms.mq import MQMD, C
 from mqjms.mq.errors import MQError
 from mqjms.qmgr import QMConnection, QueueManager, messages
 from mqjms.qmgr.locks import FileLock
+from mqjms.qmgr.store import SCHEMA_VERSION
 from mqjms.transport import Browse, connect
 
 BIG = 1024 * 1024  # 256 pages of 4 KiB
@@ -181,7 +182,7 @@ def test_a_queue_manager_open_in_another_process_is_not_upgraded_under_it(
     qm.close()
     other.release()
     qm = QueueManager(qmgr_dir)  # alone now: upgraded
-    assert _schema_version(qmgr_dir) == "4"
+    assert _schema_version(qmgr_dir) == str(SCHEMA_VERSION)
     conn = qm.connect()
     conn.put("MIXED.Q", MQMD(Persistence=C.MQPER_PERSISTENT), _body(BIG, 2))
     assert _bodies_rows(qmgr_dir) == 1

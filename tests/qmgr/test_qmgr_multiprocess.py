@@ -76,7 +76,8 @@ def test_sigkilled_process_leaves_its_message_available_with_backout_count_1(
     handle = conn.open("MP.KILL", C.MQOO_INPUT_SHARED)
     # the held message is invisible while the child lives, and stays in its unit of work
     assert conn.get(handle, wait=RECOVERY_INTERVAL + 0.5) is None
-    assert qm.queue_depth("MP.KILL") == 1
+    # got in a unit of work: out of CURDEPTH (IBM's CurrentQDepth), still on the queue
+    assert qm.queue_depth("MP.KILL") == 0 and qm.uncommitted_messages("MP.KILL") == 1
     child.kill()
     # within RECOVERY_INTERVAL the next get notices the dead connection (wait=5 is the
     # documented bound plus slack)

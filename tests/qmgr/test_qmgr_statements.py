@@ -2,8 +2,10 @@
 
 Counted with sqlite3's ``set_trace_callback`` on the connection's own handle, the same on
 any machine, never timed. Python reports a statement once more for each SQLite trigger it
-fires or step it runs (``depth_up``/``depth_down`` keep the queue's depth): an INSERT or
-DELETE of a message shows three times. The counts below are what the trace shows.
+fires or step it runs (``depth_up``/``depth_down``/``depth_got`` keep the queue's depth):
+an INSERT or DELETE of a message shows three times, and so does the UPDATE of a get under
+syncpoint or its backout (CURDEPTH leaves out uncommitted gets). The counts below are what
+the trace shows.
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ def test_a_put_reads_the_queue_and_the_qmgr_attributes_in_one_statement(
     assert len(put) == 6, put
     assert not any(s.startswith("SELECT value FROM meta") for s in put), put
     get = traced(conn, lambda: conn.get(handle, syncpoint=True))
-    assert len(get) == 4, get  # BEGIN, the queue's row with its head message, UPDATE, COMMIT
+    # BEGIN, the queue's row with its head message, UPDATE (+2 trigger: depth_got), COMMIT
+    assert len(get) == 6, get
     commit = traced(conn, conn.commit)
-    # BEGIN, DELETE (+2 trigger; +2 for bodies_gone, whose DELETE of a body stored apart
-    # is a lookup in an empty table), COMMIT
-    assert len(commit) == 7, commit
+    # BEGIN, DELETE (+1 for depth_down, whose WHEN skips a message got in the unit of
+    # work; +2 for bodies_gone, whose DELETE of a body stored apart is a lookup in an
+    # empty table), COMMIT
+    assert len(commit) == 6, commit
     conn.disconnect()
 
 
@@ -125,12 +129,12 @@ def test_a_backout_of_gets_alone_looks_for_no_puts(qm: QueueManager) -> None:
     conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"m")
     assert conn.get(handle, syncpoint=True) is not None
     backout = traced(conn, conn.backout)
-    assert len(backout) == 3, backout  # BEGIN, UPDATE the gets, COMMIT
+    assert len(backout) == 5, backout  # BEGIN, UPDATE the gets (+2 trigger), COMMIT
     got = conn.get(handle, syncpoint=True)
     assert got is not None and got[0].BackoutCount == 1
     conn.put(handle, MQMD(), b"put in the unit of work", syncpoint=True)
     backout = traced(conn, conn.backout)
-    assert len(backout) > 3, backout  # with a put: it vanishes (seed 003: triggers too)
+    assert len(backout) > 5, backout  # with a put: it vanishes (seed 003: triggers too)
     assert qm.queue_depth(QUEUE) == 1
     got = conn.get(handle)
     assert got is not None and got[1] == b"m" and got[0].BackoutCount == 2

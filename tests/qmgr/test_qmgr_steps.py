@@ -51,7 +51,8 @@ def test_the_sends_the_commit_and_the_next_get_are_one_transaction(
     second = conn.commit_and_get(handle, puts)
     assert len(begins) == 1, begins
     assert second is not None and second[1] == b"second"
-    assert qm.queue_depth(IN) == 1  # "first" gone with the commit, "second" in flight
+    # "first" gone with the commit; "second", got in the unit of work, out of CURDEPTH
+    assert qm.queue_depth(IN) == 0 and qm.uncommitted_messages(IN) == 1
     reader = qm.connect()
     out = reader.open(OUT, C.MQOO_INPUT_SHARED)
     replies = [reader.get(out) for _ in range(2)]
@@ -78,8 +79,10 @@ def test_a_put_that_fails_commits_nothing_and_the_unit_of_work_can_back_out(
         assert caught.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
         assert caught.value.put is puts[1]
         assert conn.in_unit_of_work  # the get is still in flight: nothing was committed
-        assert qm.queue_depth(OUT) == 0 and qm.queue_depth(IN) == 2
+        # "first" got in the unit of work is out of CURDEPTH; "second" waits
+        assert qm.queue_depth(OUT) == 0 and qm.queue_depth(IN) == 1
     conn.backout()
+    assert qm.queue_depth(IN) == 2
     again = conn.get(handle, syncpoint=True)
     assert again is not None and again[1] == b"first" and again[0].BackoutCount == 1
     conn.commit()
