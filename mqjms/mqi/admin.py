@@ -34,7 +34,7 @@ from mqjms.semantics.attributes import (
     REMOTE,
     inquire_value,
 )
-from mqjms.semantics.inquire import QMGR_FACTS
+from mqjms.semantics.inquire import QMGR_FACTS, queue_facts
 
 from . import admin_subscriptions
 
@@ -140,6 +140,9 @@ def _queue_response(queue: Mapping[str, int | str | bool], wanted: set[int] | No
         if wanted is not None and attr.selector not in wanted:
             continue
         out[attr.selector] = inquire_value(attr, value)
+    for selector, fact in queue_facts(qtype).items():  # clusters, scope...: MQ's defaults
+        if wanted is None or selector in wanted:
+            out[selector] = fact
     return out
 
 

@@ -15,10 +15,13 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 
 from .attributes import (
+    ALIAS,
     LOCAL,
+    MODEL,
     QMGR_ATTR_BY_SELECTOR,
     QTYPE_CODES,
     QUEUE_ATTR_BY_SELECTOR,
+    REMOTE,
     inquire_value,
     normalize,
 )
@@ -33,6 +36,30 @@ _DEFINITION_TYPES = {
     "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC,
     "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
 }
+
+
+#: Queue attributes mqjms does not keep, answered with IBM MQ's defaults (clusters,
+#: binding, scope, service interval, ...), for the queue types MQINQ knows them on: a
+#: program that inquires one reads what a queue outside any cluster says. By selector:
+#: the types, the value.
+QUEUE_FACTS: Mapping[int, tuple[tuple[str, ...], int | str]] = {
+    C.MQCA_CLUSTER_NAME: ((LOCAL, ALIAS, REMOTE), ""),
+    C.MQCA_CLUSTER_NAMELIST: ((LOCAL, ALIAS, REMOTE), ""),
+    C.MQIA_DEF_BIND: ((LOCAL, ALIAS, REMOTE), C.MQBND_BIND_ON_OPEN),
+    C.MQIA_SCOPE: ((LOCAL, ALIAS, REMOTE), C.MQSCO_Q_MGR),
+    C.MQIA_CLWL_Q_PRIORITY: ((LOCAL, ALIAS, REMOTE), 0),
+    C.MQIA_CLWL_Q_RANK: ((LOCAL, ALIAS, REMOTE), 0),
+    C.MQIA_CLWL_USEQ: ((LOCAL,), C.MQCLWL_USEQ_AS_Q_MGR),
+    C.MQIA_NPM_CLASS: ((LOCAL, MODEL), C.MQNPM_CLASS_NORMAL),
+    C.MQIA_Q_SERVICE_INTERVAL: ((LOCAL, MODEL), 999_999_999),
+    C.MQIA_Q_SERVICE_INTERVAL_EVENT: ((LOCAL, MODEL), C.MQQSIE_NONE),
+    C.MQIA_BASE_TYPE: ((ALIAS,), C.MQOT_Q),  # TARGTYPE(QUEUE): mqjms's aliases name queues
+}
+
+
+def queue_facts(qtype: str) -> dict[int, int | str]:
+    """The :data:`QUEUE_FACTS` of a queue of type ``qtype``."""
+    return {selector: value for selector, (types, value) in QUEUE_FACTS.items() if qtype in types}
 
 
 def inquire_queue(
@@ -55,17 +82,17 @@ def inquire_queue(
         elif selector == C.MQIA_PROPERTY_CONTROL:
             # properties travel in an MQRFH2 usr folder, as PROPCTL(COMPAT) has them
             out[selector] = C.MQPROP_COMPATIBILITY
+        elif selector in QUEUE_FACTS:
+            types, fact = QUEUE_FACTS[selector]
+            if queue.qtype not in types:
+                raise _not_for_type(f"selector {selector}", queue)
+            out[selector] = fact
         else:
             attr = QUEUE_ATTR_BY_SELECTOR.get(selector)
             if attr is None:
                 raise failed(C.MQRC_SELECTOR_ERROR, f"selector {selector} is not known")
             if queue.qtype not in attr.types:
-                raise MQError(  # MQINQ's warning (2068 on an MQSET fails)
-                    C.MQCC_WARNING,
-                    C.MQRC_SELECTOR_NOT_FOR_TYPE,
-                    f"{attr.name} (selector {selector}) does not apply to "
-                    f"{queue.qtype} {queue.name!r}",
-                )
+                raise _not_for_type(f"{attr.name} (selector {selector})", queue)
             if attr.readonly:
                 if current is None:
                     current = status()
@@ -74,6 +101,15 @@ def inquire_queue(
                 value = queue.attrs.get(attr.name, attr.default)
             out[selector] = inquire_value(attr, value)
     return out
+
+
+def _not_for_type(what: str, queue: QueueDefinition) -> MQError:
+    """MQINQ's warning 2068 (on an MQSET it fails) for a selector of another queue type."""
+    return MQError(
+        C.MQCC_WARNING,
+        C.MQRC_SELECTOR_NOT_FOR_TYPE,
+        f"{what} does not apply to {queue.qtype} {queue.name!r}",
+    )
 
 
 #: What an emulated queue manager says it is: IBM MQ 9.4 on Unix, with syncpoint, as the
@@ -89,6 +125,32 @@ QMGR_FACTS: Mapping[int, int | str] = {
     C.MQIA_MAX_HANDLES: 256,
     C.MQIA_MAX_UNCOMMITTED_MSGS: 10_000,
     C.MQCA_COMMAND_INPUT_Q_NAME: "SYSTEM.ADMIN.COMMAND.QUEUE",
+    C.MQIA_MAX_PROPERTIES_LENGTH: C.MQPROP_UNRESTRICTED_LENGTH,  # MAXPROPL(NOLIMIT)
+    C.MQIA_PUBSUB_MODE: C.MQPSM_ENABLED,
+    C.MQIA_MSG_MARK_BROWSE_INTERVAL: 5000,  # MARKINT
+    # no distribution lists, channels or clusters
+    C.MQIA_DIST_LISTS: C.MQDL_NOT_SUPPORTED,
+    C.MQIA_CHANNEL_AUTO_DEF: C.MQCHAD_DISABLED,
+    C.MQCA_REPOSITORY_NAME: "",
+    C.MQCA_REPOSITORY_NAMELIST: "",
+    # no event messages: each event switch as a new queue manager has it
+    **dict.fromkeys(
+        (
+            C.MQIA_AUTHORITY_EVENT,
+            C.MQIA_INHIBIT_EVENT,
+            C.MQIA_LOCAL_EVENT,
+            C.MQIA_REMOTE_EVENT,
+            C.MQIA_PERFORMANCE_EVENT,
+            C.MQIA_CHANNEL_EVENT,
+            C.MQIA_COMMAND_EVENT,
+            C.MQIA_CONFIGURATION_EVENT,
+            C.MQIA_LOGGER_EVENT,
+            C.MQIA_SSL_EVENT,
+            C.MQIA_CHANNEL_AUTO_DEF_EVENT,
+        ),
+        C.MQEVR_DISABLED,
+    ),
+    C.MQIA_START_STOP_EVENT: C.MQEVR_ENABLED,
 }
 
 
