@@ -167,7 +167,11 @@ class PCFExecute(QueueManager):
         if responses is None:
             return shaped
         del responses[:]
-        responses.extend((result, self._cfh(command, 0, 0)) for result in shaped)
+        last = len(shaped)
+        responses.extend(
+            (result, self._cfh(command, 0, 0, seq=n, last=n == last, count=len(result)))
+            for n, result in enumerate(shaped, 1)
+        )
         return responses
 
     def _shaped(self, result: dict[int, Any]) -> dict[int, Any]:
@@ -189,14 +193,27 @@ class PCFExecute(QueueManager):
         length = 48 if key == CMQCFC.MQCACF_Q_NAMES else inquiry.attribute_length(key)
         return raw.ljust(length, b" ")
 
-    def _cfh(self, command: str, comp: int, reason: int) -> Any:
+    def _cfh(
+        self,
+        command: str,
+        comp: int,
+        reason: int,
+        *,
+        seq: int = 1,
+        last: bool = True,
+        count: int = 0,
+    ) -> Any:
+        """The MQCFH of a response as the command server writes it: numbered from 1,
+        MQCFC_NOT_LAST but on the last, with its count of parameters."""
         return self.FLAVOUR.structure(
             "CFH",
             Type=CMQCFC.MQCFT_RESPONSE,
             Command=int(getattr(CMQCFC, command)),
+            MsgSeqNumber=seq,
+            Control=CMQCFC.MQCFC_LAST if last else CMQCFC.MQCFC_NOT_LAST,
             CompCode=comp,
             Reason=reason,
-            Control=CMQCFC.MQCFC_LAST,
+            ParameterCount=count,
         )
 
     @staticmethod

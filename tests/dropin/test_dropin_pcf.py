@@ -213,6 +213,14 @@ def test_responses_list_gives_each_response_with_its_cfh(env: MQEnv) -> None:
         assert len(responses) == 3
         body, cfh = responses[0]  # type: ignore[misc]
         assert body[ibmmq.CMQC.MQCA_Q_NAME] == b"DEV.QUEUE.1" and cfh.Reason == 0
+        # as the command server numbers its replies: 1, 2, 3, the last one marked last,
+        # each with its count of parameters (every header said 1, LAST and 0)
+        cfhs = [cfh for _, cfh in responses]  # type: ignore[misc]
+        assert [c.MsgSeqNumber for c in cfhs] == [1, 2, 3]
+        assert [c.Control for c in cfhs] == [ibmmq.CMQCFC.MQCFC_NOT_LAST] * 2 + [
+            ibmmq.CMQCFC.MQCFC_LAST
+        ]
+        assert cfh.ParameterCount == len(body) > 10
     finally:
         qmgr.disconnect()
 
@@ -285,13 +293,18 @@ def test_filters_keep_the_responses_that_pass_them(mq: ModuleType, env: MQEnv, q
 def test_a_filter_on_an_attribute_mqjms_does_not_keep_is_a_filter_error(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
-    # neither every queue nor none: say so (IBM MQ keeps CLUSTER, mqjms does not)
+    # neither every queue nor none: say so (IBM MQ keeps MONQ, mqjms does not)
     pcf = mq.PCFExecute(qmgr)
     with pytest.raises(mq.MQMIError) as failure:
         pcf.MQCMD_INQUIRE_Q(
-            {mq.CMQC.MQCA_Q_NAME: b"DEV.*"}, [mq.Filter(mq.CMQC.MQCA_CLUSTER_NAME).equal(b"")]
+            {mq.CMQC.MQCA_Q_NAME: b"DEV.*"}, [mq.Filter(mq.CMQC.MQIA_MONITORING_Q).equal(0)]
         )
     assert failure.value.reason == mq.CMQCFC.MQRCCF_FILTER_ERROR
+    # CLUSTER is answered with MQ's default (blank: in no cluster), so it filters
+    found = pcf.MQCMD_INQUIRE_Q(
+        {mq.CMQC.MQCA_Q_NAME: b"DEV.QUEUE.*"}, [mq.Filter(mq.CMQC.MQCA_CLUSTER_NAME).equal(b"")]
+    )
+    assert len(found) == 3
 
 
 def test_an_unknown_filter_operator_is_the_flavours_error(mq: ModuleType) -> None:
