@@ -418,15 +418,15 @@ class ListenerThread:
         # Our failure, not the listener's: log it, and never lose the message. An MQ
         # condition (a damaged or full queue manager: 2101, 2056...) says it all in its
         # reason; anything else is a bug of ours, with its traceback.
-        mq_condition = isinstance(exc, MQError)
+        reason = exc.reason_name if isinstance(exc, MQError) else None
         log.error(
             "worker.message_error",
             **self._ctx,
             msg_id=md.MsgId.hex(),
             backout_count=md.BackoutCount,
-            reason=exc.reason_name if mq_condition else None,
-            error=str(exc) if mq_condition else repr(exc),
-            exc_info=None if mq_condition else exc,
+            reason=reason,
+            error=repr(exc) if reason is None else str(exc),
+            exc_info=exc if reason is None else None,
         )
         conn.backout()
         self.rt.stats.add("backed_out", listener=self.stats)
