@@ -98,7 +98,8 @@ class QueueManager:
         self._check_credentials(kwargs)
         appl = fields.text(getattr(cno, "ApplName", b"")) if cno is not None else ""
         self._connect(name, opts, appl or None)
-        client = kwargs.get("cd") is not None or getattr(cno, "ClientConnPtr", None)
+        cd = kwargs.get("cd", args[0] if args and not isinstance(args[0], str | bytes) else None)
+        client = cd is not None or getattr(cno, "ClientConnPtr", None)
         self._client = bool(client or opts & flavour.CMQC.MQCNO_CLIENT_BINDING)
 
     def _check_credentials(self, kwargs: dict[str, Any]) -> None:

@@ -151,7 +151,12 @@ class Administration:
                 )
             # messages in units of work not yet ended (out of CURDEPTH when got): never
             # purged from under their unit of work, as on IBM MQ
-            if catalog.holds_messages_in_flight(tx.db, name):
+            held = tx.db.execute(
+                "SELECT 1 FROM messages INDEXED BY messages_uow WHERE uow IS NOT NULL"
+                " AND queue = ? AND state IN (?, ?) LIMIT 1",
+                (name, store.GOT_IN_UOW, store.PUT_IN_UOW),
+            ).fetchone()
+            if held is not None:
                 raise failed(
                     C.MQRC_Q_NOT_EMPTY,
                     f"queue {name!r} has messages in units of work not yet committed or"

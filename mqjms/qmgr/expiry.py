@@ -47,13 +47,16 @@ class MoreExpired(Exception):
     look again in a new transaction."""
 
 
-def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
-    """Discard expired messages, sending any expiration report they asked for (a message
-    read without its body, from :func:`scan`, reads it only for a report that carries
-    data)."""
+def discard(
+    tx: Transaction, expired: Sequence[messages.StoredMessage], *, bodies_read: bool = True
+) -> None:
+    """Discard expired messages, sending any expiration report they asked for. Messages
+    read without their bodies (``bodies_read=False``, from :func:`scan`) read one only for
+    a report that carries data; a scan logs one line a batch."""
     for msg in expired:
         original = MQMD.unpack(msg.md_bytes)
-        if original.Report & C.MQRO_EXPIRATION_MASK and msg.data is _NOT_READ:
+        wanted = original.Report & C.MQRO_EXPIRATION_MASK
+        if not bodies_read and wanted not in (0, C.MQRO_EXPIRATION) and original.ReplyToQ.strip():
             msg.data = _body(tx, msg.id)
         tx.db.execute("DELETE FROM messages WHERE id = ?", (msg.id,))
         log.debug(
@@ -65,11 +68,10 @@ def discard(tx: Transaction, expired: Sequence[messages.StoredMessage]) -> None:
         report = messages.expiration_report(msg)
         if report is not None:
             reporting.send(tx, original, *report, uow=None)
-    if expired:  # one line a batch: a queue of expired messages must not flood the log
-        log.info("messages.expired", queue=expired[0].queue, discarded=len(expired))
+    if expired and not bodies_read:  # a scan: one line a batch, not one a message
+        log.info("messages.expired", discarded=len(expired))
 
 
-_NOT_READ = b""  # the body of a message :func:`scan` read without it (the same object)
 # the columns of messages.from_row, the body left out (a scan reads only what decides)
 _HEADER_COLUMNS = messages.STORED_COLUMNS.replace(" data,", " x'' AS data,")
 
@@ -97,10 +99,8 @@ def scan(tx: Transaction, queue: str | None = None) -> int:
     sql += " ORDER BY expires LIMIT ?"
     params.append(limit)
     found = [messages.from_row(r) for r in tx.db.execute(sql, params).fetchall()]
-    for msg in found:
-        msg.data = _NOT_READ
     expired = [m for m in found if messages.is_expired(m.expires, tx.now)]
-    discard(tx, expired)
+    discard(tx, expired, bodies_read=False)
     return len(expired)
 
 

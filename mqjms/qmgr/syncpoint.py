@@ -113,6 +113,7 @@ class UnitOfWork(Getting, Putting):
 
             def get_next(tx: Transaction, durable: bool) -> tuple[MQMD, bytes] | None:
                 nonlocal more_expired
+                more_expired = False  # a step retried (a full disk at COMMIT) starts over
                 try:
                     return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
                 except expiry.MoreExpired:  # those met so far are discarded with the step
