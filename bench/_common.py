@@ -232,7 +232,7 @@ class Countdown:
     def wait(self, app: Any, done: Callable[[], bool], timeout: float = 600.0) -> None:
         deadline = time.monotonic() + timeout
         while not self.reached.wait(0.5):
-            if app.error is not None or time.monotonic() > deadline:
+            if app.error is not None or time.monotonic() > deadline or done():
                 return
         while not done() and app.error is None and time.monotonic() < deadline:
             time.sleep(0.0002)
