@@ -85,6 +85,13 @@ class WriteGate:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
         self._lock.release()
 
+    def __enter__(self) -> WriteGate:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)

@@ -8,17 +8,21 @@ every put checks still covers the log (topping it up) before it writes. Puts nev
 it: a put that finds the disk full, or the reserve not restorable, fails with
 MQRC_Q_SPACE_NOT_AVAILABLE (2056). Anything else that meets a full disk (a get, a
 commit, a backout, an open) first checkpoints and empties the log, then, if that is not
-enough, gives up the reserve, and tries again. Once space is free again the next put
-restores the reserve.
+enough, lends the reserve to the checkpoint, makes it again from the room the emptied log
+gave back, and tries again, all in one turn of the write gate (see :func:`with_room`).
+When even that fails the reserve stays given up, and the next put that finds room again
+restores it.
 """
 
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -119,17 +123,33 @@ class SpaceReserve:
         return size
 
     def _lend_to_checkpoint(self, db: sqlite3.Connection) -> bool:
-        """Empty the log with the reserve's room when the disk is too full for it alone
-        (the database file grows as the log is copied in): the emptied log gives back more
-        than that, so the reserve, now smaller, is made again at once. True when the log
-        was emptied."""
+        """Empty the log with the reserve's room when the disk is too full for it alone;
+        True when the log was emptied."""
         if not disk_full(self.path.parent):
             return False
-        size = self._give_up()
+        return self.lend(db)
+
+    def lend(self, db: sqlite3.Connection) -> bool:
+        """Give the reserve's room to a checkpoint (the database file grows as the log is
+        copied in), then make the reserve again at once from the room the emptied log gave
+        back: a drain on a full disk lends it again and again, and a reserve given up for
+        good let the log take every block, so that the next checkpoint could not grow the
+        database by a page and the drain's commits failed. The connection's write gate is
+        held throughout, so that no other writer of this queue manager grows the log into
+        the lent room before the checkpoint has it. True when the log was emptied."""
+        with _write_gate(db):
+            size = self._give_up()
+            emptied = checkpoint(db)
+            restored = size is not None and emptied and self._top_up_logged(0)
         if size is None:
-            return False
-        emptied = checkpoint(db)
-        log.info("storage.reserve_lent", file=str(self.path), bytes=size, log_emptied=emptied)
+            return emptied
+        log.debug(
+            "storage.reserve_lent",
+            file=str(self.path),
+            bytes=size,
+            log_emptied=emptied,
+            restored=restored,
+        )
         return emptied
 
     def make_room(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
@@ -177,51 +197,60 @@ def disk_full(directory: Path) -> bool:
 
 
 def checkpoint(db: sqlite3.Connection) -> bool:
-    """Copy the log into the database and empty it; True when it was emptied."""
-    try:
-        busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    except sqlite3.Error as exc:
-        log.info("storage.checkpoint_failed", error=str(exc))
-        return False
+    """Copy the log into the database and empty it; True when it was emptied.
+
+    Taken in the connection's write gate: a checkpoint another connection is running
+    makes SQLite's answer "busy" at once, not after a wait, and consumers meeting a full
+    disk together all checkpoint; in turns, each finds the log emptied or empties it."""
+    with _write_gate(db):
+        try:
+            busy, _, _ = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            log.info("storage.checkpoint_failed", error=str(exc))
+            return False
     return not busy
 
 
-#: After the room was made: more tries, this many seconds apart, each after a checkpoint
-#: (another connection's read or write may have kept the log from emptying just then).
-ROOM_RETRIES = (0.01, 0.05, 0.2)
+def _write_gate(db: sqlite3.Connection) -> AbstractContextManager[object]:
+    """The connection's turn to write (re-entrant), or nothing for a connection without."""
+    gate = getattr(db, "gate", None)
+    return gate if gate is not None else nullcontext()
+
+
+#: Pauses before the tries after the first two (which follow a checkpoint, then a lend of
+#: the reserve, at once); the last is repeated until ROOM_DEADLINE.
+ROOM_PAUSES = (0.01, 0.05, 0.1, 0.2)
+#: Seconds a write that meets a full disk keeps making room and trying again: another
+#: process's reader or checkpoint can keep the log from emptying for a while.
+ROOM_DEADLINE = 5.0
 
 
 def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Callable[[], T]) -> T:
     """Run ``attempt`` (one whole write transaction); when the disk is full, make room
-    (checkpoint, then give up the reserve) and run it again, a few times: consumers
-    draining in several threads or processes meet the full disk together, and the room
-    one of them made is there for the others once its log is emptied."""
+    (checkpoint, then lend the reserve to the checkpoint) and run it again, until
+    ROOM_DEADLINE.
 
-    def give_up_reserve() -> None:
-        if reserve is not None:
-            reserve.release()
-        checkpoint(db)
-
-    def later(pause: float) -> Callable[[], None]:
-        def step() -> None:
-            time.sleep(pause)
-            checkpoint(db)
-
-        return step
-
-    steps: list[Callable[[], object]] = [lambda: checkpoint(db)]
-    if reserve is not None:
-        steps.append(give_up_reserve)
-    steps += [later(pause) for pause in ROOM_RETRIES]
-    for step in steps:
+    The room is made and the attempt run in one turn of the write gate: consumers
+    draining together meet the full disk together, and when each made room for the
+    others to take, one of sixteen threads lost its turn for seconds."""
+    deadline = time.monotonic() + ROOM_DEADLINE
+    for tries in itertools.count():
         try:
-            return attempt()
+            if tries == 0:
+                return attempt()
+            with _write_gate(db):
+                if tries == 1 or reserve is None:
+                    checkpoint(db)
+                else:
+                    reserve.lend(db)
+                return attempt()
         except StorageError as exc:
-            if not exc.disk_full:
+            if not exc.disk_full or time.monotonic() >= deadline:
                 raise
             _warn_full(str(getattr(db, "file", "")), exc.detail)
-            step()
-    return attempt()
+        if tries >= 1:
+            time.sleep(ROOM_PAUSES[min(tries - 1, len(ROOM_PAUSES) - 1)])
+    raise AssertionError("unreachable")
 
 
 FULL_WARNING_INTERVAL = 10.0  # seconds between two storage.full warnings for one file

@@ -63,7 +63,7 @@ LIBRARY_USER = textwrap.dedent(
         assert done.wait(30)
         if poison:
             qm = embedded.queue_manager(url)  # CURDEPTH leaves out a message got: gets first
-            while qm.got_in_units_of_work("APP.IN") or qm.queue_depth("APP.IN"):
+            while qm.queue_backlog("APP.IN"):
                 done.wait(0.05)
     """
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,33 @@ def test_the_depth_is_what_mqinq_answers_from_another_connection(qm: QueueManage
     assert other.inquire(inq, [C.MQIA_CURRENT_Q_DEPTH]) == {C.MQIA_CURRENT_Q_DEPTH: 3}
     conn.disconnect()
     other.disconnect()
+
+
+def test_the_backlog_counts_messages_got_in_units_of_work_in_one_snapshot(
+    qm: QueueManager,
+) -> None:
+    # Read as two statements, a backout between them counted the message twice (CI saw
+    # "holds 2 messages" for a queue of one): the backlog is one read.
+    conn = qm.connect()
+    handle = conn.open(Q, IO)
+    conn.put(handle, MQMD(), b"one")
+    stop = threading.Event()
+
+    def get_and_back_out() -> None:
+        while not stop.is_set():
+            conn.get(handle, syncpoint=True)
+            conn.backout()
+
+    churn = threading.Thread(target=get_and_back_out)
+    churn.start()
+    try:
+        seen = {qm.queue_backlog(Q) for _ in range(3000)}
+    finally:
+        stop.set()
+        churn.join()
+    assert seen == {1}
+    assert qm.queue_depth(Q) == 1
+    conn.disconnect()
 
 
 def test_a_queue_whose_messages_are_got_in_a_unit_of_work_is_not_deleted(

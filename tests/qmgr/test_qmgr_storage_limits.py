@@ -132,12 +132,16 @@ def test_a_full_disk_fails_puts_with_2056_and_still_drains(small_disk: Path) -> 
     qm.close()
 
 
+@pytest.mark.parametrize("consumers", [2, 16])
 def test_putters_opening_queues_on_a_full_disk_leave_the_reserve_to_the_drain(
-    small_disk: Path,
+    small_disk: Path, consumers: int
 ) -> None:
     # a fault probe: each `mqjms put` opens the queue to put (an MQOPEN writes), and on a
     # full disk that open gave up the space kept for draining, so a Worker's commits
-    # failed afterwards and processed messages were backed out
+    # failed afterwards and processed messages were backed out. Then, with the reserve
+    # given up for good at the first full log, the log took every block and the next
+    # checkpoint could not grow the database by a page (2 consumers under load, 16 at
+    # once); and consumers that made room for each other lost their turns to it.
     url = f"embedded://{small_disk / 'qm'}"
     qm = embedded.queue_manager(url)
     qm.define_queue("QLOCAL", "FULL.Q", {"MAXDEPTH": 1_000_000})
@@ -165,7 +169,7 @@ def test_putters_opening_queues_on_a_full_disk_leave_the_reserve_to_the_drain(
 
     seen: list[str] = []
     app = Worker(url, appl_name="drain")
-    app.listener("FULL.Q", concurrency=2)(lambda msg: seen.append(msg.jms_message_id))
+    app.listener("FULL.Q", concurrency=consumers)(lambda msg: seen.append(msg.jms_message_id))
     app.start()
     deadline = time.monotonic() + 60
     while app.stats.committed < put and app.error is None and time.monotonic() < deadline:
