@@ -108,6 +108,7 @@ class Hconn:
         self.closed = False
         self.pid = os.getpid()  # a forked child may not use it (its parent's unit of work)
         self.work = 0  # the program's gets and puts under syncpoint in its unit of work
+        self.begun = False  # MQBEGIN began the unit of work, not yet ended
         self.callbacks: object = None  # MQCB registrations (callbacks.Delivery), once made
         self.connected_as = ""  # the queue manager name the program's MQCONN gave
         _live.add(self)
@@ -184,7 +185,7 @@ class Hconn:
     def commit(self) -> None:
         """MQCMIT."""
         with self.call() as conn:
-            self.work = 0
+            self.work, self.begun = 0, False
             try:
                 conn.commit()
             except MQError:
@@ -195,7 +196,7 @@ class Hconn:
     def backout(self) -> None:
         """MQBACK: every message got in the unit of work has BackoutCount + 1."""
         with self.call() as conn:
-            self.work = 0
+            self.work, self.begun = 0, False
             conn.backout()
             screening.backed_out(self.flow)
 
@@ -204,7 +205,7 @@ class Hconn:
         that ends without MQDISC does). A second call fails with 2018."""
         with self.call() as conn:
             self.closed = True
-            self.work = 0
+            self.work, self.begun = 0, False
             self.objects.clear()
             self.subscriptions.clear()
             self.properties.clear()

@@ -210,19 +210,21 @@ class QueueManager:
     def begin(self) -> None:
         """MQBEGIN, as on a queue manager with no XA resource manager registered: the unit
         of work begins (MQ's resources only) with warning 2121 MQRC_NO_EXTERNAL_PARTICIPANTS,
-        which both libraries raise; 2128 when the unit of work holds work already; 2012 on
-        a client connection, where MQ has no MQBEGIN."""
+        which both libraries raise; 2128 while a unit of work is in progress (begun, or
+        holding work), until MQCMIT, MQBACK or MQDISC; 2012 on a client connection, where
+        MQ has no MQBEGIN."""
         cmqc = self.FLAVOUR.CMQC
         with self._call() as connection:
             if self._client:
                 raise failed(
                     C.MQRC_ENVIRONMENT_ERROR, "MQBEGIN is not available on a client connection"
                 )
-            if connection.work:
+            if connection.work or connection.begun:
                 raise failed(
                     cmqc.MQRC_UOW_IN_PROGRESS,
-                    "a unit of work holds messages already: MQCMIT or MQBACK it first",
+                    "a unit of work is in progress already: MQCMIT or MQBACK it first",
                 )
+            connection.begun = True
             raise MQError(
                 C.MQCC_WARNING,
                 cmqc.MQRC_NO_EXTERNAL_PARTICIPANTS,

@@ -51,8 +51,8 @@ def discard(
     tx: Transaction, expired: Sequence[messages.StoredMessage], *, bodies_read: bool = True
 ) -> None:
     """Discard expired messages, sending any expiration report they asked for. Messages
-    read without their bodies (``bodies_read=False``, from :func:`scan`) read one only for
-    a report that carries data; a scan logs one line a batch."""
+    read without their bodies (``bodies_read=False``: a scan, a reservation) read one only
+    for a report that carries data, and one line a batch is logged."""
     for msg in expired:
         original = MQMD.unpack(msg.md_bytes)
         wanted = original.Report & C.MQRO_EXPIRATION_MASK
@@ -68,12 +68,8 @@ def discard(
         report = messages.expiration_report(msg)
         if report is not None:
             reporting.send(tx, original, *report, uow=None)
-    if expired and not bodies_read:  # a scan: one line a batch, not one a message
+    if expired and not bodies_read:  # a scan's batch: one line, not one a message
         log.info("messages.expired", discarded=len(expired))
-
-
-# the columns of messages.from_row, the body left out (a scan reads only what decides)
-_HEADER_COLUMNS = messages.STORED_COLUMNS.replace(" data,", " x'' AS data,")
 
 
 def _body(tx: Transaction, row_id: int) -> bytes:
@@ -89,7 +85,7 @@ def scan(tx: Transaction, queue: str | None = None) -> int:
     DISCARD_BATCH: no transaction holds the write lock or the bodies for long."""
     limit = DISCARD_BATCH
     sql = (
-        f"SELECT {_HEADER_COLUMNS} FROM messages INDEXED BY messages_expires"
+        f"SELECT {messages.HEADER_COLUMNS} FROM messages INDEXED BY messages_expires"
         " WHERE expires IS NOT NULL AND expires <= ? AND state = ?"
     )
     params: list[object] = [tx.now + 0.0999, store.AVAILABLE]
@@ -104,14 +100,20 @@ def scan(tx: Transaction, queue: str | None = None) -> int:
     return len(expired)
 
 
-def scan_all(open_tx: Callable[[], AbstractContextManager[Transaction]], queue: str | None) -> int:
-    """:func:`scan` in transactions of their own until none is left; how many."""
+def scan_all(
+    open_tx: Callable[[], AbstractContextManager[Transaction]],
+    queue: str | None,
+    stopping: Callable[[], bool] = lambda: False,
+) -> int:
+    """:func:`scan` in transactions of their own until none is left, or until ``stopping``
+    says so between two (a queue manager closing does not wait for a million expired
+    messages: what is left is discarded by the next scan or get); how many."""
     total = 0
     while True:
         with open_tx() as tx:
             count = scan(tx, queue)
         total += count
-        if count < DISCARD_BATCH:
+        if count < DISCARD_BATCH or stopping():
             return total
 
 
@@ -187,6 +189,8 @@ class ExpiryScanner:
             meta.put(tx.db, "last_expiry_scan", str(tx.now))
             count = scan(tx)
         if count == DISCARD_BATCH:  # more: in transactions of their own
-            count += scan_all(lambda: writing(db, self.qmgr_name, durable=False), None)
+            count += scan_all(
+                lambda: writing(db, self.qmgr_name, durable=False), None, self._stop.is_set
+            )
         log.info("expiry.scanned", qmgr=self.qmgr_name, discarded=count, interval=interval)
         return float(interval)

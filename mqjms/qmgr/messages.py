@@ -78,6 +78,8 @@ def body_column(table: str = "messages") -> str:
 #: large body is not in it), and as a select reads them, with the whole body.
 STORED_COLUMNS = "id, queue, priority, persistent, expires, backout, md, data, msg_id, correl_id"
 SELECT_COLUMNS = STORED_COLUMNS.replace(" data,", f" {body_column()} AS data,")
+# the columns of from_row with the body left out (an expiry discard reads only what decides)
+HEADER_COLUMNS = STORED_COLUMNS.replace(" data,", " x'' AS data,")
 
 
 def from_row(row: tuple[object, ...]) -> StoredMessage:

@@ -90,11 +90,19 @@ def _next_seqs(db: sqlite3.Connection, owner: str, count: int) -> int:
 
 
 def reserve(
-    db: sqlite3.Connection, queue: str, owner: str, limit: int, now: float
+    db: sqlite3.Connection,
+    queue: str,
+    owner: str,
+    limit: int,
+    now: float,
+    expired_limit: int | None = None,
 ) -> tuple[int, list[messages.StoredMessage]]:
     """Reserve up to ``limit`` available messages of ``queue`` (an underlying local queue)
-    for ``owner``; returns how many, and the expired ones met on the way
-    (the caller discards those, as a get would: seed 000).
+    for ``owner``; returns how many, and the expired ones met on the way, read without
+    their bodies (the caller discards those, as a get would: seed 000). The walk stops
+    once ``expired_limit`` expired ones are met: the caller discards them and reserves
+    on in a new transaction, as a get does (no transaction holds the queue manager for
+    a hundred thousand expired messages).
 
     One walk of the delivery-order index and a few set-wise statements, however many
     messages: a stream source reserves thousands at a time, and a get per message would
@@ -103,8 +111,9 @@ def reserve(
     taken = 0
     expired: list[messages.StoredMessage] = []
     uow = owner_uow(owner)
-    while taken < limit:
-        rows = db.execute(_DELIVERY_ORDER, (queue, limit - taken)).fetchall()
+    while taken < limit and (expired_limit is None or len(expired) < expired_limit):
+        page = limit - taken if expired_limit is None else min(limit - taken, expired_limit)
+        rows = db.execute(_DELIVERY_ORDER, (queue, page)).fetchall()
         if not rows:
             break
         live = [int(mid) for mid, expires in rows if not messages.is_expired(expires, now)]
@@ -141,7 +150,8 @@ _DELIVERY_ORDER = (
 
 
 def _stored(db: sqlite3.Connection, ids: Sequence[int]) -> list[messages.StoredMessage]:
-    sql = f"SELECT {messages.SELECT_COLUMNS} FROM messages WHERE id = ?"
+    """The expired messages ``ids``, without their bodies (see expiry.discard)."""
+    sql = f"SELECT {messages.HEADER_COLUMNS} FROM messages WHERE id = ?"
     return [messages.from_row(db.execute(sql, (i,)).fetchone()) for i in ids]
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 
@@ -28,17 +29,25 @@ class Reserving(ConnectionState):
         check_get(handle, wait=0, syncpoint=True, browse=None)
         self._refuse_if_read_only("no message can be reserved")
 
-        def attempt() -> int:
+        def attempt(wanted: int) -> tuple[int, bool, int]:
             with self._writing() as tx:
                 base = catalog.require(tx.db, handle.resolved_name)
                 check_get_allowed(base, base)
-                _, expired = reservations.reserve(tx.db, base.name, owner, limit, tx.now)
+                taken, expired = reservations.reserve(
+                    tx.db, base.name, owner, wanted, tx.now, expiry.DISCARD_BATCH
+                )
                 if expired:  # seed 000: never returned; discarded as a get would
-                    expiry.discard(tx, expired)
-                return reservations.last_seq(tx.db, owner)
+                    expiry.discard(tx, expired, bodies_read=False)
+                more = len(expired) >= expiry.DISCARD_BATCH
+                return taken, more, reservations.last_seq(tx.db, owner)
 
+        wanted = limit
         with self._session():
-            return self._with_room(attempt)
+            while True:  # a batch of expired messages a transaction, as a get
+                taken, more, last = self._with_room(functools.partial(attempt, wanted))
+                wanted -= taken
+                if not more or wanted <= 0:
+                    return last
 
     def reserved(self, owner: str, lo: int, hi: int) -> list[tuple[int, int, MQMD, bytes]]:
         """``(seq, tag, md, data)`` of the messages reserved for ``owner`` in ``(lo, hi]``."""

@@ -160,12 +160,26 @@ def test_begin_starts_a_unit_of_work_with_no_external_participants(
         mq.CMQC.MQCC_WARNING,
         mq.CMQC.MQRC_NO_EXTERNAL_PARTICIPANTS,
     )
+    with pytest.raises(mq.MQMIError) as begun:  # begun, no work yet: in progress all the same
+        qmgr.begin()
+    assert (begun.value.comp, begun.value.reason) == (
+        mq.CMQC.MQCC_FAILED,
+        mq.CMQC.MQRC_UOW_IN_PROGRESS,
+    )
+    qmgr.commit()  # ends it: MQBEGIN may begin the next
+    with pytest.raises(mq.MQMIError) as next_one:
+        qmgr.begin()
+    assert next_one.value.reason == mq.CMQC.MQRC_NO_EXTERNAL_PARTICIPANTS
     queue = mq.Queue(qmgr, "DEV.QUEUE.1", mq.CMQC.MQOO_OUTPUT)
     queue.put(b"in the unit of work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
     with pytest.raises(mq.MQMIError) as again:
         qmgr.begin()
     assert again.value.reason == mq.CMQC.MQRC_UOW_IN_PROGRESS
     qmgr.backout()  # the put was in the unit of work: gone
+    with pytest.raises(mq.MQMIError) as after_backout:
+        qmgr.begin()
+    assert after_backout.value.reason == mq.CMQC.MQRC_NO_EXTERNAL_PARTICIPANTS
+    qmgr.commit()
     assert env.depth("DEV.QUEUE.1") == 0
     qmgr.disconnect()
     client = mq.QueueManager(None)

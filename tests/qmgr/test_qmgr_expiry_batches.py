@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from mqjms.mq import MQMD, C
-from mqjms.qmgr import QMConnection, QueueManager, expiry
+from mqjms.qmgr import QMConnection, QueueManager, expiry, messages
 
 Q = "BATCH.Q"
 REPLY = "BATCH.REPLY"
@@ -102,3 +102,32 @@ def test_refresh_discards_in_batches_and_reads_a_body_only_for_a_report(
     assert got is not None
     report_md, data = got
     assert report_md.Feedback == C.MQFB_EXPIRATION and data == bytes([0]) * 100
+
+
+def test_a_scan_told_to_stop_ends_after_the_batch_in_hand(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # the periodic scanner passes its stop: a queue manager closing mid-scan waited for
+    # every batch of expired messages left; the rest goes with the next scan (or a get)
+    assert expiry.scan_all(qm._writing, Q, lambda: True) == 5
+    assert qm.queue_depth(Q) == EXPIRED - 5
+    assert expiry.scan_all(qm._writing, Q) == EXPIRED - 5
+    assert qm.queue_depth(Q) == 0
+
+
+def test_a_reservation_past_many_expired_messages_discards_them_in_batches(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # the Spark source's reserve walks the queue once: it discarded every expired message
+    # it met in one transaction, each read with its body
+    for n in range(3):
+        conn.put(Q, MQMD(), f"live {n}".encode())
+    handle = conn.open(Q, IO)
+    last, statements = _transactions(conn, lambda: conn.reserve(handle, "spark", 10))
+    assert last == 3
+    assert [data for *_, data in conn.reserved("spark", 0, 3)] == [b"live 0", b"live 1", b"live 2"]
+    assert sum(s.startswith("BEGIN") for s in statements) == 3  # 5, 5, then 2 and the 3
+    # bodies read: only the one whose expiration report carries data
+    assert sum(f"{messages.body_column()}" in s for s in statements) == 1
+    assert qm.queue_depth(Q) == 3
+    assert qm.queue_depth(REPLY) == 1  # the report asked for, sent once
