@@ -185,19 +185,21 @@ class Hconn:
     def commit(self) -> None:
         """MQCMIT."""
         with self.call() as conn:
-            self.work, self.begun = 0, False
             try:
                 conn.commit()
-            except MQError:
+            except MQError as exc:
                 screening.backed_out(self.flow)
-                raise
+                if exc.reason == C.MQRC_BACKED_OUT:  # ended all the same
+                    self.work, self.begun = 0, False
+                raise  # otherwise the unit of work is still there: MQBACK ends it
+            self.work, self.begun = 0, False
             screening.committed(self.flow)
 
     def backout(self) -> None:
         """MQBACK: every message got in the unit of work has BackoutCount + 1."""
         with self.call() as conn:
-            self.work, self.begun = 0, False
             conn.backout()
+            self.work, self.begun = 0, False
             screening.backed_out(self.flow)
 
     def disconnect(self, *, commit: bool = True) -> None:

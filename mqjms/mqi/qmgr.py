@@ -214,7 +214,7 @@ class QueueManager:
         holding work), until MQCMIT, MQBACK or MQDISC; 2012 on a client connection, where
         MQ has no MQBEGIN."""
         cmqc = self.FLAVOUR.CMQC
-        with self._call() as connection:
+        with self._call() as connection, connection.call():  # its lock; 2018 once forked
             if self._client:
                 raise failed(
                     C.MQRC_ENVIRONMENT_ERROR, "MQBEGIN is not available on a client connection"

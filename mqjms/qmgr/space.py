@@ -8,10 +8,10 @@ every put checks still covers the log (topping it up) before it writes. Puts nev
 it: a put that finds the disk full, or the reserve not restorable, fails with
 MQRC_Q_SPACE_NOT_AVAILABLE (2056). Anything else that meets a full disk (a get, a
 commit, a backout, an open) first checkpoints and empties the log, then, if that is not
-enough, lends the reserve to the checkpoint, makes it again from the room the emptied log
-gave back, and tries again, all in one turn of the write gate (see :func:`with_room`).
-When even that fails the reserve stays given up, and the next put that finds room again
-restores it.
+enough, lends the reserve to the checkpoint and tries again, then makes the reserve
+again from the room the emptied log gave back, all in one turn of the write gate (see
+:func:`with_room`). A reserve that could not be made again is made by the next write
+that finds room for it (a drain's or a put's).
 """
 
 from __future__ import annotations
@@ -131,26 +131,22 @@ class SpaceReserve:
 
     def lend(self, db: sqlite3.Connection) -> bool:
         """Give the reserve's room to a checkpoint (the database file grows as the log is
-        copied in), then make the reserve again at once from the room the emptied log gave
-        back: a drain on a full disk lends it again and again, and a reserve given up for
-        good let the log take every block, so that the next checkpoint could not grow the
-        database by a page and the drain's commits failed. The connection's write gate is
-        held throughout, so that no other writer of this queue manager grows the log into
-        the lent room before the checkpoint has it. True when the log was emptied."""
-        with _write_gate(db):
-            size = self._give_up()
-            emptied = checkpoint(db)
-            restored = size is not None and emptied and self._top_up_logged(0)
-        if size is None:
-            return emptied
-        log.debug(
-            "storage.reserve_lent",
-            file=str(self.path),
-            bytes=size,
-            log_emptied=emptied,
-            restored=restored,
-        )
+        copied in) and to the write that follows it; :meth:`restore` makes the reserve
+        again once that write is done. The caller holds the connection's write gate, so
+        that no other writer of this queue manager takes the lent room first. True when
+        the log was emptied."""
+        size = self._give_up()
+        emptied = checkpoint(db)
+        if size is not None:
+            log.debug("storage.reserve_lent", file=str(self.path), bytes=size, log_emptied=emptied)
         return emptied
+
+    def restore(self) -> bool:
+        """Make the reserve again, as large as the log now needs, if there is room: after
+        a write that was lent it, and after any write that found it lost. A reserve given
+        up for good let the log take every block of a full disk, and the next checkpoint
+        could not grow the database by a page: the drain's commits failed."""
+        return self._top_up_logged(0)
 
     def make_room(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
         """After a put found the disk full: empty the log (lending it the reserve's room
@@ -243,7 +239,10 @@ def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Cal
                     checkpoint(db)
                 else:
                     reserve.lend(db)
-                return attempt()
+                result = attempt()
+                if reserve is not None:
+                    reserve.restore()
+                return result
         except StorageError as exc:
             if not exc.disk_full or time.monotonic() >= deadline:
                 raise

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from mqjms.mq import MQMD, C, MQError
-from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.qmgr import QMConnection, QueueManager, space
 from mqjms.semantics import PutFailed, SyncpointPut
 from mqjms.transport import Browse, embedded
 
@@ -177,6 +177,34 @@ def test_putters_opening_queues_on_a_full_disk_leave_the_reserve_to_the_drain(
     app.stop()
     assert (app.stats.committed, app.stats.backed_out) == (put, 0)  # none backed out
     assert len(set(seen)) == put and qm.queue_depth("FULL.Q") == 0
+    filler.unlink()
+
+
+def test_a_get_on_a_full_disk_whose_log_is_empty_is_lent_the_reserve(small_disk: Path) -> None:
+    # another consumer's checkpoint emptied the log just before, so a checkpoint frees
+    # nothing: the write itself needs the reserve's room. Made again before the write,
+    # the reserve left it none, and every get failed until the deadline (2102).
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", "FULL.Q", {"MAXDEPTH": 1_000_000, "DEFPSIST": "YES"})
+    conn = qm.connect()
+    with pytest.raises(MQError) as raised:
+        while True:
+            conn.put("FULL.Q", MQMD(), BODY)
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    assert space.checkpoint(conn._db)  # the log empty
+    reserve = small_disk / "qm" / "space.reserve"
+    reserve.unlink()
+    assert qm.reserve is not None and qm.reserve.top_up()  # as large as an empty log needs
+    filler = fill_disk(small_disk)
+    assert reserve.exists() and os.stat(small_disk / "qm" / "qmgr.db-wal").st_size == 0
+    handle = conn.open("FULL.Q", C.MQOO_INPUT_SHARED)
+    for _ in range(20):
+        got = conn.get(handle, syncpoint=True)
+        assert got is not None and got[1] == BODY
+        conn.commit()
+    assert reserve.exists()  # made again after each write lent it
+    conn.disconnect()
+    qm.close()
     filler.unlink()
 
 
