@@ -273,13 +273,14 @@ class Administration:
         still on the queue, read in one statement (one snapshot: a backout between two
         reads would count a message twice)."""
         with self._database() as db:
-            catalog.require(db, name)
             row = db.execute(
                 "SELECT depth + (SELECT COUNT(*) FROM messages INDEXED BY messages_uow"
                 " WHERE uow IS NOT NULL AND queue = ?1 AND state = ?2)"
                 " FROM queues WHERE name = ?1",
                 (name, store.GOT_IN_UOW),
             ).fetchone()
+            if row is None:
+                catalog.require(db, name)  # no such queue: 2085, as queue_depth says
         return int(row[0])
 
     def queue_depth(self, name: str) -> int:

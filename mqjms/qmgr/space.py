@@ -132,9 +132,10 @@ class SpaceReserve:
     def lend(self, db: sqlite3.Connection) -> bool:
         """Give the reserve's room to a checkpoint (the database file grows as the log is
         copied in) and to the write that follows it; :meth:`restore` makes the reserve
-        again once that write is done. The caller holds the connection's write gate, so
-        that no other writer of this queue manager takes the lent room first. True when
-        the log was emptied."""
+        again once that write is done. :func:`with_room` calls it holding the connection's
+        write gate, so that no other writer of this queue manager takes the lent room
+        first (a put's :meth:`make_room` does not: a put never uses the room it lends).
+        True when the log was emptied."""
         size = self._give_up()
         emptied = checkpoint(db)
         if size is not None:

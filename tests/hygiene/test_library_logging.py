@@ -62,7 +62,7 @@ LIBRARY_USER = textwrap.dedent(
     with app:
         assert done.wait(30)
         if poison:
-            qm = embedded.queue_manager(url)  # CURDEPTH leaves out a message got: gets first
+            qm = embedded.queue_manager(url)  # the backlog counts a message got, too
             while qm.queue_backlog("APP.IN"):
                 done.wait(0.05)
     """
