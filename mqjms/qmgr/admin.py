@@ -38,6 +38,7 @@ from mqjms.semantics.attributes import (
 from . import catalog, expiry, meta, processes, queues, store, triggers
 from .failures import translating
 from .naming import matches, queue_type
+from .space import SpaceReserve, with_room
 from .transaction import Transaction, writing
 
 log = get_logger("mqjms.qmgr")
@@ -57,6 +58,7 @@ class Administration:
     name: str
     _db: sqlite3.Connection
     _lock: threading.RLock
+    reserve: SpaceReserve | None
     _closed: bool
 
     @contextmanager
@@ -293,8 +295,13 @@ class Administration:
         """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages now."""
         names = [q["QUEUE"] for q in self.display_queues(pattern, LOCAL, ["QUEUE"])]
         total = 0
-        for qname in names:
-            total += expiry.scan_all(self._writing, str(qname))
+        with self._database() as db:
+            for qname in names:
+                total += expiry.scan_all(
+                    lambda: writing(db, self.name),
+                    str(qname),
+                    room=lambda batch: with_room(db, self.reserve, batch, patience=1.0),
+                )
         log.info("expiry.refreshed", qmgr=self.name, pattern=pattern, discarded=total)
         return total
 

@@ -158,10 +158,13 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         def attempt() -> Handle:
             return self._open_queue(queue, options, dynamic_name, qmgr)
 
+        if not qmgr:
+            self._refuse_new_queue_on_full_disk(queue)
         if drains:
             return self._with_room(attempt)
         try:
-            return with_room(self._db, None, attempt)  # the log emptied, the reserve kept
+            # the log emptied, the reserve kept; a put to the queue would fail at once
+            return with_room(self._db, None, attempt, patience=0)
         except StorageError as exc:
             if not exc.disk_full:
                 raise
@@ -171,6 +174,23 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
                 f"{self.qm.path} is full (the room kept free is for gets and commits)",
                 "SQLITE_FULL",
             ) from None
+
+    def _refuse_new_queue_on_full_disk(self, queue: str) -> None:
+        """MQOPEN of a model queue creates a queue, which the disk keeps: on a full disk
+        it fails (2102) as a put does, without the room kept for draining (each dynamic
+        queue would take some of it for good)."""
+        reserve = self.qm.reserve
+        if reserve is None:
+            return
+        named = catalog.load_of_type(self._db, queue, MODEL)
+        if named is None or reserve.has_room(self._db):
+            return
+        raise StorageError(
+            C.MQRC_RESOURCE_PROBLEM,
+            f"no dynamic queue can be made from model queue {queue!r}: the file system "
+            f"holding {self.qm.path} is full (the room kept free is for gets and commits)",
+            "SQLITE_FULL",
+        )
 
     def _open_read_only(self, queue: str, options: int, qmgr: str) -> Handle:
         """MQOPEN on a read-only queue manager: for browse and inquire only, not recorded."""

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from typing import TypeVar
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -24,7 +25,11 @@ from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
 from . import bells, messages, meta, reporting, store, wakeup
+from .failures import StorageError
+from .space import SpaceReserve, with_room
 from .transaction import Transaction, writing
+
+T = TypeVar("T")
 
 log = get_logger("mqjms.qmgr")
 
@@ -40,6 +45,9 @@ SCAN_IDLE_MAX = 60.0
 # (other queues' too) for seconds, a minute with large bodies. The next transaction goes on.
 DISCARD_BATCH = 200
 DISCARD_SECONDS = 0.2
+#: The batches discarded on a full disk, one after the other while the last is too large:
+#: a batch's log must fit in the room kept for draining (space.py).
+FULL_DISK_BATCHES = (16, 1)
 
 
 class MoreExpired(Exception):
@@ -79,11 +87,10 @@ def _body(tx: Transaction, row_id: int) -> bytes:
     return bytes(row[0]) if row is not None else b""
 
 
-def scan(tx: Transaction, queue: str | None = None) -> int:
-    """Discard up to DISCARD_BATCH expired, available messages (of ``queue``, or of every
+def scan(tx: Transaction, queue: str | None = None, limit: int = DISCARD_BATCH) -> int:
+    """Discard up to ``limit`` expired, available messages (of ``queue``, or of every
     queue); how many. Callers scan again, in a new transaction, while it returns
-    DISCARD_BATCH: no transaction holds the write lock or the bodies for long."""
-    limit = DISCARD_BATCH
+    ``limit``: no transaction holds the write lock or the bodies for long."""
     sql = (
         f"SELECT {messages.HEADER_COLUMNS} FROM messages INDEXED BY messages_expires"
         " WHERE expires IS NOT NULL AND expires <= ? AND state = ?"
@@ -104,16 +111,33 @@ def scan_all(
     open_tx: Callable[[], AbstractContextManager[Transaction]],
     queue: str | None,
     stopping: Callable[[], bool] = lambda: False,
+    room: Callable[[Callable[[], int]], int] = lambda batch: batch(),
 ) -> int:
     """:func:`scan` in transactions of their own until none is left, or until ``stopping``
     says so between two (a queue manager closing does not wait for a million expired
-    messages: what is left is discarded by the next scan or get); how many."""
+    messages: what is left is discarded by the next scan or get); how many. Each
+    transaction runs through ``room`` (space.with_room: a discard frees space, and on a
+    full disk may use the room kept for draining)."""
+
+    limits = iter(FULL_DISK_BATCHES)
+    limit = DISCARD_BATCH
+
+    def batch() -> int:
+        with open_tx() as tx:
+            return scan(tx, queue, limit)
+
     total = 0
     while True:
-        with open_tx() as tx:
-            count = scan(tx, queue)
+        try:
+            count = room(batch)
+        except StorageError as exc:
+            # a batch's log may be larger than the room kept for draining: smaller ones
+            limit = next(limits, 0)
+            if not exc.disk_full or not limit:
+                raise
+            continue
         total += count
-        if count < DISCARD_BATCH or stopping():
+        if count < limit or stopping():
             return total
 
 
@@ -121,9 +145,15 @@ class ExpiryScanner:
     """The periodic expiry scan: every EXPRYINT seconds (0: never) one process scans all
     queues; the time of the last scan is in the database, so processes share the interval."""
 
-    def __init__(self, qmgr_name: str, open_db: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(
+        self,
+        qmgr_name: str,
+        open_db: Callable[[], sqlite3.Connection],
+        reserve: SpaceReserve | None = None,
+    ) -> None:
         self.qmgr_name = qmgr_name
         self._open_db = open_db
+        self._reserve = reserve
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name=f"mqjms-expiry-{qmgr_name}", daemon=True
@@ -172,6 +202,11 @@ class ExpiryScanner:
             if db is not None:
                 db.close()
 
+    def _room(self, db: sqlite3.Connection, batch: Callable[[], T]) -> T:
+        """One scan transaction; on a full disk with the room kept for draining (a
+        discard frees space), for a second at most: the next interval tries again."""
+        return with_room(db, self._reserve, batch, patience=1.0)
+
     def _maybe_scan(self, db: sqlite3.Connection) -> float:
         """Scan when due; the seconds until the next scan is (infinity when EXPRYINT is
         OFF: until it changes)."""
@@ -182,15 +217,24 @@ class ExpiryScanner:
         since = time.time() - float(meta.get(db, "last_expiry_scan") or 0)
         if since < interval:
             return interval - since
-        with writing(db, self.qmgr_name, durable=False) as tx:
-            last = float(meta.get(tx.db, "last_expiry_scan") or 0)
-            if tx.now - last < interval:
-                return interval - (tx.now - last)
-            meta.put(tx.db, "last_expiry_scan", str(tx.now))
-            count = scan(tx)
-        if count == DISCARD_BATCH:  # more: in transactions of their own
-            count += scan_all(
-                lambda: writing(db, self.qmgr_name, durable=False), None, self._stop.is_set
-            )
+
+        def claim() -> float:
+            """Take this interval's scan (one process does); 0, or the seconds until due."""
+            with writing(db, self.qmgr_name, durable=False) as tx:
+                last = float(meta.get(tx.db, "last_expiry_scan") or 0)
+                if tx.now - last < interval:
+                    return interval - (tx.now - last)
+                meta.put(tx.db, "last_expiry_scan", str(tx.now))
+                return 0.0
+
+        due = self._room(db, claim)
+        if due > 0:
+            return due
+        count = scan_all(
+            lambda: writing(db, self.qmgr_name, durable=False),
+            None,
+            self._stop.is_set,
+            lambda batch: self._room(db, batch),
+        )
         log.info("expiry.scanned", qmgr=self.qmgr_name, discarded=count, interval=interval)
         return float(interval)

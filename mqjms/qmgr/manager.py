@@ -172,7 +172,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             self.name = getattr(self, "name", "")
             self.close()  # let go of the lock and the database: this object is never used
             raise
-        self._scanner = ExpiryScanner(self.name, self.open_db)
+        self._scanner = ExpiryScanner(self.name, self.open_db, self.reserve)
         self._scanner.start()
 
     def _open_with_room(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:

@@ -40,6 +40,7 @@ RESERVE_MARGIN = 256 * 1024  # bytes kept beyond the log's size: room for a few 
 RESERVE_LIMIT = 64 * 1024 * 1024  # the reserve never grows beyond this
 TRUST_INTERVAL = 0.05  # seconds a reserve found whole is not looked at again on disk by puts
 _CHUNK = 64 * 1024
+_PAGE = 4096  # the smallest part of a reserve taken from a disk without room for it all
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
@@ -67,7 +68,13 @@ class SpaceReserve:
 
     def top_up(self, wanted: int | None = None) -> bool:
         """Grow the reserve to ``wanted`` bytes (default :meth:`wanted`); False when the
-        disk has no room for it."""
+        disk has no room for all of it.
+
+        Without room for all of it, the reserve takes what room there is: a reserve given
+        up for good let the log take every block of a full disk, and a checkpoint whose
+        log grows the database by a single page could then never run again (nor any
+        write, in any process, after a kill -9). A partial reserve keeps that page: the
+        next write that meets the full disk lends it to the checkpoint."""
         wanted = self.wanted() if wanted is None else wanted
         try:
             self._size = os.stat(self._reserve_file).st_size
@@ -84,18 +91,37 @@ class SpaceReserve:
         try:
             if os.fstat(fd).st_uid == os.geteuid():
                 os.fchmod(fd, self.access.file_mode)  # whatever the umask
-            os.posix_fallocate(fd, 0, wanted)
-            self._size = wanted
+            if self._allocate(fd, wanted):
+                return True
+            self._take_what_is_free(fd)
+            return False
+        finally:
+            os.close(fd)
+
+    def _allocate(self, fd: int, size: int) -> bool:
+        """Allocate the reserve's blocks up to ``size`` bytes; False on a full disk (which
+        allocates nothing: a failed fallocate gives back what it took)."""
+        try:
+            os.posix_fallocate(fd, 0, size)
         except OSError as exc:
             if exc.errno in _NO_SPACE:
                 return False
             if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
                 raise
             # a file system without fallocate: the reserve is best effort there
-            self._size = wanted
-        finally:
-            os.close(fd)
+        self._size = max(self._size, size)
         return True
+
+    def _take_what_is_free(self, fd: int) -> None:
+        """Grow the reserve by the room the disk has left, less and less of it while
+        another writer takes some first."""
+        try:
+            stat = os.statvfs(self.path.parent)
+        except OSError:
+            return
+        room = stat.f_bavail * stat.f_frsize // _PAGE * _PAGE
+        while room >= _PAGE and not self._allocate(fd, self._size + room):
+            room = room // 2 // _PAGE * _PAGE
 
     def _top_up_logged(self, incoming: int) -> bool:
         try:
@@ -167,13 +193,7 @@ class SpaceReserve:
         the reserve's as last found, which costs one ``stat``. A reserve found whole on
         disk is trusted there for ``TRUST_INTERVAL`` (another process may give it up).
         """
-        now = time.monotonic()
-        if now < self._trusted_until and self.wanted(incoming) <= self._size:
-            return
-        if self._top_up_logged(incoming) or self.make_room(db, incoming):
-            self._trusted_until = now + TRUST_INTERVAL
-        else:
-            self._trusted_until = 0.0
+        if not self.has_room(db, incoming):
             raise StorageError(
                 C.MQRC_Q_SPACE_NOT_AVAILABLE,
                 f"no space to store the message: the file system holding {self.path.parent} "
@@ -181,6 +201,18 @@ class SpaceReserve:
                 "not available)",
                 "SQLITE_FULL",
             )
+
+    def has_room(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
+        """Whether ``incoming`` bytes may be written that the queue manager keeps (a put, a
+        new queue) with the reserve kept whole (see :meth:`check_for_put`)."""
+        now = time.monotonic()
+        if now < self._trusted_until and self.wanted(incoming) <= self._size:
+            return True
+        if self._top_up_logged(incoming) or self.make_room(db, incoming):
+            self._trusted_until = now + TRUST_INTERVAL
+            return True
+        self._trusted_until = 0.0
+        return False
 
 
 def disk_full(directory: Path) -> bool:
@@ -222,15 +254,20 @@ ROOM_PAUSES = (0.01, 0.05, 0.1, 0.2)
 ROOM_DEADLINE = 5.0
 
 
-def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Callable[[], T]) -> T:
+def with_room(
+    db: sqlite3.Connection,
+    reserve: SpaceReserve | None,
+    attempt: Callable[[], T],
+    patience: float = ROOM_DEADLINE,
+) -> T:
     """Run ``attempt`` (one whole write transaction); when the disk is full, make room
-    (checkpoint, then lend the reserve to the checkpoint) and run it again, until
-    ROOM_DEADLINE.
+    (checkpoint, then lend the reserve to the checkpoint) and run it again, for
+    ``patience`` seconds (0: once more after one checkpoint, for a write that fails fast).
 
     The room is made and the attempt run in one turn of the write gate: consumers
     draining together meet the full disk together, and when each made room for the
     others to take, one of sixteen threads lost its turn for seconds."""
-    deadline = time.monotonic() + ROOM_DEADLINE
+    deadline = time.monotonic() + patience
     for tries in itertools.count():
         try:
             if tries == 0:
@@ -245,7 +282,7 @@ def with_room(db: sqlite3.Connection, reserve: SpaceReserve | None, attempt: Cal
                     reserve.restore()
                 return result
         except StorageError as exc:
-            if not exc.disk_full or time.monotonic() >= deadline:
+            if not exc.disk_full or (tries and time.monotonic() >= deadline):
                 raise
             _warn_full(str(getattr(db, "file", "")), exc.detail)
         if tries >= 1:

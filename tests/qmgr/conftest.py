@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.qmgr.full_disk import mounted_small_disk
 from tests.qmgr.qmgr_child import Child
 
 SpawnChild = Callable[..., Child]
@@ -26,3 +27,9 @@ def children(tmp_path: Path) -> Iterator[SpawnChild]:
     yield spawn
     for child in started:
         child.kill()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MiB tmpfs: a file system that really fills up (tests/qmgr/full_disk.py)."""
+    yield from mounted_small_disk(tmp_path)

@@ -12,7 +12,6 @@ drain the queue). A read-only copy can be browsed and displayed; gets and puts f
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 import sqlite3
@@ -29,50 +28,7 @@ from mqjms.mq import MQMD, C, MQError
 from mqjms.qmgr import QMConnection, QueueManager, space
 from mqjms.semantics import PutFailed, SyncpointPut
 from mqjms.transport import Browse, embedded
-
-BODY = b"x" * 4000
-
-
-def run_mount(*args: str) -> None:
-    result = subprocess.run(["mount", *args], capture_output=True, text=True)
-    if result.returncode != 0:
-        pytest.skip(f"mount is not permitted here: {result.stderr.strip()}")
-
-
-def unmount(path: Path) -> None:
-    embedded.close_all()
-    subprocess.run(["umount", "-l", str(path)], capture_output=True)
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """An 8 MiB tmpfs: a file system that really fills up."""
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    run_mount("-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(mount_point))
-    try:
-        yield mount_point
-    finally:
-        unmount(mount_point)
-
-
-def fill_disk(path: Path) -> Path:
-    """Take every block left on the file system of ``path``."""
-    filler = path / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        while True:
-            os.write(fd, b"\0" * 65536)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    try:
-        while True:
-            os.write(fd, b"\0" * 512)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
-    return filler
+from tests.qmgr.full_disk import BODY, fill_disk, run_mount, unmount
 
 
 def browse_all(conn: QMConnection, queue: str) -> list[bytes]:

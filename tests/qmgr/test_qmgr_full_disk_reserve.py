@@ -1,0 +1,171 @@
+"""The room kept for draining a full disk (mqjms/qmgr/space.py) is never lost, on a real
+file system that fills up (tests/qmgr/full_disk.py): a fault probe wedged the queue
+manager for good with connections that each had a get in flight (the reserve, given up
+or lent and not made again, let the log take the last block, and no checkpoint could
+grow the database by a page), and dynamic queues made on a full disk took the room.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mqjms.mq import MQMD, C, MQError
+from mqjms.qmgr import QueueManager
+from mqjms.transport import embedded
+from tests.qmgr.full_disk import BODY, fill_disk, fill_queue
+
+Q = "FULL.Q"
+
+HOLD_GETS = """
+import sys
+from mqjms.mq import C
+from mqjms.transport import embedded
+url, n = sys.argv[1], int(sys.argv[2])
+conns = []
+for i in range(n):
+    conn = embedded.connect(url, f"consumer {i}")
+    handle = conn.open("FULL.Q", C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, syncpoint=True) is not None
+    conns.append(conn)
+print("HELD", len(conns), flush=True)
+if sys.argv[3] == "commit":
+    for conn in conns:
+        conn.commit()
+    print("COMMITTED", flush=True)
+else:
+    sys.stdin.readline()  # killed meanwhile
+"""
+
+DRAIN = """
+import sys
+from mqjms.mq import C
+from mqjms.transport import embedded
+conn = embedded.connect(sys.argv[1], "drainer")
+handle = conn.open("FULL.Q", C.MQOO_INPUT_SHARED)
+drained = 0
+while conn.get(handle, syncpoint=True) is not None:
+    conn.commit()
+    drained += 1
+conn.disconnect()
+print("DRAINED", drained, flush=True)
+"""
+
+
+def run(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+def test_a_process_with_many_gets_in_flight_on_a_full_disk_commits_them_all(
+    small_disk: Path,
+) -> None:
+    # from the 7th connection on, connect, open and commit failed with 2102 at the
+    # deadline: the start's reserve was given up for good, the next one lent and not
+    # made again, and the log took every block
+    url = f"embedded://{small_disk / 'qm'}"
+    put = fill_queue(url, Q)
+    embedded.close_all()
+    filler = fill_disk(small_disk)
+    assert run(HOLD_GETS, url, "40", "commit").split() == ["HELD", "40", "COMMITTED"]
+    assert run(DRAIN, url) == f"DRAINED {put - 40}"
+    filler.unlink()
+
+
+def test_a_full_disk_left_by_a_killed_process_can_still_be_drained(small_disk: Path) -> None:
+    # after a kill -9 of the process above, a new consumer could not even connect: the
+    # log's last frames grew the database by a page on a disk without one, for good
+    url = f"embedded://{small_disk / 'qm'}"
+    put = fill_queue(url, Q)
+    embedded.close_all()
+    filler = fill_disk(small_disk)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_GETS, url, "40", "hold"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().split() == ["HELD", "40"]
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert run(DRAIN, url) == f"DRAINED {put}"  # the 40 gets backed out: none lost
+    filler.unlink()
+
+
+def test_dynamic_queues_made_on_a_full_disk_fail_2102_and_leave_the_room_to_drain(
+    small_disk: Path,
+) -> None:
+    # each MQOPEN of a model queue made a queue with the room kept for draining; after
+    # 14 to 20 of them the drain, the MQCLOSEs and a new process failed with 2102
+    url = f"embedded://{small_disk / 'qm'}"
+    put = fill_queue(url, Q)
+    embedded.close_all()
+    filler = fill_disk(small_disk)
+    conn = embedded.connect(url, "requester")
+    opened, refused = [], []
+    for _ in range(200):
+        try:
+            opened.append(
+                conn.open(
+                    "SYSTEM.DEFAULT.MODEL.QUEUE", C.MQOO_INPUT_EXCLUSIVE, dynamic_name="REPLY.*"
+                )
+            )
+        except MQError as exc:
+            refused.append(exc.reason)
+    assert refused and set(refused) == {C.MQRC_RESOURCE_PROBLEM}
+    assert (small_disk / "qm" / "space.reserve").stat().st_size > 0
+    for handle in opened:  # a close deletes the temporary queue
+        conn.close(handle)
+    conn.disconnect()
+    embedded.close_all()
+    assert run(DRAIN, url) == f"DRAINED {put}"
+    filler.unlink()
+
+
+def test_refresh_expiry_on_a_full_disk_discards_the_expired_messages(small_disk: Path) -> None:
+    # REFRESH QMGR TYPE(EXPIRY) failed with 2102 at once: its discards, which free the
+    # disk, did not use the room kept for draining, and a batch's log outgrew it
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", Q, {"MAXDEPTH": 1_000_000})
+    conn = qm.connect()
+    put = 0
+    with pytest.raises(MQError):
+        while True:
+            expiry = 1 if put % 2 else C.MQEI_UNLIMITED  # tenths of a second
+            conn.put(Q, MQMD(Persistence=C.MQPER_PERSISTENT, Expiry=expiry), BODY)
+            put += 1
+    filler = fill_disk(small_disk)
+    assert os.statvfs(small_disk).f_bavail == 0
+    assert qm.refresh_expiry("FULL.*") == put // 2
+    assert qm.queue_depth(Q) == put - put // 2
+    conn.disconnect()
+    qm.close()
+    filler.unlink()
+
+
+def test_a_reserve_without_room_for_all_of_it_takes_what_there_is(small_disk: Path) -> None:
+    qm = QueueManager(small_disk / "qm")
+    reserve = qm.reserve
+    assert reserve is not None
+    (small_disk / "qm" / "space.reserve").unlink()
+    filler = fill_disk(small_disk)
+    os.truncate(filler, filler.stat().st_size - 100 * 1024)  # 100 KiB free
+    assert not reserve.top_up(1024 * 1024)
+    assert 90 * 1024 <= (small_disk / "qm" / "space.reserve").stat().st_size <= 100 * 1024
+    assert os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize < 8 * 1024
+    filler.unlink()
+    assert reserve.top_up(1024 * 1024)  # room again: all of it
+    assert (small_disk / "qm" / "space.reserve").stat().st_size == 1024 * 1024
+    qm.close()
