@@ -34,6 +34,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle
 from mqjms.semantics.pubsub import Subscription
+from mqjms.semantics.put import process_name
 
 from . import interrupts, routing, screening
 from .properties import PropertyStore
@@ -229,7 +230,7 @@ def connect(qmgr_name: str, appl_name: str | None = None) -> Hconn:
     routes = routing.routes()
     url = routes.url_for(qmgr_name)
     try:
-        conn = mqjms.transport.connect(url, appl_name or None)
+        conn = mqjms.transport.connect(url, appl_name or process_name())
     except ValueError as exc:  # a URL it cannot use: MQ's word for a bad CONNAME
         raise failed(C.MQRC_HOST_NOT_AVAILABLE, f"{exc} (queue manager {qmgr_name!r})") from None
     _register_exit()  # after the transport's own (atexit runs the last registered first)

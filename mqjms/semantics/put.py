@@ -49,9 +49,32 @@ def put_date_time(now: float) -> tuple[str, str]:
     return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
 
 
+#: IBM MQ's environment variable naming the application of the connections a program
+#: makes without an application name of its own (MQCNO ApplName, ``appl_name=``).
+APPL_NAME_VAR = "MQAPPLNAME"
+
+
 def _program_name() -> str:
+    named = os.environ.get(APPL_NAME_VAR, "").strip()
+    if named:
+        return named
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return (name or "python")[-28:]
+
+
+def process_name() -> str:
+    """The application name IBM MQ gives a program on Linux: ``MQAPPLNAME``, else the
+    process's name as the kernel keeps it (its first 15 bytes: ``python3`` for a Python
+    script), as the MQI drop-in's connections are named."""
+    named = os.environ.get(APPL_NAME_VAR, "").strip()
+    if named:
+        return named
+    try:
+        with open("/proc/self/comm", encoding="utf-8", errors="replace") as comm:
+            name = comm.read().strip()
+    except OSError:
+        name = os.path.basename(sys.executable or "")
+    return (name or "python")[:15]
 
 
 def _user_name() -> str:
@@ -72,7 +95,8 @@ class PutIdentity:
 
     @classmethod
     def of(cls, appl_name: str | None = None) -> PutIdentity:
-        """``appl_name``, or the program's name as MQ uses it; the user running it."""
+        """``appl_name``, else ``MQAPPLNAME``, else the program's (script's) name; the
+        user running it."""
         return cls((appl_name or _program_name())[:28], _user_name())
 
 

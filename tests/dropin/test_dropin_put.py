@@ -293,3 +293,30 @@ def test_a_value_longer_than_asked_for_is_2469_with_its_length(
     length = "dataLength" if mq.__name__.endswith("pymqi") else "data_length"
     assert getattr(failure.value, length) == 100
     assert handle.properties.get("Long", max_value_length=100) == "x" * 100
+
+
+def test_put_appl_name_is_the_process_name_as_ibm_mq_names_it_on_linux(
+    mq: ModuleType, env: MQEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # IBM MQ on Linux: "MQ requests the process name from the operating system", its
+    # first 15 bytes ("python3" for a Python program, not its script's name); the
+    # MQAPPLNAME environment variable names it instead, MQCNO ApplName before both
+    monkeypatch.delenv("MQAPPLNAME", raising=False)
+    with open("/proc/self/comm", encoding="utf-8") as comm:
+        process = comm.read().strip()[:15]
+    cases = [(None, None, process), ("orders-app", None, "orders-app")]
+    if hasattr(mq.CNO(), "ApplName"):
+        cases.append(("orders-app", b"billing", "billing"))
+    for variable, cno_name, expected in cases:
+        if variable:
+            monkeypatch.setenv("MQAPPLNAME", variable)
+        qmgr = mq.QueueManager(None)
+        cno = mq.CNO()
+        if cno_name:
+            cno.ApplName = cno_name
+        qmgr.connect_with_options("QM1", cno=cno)
+        md = mq.MD()
+        mq.Queue(qmgr, Q).put(b"m", md)
+        qmgr.disconnect()
+        assert md.PutApplName.decode().strip() == expected
+    assert [got.PutApplName.strip() for got, _ in env.browse(Q)] == [c[2] for c in cases]
