@@ -313,10 +313,20 @@ def connect(
     **kwargs: Any,
 ) -> QueueManager:
     """``connect()`` of both libraries (ibmmq also takes ``cd``, ``cno``, ``csp``, ``sco``,
-    ``bno``): a connected QueueManager. TypeError with neither a name nor a channel and
+    ``bno``): a connected QueueManager, a client one given a channel and a connection name
+    (MQCONNX with an MQCD: no MQBEGIN there), else MQCONN (pymqi: its user and password
+    are not used) or MQCONNX (ibmmq). TypeError with neither a name nor a channel and
     connection name, as both libraries raise."""
     if not (channel and conn_info) and not queue_manager:
         raise TypeError(f"Invalid arguments: {[queue_manager, channel, conn_info, user, '***']!r}")
     qmgr = cls(None, disconnect_on_exit, bytes_encoding=bytes_encoding, default_ccsid=default_ccsid)
-    qmgr.connect_with_options(queue_manager or "", user=user, password=password, **kwargs)
+    if channel and conn_info:
+        cd = kwargs.pop("cd", None) or cls.FLAVOUR.structures.CD()
+        qmgr.connect_tcp_client(
+            queue_manager or "", cd, channel, conn_info, user, password, **kwargs
+        )
+    elif cls.FLAVOUR.name == "ibmmq":  # MQCONNX with what it was given
+        qmgr.connect_with_options(queue_manager, user=user, password=password, **kwargs)
+    else:
+        qmgr.connect(queue_manager)
     return qmgr

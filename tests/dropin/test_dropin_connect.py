@@ -188,6 +188,13 @@ def test_begin_starts_a_unit_of_work_with_no_external_participants(
         client.begin()
     assert refused.value.reason == mq.CMQC.MQRC_ENVIRONMENT_ERROR
     client.disconnect()
+    # the module's connect() with a channel and a connection name is a client's too (it
+    # was an MQCONN: 2121)
+    client = mq.connect("QM1", "DEV.APP.SVRCONN", "localhost(1414)")
+    with pytest.raises(mq.MQMIError) as refused:
+        client.begin()
+    assert refused.value.reason == mq.CMQC.MQRC_ENVIRONMENT_ERROR
+    client.disconnect()
 
 
 def test_no_top_level_pymqi_or_ibmmq_is_installed() -> None:
