@@ -80,13 +80,26 @@ def resolved(db: sqlite3.Connection, topic_string: str) -> dict[str, Value]:
 
 def full_topic_string(db: sqlite3.Connection, topic_object: str, topic_string: str) -> str:
     """MQOD/MQSD's topic: the TOPIC object's TOPICSTR joined with the topic string; 2085
-    when the object is not defined, 2425 for a bad topic string."""
+    when the object is not defined or neither names a topic, 2425 for a bad topic string
+    (an object's empty TOPICSTR, alone, is one)."""
     if not topic_object:
+        if not topic_string or topic_string[0] in " \x00":  # "present": MQ's rule
+            raise failed(
+                C.MQRC_UNKNOWN_OBJECT_NAME,
+                "neither ObjectName (a TOPIC object) nor ObjectString (a topic string) "
+                "names a topic",
+            )
         return topic_string
     found = load(db, rules.validate_topic_name(topic_object))
     if found is None:
         raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"topic object {topic_object!r} is not defined")
-    return rules.join(found.topic_string, topic_string)
+    full = rules.join(found.topic_string, topic_string)
+    if not full:
+        raise failed(
+            C.MQRC_TOPIC_STRING_ERROR,
+            f"topic object {topic_object!r} has an empty TOPICSTR and no ObjectString was given",
+        )
+    return full
 
 
 def ensure(db: sqlite3.Connection) -> None:

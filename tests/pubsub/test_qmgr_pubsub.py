@@ -377,3 +377,23 @@ def test_opening_a_topic_is_for_output_only(conns: Callable[[], Connection]) -> 
     with pytest.raises(MQError) as failure:
         conn.open_topic("t/#", C.MQOO_OUTPUT)
     assert failure.value.reason == C.MQRC_TOPIC_STRING_ERROR
+
+
+def test_a_topic_named_by_neither_field_is_2085_and_an_empty_topicstr_alone_2425(
+    conns: Callable[[], Connection],
+) -> None:
+    # "If neither field has a value, the call fails with reason code
+    # MQRC_UNKNOWN_OBJECT_NAME, or MQRC_TOPIC_STRING_ERROR if the full topic name is not
+    # valid" (IBM MQ, Using topic strings); opening with neither succeeded
+    conn = conns()
+    for topic_string in ("", " "):
+        with pytest.raises(MQError) as failure:
+            conn.open_topic(topic_string, C.MQOO_OUTPUT)
+        assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    with pytest.raises(MQError) as failure:
+        conn.subscribe(sd(""))
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+    with pytest.raises(MQError) as failure:  # its TOPICSTR is empty
+        conn.open_topic("", C.MQOO_OUTPUT, topic="SYSTEM.BASE.TOPIC")
+    assert failure.value.reason == C.MQRC_TOPIC_STRING_ERROR
+    conn.open_topic("prices", C.MQOO_OUTPUT, topic="SYSTEM.BASE.TOPIC")  # ObjectString alone
