@@ -59,7 +59,7 @@ def publish(
     if md.CodedCharSetId == C.MQCCSI_Q_MGR:
         md.CodedCharSetId = int(tx.qmgr_attr("CCSID"))
     md.BackoutCount = 0
-    if new_msg_id or md.MsgId == C.MQMI_NONE:
+    if new_msg_id:  # MQMI_NONE alone: each copy has its own, the MQMD's stays none (MQ)
         md.MsgId = messages.make_msg_id(qmgr_name)
     delivered = 0
     for sub in subscriptions.matching(db, topic_string):

@@ -73,6 +73,31 @@ def test_a_publication_reaches_every_managed_subscription(mq, env: MQEnv, qmgr, 
         first.close()  # closed already
 
 
+def test_a_publications_msgid_is_returned_only_when_a_new_one_is_asked_for(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MsgId: "If the message is being put to a topic ... If MQMI_NONE is specified
+    # by the application, the value of the MsgId field in the MQMD is unchanged on return
+    # from the call"; with MQPMO_NEW_MSG_ID one is returned. Each copy has its own.
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    publisher = mq.Topic(qmgr, topic_string=topic)
+    publisher.open(open_opts=mq.CMQC.MQOO_OUTPUT)
+    none = mq.MD()
+    publisher.pub(b"first", none)
+    assert none.MsgId == mq.CMQC.MQMI_NONE
+    fresh = mq.MD()
+    publisher.pub(b"second", fresh, mq.PMO(Options=mq.CMQC.MQPMO_NEW_MSG_ID))
+    assert fresh.MsgId != mq.CMQC.MQMI_NONE
+    publisher.close()
+    ids = []
+    for _ in range(2):
+        got = mq.MD()
+        sub.get(None, got, gmo(mq, wait_ms=5000))
+        ids.append(got.MsgId)
+    assert mq.CMQC.MQMI_NONE not in ids and fresh.MsgId not in ids and len(set(ids)) == 2
+    sub.close()
+
+
 def test_a_put_to_a_topic_opened_as_an_od_publishes(mq, env: MQEnv, qmgr, topic) -> None:
     sub = mq.Subscription(qmgr, sub_desc=sd(mq, managed(mq), topic))
     od = mq.OD(ObjectType=mq.CMQC.MQOT_TOPIC, Version=mq.CMQC.MQOD_VERSION_4)

@@ -220,6 +220,8 @@ class PublishSubscribe(StompState):
             raise failed(
                 C.MQRC_UNEXPECTED_ERROR, f"the broker refused the publish: {exc}"
             ) from None
+        if not request.new_msg_id and md.MsgId == C.MQMI_NONE:
+            out.MsgId = C.MQMI_NONE  # each copy has its own; MQ leaves the MQMD's none
         return out
 
     # ------------------------------------------------------------------ MQSUB
