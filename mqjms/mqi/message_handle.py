@@ -7,8 +7,9 @@ get. ``properties.set(name, value, property_type=MQTYPE_STRING)`` is MQSETMP;
 bytes); a name ending in ``%`` (``'usr.%'``) reads one property per call, MQIMPO_INQ_FIRST
 then MQIMPO_INQ_NEXT, until 2471 (MQRC_PROPERTY_NOT_AVAILABLE): ibmmq returns ``(value,
 name)`` for it, pymqi the value alone, as each library does.
-A value longer than ``max_value_length`` (default 64) fails with 2469 and its length in
-``data_length`` (ibmmq) or ``dataLength`` (pymqi). See :mod:`.properties` for how
+A value longer than ``max_value_length`` (default 64) raises MQCC_WARNING 2469 with as
+much of it as fits in ``value`` and its whole length in ``data_length`` (ibmmq) or
+``dataLength`` (pymqi). See :mod:`.properties` for how
 properties travel in the message.
 """
 
@@ -75,13 +76,15 @@ class Properties:
                 raise PropertyError(exc, default, 0) from None
             length = properties.value_bytes(prop.value)
             if isinstance(prop.value, str | bytes) and length > limit:
+                # MQ: a warning, with as much of the value as fits and its whole length
                 raise PropertyError(
                     MQError(
-                        C.MQCC_FAILED,
+                        C.MQCC_WARNING,
                         CMQC.MQRC_PROPERTY_VALUE_TOO_BIG,
-                        f"property {key!r} has {length} bytes, more than {limit}",
+                        f"property {key!r} has {length} bytes, more than {limit}: its first "
+                        f"{limit} are returned",
                     ),
-                    default,
+                    _truncated(prop.value, limit),
                     length,
                 )
         wildcard = flavour.wildcard_names_returned and _name(name).endswith("%")
@@ -106,6 +109,14 @@ class Properties:
         """MQDLTMP (ibmmq)."""
         with self._handle.FLAVOUR.errors():
             self._handle.store().delete(_name(name))
+
+
+def _truncated(value: str | bytes, limit: int) -> str | bytes:
+    """The first ``limit`` bytes of a property's value (a str's, in UTF-8, whole
+    characters only)."""
+    if isinstance(value, bytes):
+        return value[:limit]
+    return value.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
 
 
 def _name(name: str | bytes) -> str:

@@ -292,6 +292,8 @@ def test_a_value_longer_than_asked_for_is_2469_with_its_length(
     assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_VALUE_TOO_BIG
     length = "dataLength" if mq.__name__.endswith("pymqi") else "data_length"
     assert getattr(failure.value, length) == 100
+    # MQ: "the Value parameter contains as much of the value as fits", a warning
+    assert failure.value.comp == mq.CMQC.MQCC_WARNING and failure.value.value == "x" * 64
     assert handle.properties.get("Long", max_value_length=100) == "x" * 100
 
 
