@@ -30,7 +30,7 @@ from mqjms.semantics.attributes import (
     MODEL,
     REMOTE,
     default_queue_attrs,
-    validate_name,
+    dynamic_queue_name,
 )
 from mqjms.semantics.checks import input_mode
 from mqjms.semantics.definitions import AttrValue, QueueDefinition
@@ -288,10 +288,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
     def _create_dynamic(
         self, db: sqlite3.Connection, model: catalog.QueueRow, dynamic_name: str
     ) -> catalog.QueueRow:
-        name = dynamic_name
-        if name.endswith("*"):
-            name = (name[:-1] + uuid.uuid4().hex.upper())[:48]
-        validate_name(name)
+        name = dynamic_queue_name(dynamic_name, uuid.uuid4().hex.upper())
         if catalog.load(db, name) is not None:
             raise failed(C.MQRC_OBJECT_ALREADY_EXISTS, f"dynamic queue {name!r} already exists")
         attrs = default_queue_attrs(LOCAL)

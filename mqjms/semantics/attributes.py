@@ -340,6 +340,31 @@ def validate_name(name: object, what: str = "queue") -> str:
 _VALID_NAMES: set[str] = set()
 
 
+#: The last position an asterisk may take in an MQOD's DynamicQName (MQ: "to allow a
+#: sufficient number of characters" for the unique part it stands for).
+LAST_ASTERISK = 33
+
+
+def dynamic_queue_name(pattern: str, unique: str) -> str:
+    """The name MQOPEN of a model queue gives its dynamic queue from DynamicQName: a
+    trailing asterisk (in positions 1 to 33, nothing but blanks after it) stands for
+    ``unique``; MQRC_DYNAMIC_Q_NAME_ERROR (2011) for anything else that is not a name."""
+    name = pattern.rstrip(" ")
+    star = name.find("*")
+    if star >= 0:
+        if star != len(name) - 1 or star >= LAST_ASTERISK:
+            raise failed(
+                C.MQRC_DYNAMIC_Q_NAME_ERROR,
+                f"DynamicQName {pattern!r}: an asterisk stands for the generated part only "
+                f"as its last character, in positions 1 to {LAST_ASTERISK}",
+            )
+        name = (name[:-1] + unique)[: C.MQ_Q_NAME_LENGTH]
+    try:
+        return validate_name(name)
+    except MQError as exc:
+        raise failed(C.MQRC_DYNAMIC_Q_NAME_ERROR, f"DynamicQName: {exc.detail}") from None
+
+
 def _check_name(name: object, what: str) -> str:
     """Check an MQ object name: 1-48 of A-Z a-z 0-9 . _ / %, else MQRC_OBJECT_NAME_ERROR."""
     if not isinstance(name, str):

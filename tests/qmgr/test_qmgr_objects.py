@@ -49,6 +49,22 @@ def test_dynamic_queue_name_prefix(qm: QueueManager) -> None:
     assert other.name != handle.name
 
 
+def test_dynamic_queue_names_follow_mqs_asterisk_rule(qm: QueueManager) -> None:
+    # MQOD DynamicQName: "the asterisk is valid only in positions 1 through 33. There must
+    # be no characters other than blanks or a null character following the asterisk";
+    # else MQRC_DYNAMIC_Q_NAME_ERROR (an asterisk at 40 was taken)
+    conn = qm.connect()
+    model = "SYSTEM.DEFAULT.MODEL.QUEUE"
+    at_33 = "A" * 32 + "*"
+    assert conn.open(model, IN, dynamic_name=at_33).name.startswith("A" * 32)
+    assert len(conn.open(model, IN, dynamic_name="*").name) == 32  # all of it generated
+    assert conn.open(model, IN, dynamic_name="EXACT.NAME").name == "EXACT.NAME"
+    for wrong in ("A" * 33 + "*", "A" * 39 + "*", "REPLY.*.X", "*A", "BAD NAME", "", "  "):
+        with pytest.raises(MQError) as failure:
+            conn.open(model, IN, dynamic_name=wrong)
+        assert failure.value.reason == C.MQRC_DYNAMIC_Q_NAME_ERROR, wrong
+
+
 def test_temporary_dynamic_queue_deleted_when_its_connection_ends(qm: QueueManager) -> None:
     conn = qm.connect()
     name = conn.open("SYSTEM.DEFAULT.MODEL.QUEUE", IN).name
