@@ -17,7 +17,7 @@ from typing import Any
 
 from mqjms.mq.errors import MQError
 
-from . import errors
+from . import errors, exiting
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class Flavour:
         try:
             yield
         except MQError as exc:
+            exiting.park_if_exiting()  # a daemon thread at exit: IBM's call never returns
             extras: dict[str, Any] = {}
             for name in ("message", "original_length", "value"):
                 if name in exc.__dict__:

@@ -36,7 +36,7 @@ from mqjms.semantics import Connection, Handle
 from mqjms.semantics.pubsub import Subscription
 from mqjms.semantics.put import process_name
 
-from . import interrupts, routing, screening
+from . import exiting, interrupts, routing, screening
 from .properties import PropertyStore
 
 log = get_logger("mqjms.mqi")
@@ -251,6 +251,7 @@ def _register_exit() -> None:
 def disconnect_all() -> None:
     """At exit: MQDISC every live connection (committing, as pymqi's and ibmmq's
     ``QueueManager.__del__`` do; without ``disconnect_on_exit``, backing out)."""
+    exiting.begin()
     for hconn in list(_live):
         if hconn.pid != os.getpid():
             continue  # a forked child's exit: its parent's connections are the parent's
