@@ -22,7 +22,7 @@ from mqjms.mq.pmo import MQPMO
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Connection, Context, Handle, put_destination, put_warning
 
-from . import fields, option_rules, properties, subscribing
+from . import command_server, fields, option_rules, properties, subscribing
 from .hconn import Hconn, Hobj
 
 _PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
@@ -139,6 +139,8 @@ def _put(
         hconn.async_puts.record(None, name)
     if syncpoint:
         hconn.note_work()
+    elif command_server.answers(conn, put_destination(conn)):
+        command_server.serve(conn, result.MsgId)  # as IBM MQ's command server would
     written = ["MsgId", *_CONTEXT_OUTPUT[context]]
     if not own_reply_qmgr:  # else the program's name stands, as MQ leaves a set one
         written.append("ReplyToQMgr")

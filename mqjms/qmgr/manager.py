@@ -95,10 +95,15 @@ DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
         {"DESCR": "mqjms dead-letter queue", "MAXDEPTH": 999_999_999},
     ),
     (LOCAL, "SYSTEM.DEFAULT.INITIATION.QUEUE", {}),
+    # PCF commands put here by pymqi and ibmmq programs are answered by the drop-in
+    # (mqjms/mqi/command_server.py)
+    (LOCAL, "SYSTEM.ADMIN.COMMAND.QUEUE", {"DESCR": "mqjms PCF command queue"}),
 )
 #: What a queue manager made before meta's "default_objects" was kept had.
 _DEFAULTS_BEFORE_LIST = frozenset(
-    name for _, name, _ in DEFAULT_OBJECTS if name != "SYSTEM.DEFAULT.REMOTE.QUEUE"
+    name
+    for _, name, _ in DEFAULT_OBJECTS
+    if name not in ("SYSTEM.DEFAULT.REMOTE.QUEUE", "SYSTEM.ADMIN.COMMAND.QUEUE")
 )
 
 

@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 
 from mqjms.mq import C
+from mqjms.mq.pcf import parse_pcf
 from tests.support.mqenv import MQEnv
 
 ADMIN = "PCF maps onto the embedded queue manager's administration"
@@ -337,3 +338,80 @@ def test_responses_list_keeps_no_empty_response_of_a_failed_command(env: MQEnv) 
         assert responses == []
     finally:
         qmgr.disconnect()
+
+
+def _request(mq: ModuleType, command: int, *parameters: object) -> bytes:
+    header = mq.CFH(
+        Version=mq.CMQCFC.MQCFH_VERSION_1,
+        Type=mq.CMQCFC.MQCFT_COMMAND,
+        Command=command,
+        ParameterCount=len(parameters),
+    )
+    return bytes(header.pack() + b"".join(p.pack() for p in parameters))
+
+
+def _responses(mq: ModuleType, queue: object, request_id: bytes) -> list[tuple[object, bytes]]:
+    """Every response to the request ``request_id`` (matched by CorrelId), in order."""
+    out = []
+    while True:
+        md = mq.MD(CorrelId=request_id)
+        options = mq.GMO(
+            Options=mq.CMQC.MQGMO_NO_WAIT,
+            Version=mq.CMQC.MQGMO_VERSION_2,
+            MatchOptions=mq.CMQC.MQMO_MATCH_CORREL_ID,
+        )
+        try:
+            body = queue.get(None, md, options)
+        except mq.MQMIError as exc:
+            assert exc.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+            return out
+        header = mq.CFH()
+        header.unpack(body[:36])
+        out.append((header, body))
+
+
+def _queue_name(body: bytes) -> bytes:
+    _, parameters = parse_pcf(body)
+    [name] = [p.String for p in parameters if getattr(p, "Parameter", 0) == C.MQCA_Q_NAME]
+    return bytes(name).rstrip()
+
+
+def test_a_hand_built_pcf_command_is_answered_on_its_reply_queue(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # monitoring scripts build PCF messages themselves and put them to the command queue
+    # (MQINQ names SYSTEM.ADMIN.COMMAND.QUEUE): it was 2085, and nothing answered
+    cf = mq.CMQCFC
+    od = mq.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"PCF.REPLY.*")
+    replies = mq.Queue(qmgr, od, mq.CMQC.MQOO_INPUT_EXCLUSIVE)
+    reply_queue = od.ObjectName  # the dynamic queue made
+    inquire = _request(
+        mq,
+        cf.MQCMD_INQUIRE_Q,
+        mq.CFST(Parameter=mq.CMQC.MQCA_Q_NAME, String=b"DEV.QUEUE.*"),
+        mq.CFIN(Parameter=mq.CMQC.MQIA_Q_TYPE, Value=mq.CMQC.MQQT_LOCAL),
+    )
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=reply_queue)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", inquire, md)
+    got = _responses(mq, replies, md.MsgId)
+    headers = [header for header, _ in got]
+    assert [h.Type for h in headers] == [cf.MQCFT_RESPONSE] * 3  # one a queue
+    assert [h.MsgSeqNumber for h in headers] == [1, 2, 3]
+    assert [h.Control for h in headers] == [cf.MQCFC_NOT_LAST, cf.MQCFC_NOT_LAST, cf.MQCFC_LAST]
+    assert {(h.CompCode, h.Reason, h.Command) for h in headers} == {(0, 0, cf.MQCMD_INQUIRE_Q)}
+    names = sorted(_queue_name(body) for _, body in got)
+    assert names == [b"DEV.QUEUE.1", b"DEV.QUEUE.2", b"DEV.QUEUE.3"]
+    # an error is one response without parameters, with its CompCode and Reason
+    missing = _request(
+        mq, cf.MQCMD_INQUIRE_Q, mq.CFST(Parameter=mq.CMQC.MQCA_Q_NAME, String=b"NO.SUCH.Q")
+    )
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=reply_queue)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", missing, md)
+    [(header, _)] = _responses(mq, replies, md.MsgId)
+    assert (header.CompCode, header.Reason, header.ParameterCount) == (
+        mq.CMQC.MQCC_FAILED,
+        mq.CMQC.MQRC_UNKNOWN_OBJECT_NAME,
+        0,
+    )
+    assert env.depth("SYSTEM.ADMIN.COMMAND.QUEUE") == 0  # taken off, answered
+    replies.close()
