@@ -41,7 +41,15 @@ def answers(conn: Connection, went: tuple[str, str] | None) -> bool:
 
 
 def serve(conn: Connection, msg_id: bytes) -> None:
-    """Take the request ``msg_id`` off the command queue and answer it."""
+    """Take the request ``msg_id`` off the command queue and answer it. The program's
+    put succeeded whatever happens here: a failure is logged, not raised."""
+    try:
+        _serve(conn, msg_id)
+    except MQError as exc:
+        log.warning("pcf.command_not_served", msg_id=msg_id.hex(), reason=exc.reason_name)
+
+
+def _serve(conn: Connection, msg_id: bytes) -> None:
     handle = conn.open(COMMAND_QUEUE, C.MQOO_INPUT_SHARED)
     try:
         got = conn.get(handle, msg_id=msg_id)
@@ -92,6 +100,10 @@ def answer(conn: Connection, request: MQMD, data: bytes) -> list[tuple[MQMD, byt
     except MQError as exc:
         log.info("pcf.command_failed", command=command, reason=exc.reason_name)
         return [_reply(request, _header(header.Command, C.MQCC_FAILED, exc.reason), [])]
+    except (TypeError, ValueError, KeyError) as exc:  # parameters of the wrong kind
+        log.info("pcf.command_failed", command=command, error=repr(exc))
+        failed = _header(header.Command, C.MQCC_FAILED, C.MQRCCF_COMMAND_FAILED)
+        return [_reply(request, failed, [])]
     results = results or [{}]
     replies = []
     for number, result in enumerate(results, 1):

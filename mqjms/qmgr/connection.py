@@ -158,9 +158,10 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         def attempt() -> Handle:
             return self._open_queue(queue, options, dynamic_name, qmgr)
 
-        if not qmgr:
+        creates = not qmgr and catalog.load_of_type(self._db, queue, MODEL) is not None
+        if creates:
             self._refuse_new_queue_on_full_disk(queue)
-        if drains:
+        elif drains:
             return self._with_room(attempt)
         try:
             # the log emptied, the reserve kept; a put to the queue would fail at once
@@ -168,6 +169,8 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
         except StorageError as exc:
             if not exc.disk_full:
                 raise
+            if creates:
+                raise self._no_room_for_a_queue(queue) from None
             raise StorageError(
                 C.MQRC_Q_SPACE_NOT_AVAILABLE,
                 f"{queue!r} cannot be opened to put: the file system holding "
@@ -178,14 +181,13 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
     def _refuse_new_queue_on_full_disk(self, queue: str) -> None:
         """MQOPEN of a model queue creates a queue, which the disk keeps: on a full disk
         it fails (2102) as a put does, without the room kept for draining (each dynamic
-        queue would take some of it for good)."""
+        queue would take some of it for good); its write never borrows that room."""
         reserve = self.qm.reserve
-        if reserve is None:
-            return
-        named = catalog.load_of_type(self._db, queue, MODEL)
-        if named is None or reserve.has_room(self._db):
-            return
-        raise StorageError(
+        if reserve is not None and not reserve.has_room(self._db):
+            raise self._no_room_for_a_queue(queue)
+
+    def _no_room_for_a_queue(self, queue: str) -> StorageError:
+        return StorageError(
             C.MQRC_RESOURCE_PROBLEM,
             f"no dynamic queue can be made from model queue {queue!r}: the file system "
             f"holding {self.qm.path} is full (the room kept free is for gets and commits)",

@@ -160,7 +160,7 @@ class SpaceReserve:
         copied in) and to the write that follows it; :meth:`restore` makes the reserve
         again once that write is done. :func:`with_room` calls it holding the connection's
         write gate, so that no other writer of this queue manager takes the lent room
-        first (a put's :meth:`make_room` does not: a put never uses the room it lends).
+        first (a put's :meth:`make_room` too, though a put never uses the room it lends).
         True when the log was emptied."""
         size = self._give_up()
         emptied = checkpoint(db)
@@ -178,10 +178,13 @@ class SpaceReserve:
     def make_room(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
         """After a put found the disk full: empty the log (lending it the reserve's room
         if it needs it) and restore the reserve; True when both were done, so the put may
-        be tried again with the reserve whole."""
-        if checkpoint(db) and self._top_up_logged(incoming):
-            return True
-        return self._lend_to_checkpoint(db) and self._top_up_logged(incoming)
+        be tried again with the reserve whole. In a turn of the write gate: a drain's
+        retried write, in its own turn, is lent the reserve and must not find it taken
+        away, nor its room taken, by a put between the lend and its attempt."""
+        with _write_gate(db):
+            if checkpoint(db) and self._top_up_logged(incoming):
+                return True
+            return self._lend_to_checkpoint(db) and self._top_up_logged(incoming)
 
     def check_for_put(self, db: sqlite3.Connection, incoming: int = 0) -> None:
         """Refuse a put of ``incoming`` bytes while the reserve cannot be kept: the space is

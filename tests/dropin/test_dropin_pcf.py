@@ -413,5 +413,10 @@ def test_a_hand_built_pcf_command_is_answered_on_its_reply_queue(
         mq.CMQC.MQRC_UNKNOWN_OBJECT_NAME,
         0,
     )
+    # a message that is not PCF: one error response, the put itself succeeded
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=reply_queue)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", b"not a PCF message", md)
+    [(header, _)] = _responses(mq, replies, md.MsgId)
+    assert header.CompCode == mq.CMQC.MQCC_FAILED and header.Reason > 3000  # an MQRCCF_*
     assert env.depth("SYSTEM.ADMIN.COMMAND.QUEUE") == 0  # taken off, answered
     replies.close()
