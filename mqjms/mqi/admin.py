@@ -215,6 +215,11 @@ def _inquire_q_status(conn: Connection, command: str, params: Params) -> list[Re
             CMQCFC.MQCACF_LAST_PUT_TIME: "",
             CMQCFC.MQIACF_OLDEST_MSG_AGE: -1,
             CMQCFC.MQIACF_UNCOMMITTED_MSGS: qm.uncommitted_messages(str(queue["QUEUE"])),
+            # what the command server answers with queue monitoring off (MONQ(OFF), the
+            # default): no on-queue times, and no media recovery log extent
+            CMQCFC.MQIACF_Q_TIME_INDICATOR: [CMQC.MQMON_NOT_AVAILABLE] * 2,
+            CMQC.MQIA_MONITORING_Q: CMQC.MQMON_OFF,
+            CMQCFC.MQCACF_MEDIA_LOG_EXTENT_NAME: "",
         }
         if wanted is not None:
             keep = wanted | {CMQC.MQCA_Q_NAME, CMQCFC.MQIACF_Q_STATUS_TYPE}
@@ -250,6 +255,10 @@ def _handle_status(
         CMQCFC.MQIACF_OPEN_BROWSE: yes(CMQC.MQOO_BROWSE),
         CMQCFC.MQIACF_OPEN_INQUIRE: yes(CMQC.MQOO_INQUIRE),
         CMQCFC.MQIACF_OPEN_SET: yes(CMQC.MQOO_SET),
+        # a local (bindings) connection: no channel; no MQI call under way
+        CMQCFC.MQCACH_CHANNEL_NAME: "",
+        CMQCFC.MQCACH_CONNECTION_NAME: "",
+        CMQCFC.MQIACF_HANDLE_STATE: CMQCFC.MQHSTATE_INACTIVE,
     }
     if wanted is not None:
         keep = wanted | {CMQC.MQCA_Q_NAME, CMQCFC.MQIACF_Q_STATUS_TYPE}

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
-from mqjms.mqi.constants import CMQC
+from mqjms.mqi.constants import CMQC, CMQCFC
 
 from . import fields
 from .hconn import AsyncPutStatus, Hconn
@@ -28,6 +28,11 @@ _LENGTHS = {
     CMQC.MQCA_CREATION_TIME: 8,
     CMQC.MQCA_ALTERATION_DATE: 12,
     CMQC.MQCA_ALTERATION_TIME: 8,
+    # status answers' strings (PCF), as long as the command server writes them
+    CMQCFC.MQCACF_APPL_TAG: 28,
+    CMQCFC.MQCACH_CHANNEL_NAME: 20,
+    CMQCFC.MQCACH_CONNECTION_NAME: 264,
+    CMQCFC.MQCACF_MEDIA_LOG_EXTENT_NAME: 24,
 }
 
 

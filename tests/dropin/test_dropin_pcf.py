@@ -170,6 +170,19 @@ def test_queue_status_counts_uncommitted_messages_and_lists_handles(
     no, yes, shared = mq.CMQCFC.MQQSO_NO, mq.CMQCFC.MQQSO_YES, mq.CMQCFC.MQQSO_SHARED
     assert opened == [(no, yes, no), (shared, no, yes)]
     assert all(h[mq.CMQCFC.MQIACF_PROCESS_ID] > 0 for h in handles)
+    # what monitoring scripts read besides (a KeyError before), as a bindings connection
+    # with monitoring off has them; strings as long as the command server writes them
+    cf = mq.CMQCFC
+    assert status[cf.MQIACF_Q_TIME_INDICATOR] == [mq.CMQC.MQMON_NOT_AVAILABLE] * 2
+    assert status[mq.CMQC.MQIA_MONITORING_Q] == mq.CMQC.MQMON_OFF
+    assert status[cf.MQCACF_MEDIA_LOG_EXTENT_NAME] == text(mq, b"")[:24]
+    for handle in handles:
+        assert handle[cf.MQIACF_HANDLE_STATE] == cf.MQHSTATE_INACTIVE
+        assert handle[cf.MQCACH_CHANNEL_NAME] == text(mq, b"")[:20]
+        assert handle[cf.MQCACH_CONNECTION_NAME] == b"".ljust(
+            0 if mq.__name__.endswith("ibmmq") else 264
+        )
+        assert len(handle[cf.MQCACF_APPL_TAG]) in (28, len(handle[cf.MQCACF_APPL_TAG].strip()))
     qmgr.backout()
     [status] = pcf.MQCMD_INQUIRE_Q_STATUS({mq.CMQC.MQCA_Q_NAME: name})
     assert status[mq.CMQCFC.MQIACF_UNCOMMITTED_MSGS] == 0
