@@ -47,6 +47,8 @@ def serve(conn: Connection, msg_id: bytes) -> None:
         _serve(conn, msg_id)
     except MQError as exc:
         log.warning("pcf.command_not_served", msg_id=msg_id.hex(), reason=exc.reason_name)
+    except Exception as exc:  # a command's fault must not fail the put that asked for it
+        log.error("pcf.command_not_served", msg_id=msg_id.hex(), error=repr(exc))
 
 
 def _serve(conn: Connection, msg_id: bytes) -> None:
@@ -140,7 +142,9 @@ def _parameters(result: dict[int, Any]) -> list[Any]:
     for key, value in result.items():
         if isinstance(value, bool | int):
             out.append(mqpcf.MQCFIN(Parameter=key, Value=int(value)))
-        elif isinstance(value, str | bytes):
+        elif isinstance(value, bytes):  # an id (MQBACF_*): a byte string, as it is
+            out.append(mqpcf.MQCFBS(Parameter=key, String=value))
+        elif isinstance(value, str):
             out.append(mqpcf.MQCFST(Parameter=key, CodedCharSetId=1208, String=_padded(key, value)))
         elif isinstance(value, list) and all(isinstance(v, int) for v in value):
             out.append(mqpcf.MQCFIL(Parameter=key, Values=tuple(int(v) for v in value)))

@@ -139,7 +139,9 @@ def _put(
         hconn.async_puts.record(None, name)
     if syncpoint:
         hconn.note_work()
-    elif command_server.answers(conn, put_destination(conn)):
+    went = put_destination(conn)
+    warning = put_warning(conn, no_subs_matched=bool(options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
+    if not syncpoint and command_server.answers(conn, went):
         command_server.serve(conn, result.MsgId)  # as IBM MQ's command server would
     written = ["MsgId", *_CONTEXT_OUTPUT[context]]
     if not own_reply_qmgr:  # else the program's name stands, as MQ leaves a set one
@@ -154,8 +156,7 @@ def _put(
     fields.round_trip(md_opts)
     fields.md_into(md_opts, result, written)
     fields.round_trip(pmo)
-    _pmo_into(pmo, target, conn.qmgr_name, put_destination(conn))
-    warning = put_warning(conn, no_subs_matched=bool(options & CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
+    _pmo_into(pmo, target, conn.qmgr_name, went)  # the request's, not its replies'
     if warning is not None:
         raise warning
 

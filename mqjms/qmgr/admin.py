@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from mqjms.logs import get_logger
@@ -69,6 +69,12 @@ class Administration:
             if self._closed:
                 raise failed(C.MQRC_Q_MGR_NOT_AVAILABLE, f"queue manager {self.name} is closed")
             yield self._db
+
+    def _with_room(self, batch: Callable[[], int]) -> int:
+        """One of REFRESH expiry's batches: discards free the disk, so on a full one they
+        may use the room kept for draining (space.with_room), for a second at most."""
+        with self._database() as db:
+            return with_room(db, self.reserve, batch, patience=1.0)
 
     @contextmanager
     def _writing(self, durable: bool = True) -> Iterator[Transaction]:
@@ -295,13 +301,8 @@ class Administration:
         """REFRESH QMGR TYPE(EXPIRY) NAME(pattern): discard expired messages now."""
         names = [q["QUEUE"] for q in self.display_queues(pattern, LOCAL, ["QUEUE"])]
         total = 0
-        with self._database() as db:
-            for qname in names:
-                total += expiry.scan_all(
-                    lambda: writing(db, self.name),
-                    str(qname),
-                    room=lambda batch: with_room(db, self.reserve, batch, patience=1.0),
-                )
+        for qname in names:
+            total += expiry.scan_all(self._writing, str(qname), room=self._with_room)
         log.info("expiry.refreshed", qmgr=self.name, pattern=pattern, discarded=total)
         return total
 

@@ -154,6 +154,7 @@ class ExpiryScanner:
         self.qmgr_name = qmgr_name
         self._open_db = open_db
         self._reserve = reserve
+        self._unfinished = False  # this process claimed an interval whose scan failed
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name=f"mqjms-expiry-{qmgr_name}", daemon=True
@@ -213,10 +214,6 @@ class ExpiryScanner:
         interval = int(meta.qmgr_attr(meta.qmgr_attrs(db), "EXPRYINT"))
         if interval <= 0:
             return math.inf
-        # read first: no write lock taken every second for a scan that is not due
-        since = time.time() - float(meta.get(db, "last_expiry_scan") or 0)
-        if since < interval:
-            return interval - since
 
         def claim() -> float:
             """Take this interval's scan (one process does); 0, or the seconds until due."""
@@ -227,14 +224,21 @@ class ExpiryScanner:
                 meta.put(tx.db, "last_expiry_scan", str(tx.now))
                 return 0.0
 
-        due = self._room(db, claim)
-        if due > 0:
-            return due
+        if not self._unfinished:  # a failed scan is tried again at once, not next interval
+            # read first: no write lock taken every second for a scan that is not due
+            since = time.time() - float(meta.get(db, "last_expiry_scan") or 0)
+            if since < interval:
+                return interval - since
+            due = self._room(db, claim)
+            if due > 0:
+                return due
+            self._unfinished = True
         count = scan_all(
             lambda: writing(db, self.qmgr_name, durable=False),
             None,
             self._stop.is_set,
             lambda batch: self._room(db, batch),
         )
+        self._unfinished = False
         log.info("expiry.scanned", qmgr=self.qmgr_name, discarded=count, interval=interval)
         return float(interval)

@@ -99,8 +99,8 @@ class SpaceReserve:
             os.close(fd)
 
     def _allocate(self, fd: int, size: int) -> bool:
-        """Allocate the reserve's blocks up to ``size`` bytes; False on a full disk (which
-        allocates nothing: a failed fallocate gives back what it took)."""
+        """Allocate the reserve's blocks up to ``size`` bytes; False on a full disk (tmpfs
+        gives back what a failed fallocate took; ext4 may keep it, in the file)."""
         try:
             os.posix_fallocate(fd, 0, size)
         except OSError as exc:
@@ -278,12 +278,12 @@ def with_room(
             with _write_gate(db):
                 if tries == 1 or reserve is None:
                     checkpoint(db)
-                else:
-                    reserve.lend(db)
-                result = attempt()
-                if reserve is not None:
-                    reserve.restore()
-                return result
+                    return attempt()
+                reserve.lend(db)
+                try:
+                    return attempt()
+                finally:
+                    reserve.restore()  # the attempt failed too: kept for the next try
         except StorageError as exc:
             if not exc.disk_full or (tries and time.monotonic() >= deadline):
                 raise

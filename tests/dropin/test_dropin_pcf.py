@@ -405,7 +405,10 @@ def test_a_hand_built_pcf_command_is_answered_on_its_reply_queue(
         mq.CFIN(Parameter=mq.CMQC.MQIA_Q_TYPE, Value=mq.CMQC.MQQT_LOCAL),
     )
     md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=reply_queue)
-    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", inquire, md)
+    pmo = mq.PMO()
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", inquire, md, pmo)
+    # the put's own resolved name, not that of the replies put for it
+    assert pmo.ResolvedQName.strip() == b"SYSTEM.ADMIN.COMMAND.QUEUE"
     got = _responses(mq, replies, md.MsgId)
     headers = [header for header, _ in got]
     assert [h.Type for h in headers] == [cf.MQCFT_RESPONSE] * 3  # one a queue
@@ -426,6 +429,15 @@ def test_a_hand_built_pcf_command_is_answered_on_its_reply_queue(
         mq.CMQC.MQRC_UNKNOWN_OBJECT_NAME,
         0,
     )
+    # ids are byte strings (MQCFBS), as the command server sends them, not padded text
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=reply_queue)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", _request(mq, cf.MQCMD_INQUIRE_CONNECTION), md)
+    connections = _responses(mq, replies, md.MsgId)
+    assert connections
+    for _, body in connections:
+        _, parameters = parse_pcf(body)
+        [ident] = [p for p in parameters if p.Parameter == cf.MQBACF_CONNECTION_ID]
+        assert type(ident).__name__ == "MQCFBS" and len(ident.String) == 24
     # a message that is not PCF: one error response, the put itself succeeded
     md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=reply_queue)
     qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", b"not a PCF message", md)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from mqjms.mq import MQMD, C, MQError
-from mqjms.qmgr import QueueManager
+from mqjms.qmgr import QueueManager, space
+from mqjms.qmgr.failures import StorageError
 from mqjms.transport import embedded
 from tests.qmgr.full_disk import BODY, fill_disk, fill_queue
 
@@ -175,3 +176,26 @@ def test_a_reserve_without_room_for_all_of_it_takes_what_there_is(small_disk: Pa
     assert reserve.top_up(1024 * 1024)  # room again: all of it
     assert (small_disk / "qm" / "space.reserve").stat().st_size == 1024 * 1024
     qm.close()
+
+
+def test_a_write_that_still_fails_after_the_lend_leaves_the_reserve_made_again(
+    small_disk: Path,
+) -> None:
+    # with_room made the reserve again only after a lent attempt that succeeded: one that
+    # failed until the deadline left it given up, the state that wedged the disk
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", Q)
+    reserve = small_disk / "qm" / "space.reserve"
+    filler = fill_disk(small_disk)
+    assert reserve.stat().st_size > 0
+    conn = qm.connect()
+
+    def always_full() -> None:
+        raise StorageError(C.MQRC_RESOURCE_PROBLEM, "the disk is full", "SQLITE_FULL")
+
+    with pytest.raises(MQError):
+        space.with_room(conn._db, qm.reserve, always_full, patience=0.05)
+    assert reserve.stat().st_size > 0
+    conn.disconnect()
+    qm.close()
+    filler.unlink()
