@@ -184,7 +184,13 @@ class IdleStop:
 
     def _watch(self) -> None:
         tick = min(0.25, max(0.01, self.timeout / 10))
+        started = False
         while not self._done.wait(tick):
+            # until it runs, a worker that ran before (the same app, run again) still says
+            # it is stopping: the watcher that believed it ended, and the run never did
+            started = started or self.worker.running
+            if not started:
+                continue
             if self.worker.stopping:
                 return  # stopping for another reason (a signal, a fatal error)
             if self.tracker.idle_for() >= self.timeout:

@@ -170,3 +170,27 @@ def test_run_usage_errors(tqm: QueueManager, argv: list[str], status: int) -> No
 def test_idle_timeout_must_be_positive() -> None:
     with pytest.raises(ValueError):
         stop_when_idle(mqjms.Worker(), 0)
+
+
+def test_an_idle_timeout_stops_a_worker_that_ran_and_stopped_before(
+    tqm: QueueManager, embedded_url: str
+) -> None:
+    # `mqjms run` of the same app again (a test, a loop) uses the Worker its module made,
+    # which still said "stopping" from its last run until it started: a watcher that
+    # looked first believed the worker was stopping for another reason and gave up, and
+    # the run never ended (a CI run hung so)
+    tqm.define_queue("QLOCAL", "AGAIN.Q")
+    worker = mqjms.Worker(embedded_url)
+    worker.listener("AGAIN.Q")(lambda message: None)
+    worker.request_stop()  # as its last run left it
+    watch = stop_when_idle(worker, 0.2)
+    time.sleep(0.1)  # the watcher looks before the worker starts
+    runner = threading.Thread(target=worker.run, daemon=True)
+    runner.start()
+    runner.join(30)
+    stuck = runner.is_alive()
+    if stuck:
+        worker.request_stop()
+        runner.join(30)
+    watch.cancel()
+    assert not stuck and watch.fired.is_set()
