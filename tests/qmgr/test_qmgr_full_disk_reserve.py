@@ -66,16 +66,22 @@ def run(script: str, *args: str) -> str:
     return done.stdout.strip()
 
 
+def full_queue_on_full_disk(disk: Path) -> tuple[str, int, Path]:
+    """A queue filled until 2056, its process's queue manager closed, then the disk filled
+    to its last block: (the url, the messages put, the filler)."""
+    url = f"embedded://{disk / 'qm'}"
+    put = fill_queue(url, Q)
+    embedded.close_all()
+    return url, put, fill_disk(disk)
+
+
 def test_a_process_with_many_gets_in_flight_on_a_full_disk_commits_them_all(
     small_disk: Path,
 ) -> None:
     # from the 7th connection on, connect, open and commit failed with 2102 at the
     # deadline: the start's reserve was given up for good, the next one lent and not
     # made again, and the log took every block
-    url = f"embedded://{small_disk / 'qm'}"
-    put = fill_queue(url, Q)
-    embedded.close_all()
-    filler = fill_disk(small_disk)
+    url, put, filler = full_queue_on_full_disk(small_disk)
     assert run(HOLD_GETS, url, "40", "commit").split() == ["HELD", "40", "COMMITTED"]
     assert run(DRAIN, url) == f"DRAINED {put - 40}"
     filler.unlink()
@@ -84,10 +90,7 @@ def test_a_process_with_many_gets_in_flight_on_a_full_disk_commits_them_all(
 def test_a_full_disk_left_by_a_killed_process_can_still_be_drained(small_disk: Path) -> None:
     # after a kill -9 of the process above, a new consumer could not even connect: the
     # log's last frames grew the database by a page on a disk without one, for good
-    url = f"embedded://{small_disk / 'qm'}"
-    put = fill_queue(url, Q)
-    embedded.close_all()
-    filler = fill_disk(small_disk)
+    url, put, filler = full_queue_on_full_disk(small_disk)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD_GETS, url, "40", "hold"],
         stdin=subprocess.PIPE,
@@ -110,10 +113,7 @@ def test_dynamic_queues_made_on_a_full_disk_fail_2102_and_leave_the_room_to_drai
 ) -> None:
     # each MQOPEN of a model queue made a queue with the room kept for draining; after
     # 14 to 20 of them the drain, the MQCLOSEs and a new process failed with 2102
-    url = f"embedded://{small_disk / 'qm'}"
-    put = fill_queue(url, Q)
-    embedded.close_all()
-    filler = fill_disk(small_disk)
+    url, put, filler = full_queue_on_full_disk(small_disk)
     conn = embedded.connect(url, "requester")
     reserve = small_disk / "qm" / "space.reserve"
     database = small_disk / "qm" / "qmgr.db"
