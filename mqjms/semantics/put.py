@@ -54,9 +54,12 @@ def put_date_time(now: float) -> tuple[str, str]:
 APPL_NAME_VAR = "MQAPPLNAME"
 
 
+def _named_by_environment() -> str:
+    return os.environ.get(APPL_NAME_VAR, "").strip()
+
+
 def _program_name() -> str:
-    named = os.environ.get(APPL_NAME_VAR, "").strip()
-    if named:
+    if named := _named_by_environment():
         return named
     name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     return (name or "python")[-28:]
@@ -66,8 +69,7 @@ def process_name() -> str:
     """The application name IBM MQ gives a program on Linux: ``MQAPPLNAME``, else the
     process's name as the kernel keeps it (its first 15 bytes: ``python3`` for a Python
     script), as the MQI drop-in's connections are named."""
-    named = os.environ.get(APPL_NAME_VAR, "").strip()
-    if named:
+    if named := _named_by_environment():
         return named
     try:
         with open("/proc/self/comm", encoding="utf-8", errors="replace") as comm:
