@@ -29,6 +29,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from mqjms.backout import Failure, ListenerPoisonFlow, PoisonEvent, PoisonOutcome
@@ -41,6 +42,7 @@ from mqjms.semantics import (
     Connection,
     Handle,
     PutFailed,
+    backout_and_get,
     commit_and_get,
     interrupt_wait,
     put_and_commit,
@@ -55,6 +57,18 @@ from .runtime import OPEN_OPTIONS, Abandoned, Runtime
 from .send import Outbox, Send
 
 log = get_logger("mqjms.listeners")
+
+
+@dataclass(frozen=True)
+class FailedDelivery:
+    """A message whose delivery failed, to be backed out with the get of the next one
+    (MQBACK + MQGET in one step, as a success's MQCMIT is), or alone when the consumer
+    stops or takes turns: what its ``message.backed_out`` line says."""
+
+    md: MQMD
+    failure: Failure
+    reason: str
+    context: dict[str, Any] = field(default_factory=dict)
 
 
 class ListenerThread:
@@ -85,6 +99,8 @@ class ListenerThread:
         # A message whose listener returned, with what it sent: put and committed with
         # the get of the next one.
         self._done: tuple[MQMD, list[Send]] | None = None
+        # A message whose delivery failed: backed out with the get of the next one.
+        self._failed: FailedDelivery | None = None
         # what a shutdown deadline may cut short: the listener's call, never an MQI call
         self._call = ListenerCall(listener, runtime.loop)
 
@@ -253,7 +269,27 @@ class ListenerThread:
                         concurrent = self._take_turn(conn, handle, gate)
                     continue
                 done, self._done = self._done, None
-                if done is not None:
+                failed, self._failed = self._failed, None
+                if failed is not None:
+                    backed_out = False
+
+                    def after_backout(failed: FailedDelivery = failed) -> None:
+                        nonlocal backed_out
+                        backed_out = True
+                        self._backed_out(failed)
+                        self.activity.released()
+
+                    try:
+                        got = backout_and_get(conn, handle, wait=wait, backed_out=after_backout)
+                    except Exception as exc:
+                        if backed_out:  # the get after the backout failed: not this message's
+                            raise
+                        if _committed_unsynced(exc):  # the backout stands, unconfirmed
+                            self._backed_out(failed)
+                        else:
+                            self._message_error(conn, failed.md, exc)  # MQBACK, or re-raises
+                        continue
+                elif done is not None:
                     # the last message's sends, its MQCMIT and the MQGET of the next in one
                     # step (one database transaction on the embedded queue manager)
                     finished, sends = done
@@ -334,23 +370,26 @@ class ListenerThread:
         )
 
     def _commit_done(self, conn: Connection) -> None:
-        """The sends and MQCMIT of the message whose listener returned, if one waits."""
+        """End the unit of work of the last message, if one waits: the sends and MQCMIT
+        of one whose listener returned, the MQBACK of one whose delivery failed."""
         done, self._done = self._done, None
-        if done is None:
-            return
-        md, sends = done
-        try:
-            put_and_commit(conn, sends)
-        except PutFailed as exc:
-            self._send_failed(conn, md, exc, len(sends))
-            return
-        except Exception as exc:
-            if _committed_unsynced(exc):
-                self._commit_unsynced(md, exc)
-                return
-            self._message_error(conn, md, exc)  # backs it out, or re-raises
-            return
-        self._committed(md)
+        if done is not None:
+            md, sends = done
+            try:
+                put_and_commit(conn, sends)
+            except PutFailed as exc:
+                self._send_failed(conn, md, exc, len(sends))  # to back out, below
+            except Exception as exc:
+                if _committed_unsynced(exc):
+                    self._commit_unsynced(md, exc)
+                else:
+                    self._message_error(conn, md, exc)  # backs it out, or re-raises
+            else:
+                self._committed(md)
+        failed, self._failed = self._failed, None
+        if failed is not None:
+            conn.backout()
+            self._backed_out(failed)
 
     def _commit_unsynced(self, md: MQMD, exc: Exception) -> None:
         """The commit of ``md`` stands, but the disk did not confirm it: the message was
@@ -463,23 +502,21 @@ class ListenerThread:
         if event is not None:
             self._requeued(event)
             return
-        self._back_out(conn, md, failure, failure.message)
+        self._failed = FailedDelivery(md, failure, failure.message)
 
-    def _back_out(
-        self, conn: Connection, md: MQMD, failure: Failure, reason: str, **context: Any
-    ) -> None:
-        """MQBACK of ``md``'s unit of work after its ``failure``: one log line an attempt
-        (the traceback is logged once, when the message is moved)."""
-        conn.backout()
+    def _backed_out(self, failed: FailedDelivery) -> None:
+        """The MQBACK of a failed delivery is done: one log line an attempt (the traceback
+        is logged once, when the message is moved)."""
+        md = failed.md
         self.rt.stats.add("backed_out", listener=self.stats)
         log.warning(
             "message.backed_out",
             **self._ctx,
             msg_id=md.MsgId.hex(),
             backout_count=md.BackoutCount,
-            exception_type=failure.exception_type,
-            reason=reason,
-            **context,
+            exception_type=failed.failure.exception_type,
+            reason=failed.reason,
+            **failed.context,
         )
 
     def _send_failed(self, conn: Connection, md: MQMD, exc: PutFailed, sends: int) -> None:
@@ -496,7 +533,9 @@ class ListenerThread:
         delay = self.poison.retry_delay(md, cause)
         if delay > 0:
             self.rt.stopping.wait(delay)
-        self._back_out(conn, md, failure, f"send failed: {failure.message}", sends=sends)
+        self._failed = FailedDelivery(
+            md, failure, f"send failed: {failure.message}", {"sends": sends}
+        )
 
     def _deliver(self, message: Message, md: MQMD, outbox: Outbox) -> BaseException | None:
         """Call the listener (and wait ``retry_wait`` after a failure), collecting its

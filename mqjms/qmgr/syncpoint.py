@@ -107,24 +107,48 @@ class UnitOfWork(Getting, Putting):
         with self._session():
             if not self._uow.active and not puts:
                 return self.get(handle, wait=0, syncpoint=True)
-            check_get(handle, wait=0, syncpoint=True, browse=None)
+            return self._then_get(handle, lambda then, hardened: self._step(puts, then, hardened))
 
-            more_expired = False
-
-            def get_next(tx: Transaction, durable: bool) -> tuple[MQMD, bytes] | None:
-                nonlocal more_expired
-                more_expired = False  # a step retried (a full disk at COMMIT) starts over
-                try:
-                    return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
-                except expiry.MoreExpired:  # those met so far are discarded with the step
-                    more_expired = True
-                    return None
-
-            # one fsync covers the commit and a HARDENBO get's in-flight mark alike
-            found = self._step(puts, get_next, self._hardened.get(handle.hobj, False))
-            if more_expired:  # the get goes on alone, past the rest, a batch a transaction
+    def backout_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """MQBACK, then MQGET under syncpoint without waiting: a consumer's step after a
+        failed delivery, in one database transaction where the calls take one each (the
+        message backed out is usually the one got again, BackoutCount + 1). The outcome
+        is exactly that of the calls in turn; None when no message is there."""
+        self._check_open()
+        self._handle(handle)
+        with self._session():
+            if not self._uow.active:
                 return self.get(handle, wait=0, syncpoint=True)
-            return found
+            return self._then_get(
+                handle, lambda then, hardened: self._step((), then, hardened, backout=True)
+            )
+
+    def _then_get(
+        self,
+        handle: Handle,
+        step: Callable[
+            [Callable[[Transaction, bool], tuple[MQMD, bytes] | None], bool],
+            tuple[MQMD, bytes] | None,
+        ],
+    ) -> tuple[MQMD, bytes] | None:
+        """``step`` (a :meth:`_step`) ending with MQGET under syncpoint without waiting."""
+        check_get(handle, wait=0, syncpoint=True, browse=None)
+        more_expired = False
+
+        def get_next(tx: Transaction, durable: bool) -> tuple[MQMD, bytes] | None:
+            nonlocal more_expired
+            more_expired = False  # a step retried (a full disk at COMMIT) starts over
+            try:
+                return self._claim(tx, handle, _NEXT_UNDER_SYNCPOINT, durable)
+            except expiry.MoreExpired:  # those met so far are discarded with the step
+                more_expired = True
+                return None
+
+        # one fsync covers the step and a HARDENBO get's in-flight mark alike
+        found = step(get_next, self._hardened.get(handle.hobj, False))
+        if more_expired:  # the get goes on alone, past the rest, a batch a transaction
+            return self.get(handle, wait=0, syncpoint=True)
+        return found
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
         """``puts`` under syncpoint, then MQCMIT, in one database transaction (a put that
@@ -138,12 +162,16 @@ class UnitOfWork(Getting, Putting):
         puts: Sequence[SyncpointPut],
         then: Callable[[Transaction, bool], tuple[MQMD, bytes] | None],
         hardened: bool,
+        *,
+        backout: bool = False,
     ) -> tuple[MQMD, bytes] | None:
         """One transaction: ``puts`` (each checked and made as MQPUT1 makes it), the
-        unit of work's commit, then ``then``, a get (inside the session). Durable when the
-        unit of work or a put touched persistent messages, or ``hardened``. A get that
-        fails by MQ's rules (2016, 2085...) leaves the commit done and returns None, as
-        the calls in turn would: the caller's next get meets the same rule."""
+        unit of work's commit (its backout when ``backout``), then ``then``, a get (inside
+        the session). Durable when the unit of work or a put touched persistent messages
+        (a backout: when it put persistent ones, as :meth:`backout`), or ``hardened``. A
+        get that fails by MQ's rules (2016, 2085...) leaves the commit (or backout) done
+        and returns None, as the calls in turn would: the caller's next get meets the
+        same rule."""
         for put in puts:
             try:
                 self._refuse_if_read_only("no message can be put")
@@ -173,7 +201,8 @@ class UnitOfWork(Getting, Putting):
                             raise NeedsDurability
                         made.append((put.queue, result))
                     if self._uow.active:
-                        self._commit_statements(tx)
+                        end = self._backout_statements if backout else self._commit_statements
+                        end(tx)
                     self._uow.end()
                     try:
                         return then(tx, durable)
@@ -197,7 +226,8 @@ class UnitOfWork(Getting, Putting):
         run: Callable[[Callable[[], tuple[MQMD, bytes] | None]], tuple[MQMD, bytes] | None] = (
             (lambda step: step()) if puts else self._with_room
         )
-        durable = self._uow.durable or hardened
+        ended_durably = self._uow.durable and (bool(self._uow.puts) or not backout)
+        durable = ended_durably or hardened
         try:
             outcome = run(lambda: attempt(durable))
         except NeedsDurability:

@@ -15,6 +15,7 @@ This package imports only :mod:`mqjms.mq` and :mod:`mqjms.logs`.
 from .capabilities import Capability
 from .contract import (
     DEFAULT_DYNAMIC_NAME,
+    BacksOutAndGets,
     Browse,
     CommitsAndGets,
     Connection,
@@ -29,6 +30,7 @@ from .contract import (
     SyncpointPut,
     TruncatedMessage,
     WarnsOnPut,
+    backout_and_get,
     commit_and_get,
     interrupt_wait,
     put_and_commit,
@@ -39,6 +41,7 @@ from .wrapper import ConnectionWrapper
 
 __all__ = [
     "DEFAULT_DYNAMIC_NAME",
+    "BacksOutAndGets",
     "Browse",
     "Capability",
     "CommitsAndGets",
@@ -55,6 +58,7 @@ __all__ = [
     "SyncpointPut",
     "TruncatedMessage",
     "WarnsOnPut",
+    "backout_and_get",
     "commit_and_get",
     "interrupt_wait",
     "put_and_commit",

@@ -25,6 +25,9 @@ class Capability(StrEnum):
     # conn.commit_and_get(handle, puts) and conn.put_and_commit(puts): MQPUTs under syncpoint
     # before the MQCMIT of the step (a connection with COMMIT_AND_GET alone is called without)
     PUTS_IN_STEP = "puts_in_step"
+    # conn.backout_and_get(handle): MQBACK + MQGET under syncpoint, one step (a failed
+    # delivery's backout and the get of the next message, usually the same one again)
+    BACKOUT_AND_GET = "backout_and_get"
     PUT_WARNINGS = "put_warnings"  # conn.last_warning: an MQPUT's MQCC_WARNING (e.g. 2049)
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
     PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)

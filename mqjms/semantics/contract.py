@@ -5,7 +5,8 @@ work at a time; a message is an MQMD plus bytes (any RFH2 or DLH chain included)
 failure is an :class:`~mqjms.mq.errors.MQError` carrying IBM's reason code. A transport
 that lacks a feature natively emulates it and documents how; what it offers beyond the
 core calls it declares in ``capabilities`` (:class:`~.capabilities.Capability`), and each
-optional call has its protocol here (:class:`CommitsAndGets`, :class:`WarnsOnPut`,
+optional call has its protocol here (:class:`CommitsAndGets`, :class:`BacksOutAndGets`,
+:class:`WarnsOnPut`,
 :class:`Reserves`, :class:`LocksMessages`).
 
 A transport over IBM MQ itself (``mq://``, :mod:`mqjms.transport.ibmmq`) implements it
@@ -248,6 +249,17 @@ class CommitsAndGets(Protocol):
         ...
 
 
+class BacksOutAndGets(Protocol):
+    """The call a connection declaring :attr:`Capability.BACKOUT_AND_GET` has."""
+
+    def backout_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """MQBACK, then MQGET under syncpoint without waiting, with the outcome of the
+        calls in turn (in one step: one database transaction on the embedded queue
+        manager); None when no message is there, or when the MQGET failed after the
+        backout (the next get says why)."""
+        ...
+
+
 class WarnsOnPut(Protocol):
     """The attribute a connection declaring :attr:`Capability.PUT_WARNINGS` has."""
 
@@ -438,6 +450,33 @@ def commit_and_get(
             conn.commit()
     if committed is not None:
         committed()
+    if got is None and (not combined or wait != 0):
+        got = conn.get(handle, wait=wait, syncpoint=True)
+    return got
+
+
+def backout_and_get(
+    conn: Connection,
+    handle: Handle,
+    *,
+    wait: float | None,
+    backed_out: Callable[[], None] | None = None,
+) -> tuple[MQMD, bytes] | None:
+    """MQBACK, then MQGET under syncpoint: a consumer loop's step after a failed delivery.
+
+    ``backed_out`` is called once the backout is done, before any waiting. A connection
+    declaring :attr:`Capability.BACKOUT_AND_GET` backs out and gets a waiting message in
+    one step; the outcome is that of the calls in turn, which is what any other transport
+    does here.
+    """
+    combined = Capability.BACKOUT_AND_GET in conn.capabilities
+    got: tuple[MQMD, bytes] | None = None
+    if combined:
+        got = cast(BacksOutAndGets, conn).backout_and_get(handle)
+    else:
+        conn.backout()
+    if backed_out is not None:
+        backed_out()
     if got is None and (not combined or wait != 0):
         got = conn.get(handle, wait=wait, syncpoint=True)
     return got

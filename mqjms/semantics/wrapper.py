@@ -4,7 +4,8 @@ Subclass it to watch or adjust a few calls (trigger/idle.py tracks activity; tes
 faults) and the rest, the declared capabilities and their optional calls included, stays
 that of the wrapped connection: wrapping never turns off a fast path. A subclass that
 watches :meth:`commit` and :meth:`get` watches :meth:`commit_and_get` too, which stands
-for the two; one that must not offer a capability narrows :attr:`capabilities`.
+for the two (and :meth:`backout_and_get` for :meth:`backout` and :meth:`get`); one that
+must not offer a capability narrows :attr:`capabilities`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mqjms.mq.md import MQMD
 from .capabilities import Capability
 from .contract import (
     DEFAULT_DYNAMIC_NAME,
+    BacksOutAndGets,
     Browse,
     CommitsAndGets,
     Connection,
@@ -144,6 +146,12 @@ class ConnectionWrapper:
         inner = cast(CommitsAndGets, self.inner)
         # without puts, as a connection of COMMIT_AND_GET alone is called
         return inner.commit_and_get(handle, puts) if puts else inner.commit_and_get(handle)
+
+    def backout_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """The wrapped connection's combined MQBACK + MQGET
+        (:attr:`Capability.BACKOUT_AND_GET`)."""
+        self._require(Capability.BACKOUT_AND_GET)
+        return cast(BacksOutAndGets, self.inner).backout_and_get(handle)
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
         """The wrapped connection's combined MQPUTs + MQCMIT

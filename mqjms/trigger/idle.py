@@ -140,6 +140,16 @@ class TrackedConnection(ConnectionWrapper):
             self.tracker.begin(self, in_unit_of_work=True)
         return got
 
+    def backout_and_get(self, handle: Handle) -> tuple[MQMD, bytes] | None:
+        """The backout ends the unit of work in flight; a message got begins the next."""
+        try:
+            got = super().backout_and_get(handle)
+        finally:
+            self.tracker.end(self)
+        if got is not None:
+            self.tracker.begin(self, in_unit_of_work=True)
+        return got
+
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
         try:
             super().put_and_commit(puts)

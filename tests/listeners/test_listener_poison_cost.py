@@ -75,3 +75,44 @@ def test_the_message_that_ends_the_start_up_turns_is_committed_with_the_next_get
     with app:
         wait_for(lambda: app.stats.committed == 3 and mq.depth(IN) == 0, 10)
         assert commits == []
+
+
+@pytest.mark.requires("backout_and_get")
+def test_a_failed_delivery_is_backed_out_with_the_next_get(mq, make_worker) -> None:
+    # MQBACK of a failed delivery and the MQGET that follows it are one step on a
+    # transport that has it (one database transaction on the embedded queue manager):
+    # the message comes straight back with BackoutCount + 1, no MQBACK of its own
+    calls: list[str] = []
+    app = make_worker()
+    connect = app.connector
+
+    class CountingBackouts:
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+        def backout(self) -> None:
+            calls.append("MQBACK")
+            self._conn.backout()
+
+        def backout_and_get(self, handle: Any) -> Any:
+            calls.append("MQBACK+MQGET")
+            return self._conn.backout_and_get(handle)
+
+    app.connector = lambda url, appl: CountingBackouts(connect(url, appl))
+    redelivered: list[bool] = []
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        redelivered.append(msg.jms_redelivered)
+        if len(redelivered) == 1:
+            raise RuntimeError("first delivery fails")
+
+    mq.send(IN, "once")
+    with app:
+        wait_for(lambda: app.stats.committed == 1 and mq.depth(IN) == 0, 10)
+    assert redelivered == [False, True]
+    assert calls == ["MQBACK+MQGET"]
+    assert app.stats.backed_out == 1

@@ -117,3 +117,26 @@ def test_run_off_the_main_thread_stops_on_request_with_status_zero(mq, make_work
     app.request_stop()
     thread.join(10)
     assert status == [0] and not app.running
+
+
+def test_a_delivery_that_failed_as_the_stop_came_is_backed_out_not_committed(
+    mq, make_worker, events
+):
+    # the backout of a failed delivery waits for the consumer's next get (one step);
+    # a stop in between must back it out, never commit it with the rest
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        app.stop()  # from a listener: only requested
+        raise RuntimeError("failed as the stop came")
+
+    mq.send(IN, "one", "two")
+    app.start()
+    wait_for(lambda: app.stopping)
+    assert app.stop() is True
+    assert mq.depth(IN) == 2
+    first = mq.browse_raw(IN)[0][0]
+    assert first.BackoutCount == 1
+    assert app.stats.backed_out == 1 and app.stats.committed == 0
+    assert [e["backout_count"] for e in named(events, "message.backed_out")] == [0]

@@ -15,6 +15,7 @@ from mqjms.semantics import (
     Handle,
     PutFailed,
     SyncpointPut,
+    backout_and_get,
     commit_and_get,
     put_and_commit,
 )
@@ -174,3 +175,72 @@ def test_a_connection_that_commits_and_gets_in_one_step_without_puts_gets_them_f
     assert qm.queue_depth(OUT) == 1
     put_and_commit(older, [SyncpointPut(OUT, MQMD(), b"again")])
     assert qm.queue_depth(OUT) == 2 and not conn.in_unit_of_work
+
+
+# ---------------------------------------------------------------- MQBACK + MQGET in one step
+def test_the_backout_and_the_next_get_are_one_transaction(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    # a failed delivery's MQBACK and the MQGET after it: the message comes straight back,
+    # BackoutCount + 1, and what the unit of work put vanishes, as with the calls in turn
+    handle = conn.open(IN, C.MQOO_INPUT_SHARED)
+    first = conn.get(handle, syncpoint=True)
+    assert first is not None and first[0].BackoutCount == 0
+    conn.put(OUT, MQMD(), b"withdrawn", syncpoint=True)
+    begins = _begins(conn)
+    again = conn.backout_and_get(handle)
+    assert len(begins) == 1, begins
+    assert again is not None and again[1] == b"first" and again[0].BackoutCount == 1
+    assert again[0].MsgId == first[0].MsgId
+    assert qm.queue_depth(OUT) == 0 and qm.uncommitted_messages(OUT) == 0
+    assert conn.in_unit_of_work and qm.uncommitted_messages(IN) == 1
+    third = conn.backout_and_get(handle)
+    assert third is not None and third[0].BackoutCount == 2
+    conn.commit()
+    assert qm.queue_depth(IN) == 1  # "second" is left
+
+
+def test_a_backout_step_without_a_unit_of_work_is_a_get(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    handle = conn.open(IN, C.MQOO_INPUT_SHARED)
+    got = conn.backout_and_get(handle)
+    assert got is not None and got[1] == b"first" and got[0].BackoutCount == 0
+
+
+def test_a_get_that_fails_after_the_backout_leaves_the_backout_done(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    handle = conn.open(IN, C.MQOO_INPUT_SHARED)
+    assert conn.get(handle, syncpoint=True) is not None
+    qm.alter_queue(IN, {"GET": "DISABLED"})
+    assert conn.backout_and_get(handle) is None and not conn.in_unit_of_work
+    qm.alter_queue(IN, {"GET": "ENABLED"})
+    got = conn.get(handle, syncpoint=True)
+    assert got is not None and got[1] == b"first" and got[0].BackoutCount == 1
+
+
+def test_the_backout_helper_makes_the_calls_in_turn_where_there_is_no_step(
+    qm: QueueManager, conn: QMConnection
+) -> None:
+    class NoSteps(ConnectionWrapper):
+        @property
+        def capabilities(self) -> frozenset[Capability]:
+            return self.inner.capabilities - {Capability.BACKOUT_AND_GET}
+
+    events: list[str] = []
+    for connection in (NoSteps(conn), ConnectionWrapper(conn)):
+        handle = connection.open(IN, C.MQOO_INPUT_SHARED)
+        first = connection.get(handle, syncpoint=True)
+        assert first is not None
+        count = first[0].BackoutCount
+        begins = _begins(conn)
+        got = backout_and_get(
+            connection, handle, wait=0, backed_out=lambda: events.append("backed out")
+        )
+        assert got is not None and got[0].MsgId == first[0].MsgId
+        assert got[0].BackoutCount == count + 1
+        # the wrapper keeps the step: one transaction; without it, MQBACK then MQGET
+        assert len(begins) == (2 if isinstance(connection, NoSteps) else 1), begins
+        connection.backout()
+    assert events == ["backed out", "backed out"]
