@@ -262,6 +262,7 @@ def _too_long(obj: Hobj, md: Any, gmo: Any) -> Iterator[None]:
         yield
     except TruncatedMessage as exc:
         if exc.md is not None:
+            fields.round_trip(md)  # the whole MQMD as MQ returned it (a v1 MD's v2 fields too)
             fields.md_into(md, exc.md)
             _gmo_into(gmo, obj, len(exc.data), exc.md.MsgFlags)
         raise Truncated(
@@ -455,6 +456,7 @@ def _deliver(
             original,
             f"the message has {original} bytes; {ask.max_length} were returned",
         )
+    fields.round_trip(md_opts)  # the whole MQMD as MQ returned it (a v1 MD's v2 fields too)
     fields.md_into(md_opts, md)
     fields.round_trip(gmo_opts)
     _gmo_into(gmo_opts, obj, len(data), md.MsgFlags)
