@@ -318,7 +318,8 @@ def connect(
     are not used) or MQCONNX (ibmmq). TypeError with neither a name nor a channel and
     connection name, as both libraries raise."""
     if not (channel and conn_info) and not queue_manager:
-        raise TypeError(f"Invalid arguments: {[queue_manager, channel, conn_info, user, '***']!r}")
+        shown = None if password is None else "***"  # a password given is never shown
+        raise TypeError(f"Invalid arguments: {[queue_manager, channel, conn_info, user, shown]!r}")
     qmgr = cls(None, disconnect_on_exit, bytes_encoding=bytes_encoding, default_ccsid=default_ccsid)
     if channel and conn_info:
         cd = kwargs.pop("cd", None) or cls.FLAVOUR.structures.CD()

@@ -76,6 +76,11 @@ def test_connect_needs_a_name_or_a_channel(mq: ModuleType) -> None:
     with pytest.raises(TypeError) as failure:
         mq.connect(None, user="app", password="s3cret-pw")
     assert "s3cret-pw" not in str(failure.value)
+    assert str(failure.value) == "Invalid arguments: [None, None, None, 'app', '***']"
+    # no password given: nothing to hide, the list as the library shows it
+    with pytest.raises(TypeError) as failure:
+        mq.connect(None)
+    assert str(failure.value) == "Invalid arguments: [None, None, None, None, None]"
 
 
 def test_credentials_are_checked_as_the_libraries_check_them(mq: ModuleType, env: MQEnv) -> None:
