@@ -23,10 +23,12 @@ from mqjms.mqi import pcf_filters as _pcf_filters
 from mqjms.mqi import qmgr as _qmgr
 from mqjms.mqi import queue as _queue
 from mqjms.mqi import topics as _topics
+from mqjms.mqi.bridge_headers import CIH, IIH
 from mqjms.mqi.constants import CMQSTRC
 from mqjms.mqi.constants.flavours import constants as _constants
 from mqjms.mqi.flavour import Flavour
 from mqjms.mqi.ibmmq_flavour import (
+    BNO,
     BO,
     CBC,
     CBD,
@@ -72,16 +74,28 @@ from mqjms.mqi.ibmmq_flavour import (
     sco,
     to_string,
 )
+from mqjms.mqi.ibmmq_options import EncodingDefault, OTelOptions
 from mqjms.mqi.pcf_filters import (
     ByteStringFilter,
     FilterOperator,
     IntegerFilter,
     StringFilter,
 )
-from mqjms.mqi.pcf_params import CFBF, CFIF, CFSF, padded_count
+from mqjms.mqi.pcf_params import (
+    CFBF,
+    CFGR,
+    CFIF,
+    CFIL64,
+    CFIN64,
+    CFSF,
+    INTEGER64_TYPE,
+    MQLONG_TYPE,
+    padded_count,
+)
 from mqjms.mqi.routing import configure
 from mqjms.mqi.runner import install_aliases
 from mqjms.mqi.screening import on_poison
+from mqjms.mqi.text_checks import ensure_not_unicode, is_unicode
 
 CMQC = _constants("ibmmq", "CMQC")
 CMQCFC = _constants("ibmmq", "CMQCFC")
@@ -119,7 +133,37 @@ class Queue(_queue.Queue):
 
 class PCFExecute(_pcf.PCFExecute):
     FLAVOUR = FLAVOUR
+    QUEUE = Queue
     stringifyKeys = _pcf.PCFExecute.stringify_keys
+
+    def __init__(
+        self,
+        name: Any = None,
+        model_queue_name: str | bytes | None = b"SYSTEM.DEFAULT.MODEL.QUEUE",
+        reply_queue_name: str | bytes | None = None,
+        reply_queue_open_options: int = CMQC.MQOO_INPUT_EXCLUSIVE,
+        dynamic_queue_name: str | bytes = b"PYMQPCF.*",
+        command_queue_name: str | bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE",
+        command_queue: Any = None,
+        response_wait_interval: int = 5000,
+        command_timeout: int = 0,
+        max_length: int | None = None,
+        convert: bool = True,
+    ) -> None:
+        """ibmmq 2.x's positional order. ``command_queue``, a queue the program opened
+        for output, is accepted; the commands go to ``command_queue_name`` either way."""
+        super().__init__(
+            name,
+            model_queue_name=model_queue_name or b"",
+            dynamic_queue_name=dynamic_queue_name,
+            command_queue_name=command_queue_name,
+            response_wait_interval=response_wait_interval,
+            convert=convert,
+            reply_queue_name=reply_queue_name,
+            command_timeout=command_timeout,
+            max_length=max_length,
+            reply_queue_open_options=reply_queue_open_options,
+        )
 
 
 class MessageHandle(_message_handle.MessageHandle):
@@ -194,24 +238,33 @@ def ensure_bytes(value: Any, encoding: str = "ascii") -> Any:
     return value.encode(encoding) if isinstance(value, str) else value
 
 
-def is_unicode(value: Any) -> bool:
-    return isinstance(value, str)
+def common_q_args(*opts: Any) -> tuple[Any, Any]:
+    """``(md, options)`` from a get's or put's optional arguments, type-checked as ibmmq."""
+    return _queue.common_q_args(FLAVOUR, *opts)
+
+
+commonQArgs = common_q_args
 
 
 __all__ = [
+    "BNO",
     "BO",
     "CBC",
     "CBD",
     "CD",
     "CFBF",
     "CFBS",
+    "CFGR",
     "CFH",
     "CFIF",
     "CFIL",
+    "CFIL64",
     "CFIN",
+    "CFIN64",
     "CFSF",
     "CFSL",
     "CFST",
+    "CIH",
     "CMHO",
     "CMQC",
     "CMQCFC",
@@ -225,9 +278,12 @@ __all__ = [
     "DMHO",
     "DMPO",
     "GMO",
+    "IIH",
     "IMPO",
+    "INTEGER64_TYPE",
     "MD",
     "MDE",
+    "MQLONG_TYPE",
     "OD",
     "PD",
     "PMO",
@@ -242,6 +298,7 @@ __all__ = [
     "XQH",
     "ByteString",
     "ByteStringFilter",
+    "EncodingDefault",
     "Error",
     "Filter",
     "FilterOperator",
@@ -249,6 +306,7 @@ __all__ = [
     "MQMIError",
     "MQOpts",
     "MessageHandle",
+    "OTelOptions",
     "PCFExecute",
     "PYIFError",
     "Queue",
@@ -257,9 +315,12 @@ __all__ = [
     "Subscription",
     "Topic",
     "cd",
+    "commonQArgs",
+    "common_q_args",
     "configure",
     "connect",
     "ensure_bytes",
+    "ensure_not_unicode",
     "ensure_strings_are_bytes",
     "get_versions",
     "gmo",

@@ -32,7 +32,17 @@ from mqjms.mqi.pcf_filters import (
     IntegerFilter,
     StringFilter,
 )
-from mqjms.mqi.pcf_params import CFBF, CFIF, CFSF, padded_count
+from mqjms.mqi.pcf_params import (
+    CFBF,
+    CFGR,
+    CFIF,
+    CFIL64,
+    CFIN64,
+    CFSF,
+    INTEGER64_TYPE,
+    MQLONG_TYPE,
+    padded_count,
+)
 from mqjms.mqi.pymqi_flavour import (
     BO,
     CBC,
@@ -81,6 +91,7 @@ from mqjms.mqi.pymqi_flavour import (
 from mqjms.mqi.routing import configure
 from mqjms.mqi.runner import install_aliases
 from mqjms.mqi.screening import on_poison
+from mqjms.mqi.text_checks import ensure_not_unicode, is_unicode
 
 CMQC = _constants("pymqi", "CMQC")
 CMQCFC = _constants("pymqi", "CMQCFC")
@@ -117,7 +128,28 @@ class Queue(_queue.Queue):
 
 class PCFExecute(_pcf.PCFExecute):
     FLAVOUR = FLAVOUR
+    QUEUE = Queue
     stringifyKeys = _pcf.PCFExecute.stringify_keys
+
+    def __init__(
+        self,
+        name: Any = None,
+        disconnect_on_exit: bool = True,
+        model_queue_name: str | bytes = b"SYSTEM.DEFAULT.MODEL.QUEUE",
+        dynamic_queue_name: str | bytes = b"PYMQPCF.*",
+        command_queue_name: str | bytes = b"SYSTEM.ADMIN.COMMAND.QUEUE",
+        response_wait_interval: int = 5000,
+        convert: bool = False,
+    ) -> None:
+        """pymqi 1.12's positional order (``disconnect_on_exit`` second, unused there too)."""
+        super().__init__(
+            name,
+            model_queue_name=model_queue_name,
+            dynamic_queue_name=dynamic_queue_name,
+            command_queue_name=command_queue_name,
+            response_wait_interval=response_wait_interval,
+            convert=convert,
+        )
 
 
 class MessageHandle(_message_handle.MessageHandle):
@@ -172,8 +204,21 @@ def ensure_bytes(value: Any, encoding: str = "ascii") -> Any:
     return value.encode(encoding) if isinstance(value, str) else value
 
 
-def is_unicode(value: Any) -> bool:
-    return isinstance(value, str)
+def make_q_desc(q_desc: Any) -> OD:
+    """An OD naming the queue ``q_desc`` (str or bytes), or ``q_desc`` itself."""
+    found: OD = _queue.make_q_desc(FLAVOUR, q_desc)
+    return found
+
+
+def common_q_args(*opts: Any) -> tuple[Any, Any]:
+    """``(md, options)`` from a get's or put's optional arguments (pymqi's: at most two)."""
+    if len(opts) > 2:
+        raise TypeError("Too many args")
+    return _queue.common_q_args(FLAVOUR, *opts)
+
+
+makeQDesc = make_q_desc
+commonQArgs = common_q_args
 
 
 __all__ = [
@@ -183,10 +228,13 @@ __all__ = [
     "CD",
     "CFBF",
     "CFBS",
+    "CFGR",
     "CFH",
     "CFIF",
     "CFIL",
+    "CFIL64",
     "CFIN",
+    "CFIN64",
     "CFSF",
     "CFSL",
     "CFST",
@@ -203,8 +251,10 @@ __all__ = [
     "DMPO",
     "GMO",
     "IMPO",
+    "INTEGER64_TYPE",
     "MD",
     "MDE",
+    "MQLONG_TYPE",
     "OD",
     "PD",
     "PMO",
@@ -234,12 +284,17 @@ __all__ = [
     "Subscription",
     "Topic",
     "cd",
+    "commonQArgs",
+    "common_q_args",
     "configure",
     "connect",
     "ensure_bytes",
+    "ensure_not_unicode",
     "gmo",
     "install_aliases",
     "is_unicode",
+    "makeQDesc",
+    "make_q_desc",
     "md",
     "od",
     "on_poison",

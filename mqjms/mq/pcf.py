@@ -2,10 +2,13 @@
 
 A PCF message (Format MQADMIN/MQPCF) is an MQCFH then ParameterCount parameters, each
 starting with its Type and StrucLength, all integers in the MQMD's Encoding: MQCFIN (an
-integer), MQCFST (a string), MQCFIL (integers), MQCFSL (strings of one length) and
-MQCFBS (bytes). Strings are ``bytes`` in the parameter's CodedCharSetId, exactly
-StringLength long (IBM's command server pads names with blanks: the blanks are kept);
-each structure is padded with NULs to a multiple of 4 bytes.
+integer), MQCFST (a string), MQCFIL (integers), MQCFSL (strings of one length),
+MQCFBS (bytes), their 64-bit kin MQCFIN64 and MQCFIL64 (statistics and accounting
+messages count bytes with them) and MQCFGR, a group of the next ParameterCount
+parameters (one object's data in a statistics message). Strings are ``bytes`` in the
+parameter's CodedCharSetId, exactly StringLength long (IBM's command server pads names
+with blanks: the blanks are kept); each structure is padded with NULs to a multiple of 4
+bytes.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ MQCFT_STRING = 4
 MQCFT_INTEGER_LIST = 5
 MQCFT_STRING_LIST = 6
 MQCFT_BYTE_STRING = 9
+MQCFT_COMMAND_XR = 16
+MQCFT_GROUP = 20
+MQCFT_INTEGER64 = 23
+MQCFT_INTEGER64_LIST = 25
 MQCFH_STRUC_LENGTH = 36
 MQCFH_VERSION_1 = 1
 MQCFH_CURRENT_VERSION = 3
@@ -37,6 +44,11 @@ MQCFST_STRUC_LENGTH_FIXED = 20
 MQCFIL_STRUC_LENGTH_FIXED = 16
 MQCFSL_STRUC_LENGTH_FIXED = 24
 MQCFBS_STRUC_LENGTH_FIXED = 16
+MQCFIN64_STRUC_LENGTH = 24
+MQCFIL64_STRUC_LENGTH_FIXED = 16
+MQCFGR_STRUC_LENGTH = 16
+MQRCCF_CFGR_LENGTH_ERROR = 3258
+MQRCCF_CFGR_PARM_COUNT_ERROR = 3259
 
 Buffer = bytes | bytearray | memoryview
 
@@ -359,6 +371,106 @@ class MQCFBS(_Parameter):
 
 
 @dataclass(slots=True, eq=True)
+class MQCFIN64(_Parameter):
+    """A 64-bit integer parameter, 24 bytes (4 reserved before the value)."""
+
+    STRUCTURE: ClassVar[str] = "MQCFIN64"
+    TYPE: ClassVar[int] = MQCFT_INTEGER64
+    FIXED: ClassVar[int] = MQCFIN64_STRUC_LENGTH
+    LENGTH_REASON: ClassVar[int] = C.MQRCCF_CFIN_LENGTH_ERROR  # "MQCFIN or MQCFIN64"
+
+    Parameter: int = 0
+    Value: int = 0
+
+    @property
+    def StrucLength(self) -> int:
+        return MQCFIN64_STRUC_LENGTH
+
+    def pack(self, encoding: int = C.MQENC_NATIVE) -> bytes:
+        return struct.pack(
+            byte_order(encoding) + "4iq", self.TYPE, self.StrucLength, self.Parameter, 0, self.Value
+        )
+
+    @classmethod
+    def unpack(cls, buf: Buffer, encoding: int = C.MQENC_NATIVE, offset: int = 0) -> Self:
+        order, _length, parameter = cls._head(buf, encoding, offset)
+        (value,) = struct.unpack_from(order + "q", buf, offset + 16)
+        return cls(parameter, value)
+
+
+@dataclass(slots=True, eq=True)
+class MQCFIL64(_Parameter):
+    """A 64-bit integer-list parameter: 16 bytes, then Count MQINT64s."""
+
+    STRUCTURE: ClassVar[str] = "MQCFIL64"
+    TYPE: ClassVar[int] = MQCFT_INTEGER64_LIST
+    FIXED: ClassVar[int] = MQCFIL64_STRUC_LENGTH_FIXED
+    LENGTH_REASON: ClassVar[int] = C.MQRCCF_CFIL_LENGTH_ERROR  # "MQCFIL or MQCFIL64"
+
+    Parameter: int = 0
+    Values: tuple[int, ...] = ()
+
+    @property
+    def Count(self) -> int:
+        return len(self.Values)
+
+    @property
+    def StrucLength(self) -> int:
+        return self.FIXED + 8 * len(self.Values)
+
+    def pack(self, encoding: int = C.MQENC_NATIVE) -> bytes:
+        order = byte_order(encoding)
+        head = struct.pack(order + "4i", self.TYPE, self.StrucLength, self.Parameter, self.Count)
+        return head + struct.pack(f"{order}{self.Count}q", *self.Values)
+
+    @classmethod
+    def unpack(cls, buf: Buffer, encoding: int = C.MQENC_NATIVE, offset: int = 0) -> Self:
+        order, length, parameter = cls._head(buf, encoding, offset)
+        (count,) = struct.unpack_from(order + "i", buf, offset + 12)
+        if not 0 <= count <= (length - cls.FIXED) // 8:
+            cls._fail(
+                "Count",
+                offset + 12,
+                f"{count} does not fit in StrucLength {length}",
+                C.MQRCCF_CFIL_COUNT_ERROR,
+            )
+        values = struct.unpack_from(f"{order}{count}q", buf, offset + cls.FIXED)
+        return cls(parameter, tuple(values))
+
+
+@dataclass(slots=True, eq=True)
+class MQCFGR(_Parameter):
+    """A group: 16 bytes (StrucLength counts only them), then its ParameterCount
+    parameters, which the MQCFH's ParameterCount does not count (the group is one)."""
+
+    STRUCTURE: ClassVar[str] = "MQCFGR"
+    TYPE: ClassVar[int] = MQCFT_GROUP
+    FIXED: ClassVar[int] = MQCFGR_STRUC_LENGTH
+    LENGTH_REASON: ClassVar[int] = MQRCCF_CFGR_LENGTH_ERROR
+
+    Parameter: int = 0
+    Parameters: tuple[AnyParameter, ...] = ()
+
+    @property
+    def ParameterCount(self) -> int:
+        return len(self.Parameters)
+
+    @property
+    def StrucLength(self) -> int:
+        return MQCFGR_STRUC_LENGTH
+
+    def pack(self, encoding: int = C.MQENC_NATIVE) -> bytes:
+        head = struct.pack(
+            byte_order(encoding) + "4i",
+            self.TYPE,
+            self.StrucLength,
+            self.Parameter,
+            self.ParameterCount,
+        )
+        return head + b"".join(p.pack(encoding) for p in self.Parameters)
+
+
+@dataclass(slots=True, eq=True)
 class PCFOther:
     """A parameter of a type not decoded here (a group, a filter, 64-bit integers): kept whole."""
 
@@ -374,14 +486,18 @@ class PCFOther:
         return self.data
 
 
-Parameter = MQCFIN | MQCFST | MQCFIL | MQCFSL | MQCFBS | PCFOther
-_BY_TYPE: dict[int, type[MQCFIN | MQCFST | MQCFIL | MQCFSL | MQCFBS]] = {
-    cls.TYPE: cls for cls in (MQCFIN, MQCFST, MQCFIL, MQCFSL, MQCFBS)
+AnyParameter = MQCFIN | MQCFST | MQCFIL | MQCFSL | MQCFBS | MQCFIN64 | MQCFIL64 | MQCFGR | PCFOther
+Parameter = AnyParameter
+_Simple = MQCFIN | MQCFST | MQCFIL | MQCFSL | MQCFBS | MQCFIN64 | MQCFIL64
+_BY_TYPE: dict[int, type[_Simple]] = {
+    cls.TYPE: cls for cls in (MQCFIN, MQCFST, MQCFIL, MQCFSL, MQCFBS, MQCFIN64, MQCFIL64)
 }
+MAX_GROUP_DEPTH = 16  # MQ nests groups a few deep (activity reports); more is a bad message
 
 
 def parse_pcf(data: Buffer, encoding: int = C.MQENC_NATIVE) -> tuple[MQCFH, list[Parameter]]:
-    """A PCF message's header and its ParameterCount parameters, in order."""
+    """A PCF message's header and its ParameterCount parameters, in order; a group
+    (MQCFGR) holds the parameters that belong to it."""
     header = MQCFH.unpack(data, encoding)
     if header.StrucLength != MQCFH_STRUC_LENGTH:
         raise MQFormatError(
@@ -391,20 +507,31 @@ def parse_pcf(data: Buffer, encoding: int = C.MQENC_NATIVE) -> tuple[MQCFH, list
             f"expected 36, found {header.StrucLength}",
             C.MQRCCF_CFH_LENGTH_ERROR,
         )
+    parameters, _end = _parameters(data, encoding, MQCFH_STRUC_LENGTH, header.ParameterCount, 0)
+    return header, parameters
+
+
+def _parameters(
+    data: Buffer, encoding: int, offset: int, count: int, depth: int
+) -> tuple[list[Parameter], int]:
+    """``count`` parameters from ``offset``, and the offset after them."""
     order = byte_order(encoding)
     parameters: list[Parameter] = []
-    offset = MQCFH_STRUC_LENGTH
-    for _ in range(header.ParameterCount):
+    for _ in range(count):
         if len(data) - offset < 12:
             raise MQFormatError(
-                "MQCFH",
+                "MQCFGR" if depth else "MQCFH",
                 "ParameterCount",
-                32,
-                f"{header.ParameterCount} parameters, but the message ends at byte {offset}",
-                C.MQRCCF_CFH_PARM_COUNT_ERROR,
+                offset,
+                f"{count} parameters, but the message ends at byte {offset}",
+                MQRCCF_CFGR_PARM_COUNT_ERROR if depth else C.MQRCCF_CFH_PARM_COUNT_ERROR,
             )
         kind, length, parameter = struct.unpack_from(order + "3i", data, offset)
         decoder = _BY_TYPE.get(kind)
+        if kind == MQCFT_GROUP:
+            group, offset = _group(data, encoding, offset, depth)
+            parameters.append(group)
+            continue
         if decoder is not None:
             parameters.append(decoder.unpack(data, encoding, offset))
         elif 12 <= length <= len(data) - offset and length % 4 == 0:
@@ -418,7 +545,24 @@ def parse_pcf(data: Buffer, encoding: int = C.MQENC_NATIVE) -> tuple[MQCFH, list
                 C.MQRCCF_CFH_LENGTH_ERROR,
             )
         offset += length
-    return header, parameters
+    return parameters, offset
+
+
+def _group(data: Buffer, encoding: int, offset: int, depth: int) -> tuple[MQCFGR, int]:
+    """The group at ``offset`` with its members, and the offset after them."""
+    order, length, parameter = MQCFGR._head(data, encoding, offset)
+    if length != MQCFGR_STRUC_LENGTH:
+        MQCFGR._fail("StrucLength", offset + 4, f"expected 16, found {length}")
+    (count,) = struct.unpack_from(order + "i", data, offset + 12)
+    if count < 0 or depth >= MAX_GROUP_DEPTH:
+        MQCFGR._fail(
+            "ParameterCount",
+            offset + 12,
+            f"{count} parameters at group depth {depth + 1}",
+            MQRCCF_CFGR_PARM_COUNT_ERROR,
+        )
+    members, end = _parameters(data, encoding, offset + length, count, depth + 1)
+    return MQCFGR(parameter, tuple(members)), end
 
 
 def build_pcf(header: MQCFH, parameters: list[Parameter], encoding: int = C.MQENC_NATIVE) -> bytes:

@@ -5,7 +5,11 @@ Monitoring scripts build PCF messages by hand (an MQCFH and MQCFIN/MQCFST/... pa
 Format MQADMIN, a ReplyToQ) and read the responses, as IBM MQ's command server writes
 them: one message per object, MQCFH Type MQCFT_RESPONSE numbered from 1, MQCFC_LAST on the
 last, CompCode and Reason (an error is one response without parameters), CorrelId the
-request's MsgId (MQRO_PASS_CORREL_ID: its CorrelId). The commands are those
+request's MsgId (MQRO_PASS_CORREL_ID: its CorrelId). A request may be MQCFT_COMMAND or
+MQCFT_COMMAND_XR (what pymqi's and ibmmq's PCFExecute send, MQCFH version 3), with filters
+(MQCFIF/MQCFSF/MQCFBF). Both get standard responses: IBM documents extended ones
+(MQCFT_XR_MSG/XR_ITEM/XR_SUMMARY) for z/OS, and ibmmq's PCFExecute notes that only a z/OS
+queue manager sends them; a distributed one answers COMMAND_XR as COMMAND. The commands are those
 :mod:`.admin` runs for ``PCFExecute``. A request put outside syncpoint is taken from the
 queue and answered at once; one put under syncpoint stays on the queue (not answered).
 """
@@ -22,11 +26,12 @@ from mqjms.mq.errors import MQError, MQFormatError
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.semantics import Connection
 
-from . import admin, admin_subscriptions, inquiry
+from . import admin, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
 
 log = get_logger("mqjms.mqi")
 
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
+_REQUESTS = (mqpcf.MQCFT_COMMAND, mqpcf.MQCFT_COMMAND_XR)
 _COMMAND_NAMES = {
     int(getattr(CMQCFC, name)): name for name in dir(CMQCFC) if name.startswith("MQCMD_")
 }
@@ -92,13 +97,18 @@ def answer(conn: Connection, request: MQMD, data: bytes) -> list[tuple[MQMD, byt
         return [_reply(request, _header(0, C.MQCC_FAILED, exc.reason), [])]
     command = _COMMAND_NAMES.get(header.Command)
     try:
-        if header.Type != mqpcf.MQCFT_COMMAND or command is None:
+        if header.Type not in _REQUESTS or command is None:
             raise MQError(
                 C.MQCC_FAILED,
                 C.MQRCCF_COMMAND_FAILED,
                 f"PCF message type {header.Type}, command {header.Command} is not a command",
             )
-        results = admin.execute(conn, command, _params(parameters))
+        params = _params(parameters)
+        filters = [f for p in parameters if (f := _filter(p)) is not None]
+        hidden = pcf_filters.widen(params, filters)  # filtered on, not asked for
+        results = admin.execute(conn, command, params)
+        if filters:
+            results = pcf_filters.keep(results, filters, hidden)
     except MQError as exc:
         log.info("pcf.command_failed", command=command, reason=exc.reason_name)
         return [_reply(request, _header(header.Command, C.MQCC_FAILED, exc.reason), [])]
@@ -118,17 +128,24 @@ def _params(parameters: list[Any]) -> dict[int, Any]:
     """A request's parameters as :func:`admin.execute` takes them."""
     out: dict[int, Any] = {}
     for parameter in parameters:
-        if isinstance(parameter, mqpcf.MQCFIN):
+        if isinstance(parameter, mqpcf.MQCFIN | mqpcf.MQCFIN64):
             out[parameter.Parameter] = parameter.Value
         elif isinstance(parameter, mqpcf.MQCFST):
             out[parameter.Parameter] = _text(parameter.String)
-        elif isinstance(parameter, mqpcf.MQCFIL):
+        elif isinstance(parameter, mqpcf.MQCFIL | mqpcf.MQCFIL64):
             out[parameter.Parameter] = list(parameter.Values)
         elif isinstance(parameter, mqpcf.MQCFSL):
             out[parameter.Parameter] = [_text(s) for s in parameter.Strings]
         elif isinstance(parameter, mqpcf.MQCFBS):
             out[parameter.Parameter] = parameter.String
     return out
+
+
+def _filter(parameter: Any) -> Any:
+    """The filter a request's parameter is, or None."""
+    if isinstance(parameter, mqpcf.PCFOther):
+        return pcf_unpack.filter_structure(parameter)
+    return None
 
 
 def _text(raw: bytes) -> str:

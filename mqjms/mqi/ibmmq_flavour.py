@@ -37,10 +37,10 @@ from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
 from mqjms.mqi.structures import MQOpts, Shape, Structure
 
 __all__ = [
-    "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO", "CSP",
-    "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO", "MD", "MDE", "OD", "PD", "PMO", "RFH2", "SCO",
-    "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH", "Error", "MQMIError", "MQOpts", "PYIFError",
-    "cd", "gmo", "md", "od", "pmo", "sco", "to_string",
+    "BNO", "BO", "CBC", "CBD", "CD", "CFBS", "CFH", "CFIL", "CFIN", "CFSL", "CFST", "CMHO", "CNO",
+    "CSP", "CTLO", "DLH", "DMHO", "DMPO", "GMO", "IMPO", "MD", "MDE", "OD", "PD", "PMO", "RFH2",
+    "SCO", "SD", "SMPO", "SRO", "STS", "TM", "TMC2", "XQH", "Error", "MQMIError", "MQOpts",
+    "PYIFError", "cd", "gmo", "md", "od", "pmo", "sco", "to_string",
 ]  # fmt: skip
 
 
@@ -183,6 +183,22 @@ class SRO(Structure):
 
 class STS(Structure):
     SHAPE = _shape(MQSTS, defaults={"Version": 2, **_no_ccsid("ObjectString", "SubName")})
+
+
+class BNO(MQOpts):
+    """MQBNO: how a uniform cluster balances this connection (``connect(bno=...)``)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(
+            [
+                ["_StrucId", CMQC.MQBNO_STRUC_ID, "4s"],
+                ["Version", CMQC.MQBNO_VERSION_1, "i"],
+                ["ApplType", CMQC.MQBNO_BALTYPE_SIMPLE, "i"],
+                ["Timeout", CMQC.MQBNO_TIMEOUT_AS_DEFAULT, "i"],
+                ["Options", CMQC.MQBNO_OPTIONS_NONE, "i"],
+            ],
+            **kw,
+        )
 
 
 class CBD(Structure):

@@ -9,21 +9,25 @@ them). A second argument, a list of filters (``Filter(selector).greater(0)`` or 
 structures), keeps the responses that pass them (:mod:`.pcf_filters`). With
 ``responses=[...]`` (ibmmq) each response is a ``(dict, CFH)`` pair and
 errors are raised after the list is filled. :mod:`.admin` answers the commands.
-``PCFExecute.unpack(message)`` reads a PCF message (an event or a command's reply).
+``PCFExecute.unpack(message)`` reads a PCF message (an event, a statistics message, a
+command's reply) as ``(dict, CFH)``. ``reply_queue`` and ``reply_queue_name`` are a real
+reply queue (a temporary dynamic one by default), opened when a program first uses them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
 from typing import Any, ClassVar
 
-from mqjms.mq import pcf as mqpcf
 from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
-from . import admin, admin_subscriptions, inquiry, pcf_filters
+from . import admin, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
 from .flavour import Flavour
 from .qmgr import QueueManager
+from .queue import Queue
+
+_INPUT = CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED
 
 
 def _params(flavour: Flavour, args: Any) -> dict[int, Any]:
@@ -62,14 +66,27 @@ class ByteString:
 
 
 class _Command:
+    """``pcf.MQCMD_X``: the command a call runs. Names chain as in both libraries
+    (``pcf.CMQCFC.MQCMD_X`` is ``pcf.MQCMD_X``, a leading ``CMQCFC.`` dropped) and are
+    looked up in CMQCFC when called: an unknown one is the libraries' KeyError."""
+
     def __init__(self, pcf: PCFExecute, name: str) -> None:
         self._pcf = pcf
         self._name = name
 
+    def __getattr__(self, name: str) -> _Command:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Command(self._pcf, f"{self._name}.{name}")
+
     def __call__(self, *args: Any, **kwargs: Any) -> list[Any]:
+        name = self._name.removeprefix("CMQCFC.")
+        self._pcf.qm._live()  # not connected: PYIFError first, as theirs
+        if not isinstance(vars(self._pcf.FLAVOUR.CMQCFC).get(name), int):
+            raise KeyError(name)  # theirs: CMQCFC.__dict__[name]
         filters = args[1] if len(args) > 1 else kwargs.get("filters")
         return self._pcf._run(
-            self._name, args[0] if args else None, kwargs.get("responses"), filters or ()
+            name, args[0] if args else None, kwargs.get("responses"), filters or ()
         )
 
 
@@ -77,6 +94,7 @@ class PCFExecute(QueueManager):
     """Sends PCF commands (see the module docstring)."""
 
     FLAVOUR: ClassVar[Flavour]
+    QUEUE: ClassVar[type[Queue]]  # the flavour's Queue, for the reply queue
 
     def __init__(
         self,
@@ -96,6 +114,14 @@ class PCFExecute(QueueManager):
             raise self.FLAVOUR.PYIFError(
                 "Do not specify both a model_queue_name and a reply_queue_name"
             )
+        self._reply_queue: Any = None
+        self._reply_queue_name: bytes | None = None
+        self._reply_closed = False
+        self._reply_model = reply_queue_name or model_queue_name
+        self._dynamic_queue_name = dynamic_queue_name
+        self._reply_open_options = int(kwargs.pop("reply_queue_open_options", 0))
+        if not self._reply_open_options & _INPUT:  # ibmmq adds one, as pymqi's default
+            self._reply_open_options |= CMQC.MQOO_INPUT_EXCLUSIVE
         if isinstance(name, QueueManager):
             self.qm: QueueManager = name
             super().__init__(None)
@@ -129,15 +155,40 @@ class PCFExecute(QueueManager):
     def max_length(self) -> int | None:
         return self._max_length
 
-    def __getattr__(self, name: str) -> Callable[..., list[Any]]:
-        if name.startswith("CMQCFC."):
-            name = name[len("CMQCFC.") :]
-        if name.startswith("MQCMD_"):
-            return _Command(self, name)
-        raise AttributeError(name)
+    @property
+    def reply_queue(self) -> Any:
+        """The queue replies come to, opened when first asked for (None after
+        ``disconnect``): commands here are answered without it, but programs put their
+        own PCF messages with it as ReplyToQ and get the replies from it."""
+        if self._reply_queue is None and not self._reply_closed:
+            od = self.FLAVOUR.structure(
+                "OD", ObjectName=self._reply_model, DynamicQName=self._dynamic_queue_name
+            )
+            self._reply_queue = self.QUEUE(self.qm, od, self._reply_open_options)
+            self._reply_queue_name = bytes(od.ObjectName).strip()
+        return self._reply_queue
+
+    @property
+    def reply_queue_name(self) -> bytes | None:
+        """The reply queue's name, as MQOPEN gave it (a temporary dynamic queue's is
+        made from ``dynamic_queue_name``)."""
+        if self.reply_queue is None:
+            return None
+        return self._reply_queue_name
+
+    def __getattr__(self, name: str) -> _Command:
+        """Any other public name is a command, as in both libraries (checked when called)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _Command(self, name)
 
     def disconnect(self) -> None:
-        """Disconnect the connection this object made (not one it was given)."""
+        """Close the reply queue; disconnect the connection this object made (not one
+        it was given)."""
+        queue, self._reply_queue, self._reply_closed = self._reply_queue, None, True
+        if queue is not None:
+            with contextlib.suppress(Exception):
+                queue.close()
         if self.qm is self:
             super().disconnect()
 
@@ -227,20 +278,6 @@ class PCFExecute(QueueManager):
         return {names.get(key, str(key)): value for key, value in raw.items()}
 
     @classmethod
-    def unpack(cls, message: bytes) -> Any:
-        """A PCF message's parameters as a dict (ibmmq: ``(dict, CFH)``)."""
-        header, parameters = mqpcf.parse_pcf(message, CMQC.MQENC_NATIVE)
-        values: dict[int, Any] = {}
-        for parameter in parameters:
-            key = getattr(parameter, "Parameter", None)
-            if key is None:
-                continue
-            for name in ("Values", "Strings", "String", "Value"):
-                if hasattr(parameter, name):
-                    values[int(key)] = getattr(parameter, name)
-                    break
-        if not cls.FLAVOUR.inquire_lists:
-            return values
-        cfh = cls.FLAVOUR.structure("CFH")
-        cfh.unpack(header.pack(CMQC.MQENC_NATIVE))
-        return values, cfh
+    def unpack(cls, message: bytes) -> tuple[dict[int, Any], Any]:
+        """``(values, CFH)`` of a PCF message, as both libraries return it (:mod:`.pcf_unpack`)."""
+        return pcf_unpack.unpack(cls.FLAVOUR, message)

@@ -1,5 +1,5 @@
 """PCF parameter structures as pymqi and ibmmq programs build them: CFIN, CFST, CFIL, CFSL,
-CFBS, and the filters CFIF, CFSF, CFBF.
+CFBS, the 64-bit CFIN64 and CFIL64, the group header CFGR, and the filters CFIF, CFSF, CFBF.
 
 Their length depends on their value, so, as in both libraries, the constructor takes
 ``String``/``Values``/``Strings`` (and optionally their lengths) and lays the structure out
@@ -17,6 +17,9 @@ from mqjms.mq import pcf
 from mqjms.mqi.constants import CMQCFC
 from mqjms.mqi.structures import MQOpts, as_bytes
 
+MQLONG_TYPE = "i"  # the struct code of an MQLONG (both libraries export it: programs use it)
+INTEGER64_TYPE = "q"  # of an MQINT64
+
 
 def padded_count(count: int, boundary: int = 4) -> int:
     """``count`` rounded up to a multiple of ``boundary``."""
@@ -33,6 +36,55 @@ class CFIN(MQOpts):
                 ["StrucLength", pcf.MQCFIN_STRUC_LENGTH, "i"],
                 ["Parameter", 0, "i"],
                 ["Value", 0, "i"],
+            ],
+            **kw,
+        )
+
+
+class CFIN64(MQOpts):
+    """MQCFIN64: a 64-bit integer parameter (statistics and accounting counters)."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(
+            [
+                ["Type", pcf.MQCFT_INTEGER64, MQLONG_TYPE],
+                ["StrucLength", pcf.MQCFIN64_STRUC_LENGTH, MQLONG_TYPE],
+                ["Parameter", 0, MQLONG_TYPE],
+                ["Value", 0, INTEGER64_TYPE],  # after 4 bytes of alignment: IBM's Reserved
+            ],
+            **kw,
+        )
+
+
+class CFIL64(MQOpts):
+    """MQCFIL64: a 64-bit integer-list parameter (``Values``)."""
+
+    def __init__(self, **kw: Any) -> None:
+        values = list(kw.pop("Values", []))
+        count = kw.pop("Count", len(values))
+        super().__init__(
+            [
+                ["Type", pcf.MQCFT_INTEGER64_LIST, MQLONG_TYPE],
+                ["StrucLength", pcf.MQCFIL64_STRUC_LENGTH_FIXED + 8 * count, MQLONG_TYPE],
+                ["Parameter", 0, MQLONG_TYPE],
+                ["Count", count, MQLONG_TYPE],
+                ["Values", values, INTEGER64_TYPE, count],
+            ],
+            **kw,
+        )
+
+
+class CFGR(MQOpts):
+    """MQCFGR: a group header; its ``ParameterCount`` parameters follow it in the message."""
+
+    def __init__(self, **kw: Any) -> None:
+        count = kw.pop("ParameterCount", 0)
+        super().__init__(
+            [
+                ["Type", pcf.MQCFT_GROUP, MQLONG_TYPE],
+                ["StrucLength", pcf.MQCFGR_STRUC_LENGTH, MQLONG_TYPE],
+                ["Parameter", 0, MQLONG_TYPE],
+                ["ParameterCount", count, MQLONG_TYPE],
             ],
             **kw,
         )

@@ -216,11 +216,11 @@ def test_pcf_message_round_trips() -> None:
 
 
 def test_pcf_keeps_parameters_it_does_not_decode() -> None:
-    group = struct.pack("<4i", 20, 16, 8000, 0)  # an MQCFGR with no parameters
-    data = build_pcf(MQCFH(), [MQCFIN(1, 2)]) + group
+    cfif = struct.pack("<5i", 13, 20, 3, 2, 4)  # an MQCFIF (a filter): kept whole
+    data = build_pcf(MQCFH(), [MQCFIN(1, 2)]) + cfif
     data = MQCFH(ParameterCount=2).pack() + data[36:]
     _header, parsed = parse_pcf(data)
-    assert parsed[1] == PCFOther(20, 8000, group)
+    assert parsed[1] == PCFOther(13, 3, cfif)
 
 
 def test_pcf_lengths_are_checked() -> None:
