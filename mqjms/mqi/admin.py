@@ -6,9 +6,12 @@ administration API instead (the same one MQSC uses), with results as the librari
 them: a list of dicts keyed by MQCA_*/MQIA_*/MQCACF_* selectors. Supported: PING_Q_MGR,
 INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, DELETE_Q,
 CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
-and application names), CREATE/DELETE/INQUIRE_SUBSCRIPTION (:mod:`.admin_subscriptions`);
-INQUIRE_CHANNEL(_NAMES) answers that there are no
-channels (2085: the embedded queue manager has none). Over another transport, only
+and application names), CREATE/DELETE/INQUIRE_SUBSCRIPTION (:mod:`.admin_subscriptions`),
+INQUIRE_Q_MGR_STATUS and RESET_Q_STATS (:mod:`.admin_status`), INQUIRE_PROCESS
+(:mod:`.admin_processes`); INQUIRE_CHANNEL(_NAMES)
+answers that there are no channels (2085: the embedded queue manager has none), and
+INQUIRE_CHANNEL_STATUS that none is running (3065, MQRCCF_CHL_STATUS_NOT_FOUND, which
+monitoring programs take as "no active channels"). Over another transport, only
 PING_Q_MGR and INQUIRE_Q_MGR.
 """
 
@@ -36,7 +39,7 @@ from mqjms.semantics.attributes import (
 )
 from mqjms.semantics.inquire import QMGR_FACTS, queue_facts
 
-from . import admin_subscriptions
+from . import admin_processes, admin_status, admin_subscriptions
 
 log = get_logger("mqjms.mqi")
 
@@ -85,12 +88,12 @@ def delete_dynamic(conn: Connection, name: str, purge: bool) -> None:
 
 def execute(conn: Connection, command: str, params: Params) -> list[Response]:
     """Run PCF ``command`` (``MQCMD_INQUIRE_Q``...) with ``params``; its responses."""
-    on_queue_manager = admin_subscriptions.COMMANDS.get(command)
+    on_queue_manager = _ON_QUEUE_MANAGER.get(command)
     if on_queue_manager is not None:
         return on_queue_manager(_required(conn, command), params)
     handler = _COMMANDS.get(command)
     if handler is None:
-        known = sorted([*_COMMANDS, *admin_subscriptions.COMMANDS])
+        known = sorted([*_COMMANDS, *_ON_QUEUE_MANAGER])
         raise failed(
             C.MQRC_FUNCTION_NOT_SUPPORTED,
             f"PCF {command} is not supported by mqjms (supported: {', '.join(known)})",
@@ -130,9 +133,37 @@ def _wanted(params: Params, selector: int) -> set[int] | None:
     return None if CMQCFC.MQIACF_ALL in listed else set(listed)
 
 
-def _queue_response(queue: Mapping[str, int | str | bool], wanted: set[int] | None) -> Response:
+#: What INQUIRE_Q answers beyond the attributes mqjms keeps, as MQINQ and IBM MQ's
+#: defaults have them, by selector: the queue types, the value. Properties travel as
+#: PROPCTL(COMPAT) has them; MONQ, STATQ and ACCTQ are QMGR (mqjms collects none).
+_PCF_FACTS: Mapping[int, tuple[tuple[str, ...], int | str]] = {
+    CMQC.MQIA_PROPERTY_CONTROL: ((LOCAL, ALIAS, MODEL), CMQC.MQPROP_COMPATIBILITY),
+    CMQC.MQIA_MONITORING_Q: ((LOCAL, MODEL), CMQC.MQMON_Q_MGR),
+    CMQC.MQIA_STATISTICS_Q: ((LOCAL, MODEL), CMQC.MQMON_Q_MGR),
+    CMQC.MQIA_ACCOUNTING_Q: ((LOCAL, MODEL), CMQC.MQMON_Q_MGR),
+    CMQC.MQCA_CUSTOM: ((LOCAL, ALIAS, MODEL, REMOTE), ""),
+}
+_DEFINITION_TYPES = {
+    None: CMQC.MQQDT_PREDEFINED,
+    "TEMPDYN": CMQC.MQQDT_TEMPORARY_DYNAMIC,
+    "PERMDYN": CMQC.MQQDT_PERMANENT_DYNAMIC,
+}
+
+
+def _queue_response(
+    queue: Mapping[str, int | str | bool],
+    wanted: set[int] | None,
+    dynamic: Mapping[str, str] | None = None,
+) -> Response:
+    """One queue's INQUIRE_Q response; ``dynamic``: the dynamic queues' DEFTYPEs."""
     qtype = str(queue["TYPE"])
-    out: Response = {CMQC.MQCA_Q_NAME: str(queue["QUEUE"]), CMQC.MQIA_Q_TYPE: QTYPE_CODES[qtype]}
+    name = str(queue["QUEUE"])
+    out: Response = {CMQC.MQCA_Q_NAME: name, CMQC.MQIA_Q_TYPE: QTYPE_CODES[qtype]}
+    if qtype in (LOCAL, MODEL) and (wanted is None or CMQC.MQIA_DEFINITION_TYPE in wanted):
+        deftype = (dynamic or {}).get(name) if qtype == LOCAL else queue.get("DEFTYPE")
+        out[CMQC.MQIA_DEFINITION_TYPE] = _DEFINITION_TYPES.get(
+            str(deftype) if deftype else None, CMQC.MQQDT_PREDEFINED
+        )
     for name, value in queue.items():
         attr = QUEUE_ATTR_BY_NAME.get(name)
         if attr is None or attr.selector is None:
@@ -143,6 +174,9 @@ def _queue_response(queue: Mapping[str, int | str | bool], wanted: set[int] | No
     for selector, fact in queue_facts(qtype).items():  # clusters, scope...: MQ's defaults
         if wanted is None or selector in wanted:
             out[selector] = fact
+    for selector, (types, value) in _PCF_FACTS.items():
+        if qtype in types and (wanted is None or selector in wanted):
+            out[selector] = value
     return out
 
 
@@ -177,7 +211,8 @@ def _inquire_q(conn: Connection, command: str, params: Params) -> list[Response]
     qm = _required(conn, command)
     wanted = _wanted(params, CMQCFC.MQIACF_Q_ATTRS)
     queues = _matching(qm, _pattern(params), int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL)))
-    return [_queue_response(queue, wanted) for queue in queues]
+    dynamic = qm.dynamic_queues()
+    return [_queue_response(queue, wanted, dynamic) for queue in queues]
 
 
 def _inquire_q_names(conn: Connection, command: str, params: Params) -> list[Response]:
@@ -314,7 +349,7 @@ def _clear_q(conn: Connection, command: str, params: Params) -> list[Response]:
 
 def _inquire_q_mgr(conn: Connection, command: str, params: Params) -> list[Response]:
     wanted = _wanted(params, CMQCFC.MQIACF_Q_MGR_ATTRS)
-    selectors = [C.MQCA_Q_MGR_NAME, *QMGR_ATTR_BY_SELECTOR, *QMGR_FACTS]
+    selectors = [C.MQCA_Q_MGR_NAME, C.MQCA_Q_MGR_IDENTIFIER, *QMGR_ATTR_BY_SELECTOR, *QMGR_FACTS]
     if wanted is not None:
         selectors = [s for s in selectors if s in wanted or s == C.MQCA_Q_MGR_NAME]
     return [dict(conn.inquire_qmgr(selectors))]
@@ -347,6 +382,15 @@ def _no_channels(conn: Connection, command: str, params: Params) -> list[Respons
     raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no channel matches {pattern!r}: mqjms has none")
 
 
+def _no_channel_status(conn: Connection, command: str, params: Params) -> list[Response]:
+    """No channel instance runs (there are no channels): MQ's answer for that, 3065."""
+    pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
+    raise failed(
+        CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND,
+        f"no channel status for {pattern!r}: the embedded queue manager has no channels",
+    )
+
+
 _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
     "MQCMD_PING_Q_MGR": _ping,
     "MQCMD_INQUIRE_Q": _inquire_q,
@@ -362,6 +406,13 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
     "MQCMD_INQUIRE_CONNECTION": _inquire_connection,
     "MQCMD_INQUIRE_CHANNEL": _no_channels,
     "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channels,
+    "MQCMD_INQUIRE_CHANNEL_STATUS": _no_channel_status,
+}
+#: Commands that work on the embedded queue manager itself (2298 over other transports).
+_ON_QUEUE_MANAGER: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
+    **admin_subscriptions.COMMANDS,
+    **admin_status.COMMANDS,
+    **admin_processes.COMMANDS,
 }
 
 

@@ -233,6 +233,15 @@ class Administration:
             ).fetchall()
         return [{"CONN": r[0], "PID": r[1], "APPLTAG": r[2], "STARTED": r[3]} for r in rows]
 
+    def dynamic_queues(self) -> dict[str, str]:
+        """The dynamic queues now, each with its DEFTYPE (TEMPDYN or PERMDYN): what
+        INQUIRE_Q's DefinitionType tells apart from the predefined ones."""
+        with self._database() as db:
+            rows = db.execute(
+                "SELECT name, deftype FROM queues WHERE deftype IS NOT NULL"
+            ).fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
+
     def queue_handles(self, name: str) -> list[dict[str, int | str]]:
         """The handles open on local queue ``name`` now (DISPLAY QSTATUS TYPE(HANDLE)):
         HOBJ, OPENOPTS (the input mode resolved: shared or exclusive), CONN, PID and

@@ -19,7 +19,7 @@ from mqjms.mq import constants as C
 from mqjms.semantics import definitions
 from mqjms.semantics.attributes import LOCAL
 
-from . import meta, store
+from . import meta, qstats, store
 
 Attrs = dict[str, int | str | bool]
 
@@ -150,6 +150,7 @@ def clear(db: sqlite3.Connection, name: str, *, held: bool) -> int:
             "DELETE FROM messages INDEXED BY messages_uow WHERE uow IS NOT NULL AND queue = ?",
             (name,),
         ).rowcount
+    qstats.uncount(db, {name: count})  # a CLEAR is not a get
     return int(count)
 
 

@@ -15,6 +15,7 @@ import math
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TypeVar
@@ -24,7 +25,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
-from . import bells, messages, meta, reporting, store, wakeup
+from . import bells, messages, meta, qstats, reporting, store, wakeup
 from .failures import StorageError
 from .space import SpaceReserve, with_room
 from .transaction import Transaction, writing
@@ -76,6 +77,7 @@ def discard(
         report = messages.expiration_report(msg)
         if report is not None:
             reporting.send(tx, original, *report, uow=None)
+    qstats.uncount(tx.db, Counter(msg.queue for msg in expired))  # discards are not gets
     if expired and not bodies_read:  # a scan's batch: one line, not one a message
         log.info("messages.expired", discarded=len(expired))
 

@@ -63,7 +63,9 @@ from . import (
     integrity,
     meta,
     owners,
+    qstats,
     recovery,
+    status,
     store,
     subscriptions,
     topics,
@@ -98,13 +100,41 @@ DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
     # PCF commands put here by pymqi and ibmmq programs are answered by the drop-in
     # (mqjms/mqi/command_server.py)
     (LOCAL, "SYSTEM.ADMIN.COMMAND.QUEUE", {"DESCR": "mqjms PCF command queue"}),
+    # the rest of IBM MQ's default local queues, which monitoring programs read until
+    # 2033 (mqjms writes no statistics, accounting or event messages to them)
+    *(
+        (LOCAL, f"SYSTEM.ADMIN.{name}", {})
+        for name in (
+            "ACCOUNTING.QUEUE",
+            "ACTIVITY.QUEUE",
+            "CHANNEL.EVENT",
+            "COMMAND.EVENT",
+            "CONFIG.EVENT",
+            "LOGGER.EVENT",
+            "PERFM.EVENT",
+            "PUBSUB.EVENT",
+            "QMGR.EVENT",
+            "STATISTICS.QUEUE",
+            "TRACE.ACTIVITY.QUEUE",
+            "TRACE.ROUTE.QUEUE",
+        )
+    ),
 )
 #: What a queue manager made before meta's "default_objects" was kept had.
 _DEFAULTS_BEFORE_LIST = frozenset(
-    name
-    for _, name, _ in DEFAULT_OBJECTS
-    if name not in ("SYSTEM.DEFAULT.REMOTE.QUEUE", "SYSTEM.ADMIN.COMMAND.QUEUE")
+    (
+        "SYSTEM.DEFAULT.LOCAL.QUEUE",
+        "SYSTEM.DEFAULT.ALIAS.QUEUE",
+        "SYSTEM.DEFAULT.MODEL.QUEUE",
+        "SYSTEM.DURABLE.MODEL.QUEUE",
+        "SYSTEM.NDURABLE.MODEL.QUEUE",
+        "SYSTEM.DEAD.LETTER.QUEUE",
+        "SYSTEM.DEFAULT.INITIATION.QUEUE",
+    )
 )
+
+#: meta's "default_objects": the system objects this mqjms makes.
+_DEFAULT_LIST = ",".join(name for _, name, _ in DEFAULT_OBJECTS)
 
 
 def boot_id() -> str:
@@ -128,7 +158,11 @@ def default_qmgr_name(path: Path) -> str:
 
 
 @translating
-class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdministration):
+class QueueManager(
+    topics.TopicAdministration,
+    subscriptions.SubscriptionAdministration,
+    status.QueueManagerStatus,
+):
     """An embedded queue manager on a directory; thread-safe; one per directory per process
     is enough, but more are harmless."""
 
@@ -217,6 +251,11 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
                 log.info("qmgr.upgraded", path=str(self.path), schema=store.SCHEMA_VERSION)
             store.prepare(db)
             topics.ensure(db)  # pub/sub tables and SYSTEM.BASE.TOPIC (also in older ones)
+            if meta.get(db, "default_objects") != _DEFAULT_LIST:
+                # a newer mqjms's system objects, on a queue manager already started (a
+                # definition is a row other processes see, whatever their version)
+                with store.write(db) as tx:
+                    self._add_new_default_objects(tx)
             regroup = marker is not None and group_access not in (None, marker.group_access)
             if marker is None or not marker.name or regroup:
                 created = marker.created if marker else ""
@@ -302,7 +341,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             )
             for qtype, qname, attrs in DEFAULT_OBJECTS:
                 catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
-            meta.put(db, "default_objects", ",".join(name for _, name, _ in DEFAULT_OBJECTS))
+            meta.put(db, "default_objects", _DEFAULT_LIST)
             log.info("qmgr.created", qmgr=qmname, path=str(self.path))
 
     @staticmethod
@@ -316,7 +355,7 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             if qname not in known and catalog.load(db, qname) is None:
                 catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
                 log.info("qmgr.default_object_added", queue=qname, qtype=qtype)
-        meta.put(db, "default_objects", ",".join(name for _, name, _ in DEFAULT_OBJECTS))
+        meta.put(db, "default_objects", _DEFAULT_LIST)
 
     def _start(self) -> None:
         """Queue manager start: nobody else has the directory open. A damaged database
@@ -345,6 +384,8 @@ class QueueManager(topics.TopicAdministration, subscriptions.SubscriptionAdminis
             meta.put(db, "boot_id", boot_id())
             # depth counters are rebuilt from the rows, so a crash can never skew them
             db.execute(store.RECOUNT_DEPTHS)
+            qstats.reset_all(db)  # as MQ's start resets RESET QSTATS's statistics
+            meta.put(db, "started", str(time.time()))  # DISPLAY QMSTATUS's STARTDA/STARTTI
         for stale in (self.path / "conn").glob("*.lock"):
             if owner_is_dead(stale):
                 stale.unlink(missing_ok=True)

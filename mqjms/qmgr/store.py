@@ -13,6 +13,7 @@ each becomes a :class:`~mqjms.qmgr.failures.StorageError`.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -24,8 +25,8 @@ from . import commits, failures, mdstore
 
 # 2: the delivery-order indexes hold available messages only; 3: one delivery-order index;
 # 4: large bodies out of their rows (BODIES); 5: CURDEPTH leaves out uncommitted gets
-# (DEPTH_TRIGGERS)
-SCHEMA_VERSION = 5
+# (DEPTH_TRIGGERS); 6: the queue statistics of RESET QSTATS (qstats.py)
+SCHEMA_VERSION = 6
 
 # Message states. A message got under syncpoint stays on its queue, invisible to others,
 # until the unit of work commits (row deleted) or backs out (state back to AVAILABLE).
@@ -53,7 +54,11 @@ CREATE TABLE IF NOT EXISTS queues (
     deftype TEXT,                 -- NULL (predefined), TEMPDYN or PERMDYN
     owner TEXT,                   -- connection id that created a TEMPDYN queue
     created TEXT NOT NULL,
-    altered TEXT NOT NULL
+    altered TEXT NOT NULL,
+    enq INTEGER NOT NULL DEFAULT 0,       -- RESET QSTATS (qstats.py): puts since the reset,
+    deq INTEGER NOT NULL DEFAULT 0,       -- gets,
+    hidepth INTEGER NOT NULL DEFAULT 0,   -- the highest CURDEPTH,
+    reset_at REAL NOT NULL DEFAULT 0      -- and when (0: since the queue was made)
 );
 CREATE TABLE IF NOT EXISTS messages (
     id INTEGER PRIMARY KEY,       -- arrival order (always above every id on the queue)
@@ -101,9 +106,6 @@ CREATE TABLE IF NOT EXISTS handles (
 );
 CREATE INDEX IF NOT EXISTS handles_conn ON handles(conn);
 CREATE INDEX IF NOT EXISTS handles_queue ON handles(queue);
-CREATE TRIGGER IF NOT EXISTS depth_up AFTER INSERT ON messages BEGIN
-    UPDATE queues SET depth = depth + 1 WHERE name = NEW.queue;
-END;
 """
 
 
@@ -112,18 +114,33 @@ END;
 # backout of an MQPUT call", so it counts uncommitted puts and not uncommitted gets. A
 # message got in a unit of work (GOT_IN_UOW) has left the count; its commit deletes it
 # without counting it again, its backout brings it back. Schema 5 (before: a got message
-# counted until its commit).
+# counted until its commit). The same updates of the queue's row keep the statistics of
+# RESET QSTATS (schema 6, :mod:`.qstats`), at no extra statement: every message inserted is
+# enqueued (a backed-out put stays counted); a got one dequeued when it leaves CURDEPTH (a
+# backed-out get stays counted; a put backed out is not a get); the high depth follows
+# CURDEPTH up. Removals that are not gets (expiry, CLEAR) are taken back by qstats.uncount.
 DEPTH_TRIGGERS = f"""
+CREATE TRIGGER IF NOT EXISTS depth_up AFTER INSERT ON messages BEGIN
+    UPDATE queues SET depth = depth + 1, enq = enq + 1, hidepth = MAX(hidepth, depth + 1)
+        WHERE name = NEW.queue;
+END;
 CREATE TRIGGER IF NOT EXISTS depth_down AFTER DELETE ON messages
     WHEN OLD.state != {GOT_IN_UOW} BEGIN
-    UPDATE queues SET depth = depth - 1 WHERE name = OLD.queue;
+    UPDATE queues SET depth = depth - 1, deq = deq + (OLD.state != {PUT_IN_UOW})
+        WHERE name = OLD.queue;
 END;
 CREATE TRIGGER IF NOT EXISTS depth_got AFTER UPDATE OF state ON messages
     WHEN (OLD.state = {GOT_IN_UOW}) != (NEW.state = {GOT_IN_UOW}) BEGIN
-    UPDATE queues SET depth = depth + (CASE WHEN NEW.state = {GOT_IN_UOW} THEN -1 ELSE 1 END)
+    UPDATE queues SET depth = depth + (CASE WHEN NEW.state = {GOT_IN_UOW} THEN -1 ELSE 1 END),
+        deq = deq + (NEW.state = {GOT_IN_UOW}),
+        hidepth = MAX(hidepth, depth + (NEW.state != {GOT_IN_UOW}))
         WHERE name = NEW.queue;
 END;
 """
+
+#: The statistics columns a database made before schema 6 lacks (ALTER TABLE's defaults
+#: must be constants: a queue's reset_at 0 is set at the upgrade).
+STATS_COLUMNS = ("enq", "deq", "hidepth", "reset_at")
 
 # the depth of every queue counted from its rows, as DEPTH_TRIGGERS keep it
 RECOUNT_DEPTHS = (
@@ -218,6 +235,7 @@ class Database(sqlite3.Connection):
     writing: bool = False  # a write transaction of begin_write is open
     durable: bool = False  # ... and its commit waits for an fsync
     bodies_apart: bool = False  # large bodies go to BODIES (see prepare)
+    queue_stats: bool = False  # the depth triggers keep RESET QSTATS's counts (see prepare)
 
     def close(self) -> None:
         super().close()
@@ -357,8 +375,15 @@ def prepare(db: sqlite3.Connection) -> None:
         db.execute(
             "CREATE TEMP TABLE IF NOT EXISTS bodies (id INTEGER PRIMARY KEY, data BLOB NOT NULL)"
         )
+    stats = (
+        db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'depth_up' AND sql LIKE '%enq = enq%'"
+        ).fetchone()
+        is not None
+    )
     if isinstance(db, Database):
         db.bodies_apart = apart
+        db.queue_stats = stats
 
 
 def upgrade(db: sqlite3.Connection) -> bool:
@@ -385,10 +410,18 @@ def upgrade(db: sqlite3.Connection) -> bool:
             tx.execute("DROP INDEX IF EXISTS messages_priority")
             _run_each(tx, DELIVERY_INDEXES)
         _run_each(tx, BODIES)  # the rows of an older one keep their bodies: still read
-        if version < 5:  # CURDEPTH without the uncommitted gets
-            tx.execute("DROP TRIGGER IF EXISTS depth_down")
+        if version < 6:  # 5: CURDEPTH without the uncommitted gets; 6: queue statistics
+            have = {row[1] for row in tx.execute("PRAGMA table_info(queues)")}
+            for column in STATS_COLUMNS:
+                if column not in have:
+                    kind = "REAL" if column == "reset_at" else "INTEGER"
+                    tx.execute(f"ALTER TABLE queues ADD COLUMN {column} {kind} NOT NULL DEFAULT 0")
+            for trigger in ("depth_up", "depth_down", "depth_got"):
+                tx.execute(f"DROP TRIGGER IF EXISTS {trigger}")
             _run_each(tx, DEPTH_TRIGGERS)
-            tx.execute(RECOUNT_DEPTHS)
+            if version < 5:
+                tx.execute(RECOUNT_DEPTHS)
+            tx.execute("UPDATE queues SET hidepth = depth, reset_at = ?", (time.time(),))
         tx.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
     return True
 

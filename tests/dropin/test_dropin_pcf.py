@@ -307,11 +307,11 @@ def test_filters_keep_the_responses_that_pass_them(mq: ModuleType, env: MQEnv, q
 def test_a_filter_on_an_attribute_mqjms_does_not_keep_is_a_filter_error(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
-    # neither every queue nor none: say so (IBM MQ keeps MONQ, mqjms does not)
+    # neither every queue nor none: say so (IBM MQ keeps MAXFSIZE, mqjms does not)
     pcf = mq.PCFExecute(qmgr)
     with pytest.raises(mq.MQMIError) as failure:
         pcf.MQCMD_INQUIRE_Q(
-            {mq.CMQC.MQCA_Q_NAME: b"DEV.*"}, [mq.Filter(mq.CMQC.MQIA_MONITORING_Q).equal(0)]
+            {mq.CMQC.MQCA_Q_NAME: b"DEV.*"}, [mq.Filter(mq.CMQC.MQIA_MAX_Q_FILE_SIZE).equal(0)]
         )
     assert failure.value.reason == mq.CMQCFC.MQRCCF_FILTER_ERROR
     # CLUSTER is answered with MQ's default (blank: in no cluster), so it filters
@@ -328,12 +328,15 @@ def test_an_unknown_filter_operator_is_the_flavours_error(mq: ModuleType) -> Non
 
 
 def test_pcf_execute_takes_ibmmq_arguments_and_defaults(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    assert mq.PCFExecute(qmgr).convert is (mq.__name__.endswith("ibmmq"))  # ibmmq's: True
+    if not mq.__name__.endswith("ibmmq"):
+        with pytest.raises(TypeError):  # pymqi 1.12's PCFExecute has no such arguments
+            mq.PCFExecute(qmgr, command_timeout=30, max_length=65536)
+        return
     pcf = mq.PCFExecute(qmgr, command_timeout=30, max_length=65536)
     assert (pcf.command_timeout, pcf.max_length) == (30, 65536)
-    assert pcf.convert is (mq.__name__.endswith("ibmmq"))  # ibmmq's default is True
-    if mq.__name__.endswith("ibmmq"):
-        with pytest.raises(mq.PYIFError, match="model_queue_name and a reply_queue_name"):
-            mq.PCFExecute(qmgr, reply_queue_name="MY.REPLIES")  # the model is a default too
+    with pytest.raises(mq.PYIFError, match="model_queue_name and a reply_queue_name"):
+        mq.PCFExecute(qmgr, reply_queue_name="MY.REPLIES")  # the model is a default too
 
 
 def test_responses_list_keeps_no_empty_response_of_a_failed_command(env: MQEnv) -> None:
