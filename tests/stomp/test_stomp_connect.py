@@ -229,3 +229,32 @@ def test_stomp_py_never_writes_to_stderr_itself() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env()
     )
     assert (result.stdout, result.stderr) == ("MQError\n", "")
+
+
+# --------------------------------------------------------------------------- closing, TLS files
+@pytest.fixture
+def closing_port() -> Iterator[int]:
+    """Accepts TCP connections and closes them at once, as a broker starting or stopping."""
+    yield from _serve(lambda client: client.close())
+
+
+def test_a_port_that_closes_at_once_is_an_mq_error_every_time(closing_port: int) -> None:
+    # stomp.py raises NotConnectedException when the socket closes before CONNECT is
+    # sent (a race): it must be 2538 as every other failure to connect, never raw
+    for _ in range(20):
+        error = _connect_error(f"stomp://127.0.0.1:{closing_port}?connect_timeout=2")
+        assert error.reason == C.MQRC_HOST_NOT_AVAILABLE, error
+
+
+def test_a_worker_retries_a_port_that_closes_at_once(closing_port: int) -> None:
+    events = _worker_attempts(f"stomp://127.0.0.1:{closing_port}?connect_timeout=2", 3)
+    assert not [e for e in events if e["event"] == "worker.start_failed"], events
+
+
+@pytest.mark.parametrize("param", ["ca=/nonexistent.pem", "cert=/no/cert.pem&key=/no/key.pem"])
+def test_a_missing_tls_file_is_one_clear_error_not_a_hang(silent_port: int, param: str) -> None:
+    # stomp.py retries opening a missing file for ever, whatever the deadline
+    url = f"stomp+ssl://app:s3cret@127.0.0.1:{silent_port}?{param}&connect_timeout=2&reconnect=0"
+    error = _connect_error(url)
+    assert error.reason == C.MQRC_SSL_INITIALIZATION_ERROR
+    assert param.split("&")[0] in str(error) and "s3cret" not in str(error)

@@ -8,6 +8,7 @@ that the (single) thread using a connection waits on. Nothing here knows about M
 from __future__ import annotations
 
 import itertools
+import os
 import socket
 import ssl
 import threading
@@ -53,6 +54,11 @@ class ConnectRefused(Exception):
 
 class ConnectTimeout(ConnectionLost):
     """Nothing answered the CONNECT within the connect deadline."""
+
+
+class TlsSetupError(Exception):
+    """A TLS file the URL names (``ca=``, ``cert=``, ``key=``) cannot be read: stomp.py
+    would retry opening it for ever."""
 
 
 @dataclass(slots=True)
@@ -140,6 +146,10 @@ class StompClient:
             timeout=params.connect_timeout,  # TCP connect and TLS handshake
         )
         if params.ssl:
+            files = (("ca", params.ca_file), ("cert", params.cert_file), ("key", params.key_file))
+            for name, path in files:
+                if path and not os.access(path, os.R_OK):
+                    raise TlsSetupError(f"{name}={path}: no such file, or it cannot be read")
             conn.set_ssl(
                 for_hosts=[(params.host, params.port)],
                 key_file=params.key_file,
@@ -166,6 +176,12 @@ class StompClient:
         except stomp.exception.ConnectFailedException:
             self._stop_quietly()
             raise ConnectionLost(f"cannot connect to {params.safe_url}") from None
+        except stomp.exception.NotConnectedException:  # it closed before CONNECT was sent
+            self._stop_quietly()
+            raise ConnectionLost(
+                f"{params.safe_url} closed the connection before CONNECT (is it starting "
+                "or stopping?)"
+            ) from None
         except OSError as exc:
             self._stop_quietly()
             raise ConnectionLost(f"cannot connect to {params.safe_url}: {exc}") from None

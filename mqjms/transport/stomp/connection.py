@@ -77,7 +77,14 @@ from mqjms.semantics.put import (
 
 from . import bodies, broker_ids, mapping, release
 from .browse import Browsing
-from .client import BrokerError, ConnectionLost, ConnectRefused, StompClient, WaitInterrupted
+from .client import (
+    BrokerError,
+    ConnectionLost,
+    ConnectRefused,
+    StompClient,
+    TlsSetupError,
+    WaitInterrupted,
+)
 from .config import QueueDefinition, StompParams
 from .pubsub import PublishSubscribe
 from .state import Got, OpenQueue, locked
@@ -191,6 +198,10 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
             ) from None
         except ConnectionLost as exc:
             raise failed(C.MQRC_HOST_NOT_AVAILABLE, str(exc)) from None
+        except TlsSetupError as exc:
+            raise failed(
+                C.MQRC_SSL_INITIALIZATION_ERROR, f"{self.params.safe_url}: TLS: {exc}"
+            ) from None
 
     def _live(self) -> StompClient:
         """The client, reconnecting first when the connection was lost."""
@@ -480,7 +491,13 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
                 + ("; the unit of work was backed out" if syncpoint else "; the put is in doubt"),
             ) from None
         except BrokerError as exc:
-            raise failed(C.MQRC_UNEXPECTED_ERROR, f"the broker refused the put: {exc}") from None
+            # ActiveMQ may answer ERROR after it stored the message (out of heap while
+            # acknowledging a large one): a retry could duplicate it, so say so
+            raise failed(
+                C.MQRC_UNEXPECTED_ERROR,
+                f"the broker answered the put with an error: {_first_line(exc)} (it may "
+                "have stored the message all the same: look before putting it again)",
+            ) from None
         return out
 
     # ------------------------------------------------------------------ MQINQ
@@ -571,3 +588,9 @@ def _selector(
         else:
             parts.append(f"{header} = '{group.hex()}'")
     return " AND ".join(parts) or None
+
+
+def _first_line(error: BrokerError) -> str:
+    """A broker's ERROR without the Java stack trace it may carry (its ``at ...`` lines)."""
+    lines = [line.strip() for line in str(error).splitlines()]
+    return "; ".join(line for line in lines if line and not line.startswith("at "))[:500]
