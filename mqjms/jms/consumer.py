@@ -76,8 +76,13 @@ class MessageConsumer:
     def _receive(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
         if self._closed:
             raise IllegalStateException("the consumer is closed")
-        if timeout is not None and timeout < 0:
-            raise ValueError(f"timeout {timeout} is negative; None waits without limit")
+        if timeout is not None:
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+                raise TypeError(
+                    f"timeout must be a number of seconds or None, not {type(timeout).__name__}"
+                )
+            if not timeout >= 0:  # negative, or NaN
+                raise ValueError(f"timeout {timeout} is not 0 or more; None waits without limit")
         self._idle.clear()
         try:
             return self._receive_open(timeout, acknowledge=acknowledge)

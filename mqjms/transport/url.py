@@ -33,6 +33,11 @@ def url_flag(value: str, what: str) -> bool:
 
 
 def resolve_url(url: str | None = None) -> str:
+    if url is not None and not isinstance(url, str):  # a bytes or a Path fails later, obscurely
+        raise TypeError(
+            f"the transport URL must be a str (embedded:///DIR, stomp://HOST:PORT...), "
+            f"not {type(url).__name__}"
+        )
     return url or os.environ.get(ENV_VAR) or DEFAULT_URL
 
 

@@ -80,6 +80,10 @@ def test_negative_timeout_is_refused(env: Any) -> None:
     consumer = env.connect().session().consumer(Q)
     with pytest.raises(ValueError):
         consumer.receive(timeout=-1)
+    with pytest.raises(ValueError, match="nan"):  # not a wait of no time at all
+        consumer.receive(timeout=float("nan"))
+    with pytest.raises(TypeError, match="timeout must be a number of seconds or None, not str"):
+        consumer.receive(timeout="1")  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- receive_body

@@ -128,3 +128,18 @@ def test_importing_mqjms_loads_no_transport() -> None:
         """
     )
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("url", [123, b"embedded:///tmp/qm"])
+def test_a_url_that_is_not_a_str_is_a_type_error_saying_so(url: object) -> None:
+    with pytest.raises(TypeError, match="the transport URL must be a str"):
+        transport.connect(url)  # type: ignore[arg-type]
+
+
+def test_a_stomp_url_parameter_that_is_not_a_number_is_named() -> None:
+    from mqjms.transport.stomp.config import parse_url
+
+    with pytest.raises(ValueError, match="heartbeat='abc' is not a whole number"):
+        parse_url("stomp://user:s3cret@host:61613?heartbeat=abc")
+    with pytest.raises(ValueError, match="receipt_timeout='soon' is not a number of seconds"):
+        parse_url("stomp://host:61613?receipt_timeout=soon")

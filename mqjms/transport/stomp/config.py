@@ -416,13 +416,25 @@ def parse_url(url: str) -> StompParams:
         LOCAL, {_QUEUE_PARAMS[k]: v for k, v in query.items() if k in _QUEUE_PARAMS}
     )
     qmgr = _normalize_qmgr({_QMGR_PARAMS[k]: v for k, v in query.items() if k in _QMGR_PARAMS})
+
+    def seconds(key: str, default: float) -> float:
+        try:
+            return float(query.get(key, default))
+        except ValueError:
+            raise ValueError(
+                f"STOMP URL {_redact(url)!r}: {key}={query[key]!r} is not a number of seconds"
+            ) from None
+
+    reconnect = seconds("reconnect", 10)
+    receipt_timeout = seconds("receipt_timeout", 30)
+    connect_timeout = seconds("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
     try:
-        reconnect = float(query.get("reconnect", "10"))
-        receipt_timeout = float(query.get("receipt_timeout", "30"))
-        connect_timeout = float(query.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT))
         heartbeat = int(query.get("heartbeat", "0"))
-    except ValueError as exc:
-        raise ValueError(f"STOMP URL {_redact(url)!r}: {exc}") from None
+    except ValueError:
+        raise ValueError(
+            f"STOMP URL {_redact(url)!r}: heartbeat={query['heartbeat']!r} is not a whole "
+            "number of milliseconds"
+        ) from None
     if not 0 < connect_timeout < float("inf"):
         raise ValueError(
             f"STOMP URL {_redact(url)!r}: connect_timeout={query['connect_timeout']!r} "
