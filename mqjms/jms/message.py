@@ -47,6 +47,10 @@ class Message:
         self, body: Any = None, properties: Mapping[str, PropertyValue] | None = None
     ) -> None:
         self.body: Any = body
+        if properties is not None and not isinstance(properties, Mapping):
+            raise TypeError(
+                f"properties must be a mapping of names to values, not {type(properties).__name__}"
+            )
         self.properties: dict[str, PropertyValue] = dict(properties or {})
         for name in self.properties:
             jms.check_property_name(name)
@@ -491,7 +495,12 @@ def _ttl_tenths(time_to_live: int) -> int:
 
 def _body_bytes(message: Message) -> tuple[bytes, str]:
     if isinstance(message, TextMessage):
-        return (message.body or "").encode("utf-8"), C.MQFMT_STRING
+        try:
+            return (message.body or "").encode("utf-8"), C.MQFMT_STRING
+        except UnicodeEncodeError as exc:  # a lone surrogate: no UTF-8 for it
+            raise ValueError(
+                f"a text body must be valid Unicode: {exc.reason} at index {exc.start}"
+            ) from None
     if isinstance(message, BytesMessage):
         return bytes(message.body or b""), C.MQFMT_NONE
     if isinstance(message, MapMessage):

@@ -62,8 +62,18 @@ class MessageProducer:
             raise ValueError("this producer has no queue: pass queue= to send()")
         message = make_message(message_or_body, properties)
         if reply_to is not None:
+            if not isinstance(reply_to, str | Queue | Topic):
+                raise TypeError(
+                    f"reply_to must be a queue name (str), an mqjms.Queue or an mqjms.Topic, "
+                    f"not {type(reply_to).__name__}"
+                )
             message.jms_reply_to = reply_to if isinstance(reply_to, str) else reply_to.uri
         if correlation_id is not None:
+            if not isinstance(correlation_id, str):
+                raise TypeError(
+                    "correlation_id must be a str (an 'ID:' and 48 hex digits for a CorrelId "
+                    f"as bytes), not {type(correlation_id).__name__}"
+                )
             message.jms_correlation_id = correlation_id
         md, data = to_mq(
             message,

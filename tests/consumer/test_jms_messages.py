@@ -100,6 +100,27 @@ def test_invalid_property_names_are_refused(env: Any, name: str) -> None:
     assert env.depth(Q) == 0
 
 
+@pytest.mark.parametrize(
+    ("arguments", "error", "text"),
+    [
+        ({"properties": [1]}, TypeError, "properties must be a mapping"),
+        ({"correlation_id": 5}, TypeError, "correlation_id must be a str"),
+        ({"reply_to": 5}, TypeError, "reply_to must be a queue name"),
+        ({"message_or_body": "\ud800"}, ValueError, "text body must be valid Unicode"),
+    ],
+)
+def test_wrong_arguments_to_send_say_which_and_send_nothing(
+    env: Any, arguments: dict[str, Any], error: type[Exception], text: str
+) -> None:
+    env.define_queue(Q)
+    producer = env.connect().session().producer(Q)
+    arguments = dict(arguments)  # shared by every transport's run
+    body = arguments.pop("message_or_body", "x")
+    with pytest.raises(error, match=text):
+        producer.send(body, **arguments)
+    assert env.depth(Q) == 0
+
+
 def test_message_object_with_properties_round_trips(env: Any) -> None:
     env.define_queue(Q)
     outgoing = mqjms.BytesMessage(b"abc", {"count": 1})
