@@ -78,9 +78,14 @@ class MessageConsumer:
             raise IllegalStateException("the consumer is closed")
         if timeout is not None:
             if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-                raise TypeError(
-                    f"timeout must be a number of seconds or None, not {type(timeout).__name__}"
-                )
+                try:  # numpy's numbers, Decimal, Fraction; not a str that looks like one
+                    if isinstance(timeout, str | bytes | bool):
+                        raise TypeError
+                    timeout = float(timeout)
+                except (TypeError, ValueError):
+                    raise TypeError(
+                        f"timeout must be a number of seconds or None, not {type(timeout).__name__}"
+                    ) from None
             if not timeout >= 0:  # negative, or NaN
                 raise ValueError(f"timeout {timeout} is not 0 or more; None waits without limit")
         self._idle.clear()

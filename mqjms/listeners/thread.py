@@ -388,7 +388,12 @@ class ListenerThread:
                 self._committed(md)
         failed, self._failed = self._failed, None
         if failed is not None:
-            conn.backout()
+            try:
+                conn.backout()
+            except Exception as exc:
+                if not _committed_unsynced(exc):  # else it stands, unconfirmed
+                    self._message_error(conn, failed.md, exc)  # MQBACK again, or re-raises
+                    return
             self._backed_out(failed)
 
     def _commit_unsynced(self, md: MQMD, exc: Exception) -> None:

@@ -16,6 +16,7 @@ queue and answered at once; one put under syncpoint stays on the queue (not answ
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 from mqjms.logs import get_logger
@@ -118,9 +119,15 @@ def answer(conn: Connection, request: MQMD, data: bytes) -> list[tuple[MQMD, byt
         return [_reply(request, failed, [])]
     results = results or [{}]
     replies = []
-    for number, result in enumerate(results, 1):
-        head = _header(header.Command, C.MQCC_OK, C.MQRC_NONE, number, number == len(results))
-        replies.append(_reply(request, head, _parameters(result)))
+    try:
+        for number, result in enumerate(results, 1):
+            last = number == len(results)
+            head = _header(header.Command, C.MQCC_OK, C.MQRC_NONE, number, last)
+            replies.append(_reply(request, head, _parameters(result)))
+    except (struct.error, TypeError, ValueError) as exc:  # a value PCF cannot carry
+        log.warning("pcf.response_failed", command=command, error=repr(exc))
+        failed = _header(header.Command, C.MQCC_FAILED, C.MQRCCF_COMMAND_FAILED)
+        return [_reply(request, failed, [])]
     return replies
 
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mqjms.mq import constants as C
 from mqjms.mq import pcf as mqpcf
+from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
 from .flavour import Flavour
@@ -29,6 +31,19 @@ _FILTERS: dict[int, tuple[type[CFIF | CFSF | CFBF], int]] = {
     CMQCFC.MQCFT_INTEGER_FILTER: (CFIF, 0),
     CMQCFC.MQCFT_STRING_FILTER: (CFSF, CMQCFC.MQCFSF_STRUC_LENGTH_FIXED),
     CMQCFC.MQCFT_BYTE_STRING_FILTER: (CFBF, CMQCFC.MQCFBF_STRUC_LENGTH_FIXED),
+}
+
+# (length error, value length error) of each filter type, as IBM's command server names them
+_FILTER_ERRORS: dict[int, tuple[int, int]] = {
+    CMQCFC.MQCFT_INTEGER_FILTER: (CMQCFC.MQRCCF_CFIF_LENGTH_ERROR,) * 2,
+    CMQCFC.MQCFT_STRING_FILTER: (
+        CMQCFC.MQRCCF_CFSF_LENGTH_ERROR,
+        CMQCFC.MQRCCF_CFSF_FILTER_VAL_LEN_ERR,
+    ),
+    CMQCFC.MQCFT_BYTE_STRING_FILTER: (
+        CMQCFC.MQRCCF_CFBF_LENGTH_ERROR,
+        CMQCFC.MQRCCF_CFBF_FILTER_VAL_LEN_ERR,
+    ),
 }
 
 
@@ -94,9 +109,20 @@ def filter_structure(parameter: mqpcf.PCFOther) -> Any:
         return None
     cls, fixed = found
     structure: Any = cls()
-    if fixed:  # a string filter: its value's length first
-        structure.unpack(parameter.data[:fixed])
-        if structure.FilterValueLength > 0:
-            structure = cls(FilterValueLength=structure.FilterValueLength)
-    structure.unpack(parameter.data[: structure.get_length()])
+    data = parameter.data
+    length_error, value_error = _FILTER_ERRORS[parameter.Type]
+    if len(data) < (fixed or structure.get_length()):
+        raise MQError(C.MQCC_FAILED, length_error, f"a filter of {len(data)} bytes is too short")
+    if fixed:  # a string filter: its value's length first, within the structure
+        structure.unpack(data[:fixed])
+        value_length = structure.FilterValueLength
+        if not 0 <= value_length <= len(data) - fixed:
+            raise MQError(
+                C.MQCC_FAILED,
+                value_error,
+                f"a filter value of {value_length} bytes in a {len(data)}-byte structure",
+            )
+        if value_length > 0:
+            structure = cls(FilterValueLength=value_length)
+    structure.unpack(data[: structure.get_length()])
     return structure

@@ -18,6 +18,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+# PCF carries the counts as MQLONGs: one past it would fail the response
+_MAX_COUNT = 2**31 - 1
+
 
 @dataclass(frozen=True)
 class QueueStats:
@@ -70,7 +73,13 @@ def reset(db: sqlite3.Connection, queue: str) -> QueueStats | None:
         "UPDATE queues SET enq = 0, deq = 0, hidepth = depth, reset_at = ? WHERE name = ?",
         (now, queue),
     )
-    return QueueStats(queue, int(row[2]), int(row[0]), int(row[1]), max(0, int(now - since)))
+    return QueueStats(
+        queue,
+        min(int(row[2]), _MAX_COUNT),
+        min(int(row[0]), _MAX_COUNT),
+        min(int(row[1]), _MAX_COUNT),
+        min(max(0, int(now - since)), _MAX_COUNT),
+    )
 
 
 def _created(stamp: str, now: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -84,6 +85,7 @@ def test_negative_timeout_is_refused(env: Any) -> None:
         consumer.receive(timeout=float("nan"))
     with pytest.raises(TypeError, match="timeout must be a number of seconds or None, not str"):
         consumer.receive(timeout="1")  # type: ignore[arg-type]
+    assert consumer.receive(timeout=Decimal("0.05")) is None  # any real number will do
 
 
 # --------------------------------------------------------------------------- receive_body

@@ -7,6 +7,7 @@ and ibmmq PCFExecute (over the stand-in native extension) run against the comman
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -101,3 +102,26 @@ def test_pcf_execute_takes_each_librarys_positional_arguments(env: MQEnv) -> Non
         pcf.disconnect()
     finally:
         qmgr.disconnect()
+
+
+def test_a_filter_whose_length_lies_is_answered_with_its_reason(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # a hand-built MQCFSF claiming a 10**9-byte value in a 28-byte structure: one reply
+    # naming the fault (3244), never a gigabyte of filter nor a request left unanswered
+    cmqc, cmqcfc = mq.CMQC, mq.CMQCFC
+    pcf = mq.PCFExecute(qmgr)
+    like = mq.CFSF(Parameter=cmqc.MQCA_Q_NAME, Operator=cmqcfc.MQCFOP_LIKE, FilterValue=b"DEV*")
+    string_filter = bytearray(like.pack())
+    string_filter[20:24] = (10**9).to_bytes(4, sys.byteorder)  # FilterValueLength
+    request = mq.CFH(Version=3, Type=cmqcfc.MQCFT_COMMAND_XR, Command=cmqcfc.MQCMD_INQUIRE_Q,
+                     ParameterCount=2).pack()  # fmt: skip
+    request += mq.CFST(Parameter=cmqc.MQCA_Q_NAME, String=b"*").pack() + bytes(string_filter)
+    md = mq.MD(Format=cmqc.MQFMT_ADMIN, MsgType=cmqc.MQMT_REQUEST, ReplyToQ=pcf.reply_queue_name)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", request, md, mq.PMO())
+    gmo = mq.GMO(Options=cmqc.MQGMO_WAIT, WaitInterval=2000, Version=2,
+                 MatchOptions=cmqc.MQMO_MATCH_CORREL_ID)  # fmt: skip
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.PCFExecute.unpack(pcf.reply_queue.get(None, mq.MD(CorrelId=md.MsgId), gmo))
+    assert failure.value.reason == cmqcfc.MQRCCF_CFSF_FILTER_VAL_LEN_ERR
+    pcf.disconnect()
