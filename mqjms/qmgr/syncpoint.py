@@ -147,7 +147,10 @@ class UnitOfWork(Getting, Putting):
         # one fsync covers the step and a HARDENBO get's in-flight mark alike
         found = step(get_next, self._hardened.get(handle.hobj, False))
         if more_expired:  # the get goes on alone, past the rest, a batch a transaction
-            return self.get(handle, wait=0, syncpoint=True)
+            try:
+                return self.get(handle, wait=0, syncpoint=True)
+            except MQError:  # the step is done all the same: the next get says why
+                return None
         return found
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
