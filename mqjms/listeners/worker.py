@@ -88,8 +88,13 @@ class Worker:
         reconnect_wait: WaitStrategy | None = None,
         client_id: str | None = None,
     ) -> None:
-        if shutdown_timeout < 0:
-            raise ValueError(f"shutdown_timeout {shutdown_timeout} is negative")
+        if url is not None and not isinstance(url, str):
+            raise TypeError(f"the transport URL must be a str, not {type(url).__name__}")
+        if isinstance(shutdown_timeout, bool) or not isinstance(shutdown_timeout, int | float):
+            kind = type(shutdown_timeout).__name__
+            raise TypeError(f"shutdown_timeout must be a number of seconds, not {kind}")
+        if not shutdown_timeout >= 0:
+            raise ValueError(f"shutdown_timeout {shutdown_timeout} is not 0 or more")
         self._url = url  # resolved at start: None means MQJMS_URL, else embedded:///
         self.appl_name = appl_name
         #: The JMS client id naming the durable subscriptions of topic listeners

@@ -269,6 +269,15 @@ def test_registration_errors_name_what_was_wrong(mq, make_worker):
     assert app.listeners[0].queue == IN
 
 
+def test_worker_arguments_of_the_wrong_type_say_which() -> None:
+    with pytest.raises(TypeError, match="the transport URL must be a str, not int"):
+        mqjms.Worker(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="shutdown_timeout must be a number of seconds, not str"):
+        mqjms.Worker("embedded:///tmp/x", shutdown_timeout="30")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="shutdown_timeout -1 is not 0 or more"):
+        mqjms.Worker("embedded:///tmp/x", shutdown_timeout=-1)
+
+
 def test_a_listener_on_an_undefined_queue_fails_start_with_2085(mq, make_worker):
     app = make_worker()
 
