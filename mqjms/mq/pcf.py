@@ -222,6 +222,8 @@ class MQCFIL(_Parameter):
     TYPE: ClassVar[int] = MQCFT_INTEGER_LIST
     FIXED: ClassVar[int] = MQCFIL_STRUC_LENGTH_FIXED
     LENGTH_REASON: ClassVar[int] = C.MQRCCF_CFIL_LENGTH_ERROR
+    ITEM: ClassVar[str] = "i"  # each value's struct format, and its size
+    ITEM_SIZE: ClassVar[int] = 4
 
     Parameter: int = 0
     Values: tuple[int, ...] = ()
@@ -232,12 +234,12 @@ class MQCFIL(_Parameter):
 
     @property
     def StrucLength(self) -> int:
-        return self.FIXED + 4 * len(self.Values)
+        return self.FIXED + self.ITEM_SIZE * len(self.Values)
 
     def pack(self, encoding: int = C.MQENC_NATIVE) -> bytes:
         count = len(self.Values)
         return struct.pack(
-            f"{byte_order(encoding)}4i{count}i",
+            f"{byte_order(encoding)}4i{count}{self.ITEM}",
             self.TYPE,
             self.StrucLength,
             self.Parameter,
@@ -249,14 +251,14 @@ class MQCFIL(_Parameter):
     def unpack(cls, buf: Buffer, encoding: int = C.MQENC_NATIVE, offset: int = 0) -> Self:
         order, length, parameter = cls._head(buf, encoding, offset)
         (count,) = struct.unpack_from(order + "i", buf, offset + 12)
-        if not 0 <= count <= (length - cls.FIXED) // 4:
+        if not 0 <= count <= (length - cls.FIXED) // cls.ITEM_SIZE:
             cls._fail(
                 "Count",
                 offset + 12,
                 f"{count} does not fit in StrucLength {length}",
                 C.MQRCCF_CFIL_COUNT_ERROR,
             )
-        values = struct.unpack_from(f"{order}{count}i", buf, offset + cls.FIXED)
+        values = struct.unpack_from(f"{order}{count}{cls.ITEM}", buf, offset + cls.FIXED)
         return cls(parameter, tuple(values))
 
 
@@ -399,43 +401,15 @@ class MQCFIN64(_Parameter):
 
 
 @dataclass(slots=True, eq=True)
-class MQCFIL64(_Parameter):
+class MQCFIL64(MQCFIL):
     """A 64-bit integer-list parameter: 16 bytes, then Count MQINT64s."""
 
     STRUCTURE: ClassVar[str] = "MQCFIL64"
     TYPE: ClassVar[int] = MQCFT_INTEGER64_LIST
     FIXED: ClassVar[int] = MQCFIL64_STRUC_LENGTH_FIXED
     LENGTH_REASON: ClassVar[int] = C.MQRCCF_CFIL_LENGTH_ERROR  # "MQCFIL or MQCFIL64"
-
-    Parameter: int = 0
-    Values: tuple[int, ...] = ()
-
-    @property
-    def Count(self) -> int:
-        return len(self.Values)
-
-    @property
-    def StrucLength(self) -> int:
-        return self.FIXED + 8 * len(self.Values)
-
-    def pack(self, encoding: int = C.MQENC_NATIVE) -> bytes:
-        order = byte_order(encoding)
-        head = struct.pack(order + "4i", self.TYPE, self.StrucLength, self.Parameter, self.Count)
-        return head + struct.pack(f"{order}{self.Count}q", *self.Values)
-
-    @classmethod
-    def unpack(cls, buf: Buffer, encoding: int = C.MQENC_NATIVE, offset: int = 0) -> Self:
-        order, length, parameter = cls._head(buf, encoding, offset)
-        (count,) = struct.unpack_from(order + "i", buf, offset + 12)
-        if not 0 <= count <= (length - cls.FIXED) // 8:
-            cls._fail(
-                "Count",
-                offset + 12,
-                f"{count} does not fit in StrucLength {length}",
-                C.MQRCCF_CFIL_COUNT_ERROR,
-            )
-        values = struct.unpack_from(f"{order}{count}q", buf, offset + cls.FIXED)
-        return cls(parameter, tuple(values))
+    ITEM: ClassVar[str] = "q"
+    ITEM_SIZE: ClassVar[int] = 8
 
 
 @dataclass(slots=True, eq=True)
