@@ -284,10 +284,7 @@ class ListenerThread:
                     except Exception as exc:
                         if backed_out:  # the get after the backout failed: not this message's
                             raise
-                        if _committed_unsynced(exc):  # the backout stands, unconfirmed
-                            self._backed_out(failed)
-                        else:
-                            self._message_error(conn, failed.md, exc)  # MQBACK, or re-raises
+                        self._backout_raised(conn, failed, exc)
                         continue
                 elif done is not None:
                     # the last message's sends, its MQCMIT and the MQGET of the next in one
@@ -391,10 +388,17 @@ class ListenerThread:
             try:
                 conn.backout()
             except Exception as exc:
-                if not _committed_unsynced(exc):  # else it stands, unconfirmed
-                    self._message_error(conn, failed.md, exc)  # MQBACK again, or re-raises
-                    return
+                self._backout_raised(conn, failed, exc)
+                return
             self._backed_out(failed)
+
+    def _backout_raised(self, conn: Connection, failed: FailedDelivery, exc: Exception) -> None:
+        """The MQBACK of a failed delivery raised ``exc``: one whose fsync failed stands
+        all the same; any other is our failure (backed out again, or re-raised)."""
+        if _committed_unsynced(exc):
+            self._backed_out(failed)
+        else:
+            self._message_error(conn, failed.md, exc)
 
     def _commit_unsynced(self, md: MQMD, exc: Exception) -> None:
         """The commit of ``md`` stands, but the disk did not confirm it: the message was
