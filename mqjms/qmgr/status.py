@@ -9,9 +9,11 @@ from mqjms.semantics.attributes import LOCAL
 
 from . import meta, qstats
 from .admin import Administration
+from .failures import translating
 from .naming import matches
 
 
+@translating
 class QueueManagerStatus(Administration):
     """DISPLAY QMSTATUS and RESET QSTATS on a QueueManager."""
 
