@@ -122,8 +122,9 @@ def test_run_off_the_main_thread_stops_on_request_with_status_zero(mq, make_work
 def test_a_delivery_that_failed_as_the_stop_came_is_backed_out_not_committed(
     mq, make_worker, events
 ):
-    # the backout of a failed delivery waits for the consumer's next get (one step);
-    # a stop in between must back it out, never commit it with the rest
+    # seed 002: a message the application rolls back has its BackoutCount incremented.
+    # The backout of a failed delivery waits for the consumer's next get (one step); a
+    # stop in between must back it out, never commit it with the rest
     app = make_worker()
 
     @app.listener(IN)

@@ -181,8 +181,11 @@ def test_a_connection_that_commits_and_gets_in_one_step_without_puts_gets_them_f
 def test_the_backout_and_the_next_get_are_one_transaction(
     qm: QueueManager, conn: QMConnection
 ) -> None:
-    # a failed delivery's MQBACK and the MQGET after it: the message comes straight back,
-    # BackoutCount + 1, and what the unit of work put vanishes, as with the calls in turn
+    # seed 002: "Whenever a message is rolled back by an application, the queue manager
+    # automatically increments the value of the BackoutCount field for the message" -- in
+    # the step too: a failed delivery's MQBACK and the MQGET after it bring the message
+    # straight back, BackoutCount + 1, and what the unit of work put vanishes, as with the
+    # calls in turn
     handle = conn.open(IN, C.MQOO_INPUT_SHARED)
     first = conn.get(handle, syncpoint=True)
     assert first is not None and first[0].BackoutCount == 0
