@@ -34,6 +34,7 @@ from mqjms.semantics.attributes import LOCAL, MODEL, default_queue_attrs
 
 from . import catalog, messages, topics
 from .admin import Administration
+from .failures import translating
 
 log = get_logger("mqjms.qmgr")
 
@@ -292,6 +293,7 @@ SUB_DISPLAY = (
 )
 
 
+@translating
 class SubscriptionAdministration(Administration):
     """DEFINE SUB, DELETE SUB and DISPLAY SUB on a QueueManager (administrative
     subscriptions are durable, as on MQ)."""

@@ -25,6 +25,7 @@ from mqjms.semantics.topics import BASE_TOPIC, BASE_TOPIC_ATTRS, TOPIC_ATTRS
 
 from . import store
 from .admin import Administration
+from .failures import translating
 
 log = get_logger("mqjms.qmgr")
 
@@ -134,6 +135,7 @@ def _display(row: TopicRow, wanted: Sequence[str] | None) -> dict[str, Value]:
     return item
 
 
+@translating
 class TopicAdministration(Administration):
     """DEFINE/ALTER/DELETE/DISPLAY TOPIC and DISPLAY TPSTATUS on a QueueManager."""
 

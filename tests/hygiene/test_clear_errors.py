@@ -6,6 +6,7 @@ not a name, and a program that exits without closing its connections.
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -18,6 +19,8 @@ import pytest
 import mqjms
 from mqjms.cli import main
 from mqjms.mq import C, MQError
+from mqjms.qmgr import QueueManager
+from mqjms.qmgr.connection import QMConnection
 from mqjms.transport import Browse, connect, embedded
 
 REPO = Path(__file__).resolve().parents[2]
@@ -169,3 +172,21 @@ def test_the_cli_prints_one_line_for_each(
     assert main(["run", f"{tmp_path / 'service.py'}:app", "--url", f"embedded://{a_file}"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "MQRC_Q_MGR_NAME_ERROR (2058" in err, err
+
+
+@pytest.mark.parametrize("facade", [QueueManager, QMConnection], ids=lambda c: c.__name__)
+def test_every_public_call_of_the_queue_manager_lets_no_sqlite3_error_out(facade: type) -> None:
+    # each part (mixin) of the queue manager and of its connections is under @translating,
+    # so a storage failure anywhere is an MQ reason naming the database (a part added
+    # without it would let sqlite3's own exception reach a user); the generic
+    # EmulatedConnection hands its calls to steps the queue manager's parts translate
+    bare = [
+        f"{part.__name__}.{name}"
+        for part in facade.__mro__
+        if part.__module__.startswith("mqjms.qmgr.")
+        for name, member in vars(part).items()
+        if inspect.isfunction(member)
+        and not name.startswith("_")
+        and not hasattr(member, "__wrapped__")
+    ]
+    assert not bare, f"not under @translating: {bare}"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from mqjms.cli import main
-from mqjms.mq import C
-from mqjms.qmgr import QueueManager
+from mqjms.mq import C, MQError
+from mqjms.qmgr import QueueManager, subscriptions, topics
 from mqjms.qmgr.mqsc import CommandResult, run_script
 
 
@@ -129,3 +133,30 @@ def test_mqjms_publish_reaches_an_administered_subscription(
     # a publication nobody subscribes to is no warning unless asked for (MQPMO option)
     assert main(["publish", "--url", embedded_url, "nobody/listens", "--body", "x"]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("module", "display"),
+    [
+        (topics, lambda qm: qm.display_topics("*")),
+        (topics, lambda qm: qm.topic_status("#")),
+        (subscriptions, lambda qm: qm.display_subscriptions("*")),
+    ],
+    ids=["DISPLAY TOPIC", "DISPLAY TPSTATUS", "DISPLAY SUB"],
+)
+def test_a_storage_failure_in_a_topic_or_subscription_display_is_an_mq_reason(
+    qm: QueueManager,
+    monkeypatch: pytest.MonkeyPatch,
+    module: Any,
+    display: Callable[[QueueManager], object],
+) -> None:
+    # the reads of topic administration fail as every other administrative call does:
+    # an MQ reason naming the database, never a raw sqlite3 error
+    def broken(db: sqlite3.Connection) -> list[object]:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(module, "every", broken)
+    with pytest.raises(MQError) as raised:
+        display(qm)
+    assert raised.value.reason == C.MQRC_RESOURCE_PROBLEM
+    assert "qmgr.db" in str(raised.value)
