@@ -50,6 +50,11 @@ class MQMIError(Error):
     reason: int = CMQC.MQRC_NONE
     COMP_LABEL: ClassVar[str] = "Comp:"  # ibmmq writes "Comp"
     REASON_NAMES: ClassVar[Mapping[int, str]] = {}  # a flavour's choice among a value's names
+    # both libraries' table of reason names (MQRC_*, then MQRCCF_*), which programs read
+    errStringDicts: ClassVar[tuple[Mapping[int, str], ...]] = (
+        CMQSTRC.MQRC_DICT,
+        CMQSTRC.MQRCCF_DICT,
+    )
 
     def __init__(self, comp: int, reason: int, **kw: Any) -> None:
         super().__init__(comp, reason)

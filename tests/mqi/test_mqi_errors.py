@@ -37,6 +37,14 @@ def test_a_reason_with_two_names_reads_as_each_library_reads_it() -> None:
     assert pymqi_flavour.MQMIError(2, 3029).errorAsString() == "FAILED: MQRCCF_MODE_VALUE_ERROR"
 
 
+@pytest.mark.parametrize("flavour", [pymqi_flavour, ibmmq_flavour], ids=["pymqi", "ibmmq"])
+def test_the_reason_name_tables_programs_read_are_there(flavour) -> None:
+    # both libraries have MQMIError.errStringDicts: (MQRC_* names, MQRCCF_* names) by value
+    reasons, pcf_reasons = flavour.MQMIError.errStringDicts
+    assert reasons[2033] == "MQRC_NO_MSG_AVAILABLE"
+    assert pcf_reasons[3008] == "MQRCCF_COMMAND_FAILED"
+
+
 def test_keyword_arguments_become_attributes() -> None:
     error = ibmmq_flavour.MQMIError(1, 2079, original_length=4097, message=b"x")
     assert error.original_length == 4097 and error.get("message") == b"x"
