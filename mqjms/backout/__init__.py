@@ -8,7 +8,7 @@ from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
 from .events import DeliveryStyle, Outcome, PoisonEvent, PoisonHook, PoisonOutcome
 from .failure import Failure, FailureMemory
 from .handler import PoisonHandler
-from .listener import ListenerOptions, ListenerPoisonFlow
+from .listener import ListenerOptions, ListenerPoisonFlow, PendingMove
 from .mqi import GetUnit, MQIPoisonFlow
 from .staged import StagedPoisonFlow
 from .synchronous import SynchronousPoisonFlow, UnitOfWorkMode
@@ -24,6 +24,7 @@ __all__ = [
     "ListenerPoisonFlow",
     "MQIPoisonFlow",
     "Outcome",
+    "PendingMove",
     "PoisonEvent",
     "PoisonHandler",
     "PoisonHook",

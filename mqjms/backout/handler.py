@@ -56,7 +56,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection, Context, Handle
+from mqjms.semantics import Connection, Context, Handle, SyncpointPut
 from mqjms.semantics.deadletter import dead_letter_message
 
 from . import rewrite
@@ -172,6 +172,39 @@ class PoisonHandler:
                 )
         return event(PoisonOutcome.REQUEUE_FAILED)
 
+    def planned_move(
+        self,
+        queue: str,
+        md: MQMD,
+        data: bytes,
+        attrs: BackoutAttributes,
+        *,
+        style: DeliveryStyle,
+        failure: Failure | None = None,
+    ) -> tuple[SyncpointPut, PoisonEvent] | None:
+        """The put to BOQNAME that :meth:`requeue` makes first, and the event it reports
+        when that put succeeds, for a flow that makes the put in a step of its own (one
+        transaction with its commit and the next get); None when BOQNAME is blank. Should
+        the put fail, nothing was committed: the flow calls :meth:`requeue`, which takes
+        the whole route from the start."""
+        if not attrs.backout_queue:
+            return None
+        moved_md, moved_data = _for_backout_queue(md, data, failure)
+        put = SyncpointPut(
+            attrs.backout_queue, moved_md, moved_data, Context.PASS_ALL, new_msg_id=False
+        )
+        event = PoisonEvent(
+            PoisonOutcome.MOVED,
+            queue,
+            attrs.backout_queue,
+            C.MQRC_BACKOUT_THRESHOLD_REACHED,
+            md,
+            data,
+            failure,
+            style,
+        )
+        return put, event
+
     def _move(
         self,
         conn: Connection,
@@ -189,9 +222,7 @@ class PoisonHandler:
         backout_queue = attrs.backout_queue
         if not backout_queue:
             return "", reason
-        moved_md, moved_data = rewrite.for_backout_queue(
-            md, data, failure.properties() if failure else None
-        )
+        moved_md, moved_data = _for_backout_queue(md, data, failure)
         refreshed = False
         while backout_queue:
             try:
@@ -282,6 +313,10 @@ class PoisonHandler:
     def returned(event: PoisonEvent) -> PoisonEvent:
         """``event`` after a backout put its message back on the input queue."""
         return dataclasses.replace(event, returned_to_queue=True)
+
+
+def _for_backout_queue(md: MQMD, data: bytes, failure: Failure | None) -> tuple[MQMD, bytes]:
+    return rewrite.for_backout_queue(md, data, failure.properties() if failure else None)
 
 
 def _fields(event: PoisonEvent, context: dict[str, Any]) -> dict[str, Any]:

@@ -23,11 +23,12 @@ The listener's extras, kept here rather than in the loop:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mqjms.logs import get_logger
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection, Handle
+from mqjms.semantics import Connection, Handle, SyncpointPut
 
 from .attributes import BackoutAttributes
 from .events import DeliveryStyle, PoisonEvent, PoisonHook, PoisonOutcome
@@ -48,6 +49,19 @@ class ListenerOptions(Protocol):
     def on_poison(self) -> PoisonHook | None: ...
     def moves_on(self, exc: BaseException) -> bool: ...
     def retry_delay(self, md: MQMD, exc: BaseException) -> float: ...
+
+
+@dataclass(frozen=True)
+class PendingMove:
+    """A poison message's move to BOQNAME made with the consumer's next step: the put, its
+    MQCMIT and the next MQGET in one transaction where three took one each. The
+    message stays in the consumer's unit of work until then (a stop commits it alone; a
+    lost connection backs it out, to be screened again)."""
+
+    put: SyncpointPut
+    event: PoisonEvent  # what is reported once the put is committed
+    handle: Handle
+    attrs: BackoutAttributes
 
 
 class ListenerPoisonFlow:
@@ -76,6 +90,37 @@ class ListenerPoisonFlow:
         if attrs is None:
             return None
         return self._requeue(conn, handle, md, data, attrs, self.failures.pop(md.MsgId))
+
+    def plan(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes
+    ) -> PendingMove | PoisonEvent | None:
+        """As :meth:`screen`, but a move to BOQNAME is left pending: the caller puts it
+        and commits with its next get, in one step (then calls :meth:`moved`), or calls
+        :meth:`move_now` should that put fail. Any other route is taken now."""
+        attrs = self.handler.poison_attributes(conn, handle, md)
+        if attrs is None:
+            return None
+        failure = self.failures.pop(md.MsgId)
+        planned = self.handler.planned_move(
+            handle.resolved_name, md, data, attrs, style=self.style, failure=failure
+        )
+        if planned is None:
+            return self._requeue(conn, handle, md, data, attrs, failure)
+        put, event = planned
+        return PendingMove(put, event, handle, attrs)
+
+    def moved(self, pending: PendingMove) -> PoisonEvent:
+        """The pending move's put was committed: log it and run the hooks."""
+        return self.handler.completed(pending.event, self.hooks, **self._context)
+
+    def move_now(self, conn: Connection, pending: PendingMove) -> PoisonEvent:
+        """The pending move's put failed and nothing was committed (the message is still
+        in the unit of work): take the whole route now, as :meth:`screen` does (BOQNAME
+        again, re-inquired after a 2085/2052, then the dead-letter queue...)."""
+        event = pending.event
+        return self._requeue(
+            conn, pending.handle, event.md, event.data, pending.attrs, event.failure
+        )
 
     def retry_delay(self, md: MQMD, error: BaseException) -> float:
         """Seconds to wait before the failed delivery of ``md`` is backed out (0: none;

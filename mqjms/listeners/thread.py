@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqjms.backout import Failure, ListenerPoisonFlow, PoisonEvent, PoisonOutcome
+from mqjms.backout import Failure, ListenerPoisonFlow, PendingMove, PoisonEvent, PoisonOutcome
 from mqjms.jms.message import Message, to_message
 from mqjms.jms.topic import Topic, open_subscription
 from mqjms.logs import get_logger
@@ -57,6 +57,18 @@ from .runtime import OPEN_OPTIONS, Abandoned, Runtime
 from .send import Outbox, Send
 
 log = get_logger("mqjms.listeners")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A message whose unit of work is committed with the get of the next one (its puts,
+    MQCMIT and the MQGET in one step), or alone when the consumer stops or takes turns:
+    one whose listener returned, with what it sent, or a poison message moved to BOQNAME
+    (``move``: its put is the requeue)."""
+
+    md: MQMD
+    puts: list[Send]
+    move: PendingMove | None = None
 
 
 @dataclass(frozen=True)
@@ -96,9 +108,9 @@ class ListenerThread:
             runtime.poison, listener, runtime.failures, (self._count, *runtime.poison_hooks)
         )
         self._message_errors = 0  # consecutive worker errors while handling messages
-        # A message whose listener returned, with what it sent: put and committed with
-        # the get of the next one.
-        self._done: tuple[MQMD, list[Send]] | None = None
+        # A message whose listener returned, with what it sent, or a poison message's
+        # move: put and committed with the get of the next one.
+        self._done: Finished | None = None
         # A message whose delivery failed: backed out with the get of the next one.
         self._failed: FailedDelivery | None = None
         # what a shutdown deadline may cut short: the listener's call, never an MQI call
@@ -287,29 +299,30 @@ class ListenerThread:
                         self._backout_raised(conn, failed, exc)
                         continue
                 elif done is not None:
-                    # the last message's sends, its MQCMIT and the MQGET of the next in one
+                    # the last message's puts, its MQCMIT and the MQGET of the next in one
                     # step (one database transaction on the embedded queue manager)
-                    finished, sends = done
                     committed = False
 
-                    def record(md: MQMD = finished) -> None:
+                    def record(done: Finished = done) -> None:
                         nonlocal committed
                         committed = True
-                        self._committed(md)
+                        self._committed(done)
                         self.activity.released()
 
                     try:
-                        got = commit_and_get(conn, handle, wait=wait, committed=record, puts=sends)
+                        got = commit_and_get(
+                            conn, handle, wait=wait, committed=record, puts=done.puts
+                        )
                     except PutFailed as exc:
-                        self._send_failed(conn, finished, exc, len(sends))
+                        self._put_failed(conn, done, exc)
                         continue
                     except Exception as exc:
                         if committed:  # the get after the commit failed: not this message's
                             raise
                         if _committed_unsynced(exc):
-                            self._commit_unsynced(finished, exc)
+                            self._commit_unsynced(done, exc)
                             continue
-                        self._message_error(conn, finished, exc)  # backs it out, or re-raises
+                        self._message_error(conn, done.md, exc)  # backs it out, or re-raises
                         continue
                 else:
                     self.activity.released()
@@ -371,18 +384,17 @@ class ListenerThread:
         of one whose listener returned, the MQBACK of one whose delivery failed."""
         done, self._done = self._done, None
         if done is not None:
-            md, sends = done
             try:
-                put_and_commit(conn, sends)
+                put_and_commit(conn, done.puts)
             except PutFailed as exc:
-                self._send_failed(conn, md, exc, len(sends))  # to back out, below
+                self._put_failed(conn, done, exc)  # a send's: to back out, below
             except Exception as exc:
                 if _committed_unsynced(exc):
-                    self._commit_unsynced(md, exc)
+                    self._commit_unsynced(done, exc)
                 else:
-                    self._message_error(conn, md, exc)  # backs it out, or re-raises
+                    self._message_error(conn, done.md, exc)  # backs it out, or re-raises
             else:
-                self._committed(md)
+                self._committed(done)
         failed, self._failed = self._failed, None
         if failed is not None:
             try:
@@ -400,10 +412,11 @@ class ListenerThread:
         else:
             self._message_error(conn, failed.md, exc)
 
-    def _commit_unsynced(self, md: MQMD, exc: Exception) -> None:
-        """The commit of ``md`` stands, but the disk did not confirm it: the message was
-        processed and consumed (nothing to back out); an operating-system crash before
-        the disk writes it could still bring it back."""
+    def _commit_unsynced(self, done: Finished, exc: Exception) -> None:
+        """The commit of ``done`` stands, but the disk did not confirm it: the message was
+        processed and consumed, or moved (nothing to back out); an operating-system crash
+        before the disk writes it could still bring it back."""
+        md = done.md
         log.error(
             "message.commit_unsynced",
             **self._ctx,
@@ -412,9 +425,13 @@ class ListenerThread:
             reason=reason_of(exc),
             detail=str(exc),
         )
-        self._committed(md)
+        self._committed(done)
 
-    def _committed(self, md: MQMD) -> None:
+    def _committed(self, done: Finished) -> None:
+        if done.move is not None:  # a poison message's move: reported as one
+            self._requeued(self.poison.moved(done.move))
+            return
+        md = done.md
         self.rt.stats.add("committed", listener=self.stats)
         self.poison.committed(md)
         self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
@@ -493,10 +510,14 @@ class ListenerThread:
     def _process_one(
         self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool
     ) -> None:
-        event = None if screened else self.poison.screen(conn, handle, md, data)
-        if event is not None:
-            self._requeued(event)
-            return
+        if not screened:  # a move to BOQNAME is made with the next get
+            planned = self.poison.plan(conn, handle, md, data)
+            if isinstance(planned, PendingMove):
+                self._done = Finished(md, [planned.put], planned)
+                return
+            if planned is not None:
+                self._requeued(planned)
+                return
         # lazy: a listener that reads only the body never maps the jms and usr folders
         message = to_message(md, data, self.listener.queue, lazy=True)
         self.rt.stats.add("delivered", listener=self.stats)
@@ -505,7 +526,7 @@ class ListenerThread:
         error = self._deliver(message, md, outbox)
         if error is None:
             # put and committed with the next get, or when the thread stops
-            self._done = (md, outbox.sends)
+            self._done = Finished(md, outbox.sends)
             return
         failure, event = self.poison.failed(conn, handle, md, data, error)
         if event is not None:
@@ -527,6 +548,20 @@ class ListenerThread:
             reason=failed.reason,
             **failed.context,
         )
+
+    def _put_failed(self, conn: Connection, done: Finished, exc: PutFailed) -> None:
+        """A put of ``done`` failed, so nothing was committed: a poison message's move
+        takes the whole route now (the message is still in the unit of work); a send
+        fails its message (see :meth:`_send_failed`)."""
+        if done.move is None or is_connection_error(exc):
+            self._send_failed(conn, done.md, exc, len(done.puts))
+            return
+        try:
+            event = self.poison.move_now(conn, done.move)
+        except Exception as error:
+            self._message_error(conn, done.md, error)  # backs it out, or re-raises
+            return
+        self._requeued(event)
 
     def _send_failed(self, conn: Connection, md: MQMD, exc: PutFailed, sends: int) -> None:
         """A put of what the listener sent (``mqjms.send``) failed, so nothing was

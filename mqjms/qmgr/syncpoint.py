@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Context, Handle, PutFailed, SyncpointPut
+from mqjms.semantics import Handle, PutFailed, SyncpointPut
 from mqjms.semantics.checks import check_get, check_put
 from mqjms.semantics.emulated import GetRequest, PutRequest
 
@@ -26,9 +26,6 @@ from .putting import Putting
 from .transaction import Transaction
 
 _NEXT_UNDER_SYNCPOINT = GetRequest(0, True, None, None, None)
-# a step's put is committed in the step's transaction: available at its COMMIT, as a put
-# under syncpoint is at the MQCMIT that follows it
-_PUT_IN_STEP = PutRequest(False, Context.DEFAULT, True)
 
 
 @translating
@@ -178,7 +175,7 @@ class UnitOfWork(Getting, Putting):
         for put in puts:
             try:
                 self._refuse_if_read_only("no message can be put")
-                check_put(put.queue, put.data, Context.DEFAULT)
+                check_put(put.queue, put.data, put.context)
             except MQError as exc:
                 raise PutFailed.of(exc, put) from exc
         if puts and self.qm.reserve is not None:
@@ -195,9 +192,10 @@ class UnitOfWork(Getting, Putting):
                 with self._writing(durable=durable, putting=bool(puts)) as tx:
                     for put in puts:
                         try:
-                            result = self._put_in(
-                                tx, put.queue, put.md, bytes(put.data), _PUT_IN_STEP
-                            )
+                            # not under syncpoint: the step's transaction commits it, as
+                            # MQCMIT commits a put under syncpoint
+                            request = PutRequest(False, put.context, put.new_msg_id)
+                            result = self._put_in(tx, put.queue, put.md, bytes(put.data), request)
                         except MQError as exc:
                             raise PutFailed.of(exc, put) from exc
                         if result.Persistence == C.MQPER_PERSISTENT and not durable:

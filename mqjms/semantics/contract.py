@@ -200,12 +200,15 @@ class Connection(Protocol):
 
 
 class SyncpointPut(NamedTuple):
-    """An MQPUT1 under syncpoint (default context, a new MsgId) that a step makes in its
-    unit of work before the step's MQCMIT: what a listener sent with its message."""
+    """An MQPUT1 under syncpoint that a step makes in its unit of work before the step's
+    MQCMIT: what a listener sent with its message (default context, a new MsgId), or the
+    requeue of a poison message (all context passed, its own MsgId)."""
 
     queue: str
     md: MQMD
     data: bytes
+    context: Context = Context.DEFAULT
+    new_msg_id: bool = True
 
 
 class PutFailed(MQError):
@@ -496,6 +499,13 @@ def put_and_commit(conn: Connection, puts: Sequence[SyncpointPut]) -> None:
 def _put_each(conn: Connection, puts: Sequence[SyncpointPut]) -> None:
     for put in puts:
         try:
-            conn.put(put.queue, put.md, put.data, syncpoint=True)
+            conn.put(
+                put.queue,
+                put.md,
+                put.data,
+                syncpoint=True,
+                context=put.context,
+                new_msg_id=put.new_msg_id,
+            )
         except Exception as exc:  # whatever failed, the put was not made: PutFailed says so
             raise PutFailed.of(exc, put) from exc

@@ -116,3 +116,57 @@ def test_a_failed_delivery_is_backed_out_with_the_next_get(mq, make_worker) -> N
     assert redelivered == [False, True]
     assert calls == ["MQBACK+MQGET"]
     assert app.stats.backed_out == 1
+
+
+@pytest.mark.requires("puts_in_step")
+def test_a_poison_messages_move_is_put_and_committed_with_the_next_get(mq, make_worker) -> None:
+    # seed 002: a message with BackoutCount >= BOTHRESH goes to BOQNAME, never delivered,
+    # in a unit of work of its own. Its put and MQCMIT are made with the MQGET of the
+    # next message, in one step, as a good message's sends are: no MQPUT or MQCMIT alone
+    calls: list[str] = []
+    app = make_worker()
+    connect = app.connector
+
+    class CountingCalls:
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+        def put(self, *args: Any, **kwargs: Any) -> Any:
+            calls.append("MQPUT")
+            return self._conn.put(*args, **kwargs)
+
+        def commit(self) -> None:
+            calls.append("MQCMIT")
+            self._conn.commit()
+
+        def put_and_commit(self, puts: Any) -> None:
+            calls.extend(f"MQPUT({put.queue})+MQCMIT" for put in puts)
+            self._conn.put_and_commit(puts)
+
+        def commit_and_get(self, handle: Any, puts: Any = ()) -> Any:
+            calls.extend(f"MQPUT({put.queue})+MQCMIT+MQGET" for put in puts)
+            return self._conn.commit_and_get(handle, puts)
+
+    app.connector = lambda url, appl: CountingCalls(connect(url, appl))
+    moved: list[mqjms.PoisonEvent] = []
+    delivered: list[str] = []
+
+    @app.listener(IN, on_poison=moved.append)
+    def handle(msg: mqjms.Message) -> None:
+        delivered.append(msg.body)
+        if msg.body == "poison":
+            raise RuntimeError("never processed")
+
+    for body in ("first", "poison", "last"):  # the first turns the queue concurrent
+        mq.send(IN, body)
+    with app:
+        wait_for(lambda: app.stats.committed == 2 and app.stats.moved == 1, 10)
+    # delivered at BackoutCount 0, 1 and 2 (the conftest's BOTHRESH(3)), then moved
+    assert delivered == ["first", "poison", "poison", "poison", "last"]
+    assert [(e.outcome, e.destination) for e in moved] == [(mqjms.Outcome.MOVED, BOQ)]
+    assert calls == [f"MQPUT({BOQ})+MQCMIT+MQGET"]
+    [(md, _)] = mq.browse_raw(BOQ)
+    assert md.BackoutCount == 0 and mq.depth(IN) == 0
