@@ -297,9 +297,11 @@ def _body_message(
     """The message of the JMS type ``mcd.Msd`` says (else the Format), with its body;
     ``lazy``: made without ``__init__``, for :func:`_lazy_from_mq` to fill in."""
     msd = headers.msd if headers and headers.msd else None
+    # no mcd, or a broker's domain (xmlnsc, mrm...): the body's Format says text or bytes
+    by_format = msd is None or not msd.startswith("jms_")
     value: Any
     data = b""
-    if msd == jms.MSD_TEXT or (msd is None and body_format == C.MQFMT_STRING):
+    if msd == jms.MSD_TEXT or (by_format and body_format == C.MQFMT_STRING):
         kind: type[Message] = TextMessage
         null = headers is not None and headers.null_body
         value = None if null else _decode(body, body_ccsid, encoding)

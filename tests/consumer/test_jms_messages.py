@@ -370,6 +370,24 @@ def test_message_without_rfh2_is_text_when_mqstr_else_bytes(
     assert message.jms_delivery_mode == mqjms.PERSISTENT
 
 
+@pytest.mark.parametrize("capture", ["single_rfh2.dat", "multiple_rfh2.dat"])
+def test_a_captured_broker_domain_message_with_an_mqstr_body_is_text(
+    env: Any, capture: str
+) -> None:
+    # shared/testdata: RFH2s from a real queue manager, <mcd><Msd>xmlnsc</Msd></mcd> (a
+    # broker's domain, no JMS type), the body Format MQSTR (the last header's, behind a
+    # chain of two in multiple_rfh2). mq-reference 2.5: without a JMS type the Format
+    # decides: "a TextMessage if the body Format is MQSTR"
+    from tests.mqi.mqi_vendor import rfh2_testdata
+
+    data = (rfh2_testdata() / capture).read_bytes()
+    env.define_queue(Q)
+    env.put_raw(Q, data, Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    message = _receive_one(env)
+    assert type(message) is mqjms.TextMessage
+    assert message.body == "<testData><testVar>testValue</testVar></testData>"
+
+
 def test_plain_mq_headers_map_from_the_mqmd(env: Any) -> None:
     # mq-reference §7.3: without jms.Exp, JMSExpiration = now + Expiry x 100 ms;
     # JMSTimestamp from PutDate/PutTime; reply-to from ReplyToQ.
