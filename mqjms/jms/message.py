@@ -102,7 +102,7 @@ class Message:
                     f"message {md.MsgId.hex()}: its RFH2 folders are not JMS: {exc.detail}",
                 ) from None
             given = dict(self.__dict__)  # values the application set before reading
-            self.properties = dict(properties)
+            self.properties = _with_group(properties, headers)
             _headers_from_mq(self, md, headers, now)
             self.__dict__.update({k: v for k, v in given.items() if k in _LAZY_FIELDS})
             return self.__dict__[name]
@@ -232,7 +232,7 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
         # the JMS mapping parses the folders it reads; malformed ones raise from there
         chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
         headers, parsed = jms.parse_jms_folders(chain.folders)
-        properties = dict(parsed)
+        properties = _with_group(parsed, headers)
         body_bytes, body_format = chain.body, chain.Format
         body_ccsid, body_encoding = chain.CodedCharSetId, chain.Encoding
     message = _body_message(headers, body_bytes, body_format, body_ccsid, body_encoding)
@@ -385,6 +385,20 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
         message.jms_reply_to = None
     message.jms_destination = h.destination if h else None
     message.jms_type = h.type if h else None
+
+
+def _with_group(
+    properties: Mapping[str, PropertyValue], headers: jms.JmsHeaders | None
+) -> dict[str, PropertyValue]:
+    """The usr properties, and JMSXGroupID/JMSXGroupSeq from the jms folder (Gid, Seq),
+    which the application set as properties."""
+    found = dict(properties)
+    if headers is not None:
+        for name, field in jms.GROUP_PROPERTIES.items():
+            value = getattr(headers, field)
+            if value is not None:
+                found[name] = value
+    return found
 
 
 def _put_millis(md: MQMD) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NoReturn
 
@@ -75,6 +75,11 @@ class JmsHeaders:
     null_body: bool = False  # mcd.msgbody xsi:nil: a TextMessage whose text is null
 
 
+# The JMSX properties the JMS client carries in the jms folder (Gid, Seq), not in usr: an
+# application sets and reads them as properties, by these names (build_jms_folders writes
+# them there; mqjms.jms.message reads them back as properties).
+GROUP_PROPERTIES = {"JMSXGroupID": "group_id", "JMSXGroupSeq": "group_seq"}
+
 _MCD = (("msd", "Msd"), ("type", "Type"))
 _JMS_STR = {
     "Dst": "destination",
@@ -129,6 +134,8 @@ def check_property_name(name: str) -> None:
     """ValueError unless ``name`` may be a JMS user property in ``usr`` (IBM's rules)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"usr property name {name!r}: must be a non-empty string")
+    if name in GROUP_PROPERTIES:  # written to the jms folder (see build_jms_folders)
+        return
     if name.startswith("JMS"):
         raise ValueError(
             f"usr property name {name!r}: names starting with 'JMS' are reserved "
@@ -218,13 +225,43 @@ def build_usr(properties: Mapping[str, UserPropertyValue]) -> str | None:
 def build_jms_folders(
     headers: JmsHeaders | None, properties: Mapping[str, UserPropertyValue] | None = None
 ) -> list[str]:
-    """The folders in the JMS client's order (mcd, jms, usr), empty ones left out."""
+    """The folders in the JMS client's order (mcd, jms, usr), empty ones left out;
+    JMSXGroupID and JMSXGroupSeq among ``properties`` go to the jms folder (Gid, Seq)."""
+    properties = properties or {}
+    if "JMSXGroupID" in properties or "JMSXGroupSeq" in properties:
+        properties = dict(properties)
+        base = headers or JmsHeaders()
+        group_id, group_seq = (
+            properties.pop("JMSXGroupID", None),
+            properties.pop("JMSXGroupSeq", None),
+        )
+        headers = replace(
+            base,
+            group_id=base.group_id if group_id is None else _group_id(group_id),
+            group_seq=base.group_seq if group_seq is None else _group_seq(group_seq),
+        )
     folders = [
         build_mcd(headers) if headers else None,
         build_jms(headers) if headers else None,
-        build_usr(properties or {}),
+        build_usr(properties),
     ]
     return [text for text in folders if text is not None]
+
+
+def _group_id(value: UserPropertyValue) -> str:
+    """JMSXGroupID is a String (the JMS specification)."""
+    if not isinstance(value, str):
+        raise TypeError(f"JMSXGroupID must be str, not {type(value).__name__}")
+    return value
+
+
+def _group_seq(value: UserPropertyValue) -> int:
+    """JMSXGroupSeq is an int from 1 (the JMS specification)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"JMSXGroupSeq must be int, not {type(value).__name__}")
+    if not 1 <= value <= _I4[1]:
+        raise ValueError(f"JMSXGroupSeq must be 1..{_I4[1]}, not {value}")
+    return value
 
 
 # --- reading --------------------------------------------------------------------------

@@ -388,6 +388,57 @@ def test_a_captured_broker_domain_message_with_an_mqstr_body_is_text(
     assert message.body == "<testData><testVar>testValue</testVar></testData>"
 
 
+def test_jmsx_group_properties_travel_in_the_jms_folder(env: Any) -> None:
+    # mq-reference 2.5, the jms folder: "Gid | JMSXGroupID | string", "Seq | JMSXGroupSeq
+    # | int": an application sets and reads them as properties, by those names
+    env.define_queue(Q)
+    session = env.connect().session()
+    group = {"JMSXGroupID": "order-7", "JMSXGroupSeq": 2}
+    session.producer(Q).send(mqjms.TextMessage("part", properties={**group, "a": 1}))
+    message = _receive_one(env)
+    assert message.properties == {**group, "a": 1}
+
+
+def test_jmsx_group_properties_of_a_java_message_are_read(env: Any) -> None:
+    folders = [
+        "<mcd><Msd>jms_text</Msd></mcd>",
+        "<jms><Dst>queue:///Q</Dst><Gid>grp-1</Gid><Seq>3</Seq></jms>",
+    ]
+    header = RFH2(
+        Encoding=273,
+        CodedCharSetId=1208,
+        Format=C.MQFMT_STRING,
+        NameValueCCSID=1208,
+        folders=folders,
+    )
+    env.define_queue(Q)
+    env.put_raw(
+        Q,
+        build_chain([header], b"x", 273),
+        Format=C.MQFMT_RF_HEADER_2,
+        Encoding=273,
+        CodedCharSetId=1208,
+    )
+    message = _receive_one(env)
+    assert message.properties == {"JMSXGroupID": "grp-1", "JMSXGroupSeq": 3}
+
+
+@pytest.mark.parametrize(
+    ("group", "error"),
+    [
+        ({"JMSXGroupID": 7}, TypeError),
+        ({"JMSXGroupSeq": "1"}, TypeError),
+        ({"JMSXGroupSeq": 0}, ValueError),
+    ],
+)
+def test_jmsx_group_property_values_are_checked(env: Any, group: dict, error: type) -> None:
+    env.define_queue(Q)
+    session = env.connect().session()
+    with pytest.raises(error, match="JMSXGroup"):
+        session.producer(Q).send(mqjms.TextMessage("part", properties=group))
+    assert env.depth(Q) == 0
+
+
 def test_plain_mq_headers_map_from_the_mqmd(env: Any) -> None:
     # mq-reference §7.3: without jms.Exp, JMSExpiration = now + Expiry x 100 ms;
     # JMSTimestamp from PutDate/PutTime; reply-to from ReplyToQ.
