@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mqjms.logs import get_logger
+from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, SyncpointPut
 
@@ -111,6 +112,7 @@ class ListenerPoisonFlow:
 
     def moved(self, pending: PendingMove) -> PoisonEvent:
         """The pending move's put was committed: log it and run the hooks."""
+        self.failures.forget(pending.event.md.MsgId)
         return self.handler.completed(pending.event, self.hooks, **self._context)
 
     def move_now(self, conn: Connection, pending: PendingMove) -> PoisonEvent:
@@ -140,19 +142,35 @@ class ListenerPoisonFlow:
 
     def failed(
         self, conn: Connection, handle: Handle, md: MQMD, data: bytes, error: BaseException
-    ) -> tuple[Failure, PoisonEvent | None]:
+    ) -> tuple[Failure, PoisonEvent | PendingMove | None]:
         """The listener raised ``error`` for ``md``. A ``move_on`` exception is requeued
-        now (the event is returned); otherwise the failure is remembered and the caller
-        backs the message out (event None)."""
+        now (the event is returned). Otherwise the failure is remembered and the caller
+        backs the message out (None), unless that backout brings it to BOTHRESH by the
+        cached attributes: then it would come straight back only to be moved, so the move
+        is returned pending (its MQMD with the BackoutCount the backout would give it),
+        made with the caller's next step instead of the backout, the get and the move's
+        own step; should its put fail, the caller backs the message out after all.
+
+        Only for a message that does not expire: one that expires meanwhile is discarded
+        by the get after a backout, and its remaining expiry is the get's."""
         if not self.listener.moves_on(error):
+            attrs = self._cached_attributes(conn, handle)
+            last = attrs is None or self.handler.threshold_reached(md.BackoutCount + 1, attrs)
             failure = Failure.from_exception(
-                error,
-                self.listener.name,
-                self.listener.queue,
-                traceback=self._last_attempt(conn, handle, md),
+                error, self.listener.name, self.listener.queue, traceback=last
             )
             self.failures.remember(md.MsgId, failure, md.BackoutCount, md.PutDate + md.PutTime)
-            return failure, None
+            if attrs is None or not last or md.Expiry != C.MQEI_UNLIMITED:
+                return failure, None
+            planned = self.handler.planned_move(
+                handle.resolved_name,
+                md.copy(BackoutCount=md.BackoutCount + 1),
+                data,
+                attrs,
+                style=self.style,
+                failure=failure,
+            )
+            return failure, None if planned is None else PendingMove(*planned, handle, attrs)
         failure = Failure.from_exception(error, self.listener.name, self.listener.queue)
         # move_on: skip the remaining attempts; the listener holds no resources of this
         # unit of work, so the requeue is made in it, exactly as a poison one.
@@ -168,16 +186,15 @@ class ListenerPoisonFlow:
         attrs = self.handler.cache.get(conn, handle.resolved_name)
         return failure, self._requeue(conn, handle, md, data, attrs, failure)
 
-    def _last_attempt(self, conn: Connection, handle: Handle, md: MQMD) -> bool:
-        """Whether the backout of this failure brings ``md`` to BOTHRESH (by the cached
-        attributes), so that the move that follows logs its traceback: only then is it
-        formatted. A threshold lowered since the cache was filled moves the message with
-        the failure but without its traceback."""
+    def _cached_attributes(self, conn: Connection, handle: Handle) -> BackoutAttributes | None:
+        """BOTHRESH and BOQNAME as cached (None when they cannot be read now): whether a
+        backout brings a message to BOTHRESH, so that the move that follows logs the
+        failure's traceback (only then is it formatted). A threshold lowered since the
+        cache was filled moves the message with the failure but without its traceback."""
         try:
-            threshold = self.handler.cache.get(conn, handle.resolved_name).threshold
+            return self.handler.cache.get(conn, handle.resolved_name)
         except Exception:  # the attributes cannot be read now: keep the traceback
-            return True
-        return threshold > 0 and md.BackoutCount + 1 >= threshold
+            return None
 
     def committed(self, md: MQMD) -> None:
         """``md``'s delivery succeeded and was committed: its failures are history."""

@@ -64,11 +64,13 @@ class Finished:
     """A message whose unit of work is committed with the get of the next one (its puts,
     MQCMIT and the MQGET in one step), or alone when the consumer stops or takes turns:
     one whose listener returned, with what it sent, or a poison message moved to BOQNAME
-    (``move``: its put is the requeue)."""
+    (``move``: its put is the requeue). ``failed``: the delivery that failed at the last
+    attempt, moved instead of backed out (should the move's put fail, it is backed out)."""
 
     md: MQMD
     puts: list[Send]
     move: PendingMove | None = None
+    failed: FailedDelivery | None = None
 
 
 @dataclass(frozen=True)
@@ -429,6 +431,8 @@ class ListenerThread:
 
     def _committed(self, done: Finished) -> None:
         if done.move is not None:  # a poison message's move: reported as one
+            if done.failed is not None:  # its last attempt's line, as a backout's
+                self._backed_out(done.failed)
             self._requeued(self.poison.moved(done.move))
             return
         md = done.md
@@ -529,10 +533,14 @@ class ListenerThread:
             self._done = Finished(md, outbox.sends)
             return
         failure, event = self.poison.failed(conn, handle, md, data, error)
+        failed = FailedDelivery(md, failure, failure.message)
+        if isinstance(event, PendingMove):  # the backout would bring it to BOTHRESH
+            self._done = Finished(md, [event.put], event, failed)
+            return
         if event is not None:
             self._requeued(event)
             return
-        self._failed = FailedDelivery(md, failure, failure.message)
+        self._failed = failed
 
     def _backed_out(self, failed: FailedDelivery) -> None:
         """The MQBACK of a failed delivery is done: one log line an attempt (the traceback
@@ -555,6 +563,9 @@ class ListenerThread:
         fails its message (see :meth:`_send_failed`)."""
         if done.move is None or is_connection_error(exc):
             self._send_failed(conn, done.md, exc, len(done.puts))
+            return
+        if done.failed is not None:  # the last attempt's move: backed out after all,
+            self._failed = done.failed  # then screened and moved as any poison message
             return
         try:
             event = self.poison.move_now(conn, done.move)

@@ -18,6 +18,7 @@ from mqjms.backout import (
     DeliveryStyle,
     FailureMemory,
     ListenerPoisonFlow,
+    PendingMove,
     PoisonEvent,
     PoisonHandler,
     PoisonOutcome,
@@ -29,6 +30,7 @@ from mqjms.backout import (
 from mqjms.mq import MQMD, C, MQError, parse_chain
 from mqjms.mq.jms import parse_jms_folders
 from mqjms.qmgr import QueueManager
+from mqjms.semantics import put_and_commit
 from mqjms.transport import Connection, Handle, connect
 
 IN, BOQ, DLQ = "FLOW.IN", "FLOW.BACKOUT", "FLOW.DEAD"
@@ -320,9 +322,10 @@ def test_listener_requeue_failed_returns_the_message_to_the_input_queue(mq, conn
 
 def test_failure_memory_travels_with_the_move(mq, conn, handle):
     # listener extra: a failed delivery is remembered (the caller backs it out) and the
-    # move at BOTHRESH carries mqjms_failure_* properties
+    # move at BOTHRESH carries mqjms_failure_* properties (a message that expires: the
+    # backout is made, as the get after it discards the message should it expire)
     flow = ListenerPoisonFlow(PoisonHandler(), Options(), FailureMemory())
-    md, data = got_with(conn, handle, BOTHRESH - 1)
+    md, data = got_with(conn, handle, BOTHRESH - 1, Expiry=600)
     failure, event = flow.failed(conn, handle, md, data, ValueError("bad order"))
     assert event is None and failure.exception_type == "builtins.ValueError"
     conn.backout()
@@ -330,6 +333,26 @@ def test_failure_memory_travels_with_the_move(mq, conn, handle):
     assert md is not None and md.BackoutCount == BOTHRESH
     assert flow.screen(conn, handle, md, data) is not None
     assert _failure_properties(conn)["mqjms_failure_message"] == "bad order"
+
+
+def test_the_failure_that_brings_a_message_to_bothresh_moves_it_with_the_next_step(
+    mq, conn, handle
+):
+    # seed 002: the backout of this failure would bring BackoutCount to BOTHRESH, so the
+    # message would come straight back only to be moved to BOQNAME: the move is returned
+    # pending instead (put and committed with the caller's next step), with the MQMD the
+    # backout would have given it and the failure's properties
+    flow = ListenerPoisonFlow(PoisonHandler(), Options(), FailureMemory())
+    md, data = got_with(conn, handle, BOTHRESH - 1)
+    failure, pending = flow.failed(conn, handle, md, data, ValueError("bad order"))
+    assert isinstance(pending, PendingMove)
+    assert pending.put.queue == BOQ and pending.event.outcome is PoisonOutcome.MOVED
+    assert pending.event.md.BackoutCount == BOTHRESH and pending.event.failure is failure
+    put_and_commit(conn, [pending.put])
+    assert flow.moved(pending).destination == BOQ
+    assert mq.queue_depth(IN) == 0
+    assert _failure_properties(conn)["mqjms_failure_message"] == "bad order"
+    assert len(flow.failures) == 0  # moved: nothing left to remember
 
 
 def test_only_the_failure_before_the_move_formats_its_traceback(mq, conn, handle):

@@ -122,7 +122,8 @@ def test_a_failed_delivery_is_backed_out_with_the_next_get(mq, make_worker) -> N
 def test_a_poison_messages_move_is_put_and_committed_with_the_next_get(mq, make_worker) -> None:
     # seed 002: a message with BackoutCount >= BOTHRESH goes to BOQNAME, never delivered,
     # in a unit of work of its own. Its put and MQCMIT are made with the MQGET of the
-    # next message, in one step, as a good message's sends are: no MQPUT or MQCMIT alone
+    # next message, in one step, as a good message's sends are: no MQPUT or MQCMIT alone;
+    # and the failure that brings it to BOTHRESH moves it, with that step
     calls: list[str] = []
     app = make_worker()
     connect = app.connector
@@ -150,6 +151,14 @@ def test_a_poison_messages_move_is_put_and_committed_with_the_next_get(mq, make_
             calls.extend(f"MQPUT({put.queue})+MQCMIT+MQGET" for put in puts)
             return self._conn.commit_and_get(handle, puts)
 
+        def backout(self) -> None:
+            calls.append("MQBACK")
+            self._conn.backout()
+
+        def backout_and_get(self, handle: Any) -> Any:
+            calls.append("MQBACK+MQGET")
+            return self._conn.backout_and_get(handle)
+
     app.connector = lambda url, appl: CountingCalls(connect(url, appl))
     moved: list[mqjms.PoisonEvent] = []
     delivered: list[str] = []
@@ -167,6 +176,9 @@ def test_a_poison_messages_move_is_put_and_committed_with_the_next_get(mq, make_
     # delivered at BackoutCount 0, 1 and 2 (the conftest's BOTHRESH(3)), then moved
     assert delivered == ["first", "poison", "poison", "poison", "last"]
     assert [(e.outcome, e.destination) for e in moved] == [(mqjms.Outcome.MOVED, BOQ)]
-    assert calls == [f"MQPUT({BOQ})+MQCMIT+MQGET"]
+    # the last attempt's backout would bring it to BOTHRESH: it is moved instead, with
+    # the next get (the backout, the get of it again and the move's step, in one)
+    assert calls == ["MQBACK+MQGET", "MQBACK+MQGET", f"MQPUT({BOQ})+MQCMIT+MQGET"]
+    assert app.stats.backed_out == 3  # each failed attempt is one, as it was rolled back
     [(md, _)] = mq.browse_raw(BOQ)
     assert md.BackoutCount == 0 and mq.depth(IN) == 0
