@@ -53,7 +53,7 @@ class Failure:
         kind = type(exc)
         return cls(
             exception_type=f"{kind.__module__}.{kind.__qualname__}",
-            message=truncate(str(exc)),
+            message=truncate(_text(exc)),
             listener=listener,
             queue=queue,
             traceback=truncate(_formatted(exc), MAX_TRACEBACK_LENGTH) if traceback else "",
@@ -67,6 +67,15 @@ class Failure:
             f"{PROPERTY_PREFIX}queue": self.queue,
             f"{PROPERTY_PREFIX}time": self.time.isoformat(timespec="milliseconds"),
         }
+
+
+def _text(exc: BaseException) -> str:
+    """``str(exc)``, or a stand-in naming its type when its ``__str__`` raises (a failure
+    of the listener's exception must not become one of the worker's)."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"<unprintable {type(exc).__qualname__}>"
 
 
 def _formatted(exc: BaseException) -> str:

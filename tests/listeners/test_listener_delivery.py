@@ -106,6 +106,32 @@ def test_threshold_reached_moves_to_boqname_with_the_failure_and_rewritten_md(
     assert app.stats.moved == 1 and app.stats.backed_out == 3
 
 
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("str exploded")
+
+
+def test_an_exception_that_cannot_be_printed_is_still_the_listeners_failure(mq, make_worker):
+    # a listener's exception whose __str__ raises made the worker's own handling fail: the
+    # attempts were logged as worker errors and the move carried no mqjms_failure_* at all
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+
+    @app.listener(IN, on_poison=poison.append)
+    def handle(msg: mqjms.Message) -> None:
+        raise Unprintable()
+
+    mq.put(IN, "x", Format=C.MQFMT_STRING)
+    summary = mq.run_until_idle(app)
+    assert summary.destinations() == {BOQ: 1}
+    [(md, data)] = mq.browse_raw(BOQ)
+    _, props = jms.parse_jms_folders(rfh2.parse_chain(data, md.Encoding, 1208, md.Format).folders)
+    assert props["mqjms_failure_exception"].endswith("Unprintable")
+    assert props["mqjms_failure_message"] == "<unprintable Unprintable>"
+    [event] = poison
+    assert event.failure is not None and "Unprintable" in event.failure.traceback
+
+
 def test_jms_message_keeps_its_rfh2_and_properties_on_the_backout_queue(mq, make_worker):
     app = make_worker()
 
