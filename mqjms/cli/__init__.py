@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         module = importlib.import_module(f"{__name__}.{name}")
         module.register(subparsers)
+    parser.set_defaults(command_parsers=subparsers.choices)  # for their own usage errors
     return parser
 
 
@@ -60,7 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``mqjms`` command line; returns the exit status."""
     try:  # Ctrl-C while the subcommands load (a service's start): 130, no traceback
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            _positional_after_options(parser, args, extra)
     except SystemExit as exc:  # --help (0) or a bad argument (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
@@ -92,6 +95,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.verbose:
                 traceback.print_exc()
             return 1
+
+
+def _positional_after_options(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]
+) -> None:
+    """Arguments the command's parser left: a trigger message after ``run``'s options (a
+    trigger monitor appends it to an APPLICID that may end with options: ``mqjms run
+    svc:app --idle-timeout 5``) fills its slot; anything else is an error in the
+    command's own usage."""
+    lone = extra[0] if len(extra) == 1 and not extra[0].startswith("-") else None
+    if args.command == "run" and args.trigger is None and lone is not None:
+        args.trigger = lone
+        return
+    command: argparse.ArgumentParser = args.command_parsers.get(args.command, parser)
+    command.error(f"unrecognized arguments: {' '.join(extra)}")
 
 
 __all__ = ["COMMANDS", "build_parser", "main"]

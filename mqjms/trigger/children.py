@@ -21,7 +21,7 @@ from typing import Any
 
 from mqjms.logs import get_logger
 
-from .command import describe
+from .command import describe, masked
 
 log = get_logger("mqjms.trigger")
 
@@ -95,13 +95,14 @@ class Child:
         stream = self.proc.stdout
         if stream is None:
             return
+        argv = self.record.argv
         ctx = {
             "queue": self.record.queue,
             "process": self.record.process or None,
             "pid": self.record.pid,
         }
         for raw in iter(stream.readline, b""):
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            line = masked(raw.decode("utf-8", errors="replace").rstrip("\r\n"), argv)
             self.tail.append(line)
             log.info("trigger.output", **ctx, line=line)
         stream.close()

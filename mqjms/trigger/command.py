@@ -14,6 +14,7 @@ trigger monitor's own Python interpreter: ``<python> -m mqjms run orders:app``.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from collections.abc import Sequence
@@ -89,15 +90,27 @@ def _words(text: str, attr: str) -> list[str]:
     return words
 
 
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
+
+
+def masked(line: str, argv: Sequence[str]) -> str:
+    """A line the program wrote, as it is logged: the trigger message it was given
+    shortened (its UserData, TriggerData and EnvData may hold secrets, and a program
+    that cannot parse its arguments prints them back) and any URL's password masked."""
+    for arg in argv:
+        if _is_tmc2(arg):
+            for form in (arg, arg.rstrip()):
+                if form and form in line:
+                    line = line.replace(form, f"<MQTMC2 {len(arg)}>")
+    return _URL.sub(lambda found: redact(found[0]), line) if "://" in line else line
+
+
+def _is_tmc2(arg: str) -> bool:
+    return arg.startswith("TMC ") and len(arg) == 732
+
+
 def describe(argv: Sequence[str]) -> str:
     """The command for a log line, with the 732-character MQTMC2 shortened and any URL's
     password masked (EnvData such as ``--url stomp://user:pw@host``)."""
-    shown = [
-        f"<MQTMC2 {len(a)}>"
-        if a.startswith("TMC ") and len(a) == 732
-        else redact(a)
-        if "://" in a
-        else a
-        for a in argv
-    ]
+    shown = [f"<MQTMC2 {len(a)}>" if _is_tmc2(a) else redact(a) if "://" in a else a for a in argv]
     return shlex.join(shown)

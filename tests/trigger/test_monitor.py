@@ -187,6 +187,34 @@ def test_monitor_starts_the_program_with_mqtmc2_and_envrdata(
     assert depth(tqm, INITQ) == 0  # the trigger message was consumed
 
 
+def test_a_programs_output_is_logged_without_the_secrets_it_was_given(
+    tqm: QueueManager,
+    app: QMConnection,
+    make_monitor: Callable[..., TriggerMonitor],
+    events: list[dict[str, Any]],
+) -> None:
+    # a program that cannot parse its arguments prints them back, the trigger message
+    # (USERDATA, ENVRDATA) with them; a URL it prints may hold a password: each was logged
+    # as trigger.output verbatim, where the monitor's own trigger.started masks them
+    echo = "import sys; print('bad arguments:', sys.argv[1]); print('using stomp://app:pw9@h:1')"
+    tqm.alter_process(
+        PROC,
+        {
+            "APPLICID": f"{shlex.quote(sys.executable)} -c {shlex.quote(echo)}",
+            "USERDATA": "password=Sup3rS3cret",
+        },
+    )
+    define_triggered(tqm)
+    monitor = make_monitor()
+    monitor.start()
+    put(app)
+    wait_for(lambda: monitor.stats.exited == 1, what="the program to run and exit")
+    lines = [e["line"] for e in named(events, "trigger.output")]
+    assert lines == ["bad arguments: <MQTMC2 732>", "using stomp://app:***@h:1"]
+    triggers = repr([e for e in events if e["event"].startswith("trigger.")])
+    assert "Sup3rS3cret" not in triggers and "pw9" not in triggers
+
+
 def test_monitor_opening_the_initiation_queue_starts_waiting_work(
     tqm: QueueManager,
     app: QMConnection,

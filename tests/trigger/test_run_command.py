@@ -155,6 +155,23 @@ def test_run_logs_the_trigger_it_was_started_for(
     assert "worker.trigger_not_understood" in capsys.readouterr().err
 
 
+def test_run_takes_the_trigger_message_after_its_options(
+    tqm: QueueManager, served: Path, embedded_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a trigger monitor appends the MQTMC2 to APPLICID, which may end with run's options
+    # (APPLICID('mqjms run svc:app --idle-timeout 5')): it was "unrecognized arguments"
+    # and the triggered queue was never served
+    tmc2 = tmc2_argument(
+        MQTM(QName=QUEUE, ProcessName="RUN.PROC", ApplType=C.MQAT_UNIX, ApplId="x"), tqm.name
+    )
+    assert main(["run", APP_SPEC, "--url", embedded_url, "--idle-timeout", "0.2", tmc2]) == 0
+    assert "worker.triggered" in capsys.readouterr().err
+    argv = ["run", APP_SPEC, "--idle-timeout", "0.2", tmc2, "more"]
+    assert main(argv) == 2  # one trigger message at most, in run's own usage
+    err = capsys.readouterr().err
+    assert "usage: mqjms run" in err and "unrecognized arguments" in err
+
+
 @pytest.mark.parametrize(
     ("argv", "status"),
     [
