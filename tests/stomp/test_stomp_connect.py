@@ -258,3 +258,22 @@ def test_a_missing_tls_file_is_one_clear_error_not_a_hang(silent_port: int, para
     error = _connect_error(url)
     assert error.reason == C.MQRC_SSL_INITIALIZATION_ERROR
     assert param.split("&")[0] in str(error) and "s3cret" not in str(error)
+
+
+@pytest.mark.parametrize("kind", ["not-a-certificate", "a-directory", "cert-without-key"])
+def test_a_tls_file_that_is_no_certificate_is_one_clear_error(
+    silent_port: int, tmp_path: Path, kind: str
+) -> None:
+    # a ca= that is not a certificate (or a directory) was "cannot connect" (2538) with the
+    # cause only in a debug line; the handshake would fail on it: 2393 naming the file
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    param = {
+        "not-a-certificate": f"ca={garbage}",
+        "a-directory": f"ca={tmp_path}",
+        "cert-without-key": f"cert={garbage}",
+    }[kind]
+    url = f"stomp+ssl://app:s3cret@127.0.0.1:{silent_port}?{param}&connect_timeout=2&reconnect=0"
+    error = _connect_error(url)
+    assert error.reason == C.MQRC_SSL_INITIALIZATION_ERROR, error
+    assert param in str(error) and "s3cret" not in str(error)

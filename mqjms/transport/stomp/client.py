@@ -61,6 +61,30 @@ class TlsSetupError(Exception):
     would retry opening it for ever."""
 
 
+def _check_tls_files(params: StompParams) -> None:
+    """Load the TLS files the URL names as the handshake will, so that one that is not a
+    certificate or key (or not readable) is a TlsSetupError naming it now: stomp.py
+    would retry for ever, or report only that it cannot connect."""
+    files = (("ca", params.ca_file), ("cert", params.cert_file), ("key", params.key_file))
+    for name, path in files:
+        if path and not os.access(path, os.R_OK):
+            raise TlsSetupError(f"{name}={path}: no such file, or it cannot be read")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    if params.ca_file:
+        try:
+            context.load_verify_locations(cafile=params.ca_file)
+        except (ssl.SSLError, OSError) as exc:
+            raise TlsSetupError(f"ca={params.ca_file}: no CA certificate in it ({exc})") from None
+    if params.cert_file:
+        try:
+            context.load_cert_chain(params.cert_file, params.key_file)
+        except (ssl.SSLError, OSError) as exc:
+            key = f" with key={params.key_file}" if params.key_file else ""
+            raise TlsSetupError(
+                f"cert={params.cert_file}{key}: not a certificate and its key ({exc})"
+            ) from None
+
+
 @dataclass(slots=True)
 class Frame:
     """A received MESSAGE: its headers and body (bytes, never decoded)."""
@@ -146,10 +170,7 @@ class StompClient:
             timeout=params.connect_timeout,  # TCP connect and TLS handshake
         )
         if params.ssl:
-            files = (("ca", params.ca_file), ("cert", params.cert_file), ("key", params.key_file))
-            for name, path in files:
-                if path and not os.access(path, os.R_OK):
-                    raise TlsSetupError(f"{name}={path}: no such file, or it cannot be read")
+            _check_tls_files(params)
             conn.set_ssl(
                 for_hosts=[(params.host, params.port)],
                 key_file=params.key_file,
@@ -175,7 +196,13 @@ class StompClient:
             self._conn.connect(params.user, params.password, wait=False, headers=headers)
         except stomp.exception.ConnectFailedException:
             self._stop_quietly()
-            raise ConnectionLost(f"cannot connect to {params.safe_url}") from None
+            hint = (
+                " (nothing listening there, or no TLS handshake: is it the broker's TLS "
+                "port, and does ca= hold the certificate that signed the broker's?)"
+                if params.ssl
+                else " (is the broker running and listening there?)"
+            )
+            raise ConnectionLost(f"cannot connect to {params.safe_url}{hint}") from None
         except stomp.exception.NotConnectedException:  # it closed before CONNECT was sent
             self._stop_quietly()
             raise ConnectionLost(
