@@ -81,6 +81,7 @@ class Listener:
         """Validate the options and make a Listener (errors name what was wrong)."""
         if not callable(fn):
             raise TypeError(f"a listener must be a function taking a message, not {fn!r}")
+        _check_takes_one_message(fn)
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(
                 f"listener {_qualname(fn)}: concurrency must be an int >= 1, not {concurrency!r}"
@@ -164,3 +165,21 @@ def _qualname(fn: Any) -> str:
     module = getattr(fn, "__module__", None) or type(fn).__module__
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{name}"
+
+
+def _check_takes_one_message(fn: Callable[..., object]) -> None:
+    """TypeError now, at registration, for a function that cannot be called with one
+    message: called for each message, it would fail every one of them (and with BOTHRESH
+    0 redeliver them for ever). A callable whose signature Python cannot tell passes."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(object())
+    except TypeError as exc:
+        params = ", ".join(signature.parameters)
+        raise TypeError(
+            f"listener {_qualname(fn)}({params}): a listener is called with one argument, "
+            f"the message ({exc})"
+        ) from None

@@ -269,6 +269,32 @@ def test_registration_errors_name_what_was_wrong(mq, make_worker):
     assert app.listeners[0].queue == IN
 
 
+def test_a_function_that_cannot_take_one_message_is_refused_at_registration(make_worker):
+    # it would fail every message it is called with (with BOTHRESH 0: for ever, thousands
+    # of times a second); now the mistake is said where it was made
+    app = make_worker()
+
+    def two(msg: mqjms.Message, extra: object) -> None: ...
+
+    def none() -> None: ...
+
+    with pytest.raises(TypeError, match=r"two\(msg, extra\): a listener is called with one argument"):
+        app.listener(IN)(two)
+    with pytest.raises(TypeError, match="one argument, the message"):
+        app.listener(IN)(none)
+
+    def optional(msg: mqjms.Message, extra: object = None) -> None: ...
+
+    async def coroutine(msg: mqjms.Message) -> None: ...
+
+    class Handler:
+        def __call__(self, msg: mqjms.Message) -> None: ...
+
+    for fn in (optional, coroutine, Handler(), print, lambda *messages: None):
+        app.listener(IN)(fn)  # each takes one message
+    assert len(app.listeners) == 5
+
+
 def test_worker_arguments_of_the_wrong_type_say_which() -> None:
     with pytest.raises(TypeError, match="the transport URL must be a str, not int"):
         mqjms.Worker(5)  # type: ignore[arg-type]
