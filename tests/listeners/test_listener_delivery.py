@@ -149,13 +149,13 @@ def test_jms_message_keeps_its_rfh2_and_properties_on_the_backout_queue(mq, make
     assert md.BackoutCount == 0 and 0 < md.Expiry <= 6000
 
 
-def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen):
+def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen, events):
     # seed 002: "If the BOTHRESH attribute is left at its default value of 0, then poison
     # message handling is disabled ... any poison messages are put back to the input queue."
     mq.define_queue("APP.NOTHRESH", BOTHRESH=0, BOQNAME=BOQ)
     app = make_worker()
 
-    @app.listener("APP.NOTHRESH")
+    @app.listener("APP.NOTHRESH", concurrency=2)
     def handle(msg: mqjms.Message) -> None:
         seen.add(msg.md.BackoutCount)
         if msg.md.BackoutCount < 8:
@@ -165,6 +165,9 @@ def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen):
     assert mq.run_until_idle(app).committed == 1
     assert seen.items == list(range(9))
     assert mq.depth(BOQ) == 0 and mq.depth("APP.NOTHRESH") == 0
+    # said once (not per consumer or attempt): a message that always fails loops for ever
+    [warning] = named(events, "backout.threshold_zero")
+    assert warning["queue"] == "APP.NOTHRESH" and "BOTHRESH" in warning["detail"]
 
 
 def test_blank_boqname_dead_letters_with_an_mqdlh(mq, make_worker):
