@@ -51,6 +51,9 @@ LIBRARY_LEVEL = "WARNING"
 # loaded when logging is configured through it).
 DEBUG, INFO, WARNING, ERROR, CRITICAL = 10, 20, 30, 40, 50
 _LEVELS = {"DEBUG": DEBUG, "INFO": INFO, "WARNING": WARNING, "ERROR": ERROR, "CRITICAL": CRITICAL}
+_LEVELS.update(WARN=WARNING, FATAL=CRITICAL)  # the standard library's other names
+_LEVEL_NAMES = "DEBUG, INFO, WARNING, ERROR or CRITICAL"
+_FORMATS = ("console", "json")
 
 
 #: Set while structlog's configuration is a default the ``mqjms`` command made, which an
@@ -66,10 +69,10 @@ def configure(level: str | None = None, fmt: str | None = None, force: bool = Fa
 
     if _configured_by_application() and not force:
         return
-    name = (level or levels_from_env()[0] or "INFO").upper()
+    number = level_number(level, given=True) if level else level_number(levels_from_env()[0])
     _set_configuration(
         processors=_processors(fmt),
-        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS.get(name, INFO)),
+        wrapper_class=structlog.make_filtering_bound_logger(number),
         logger_factory=lambda *args: _StderrPrinter(),
         cache_logger_on_first_use=False,
     )
@@ -98,9 +101,10 @@ def configure_stdlib(
     import structlog
 
     default_level, per_logger = levels_from_env()
-    logging.getLogger(ROOT).setLevel(_level_number(level or default_level or "INFO"))
+    root = level_number(level, given=True) if level else level_number(default_level)
+    logging.getLogger(ROOT).setLevel(root)
     for name, value in per_logger.items():
-        logging.getLogger(name).setLevel(_level_number(value))
+        logging.getLogger(name).setLevel(level_number(value))
     if handler and not logging.getLogger().handlers:
         stream = logging.StreamHandler(sys.stderr)
         stream.setFormatter(formatter(fmt))
@@ -179,8 +183,30 @@ def _level_under(name: str, default: str, env: str) -> str:
     return found
 
 
-def _level_number(name: str) -> int:
-    return _LEVELS.get(name.upper(), INFO)
+def level_number(name: str | None, *, given: bool = False, default: int = INFO) -> int:
+    """The number of level ``name`` (``default`` when None). One that is no level is a
+    ValueError when the caller ``given`` it, else (``MQJMS_LOG_LEVEL``) a warning, once,
+    and ``default``: more lines than asked for, or fewer, never silently."""
+    if name is None:
+        return default
+    number = _LEVELS.get(name.strip().upper())
+    if number is not None:
+        return number
+    if given:
+        raise ValueError(f"log level {name!r} is not one of {_LEVEL_NAMES}")
+    _warn_setting(LEVEL_ENV, name, f"is not a log level ({_LEVEL_NAMES})")
+    return default
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def _warn_setting(variable: str, value: str, problem: str) -> None:
+    """One line on standard error, once per process and value: the setting is the
+    user's own, and logging is what it would have configured."""
+    if (variable, value) not in _warned:
+        _warned.add((variable, value))
+        print(f"mqjms: {variable}={value!r} {problem}: ignored", file=sys.stderr)
 
 
 def _configured_by_application() -> bool:
@@ -292,14 +318,18 @@ def _library_logger(level: str, fmt: str | None) -> Any:
     """mqjms's own bound logger at ``level``, without touching structlog's configuration."""
     import structlog
 
-    wrapper: Any = structlog.make_filtering_bound_logger(_LEVELS.get(level.upper(), WARNING))
+    wrapper: Any = structlog.make_filtering_bound_logger(level_number(level, default=WARNING))
     return wrapper(_StderrPrinter(), processors=_processors(fmt), context={})
 
 
 def _renderer(fmt: str | None) -> structlog.typing.Processor:
     import structlog
 
+    if fmt is not None and fmt.lower() not in _FORMATS:
+        raise ValueError(f"log format {fmt!r} is not one of {', '.join(_FORMATS)}")
     fmt = (fmt or os.environ.get(FORMAT_ENV) or "console").lower()
+    if fmt not in _FORMATS:
+        _warn_setting(FORMAT_ENV, fmt, f"is not a log format ({', '.join(_FORMATS)})")
     if fmt == "json":
         return structlog.processors.JSONRenderer()
     return structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())

@@ -149,7 +149,7 @@ def logging_to_stderr(verbosity: int, default: int = 0) -> Iterator[None]:
     level = logging.WARNING if chosen <= 0 else logging.INFO if chosen == 1 else logging.DEBUG
     env_level = logs.levels_from_env()[0]
     if not verbosity and env_level:
-        level = logging.getLevelName(env_level) if env_level in _NAMED_LEVELS else level
+        level = logs.level_number(env_level, default=level)
     was_configured = structlog.is_configured()
     previous = structlog.get_config()
     logs.configure_for_command(level)
@@ -160,6 +160,3 @@ def logging_to_stderr(verbosity: int, default: int = 0) -> Iterator[None]:
             structlog.configure(**previous)
         else:  # back to nobody's configuration: mqjms's library default applies again
             logs.reset()
-
-
-_NAMED_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})

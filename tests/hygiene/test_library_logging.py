@@ -32,6 +32,8 @@ LIBRARY_USER = textwrap.dedent(
     assert not structlog.is_configured(), "importing mqjms configured structlog"
     if mode == "configure":
         mqjms.logs.configure(level="INFO")
+    elif mode == "configure-from-env":
+        mqjms.logs.configure()
     elif mode == "app":  # the application's own configuration, made after the import
         structlog.configure(
             processors=[
@@ -118,6 +120,34 @@ def test_mqjms_log_level_shows_the_info_events(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stderr.splitlines()]
     assert {"worker.started", "worker.stopped"} <= {e["event"] for e in events}
+
+
+def test_bad_logging_settings_are_said_not_ignored_silently(tmp_path: Path) -> None:
+    # MQJMS_LOG_LEVEL=ERORR or LOUD gave INFO lines (more than asked for), a format of xml
+    # console lines, without a word; WARN (the standard library's name) is WARNING
+    done = run_library_user(
+        tmp_path, "configure-from-env", MQJMS_LOG_LEVEL="ERORR", MQJMS_LOG_FORMAT="xml"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert "mqjms: MQJMS_LOG_LEVEL='ERORR' is not a log level" in lines[0]
+    assert "mqjms: MQJMS_LOG_FORMAT='xml' is not a log format (console, json)" in lines[1]
+    assert sum("MQJMS_LOG_" in line for line in lines) == 2  # each said once
+    again = tmp_path / "again"
+    again.mkdir()
+    warn = run_library_user(again, "configure-from-env", MQJMS_LOG_LEVEL="WARN")
+    assert (warn.returncode, warn.stderr) == (0, "")  # WARNING: the worker's INFO is quiet
+
+
+def test_configure_refuses_a_level_or_format_it_does_not_know() -> None:
+    import pytest
+
+    from mqjms import logs
+
+    with pytest.raises(ValueError, match="log level 'LOUD' is not one of DEBUG, INFO"):
+        logs.configure(level="LOUD", force=True)
+    with pytest.raises(ValueError, match="log format 'xml' is not one of console, json"):
+        logs.configure(fmt="xml", force=True)
 
 
 def test_an_application_that_configured_structlog_sees_mqjms_events_through_it(
