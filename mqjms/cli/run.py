@@ -128,7 +128,10 @@ def _operate(app: Worker, args: argparse.Namespace, operations: contextlib.ExitS
         server.start()
         operations.callback(server.stop)
     if args.health_file:
-        health = HealthFile(app, args.health_file)
+        try:
+            health = HealthFile(app, args.health_file)
+        except ValueError as exc:
+            raise CLIError(f"--health-file {exc}") from None
         health.start()
         operations.callback(health.stop)
 

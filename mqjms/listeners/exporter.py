@@ -185,6 +185,7 @@ class HealthFile:
     def __init__(self, worker: Worker, path: str | os.PathLike[str], interval: float = 5.0):
         self.worker = worker
         self.path = Path(path)
+        _check_writable_file(self.path)
         self.interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mqjms-health", daemon=True)
@@ -238,6 +239,17 @@ class HealthFile:
     def _remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+def _check_writable_file(path: Path) -> None:
+    """ValueError now, naming what is wrong, for a path the health file can never be
+    written at (each write would fail, and the stop with it). A directory that does not
+    exist yet may be made later (a volume mounted after the start): each write tries."""
+    if path.is_dir():
+        raise ValueError(f"{path} is a directory: name a file in it")
+    parent = path.parent
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{path}: this user may not create files in {parent}")
 
 
 def _write_privately(path: Path, text: str) -> None:

@@ -213,6 +213,23 @@ def test_a_health_file_that_cannot_be_written_is_logged_once_not_every_look(
     assert names.count("worker.health_file_written") == 1
 
 
+def test_a_health_file_that_can_never_be_written_is_refused_at_the_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --health-file naming a directory ran the worker, then failed its stop (exit 1,
+    # "Is a directory"): now the start says so, before any message is got
+    from mqjms.cli import main
+
+    app_file = tmp_path / "svc.py"
+    app_file.write_text("import mqjms\napp = mqjms.Worker()\napp.listener('Q')(print)\n")
+    url = f"embedded://{tmp_path / 'qm'}"
+    assert main(["run", f"{app_file}:app", "--url", url, "--health-file", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"--health-file {tmp_path} is a directory: name a file in it" in err
+    with pytest.raises(ValueError, match="is a directory"):
+        HealthFile(mqjms.Worker(url), tmp_path)
+
+
 @pytest.mark.embedded_only("the definition to make is MQSC for the embedded queue manager")
 def test_a_listener_queue_that_is_not_defined_is_one_line(
     mq: TestQueueManager, make_worker: Callable[..., mqjms.Worker], events: list[dict[str, Any]]
