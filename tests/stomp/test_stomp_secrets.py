@@ -97,6 +97,28 @@ def test_errors_for_a_bad_url_or_a_refused_connection_hide_the_password(url: str
     assert PASSWORD not in str(err.value) and PASSWORD not in repr(err.value)
 
 
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("stomp://127.0.0.1:99999", "the port 99999 is not 0-65535"),
+        ("stomp://127.0.0.1:-1", "the port -1 is not 0-65535"),
+        ("stomp://127.0.0.1:port", "the port 'port' is not a number"),
+        (
+            "stomp://bob:Pw#9@127.0.0.1:61613",
+            "a password holding '#', '?' or '/' ends the address early (percent-encode it, "
+            "or give it in MQJMS_STOMP_PASSWORD)",
+        ),
+    ],
+)
+def test_a_port_that_does_not_read_as_one_is_said_as_it_is(url: str, said: str) -> None:
+    # all were "the port is not a number", the last about a URL whose port was a number
+    from mqjms.transport.stomp import parse_url
+
+    with pytest.raises(ValueError) as err:
+        parse_url(url)
+    assert said in str(err.value) and "Pw#9" not in str(err.value)
+
+
 def test_the_drop_ins_error_for_a_bad_url_is_an_mqmierror_without_the_password() -> None:
     import mqjms.pymqi as pymqi
     from mqjms.mqi import routing

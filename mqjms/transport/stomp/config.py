@@ -371,6 +371,21 @@ def _default_config() -> StompConfig:
         return _default
 
 
+def _port_problem(netloc: str, url: str) -> str:
+    """Why the port after the host does not read as one: out of range, not a number, or
+    (what reads as) a port that is part of a password holding a ``#``, ``?`` or ``/``."""
+    after_host = netloc.rpartition("@")[2]
+    text = after_host.rpartition(":")[2] if ":" in after_host else ""
+    if text.lstrip("-").isdigit():
+        return f"the port {text} is not 0-65535"
+    if "@" not in netloc and "@" in url.partition("://")[2]:  # user:pass#x@host, cut short
+        return (
+            "what follows the host is not a port: a password holding '#', '?' or '/' ends "
+            "the address early (percent-encode it, or give it in MQJMS_STOMP_PASSWORD)"
+        )
+    return f"the port {text!r} is not a number"
+
+
 def parse_url(url: str) -> StompParams:
     """Parse ``stomp://[user[:password]@]host[:port][?key=value&...]``.
 
@@ -392,7 +407,8 @@ def parse_url(url: str) -> StompParams:
     try:
         port = parts.port or DEFAULT_PORT
     except ValueError:
-        raise ValueError(f"STOMP URL {_redact(url)!r}: the port is not a number") from None
+        problem = _port_problem(parts.netloc, url)
+        raise ValueError(f"STOMP URL {_redact(url)!r}: {problem}") from None
     host = parts.hostname or "127.0.0.1"
     query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
     unknown = sorted(
