@@ -1,5 +1,6 @@
-"""SIGTERM and SIGINT for a worker run in the main thread: the first asks for a graceful
-stop, the second cuts the shutdown deadline short."""
+"""SIGTERM, SIGINT and SIGHUP for a worker run in the main thread: the first asks for a
+graceful stop, the second cuts the shutdown deadline short. A terminal that hangs up
+(SIGHUP) stops a service the same way, unless SIGHUP is ignored (``nohup``)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-SIGNALS = (signal.SIGTERM, signal.SIGINT)
+SIGNALS = (signal.SIGTERM, signal.SIGINT, *[s for s in [getattr(signal, "SIGHUP", None)] if s])
 
 
 @contextmanager
 def handled(on_signal: Callable[[int], None]) -> Iterator[bool]:
-    """Route SIGTERM and SIGINT to ``on_signal`` for the block, then restore the previous
+    """Route SIGTERM, SIGINT and SIGHUP to ``on_signal`` for the block, then restore the previous
     handlers. Python only lets the main thread install handlers; elsewhere this does
     nothing and yields False."""
     if threading.current_thread() is not threading.main_thread():
@@ -24,8 +25,10 @@ def handled(on_signal: Callable[[int], None]) -> Iterator[bool]:
     def handler(signum: int, frame: FrameType | None) -> None:
         on_signal(signum)
 
+    # a signal ignored when we start (nohup's SIGHUP) stays ignored
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
-    for sig in SIGNALS:
+    previous = {sig: old for sig, old in previous.items() if old is not signal.SIG_IGN}
+    for sig in previous:
         signal.signal(sig, handler)
     try:
         yield True

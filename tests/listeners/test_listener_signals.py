@@ -1,5 +1,7 @@
-"""SIGTERM and SIGINT under ``Worker.run()`` in a real process: the first stops getting
-and lets the in-flight message finish and commit; a second cuts the deadline short."""
+"""SIGTERM, SIGINT and SIGHUP (a terminal that hangs up) under ``Worker.run()`` in a real
+process: the first stops getting and lets the in-flight message finish and commit; a
+second cuts the deadline short. SIGHUP killed the worker outright, in-flight message
+backed out with BackoutCount + 1."""
 
 from __future__ import annotations
 
@@ -68,7 +70,9 @@ def start_worker(
 
 
 @pytest.mark.requires("processes")  # a child process runs the consumer
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
 def test_a_signal_lets_the_in_flight_message_finish_and_commit(mq, tmp_path: Path, sig) -> None:
     mq.send(IN, "slow", "next")
     proc, marker = start_worker(mq, tmp_path, timeout=30, work=0.5)
