@@ -57,7 +57,6 @@ class AttributeCache:
             weakref.WeakKeyDictionary()
         )
         self.inquiries = 0  # how many queue inquiries were made: for tests and metrics
-        self._unguarded: set[str] = set()  # queues with BOTHRESH 0 already warned about
 
     def get(self, conn: Connection, queue: str, *, scope: object = None) -> BackoutAttributes:
         """The attributes of ``queue`` (an underlying local queue), inquired on first use
@@ -99,15 +98,6 @@ class AttributeCache:
             boqname=found.backout_queue,
             reason=reason,
         )
-        if found.threshold == 0 and queue not in self._unguarded:
-            self._unguarded.add(queue)  # once per queue: every consumer inquires it
-            log.warning(
-                "backout.threshold_zero",
-                queue=queue,
-                detail="BOTHRESH is 0: poison handling is off for this queue (seed 002), so "
-                "a message that always fails is redelivered for ever; set BOTHRESH and "
-                "BOQNAME on it (or a retry_wait on its listener)",
-            )
         return found
 
     def forget(self, scope: object) -> None:

@@ -91,6 +91,7 @@ class PoisonHandler:
     ) -> None:
         self.cache = cache or AttributeCache()
         self.hooks = list(hooks)
+        self._unguarded: set[str] = set()  # queues whose BOTHRESH 0 was warned about
 
     # ------------------------------------------------------------------ the decision
     @staticmethod
@@ -111,6 +112,21 @@ class PoisonHandler:
             return None
         attrs = self.cache.get(conn, handle.resolved_name, scope=scope)
         return attrs if self.threshold_reached(md.BackoutCount, attrs) else None
+
+    def warn_unguarded(self, attrs: BackoutAttributes, **context: Any) -> None:
+        """A listener's message failed on a queue with BOTHRESH 0: say once (per queue and
+        handler) that such a message is redelivered for ever. An MQI program or a JMS
+        receiver decides for itself what to do with a backed-out message: not said."""
+        if attrs.threshold == 0 and attrs.queue not in self._unguarded:
+            self._unguarded.add(attrs.queue)
+            log.warning(
+                "backout.threshold_zero",
+                **context,
+                queue=attrs.queue,
+                detail="BOTHRESH is 0: poison handling is off for this queue (seed 002), so "
+                "a message that always fails is redelivered for ever; set BOTHRESH and "
+                "BOQNAME on it (or a retry_wait on its listener)",
+            )
 
     # ------------------------------------------------------------------ the route
     def requeue(

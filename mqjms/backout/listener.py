@@ -155,6 +155,8 @@ class ListenerPoisonFlow:
         by the get after a backout, and its remaining expiry is the get's."""
         if not self.listener.moves_on(error):
             attrs = self._cached_attributes(conn, handle)
+            if attrs is not None:
+                self.handler.warn_unguarded(attrs, **self._context)
             last = attrs is None or self.handler.threshold_reached(md.BackoutCount + 1, attrs)
             failure = Failure.from_exception(
                 error, self.listener.name, self.listener.queue, traceback=last
