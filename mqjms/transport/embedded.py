@@ -18,6 +18,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics.attributes import validate_name
 
 from .url import embedded_path, redact, url_flag
 
@@ -45,6 +46,8 @@ def group_access(url: str) -> bool | None:
 def queue_manager(url: str) -> QueueManager:
     """The process's QueueManager for an ``embedded:`` URL, opened on first use."""
     path, name = embedded_path(url)
+    if name is not None:  # before anything is made for a name that cannot be
+        validate_name(name, "queue manager")
     key = path.resolve()
     pid = os.getpid()
     with _lock:
@@ -58,7 +61,14 @@ def queue_manager(url: str) -> QueueManager:
             except OSError as exc:
                 raise unusable_directory(url, key, exc) from None
             found = _managers[key] = (pid, qm)
-        return found[1]
+    qm = found[1]
+    if name is not None and name != qm.name:
+        raise failed(
+            C.MQRC_Q_MGR_NAME_ERROR,
+            f"{redact(url)}: the queue manager in {key} is {qm.name!r}, not {name!r} "
+            "(?qmgr= names a queue manager when it is made; leave it out, or name that one)",
+        )
+    return qm
 
 
 def unusable_directory(url: str, path: Path, exc: OSError) -> MQError:

@@ -61,3 +61,23 @@ def test_an_unknown_embedded_url_parameter_is_named_not_ignored() -> None:
         embedded_path("embedded:///tmp/q?gruop=true&password=s3cr3t")
     assert "s3cr3t" not in str(caught.value)
     assert embedded_path("embedded:///tmp/q?qmgr=QM1&group=false")[1] == "QM1"
+
+
+def test_an_embedded_url_naming_another_queue_manager_is_2058(tmp_path) -> None:
+    # ?qmgr= names the queue manager when it is made; naming another one was ignored in
+    # silence (IBM MQ's MQCONN to a name that is not the queue manager's: 2058), and a
+    # name MQ does not allow left a half-made queue manager behind
+    from mqjms.mq import C, MQError
+    from mqjms.transport import connect
+
+    with pytest.raises(MQError) as bad:
+        connect(f"embedded://{tmp_path / 'bad'}?qmgr=bad name!")
+    assert bad.value.reason == C.MQRC_OBJECT_NAME_ERROR
+    assert not (tmp_path / "bad").exists()
+    connect(f"embedded://{tmp_path / 'qm'}?qmgr=QMA").disconnect()
+    with pytest.raises(MQError) as other:
+        connect(f"embedded://{tmp_path / 'qm'}?qmgr=OTHER")
+    assert other.value.reason == C.MQRC_Q_MGR_NAME_ERROR
+    assert "is 'QMA', not 'OTHER'" in str(other.value)
+    connect(f"embedded://{tmp_path / 'qm'}?qmgr=QMA").disconnect()  # its own name
+    connect(f"embedded://{tmp_path / 'qm'}").disconnect()  # or none
