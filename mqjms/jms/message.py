@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mqjms.logs import get_logger
-from mqjms.mq import ccsid, jms, jms_map, rfh2
+from mqjms.mq import ccsid, jms, jms_map, jms_stream, rfh2
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -142,6 +142,14 @@ class MapMessage(Message):
     body: dict[str, PropertyValue]
 
 
+class StreamMessage(Message):
+    """Typed values in order (str, int, float, bool, bytes or None), as a JMS
+    StreamMessage: ``body`` is their list."""
+
+    msd = "jms_stream"
+    body: list[PropertyValue]
+
+
 class ObjectMessage(Message):
     """A JMS ObjectMessage: a serialized Java object, which Python cannot deserialize.
 
@@ -180,7 +188,7 @@ class ObjectMessage(Message):
 
 def make_message(body: object, properties: Mapping[str, PropertyValue] | None = None) -> Message:
     """A message for a body: str -> TextMessage, bytes -> BytesMessage, dict ->
-    MapMessage, None -> Message."""
+    MapMessage, list -> StreamMessage, None -> Message."""
     if isinstance(body, Message):
         if properties:
             body.properties.update(properties)
@@ -191,10 +199,12 @@ def make_message(body: object, properties: Mapping[str, PropertyValue] | None = 
         return BytesMessage(bytes(body), properties)
     if isinstance(body, dict):
         return MapMessage(dict(body), properties)
+    if isinstance(body, list):
+        return StreamMessage(list(body), properties)
     if body is None:
         return Message(None, properties)
     raise TypeError(
-        f"a message body must be str, bytes, dict or a Message, not {type(body).__name__}"
+        f"a message body must be str, bytes, dict, list or a Message, not {type(body).__name__}"
     )
 
 
@@ -307,6 +317,9 @@ def _body_message(
         value = None if null else _decode(body, body_ccsid, encoding)
     elif msd == jms.MSD_MAP:
         kind, value = MapMessage, jms_map.parse_map(_decode(body, body_ccsid, encoding))
+    elif msd == jms.MSD_STREAM:
+        kind = StreamMessage
+        value = jms_stream.parse_stream(_decode(body, body_ccsid, encoding))
     elif msd == jms.MSD_OBJECT:
         kind = ObjectMessage
         if body_format == C.MQFMT_STRING:  # the object as text (see ObjectMessage)
@@ -521,6 +534,8 @@ def _body_bytes(message: Message) -> tuple[bytes, str]:
         return bytes(message.body or b""), C.MQFMT_NONE
     if isinstance(message, MapMessage):
         return jms_map.build_map(message.body or {}).encode("utf-8"), C.MQFMT_STRING
+    if isinstance(message, StreamMessage):
+        return jms_stream.build_stream(message.body or []).encode("utf-8"), C.MQFMT_STRING
     if isinstance(message, ObjectMessage):
         raise TypeError("mqjms cannot send an ObjectMessage (a serialized Java object)")
     return b"", C.MQFMT_NONE

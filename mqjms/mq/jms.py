@@ -30,6 +30,7 @@ MSD_TEXT = "jms_text"
 MSD_BYTES = "jms_bytes"
 MSD_MAP = "jms_map"
 MSD_STREAM = "jms_stream"
+MSD_STREAM = "jms_stream"
 MSD_OBJECT = "jms_object"
 MSD_NONE = "jms_none"
 

@@ -76,6 +76,42 @@ def test_body_and_typed_properties_round_trip(env: Any, body: Any, kind: type) -
         assert type(message.properties[name]) is type(value), name
 
 
+def test_a_stream_message_round_trips_its_typed_values_in_order(env: Any) -> None:
+    # mq-reference 2.5: <mcd><Msd>jms_stream</Msd></mcd>, a JMS StreamMessage: a list body
+    values = ["TEA", 42, 2**40, 2.5, True, b"\x00\xff", None, "", "<&>"]
+    env.define_queue(Q)
+    env.send(Q, values)
+    message = _receive_one(env)
+    assert type(message) is mqjms.StreamMessage
+    assert message.body == values
+    assert [type(v) for v in message.body] == [type(v) for v in values]
+
+
+def test_a_stream_message_from_ibm_mq_classes_for_jms_is_read(env: Any) -> None:
+    # the body as the JMS client writes a StreamMessage: one <elt> a value, typed by dt;
+    # it was a BytesMessage holding the XML
+    body = "<stream><elt dt='i4'>1</elt><elt>two</elt><elt dt='boolean'>1</elt></stream>"
+    header = RFH2(
+        Encoding=273,
+        CodedCharSetId=1208,
+        Format=C.MQFMT_STRING,
+        NameValueCCSID=1208,
+        folders=["<mcd><Msd>jms_stream</Msd></mcd>", "<jms><Dst>queue:///Q</Dst></jms>"],
+    )
+    env.define_queue(Q)
+    data = build_chain([header], body.encode(), 273)
+    env.put_raw(Q, data, Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    message = _receive_one(env)
+    assert type(message) is mqjms.StreamMessage and message.body == [1, "two", True]
+
+
+def test_a_stream_value_that_cannot_be_sent_is_named_by_its_place(env: Any) -> None:
+    env.define_queue(Q)
+    with pytest.raises(TypeError, match="StreamMessage value 1"):
+        env.send(Q, mqjms.StreamMessage(["ok", [1, 2]]))
+    assert env.depth(Q) == 0
+
+
 def test_text_message_with_null_body_round_trips(env: Any) -> None:
     # mq-reference §2.5: a TextMessage with a null body is written with
     # <msgbody xsi:nil="true"></msgbody> in mcd and comes back with a null body.
