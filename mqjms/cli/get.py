@@ -12,7 +12,14 @@ from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.transport import Connection, Handle
 
-from .common import add_url, hex_id, non_negative_float, open_connection, positive_int, qmgr_ccsid
+from .common import (
+    add_url,
+    hex_id,
+    non_negative_float,
+    open_connection,
+    positive_int,
+    qmgr_ccsid,
+)
 from .render import message_json, message_text
 
 JSON_HELP = (
@@ -125,6 +132,15 @@ def _drain(
         if got is None:
             break
         found += 1
-        show(got[0], got[1], found)
+        try:
+            show(got[0], got[1], found)
+        except OSError as exc:  # a full disk, a closed pipe: the message was not shown
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise OSError(
+                exc.errno,
+                f"cannot write message {found} to standard output ({exc.strerror or exc}): "
+                f"it stays on {args.queue} (backed out, BackoutCount + 1)",
+            ) from None
         conn.commit()
     return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import errno
 import io
 import json
 import os
@@ -188,6 +189,26 @@ def test_put_text_then_browse_and_get_json(cli: CLI) -> None:
     assert md["MsgId"] == msg_id and md["Expiry"] == C.MQEI_UNLIMITED
     assert (got["rfh2"], got["dlh"], got["body"]) == ([], None, "h\u00e9llo w\u00f6rld")
     assert cli.messages("get", "ORDERS.IN") == []  # it was removed
+
+
+def test_get_that_cannot_write_its_output_says_so_and_keeps_the_message(
+    cli: CLI, qm: QueueManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # standard output on a full disk: "mqjms: No space left on device" said neither what
+    # could not be written nor that the message was kept
+    cli.put("ORDERS.IN", "--body", "kept")
+
+    class Full(io.StringIO):
+        def flush(self) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["get", "ORDERS.IN", "--url", cli.url]) == 1
+    monkeypatch.undo()
+    err = cli.capsys.readouterr().err
+    assert "cannot write message 1 to standard output (No space left on device)" in err
+    assert "it stays on ORDERS.IN" in err
+    assert qm.queue_depth("ORDERS.IN") == 1
 
 
 def test_put_binary_file_gives_base64_body(cli: CLI, tmp_path: Path) -> None:
