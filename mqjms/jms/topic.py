@@ -124,7 +124,11 @@ def open_subscription(
     if durable:
         options |= C.MQSO_DURABLE
     descriptor = SubscriptionDescriptor(
-        options=options, object_string=topic.name, sub_name=sub_name, shared=shared
+        options=options,
+        object_string=topic.name,
+        sub_name=sub_name,
+        shared=shared,
+        properties=True,  # its copies name their topic (JMSDestination), as on IBM MQ
     )
     subscription = _subscribe(calls, descriptor)
     if subscription.topic_string == topic.name:

@@ -356,8 +356,23 @@ def parse_jms_folders(folders: Iterable[str]) -> tuple[JmsHeaders | None, UserPr
             element = parse_folder(text)
         except ValueError as exc:
             _bad("NameValueData", f"folder {index} {text[:40]!r}: {exc}")
-        if element.tag in ("mcd", "jms", "usr"):
+        if element.tag in ("mcd", "jms", "usr", "mqps"):
             found.setdefault(element.tag, element)
     mcd, jms, usr = found.get("mcd"), found.get("jms"), found.get("usr")
     headers = None if mcd is None and jms is None else _parse_headers(mcd, jms)
+    mqps = found.get("mqps")
+    top = mqps.find("Top") if mqps is not None else None
+    if top is not None and top.text and (headers is None or headers.destination is None):
+        # a publication's topic string (MQTopicString), the JMSDestination of a copy that
+        # came without a jms folder (published by a program that is not JMS)
+        headers = headers or JmsHeaders()
+        headers.destination = TOPIC_URI + top.text
     return headers, parse_usr(usr) if usr is not None else {}
+
+
+TOPIC_URI = "topic://"
+
+
+def build_mqps(topic_string: str) -> str:
+    """The ``mqps`` folder IBM MQ gives a publication: its topic string (MQTopicString)."""
+    return f"<mqps><Top>{escape(topic_string, 'topic string')}</Top></mqps>"

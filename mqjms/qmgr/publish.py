@@ -25,6 +25,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import topics as rules
 from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.publication import with_topic_string
 from mqjms.semantics.put import check_md_for_put
 
 from . import catalog, messages, queues, remote, subscriptions, topics
@@ -69,7 +70,10 @@ def publish(
             copy.CorrelId = sub.correl_id
         if sub.pub_priority >= 0:
             copy.Priority = sub.pub_priority
-        if _deliver(tx, sub, copy, data, uow=uow):
+        body = data
+        if sub.subtype == subscriptions.JMS:  # its subscriber reads JMSDestination
+            copy, body = with_topic_string(copy, data, topic_string)
+        if _deliver(tx, sub, copy, body, uow=uow):
             delivered += 1
     log.debug(
         "topic.published",

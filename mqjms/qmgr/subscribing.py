@@ -258,7 +258,7 @@ class Subscribing(ConnectionState):
             sd.shared,
             sd.managed,
             dest,
-            "API",
+            subscriptions.JMS if sd.properties else "API",
             sd.sub_user_data,
             correl,
             keep,

@@ -57,7 +57,7 @@ class SubscriptionRow:
     shared: bool
     managed: bool
     dest: str
-    subtype: str  # API or ADMIN
+    subtype: str  # API or ADMIN; JMS: an API one whose copies carry their topic string
     userdata: str
     correl_id: bytes
     keep_correl_id: bool  # publications keep the publisher's CorrelId
@@ -153,6 +153,11 @@ def managed_queue(db: sqlite3.Connection, topic_string: str, *, durable: bool) -
         boqname=attrs.get("BOQNAME"),
     )
     return name, model_name
+
+
+#: The SUBTYPE kept for an API subscription of a JMS subscriber (shown as API): each copy of
+#: a publication without an RFH2 is given one with its topic string (see publish.py).
+JMS = "JMS"
 
 
 def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
@@ -257,7 +262,7 @@ def _display(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Va
         "DESTCLAS": "MANAGED" if sub.managed else "PROVIDED",
         "DURABLE": "YES" if sub.durable else "NO",
         "SHARED": "YES" if sub.shared else "NO",
-        "SUBTYPE": sub.subtype,
+        "SUBTYPE": "API" if sub.subtype == JMS else sub.subtype,
         "USERDATA": sub.userdata,
         "DESTCORL": sub.correl_id.hex().upper(),
         "PUBPRTY": "ASPUB" if sub.pub_priority < 0 else sub.pub_priority,

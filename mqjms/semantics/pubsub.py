@@ -73,6 +73,9 @@ class SubscriptionDescriptor:
     sub_correl_id: bytes = C.MQCI_NONE  # MQSD.SubCorrelId (MQSO_SET_CORREL_ID)
     pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED  # MQSD.PubPriority
     shared: bool = False  # JMS 2.0 shared subscription (see the module docstring)
+    # the subscriber reads message properties from an RFH2, as IBM MQ classes for JMS do:
+    # a copy of a publication that has none gets one, with the topic string (mqps.Top)
+    properties: bool = False
 
     @property
     def durable(self) -> bool:

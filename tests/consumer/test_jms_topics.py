@@ -225,3 +225,26 @@ def test_publishing_on_a_wildcard_topic_is_an_invalid_destination(env: Any, topi
     session = env.connect().session()
     with pytest.raises(mqjms.InvalidDestinationException, match="MQRC_TOPIC_STRING_ERROR"):
         session.producer(session.topic(topic)).send("nowhere")
+
+
+def test_a_publication_of_a_program_that_is_not_jms_names_its_topic(env: Any) -> None:
+    # mq-reference 2.5: "JMSDestination comes from jms.Dst (or mqps.Top)": IBM MQ gives
+    # every publication its topic string (MQTopicString); a JMS subscriber's copy of one
+    # published without an RFH2 (an MQI program, mqjms publish) had no JMSDestination.
+    # A subscriber that is not JMS gets the publication as it was put.
+    from mqjms.jms.topic import subscriber
+    from mqjms.mq import MQMD, C
+    from mqjms.semantics.pubsub import SubscriptionDescriptor
+
+    session = env.connect().session()
+    jms_side = session.consumer(session.topic("jt/mq/#"))
+    raw = env.raw_connection("mq-side")
+    plain = subscriber(raw).subscribe(SubscriptionDescriptor(object_string="jt/mq/#"))
+    handle = subscriber(raw).open_topic("jt/mq/fx/eu", C.MQOO_OUTPUT)
+    raw.put(handle, MQMD(Format=C.MQFMT_STRING, CodedCharSetId=1208), b"EUR 1.08")
+    message = jms_side.receive(timeout=WAIT)
+    assert message is not None and type(message) is mqjms.TextMessage
+    assert (message.body, message.jms_destination) == ("EUR 1.08", "topic://jt/mq/fx/eu")
+    got = raw.get(plain.handle, wait=WAIT)
+    assert got is not None
+    assert (got[0].Format, got[1]) == (C.MQFMT_STRING, b"EUR 1.08")  # no RFH2 added

@@ -74,8 +74,12 @@ class Feed:
         new_msg_id: Callable[[], bytes],
         client: StompClient | None = None,
         presence: str | None = None,
+        topic_string: Callable[[str], str] | None = None,
     ) -> None:
         self.params = params
+        # for a subscriber that reads properties: the topic string of a frame's destination
+        # (each copy carries it: see mqjms.semantics.publication)
+        self._topic_string = topic_string
         self.topic = topic  # the broker destination, /topic/...
         self.queue = queue  # the managed queue's destination, /queue/...
         self.prefix = prefix
@@ -206,8 +210,15 @@ class Feed:
         client.begin(tx)
         try:
             for frame in frames:
+                destination = frame.headers.get("destination", "")
+                topic = self._topic_string(destination) if self._topic_string else None
                 headers, body = release.copy_of(
-                    frame, _count(frame), self.prefix, self.params, msg_id=self._new_msg_id()
+                    frame,
+                    _count(frame),
+                    self.prefix,
+                    self.params,
+                    msg_id=self._new_msg_id(),
+                    topic_string=topic or None,
                 )
                 client.send(self.queue, headers, body, transaction=tx)
                 client.ack(frame.ack_id, transaction=tx)

@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -87,6 +88,15 @@ def topic_destination(topic_string: str, prefix: str = "") -> str:
     if not mapped:
         raise failed(C.MQRC_TOPIC_STRING_ERROR, "an empty topic string names no broker topic")
     return TOPIC_PREFIX + prefix + ".".join(mapped)
+
+
+def topic_string_of(destination: str, prefix: str = "") -> str:
+    """The MQ topic string of an ActiveMQ topic destination (:func:`topic_destination`
+    reversed; "" for a destination that is no topic of this prefix)."""
+    start = TOPIC_PREFIX + prefix
+    if not destination.startswith(start):
+        return ""
+    return destination[len(start) :].replace(".", "/")
 
 
 def _digest(*parts: str, length: int) -> str:
@@ -360,6 +370,7 @@ class PublishSubscribe(StompState):
             new_msg_id=lambda: _msg_ids(self.qmgr_name),
             client=feed_client,
             presence=presence,
+            topic_string=partial(topic_string_of, prefix=self.prefix) if sd.properties else None,
         )
         try:
             feed.start(backlog=not created)

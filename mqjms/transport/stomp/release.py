@@ -32,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from mqjms.logs import get_logger
+from mqjms.semantics.publication import with_topic_string
 
 from . import bodies, mapping
 from .client import Frame, Replacement, StompClient
@@ -46,13 +47,22 @@ _TOP_PRIORITY = "127"  # ActiveMQ's highest consumer priority
 
 
 def copy_of(
-    frame: Frame, count: int, prefix: str, params: StompParams, *, msg_id: bytes | None = None
+    frame: Frame,
+    count: int,
+    prefix: str,
+    params: StompParams,
+    *,
+    msg_id: bytes | None = None,
+    topic_string: str | None = None,
 ) -> tuple[dict[str, str], bytes]:
     """A frame's message as a new SEND with BackoutCount ``count``: every MQMD field,
     MsgId (or ``msg_id``: a publication's copy has its own) and the absolute expiry kept
-    (a Java MapMessage's entries too: see .bodies)."""
+    (a Java MapMessage's entries too: see .bodies). ``topic_string``: a publication's, for
+    a subscriber that reads it (see :mod:`mqjms.semantics.publication`)."""
     converted = bodies.converted(params, frame)
     md, data = mapping.from_frame(frame.headers, frame.body, prefix=prefix, converted=converted)
+    if topic_string is not None:
+        md, data = with_topic_string(md, data, topic_string)
     md.BackoutCount = count
     if msg_id is not None:
         md.MsgId = msg_id
