@@ -30,6 +30,7 @@ so a disabled debug line costs a comparison, not a rendering.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -319,26 +320,30 @@ def _library_logger(level: str, fmt: str | None) -> Any:
     import structlog
 
     wrapper: Any = structlog.make_filtering_bound_logger(level_number(level, default=WARNING))
-    return wrapper(_StderrPrinter(), processors=_processors(fmt), context={})
+    return wrapper(_StderrPrinter(), processors=_processors(fmt, given=False), context={})
 
 
-def _renderer(fmt: str | None) -> structlog.typing.Processor:
+def _renderer(fmt: str | None, *, given: bool = True) -> structlog.typing.Processor:
+    """The renderer for ``fmt``: one the caller ``given`` that is no format is a
+    ValueError; ``MQJMS_LOG_FORMAT`` (``fmt`` None, or not ``given``) one line on
+    standard error, and console lines."""
     import structlog
 
-    if fmt is not None and fmt.lower() not in _FORMATS:
+    if given and fmt is not None and fmt.lower() not in _FORMATS:
         raise ValueError(f"log format {fmt!r} is not one of {', '.join(_FORMATS)}")
-    fmt = (fmt or os.environ.get(FORMAT_ENV) or "console").lower()
-    if fmt not in _FORMATS:
-        _warn_setting(FORMAT_ENV, fmt, f"is not a log format ({', '.join(_FORMATS)})")
-    if fmt == "json":
+    chosen = (fmt or os.environ.get(FORMAT_ENV) or "console").lower()
+    if chosen not in _FORMATS:
+        _warn_setting(FORMAT_ENV, chosen, f"is not a log format ({', '.join(_FORMATS)})")
+    if chosen == "json":
         return structlog.processors.JSONRenderer()
     return structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
 
 
-def _processors(fmt: str | None) -> list[structlog.typing.Processor]:
+@cache
+def _processors(fmt: str | None, given: bool = True) -> list[structlog.typing.Processor]:
     import structlog
 
-    renderer = _renderer(fmt)
+    renderer = _renderer(fmt, given=given)
     return [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -356,7 +361,9 @@ class _StderrPrinter:
     _lock = threading.Lock()
 
     def msg(self, message: str) -> None:
-        with self._lock:
+        # a terminal gone (EIO), a closed stream: a log line that cannot be written must
+        # not fail the work it tells of
+        with self._lock, contextlib.suppress(OSError, ValueError):
             print(message, file=sys.stderr, flush=True)
 
     log = debug = info = warn = warning = error = err = critical = fatal = exception = msg

@@ -411,11 +411,11 @@ class Worker:
     def _on_signal(self, signum: int) -> None:
         name = signal.Signals(signum).name
         if self._stopping.is_set():
-            log.warning("worker.forced_stop", signal=name)
             self._force.set()
+            log.warning("worker.forced_stop", signal=name)
         else:
+            self._stopping.set()  # first: the line below may not be writable (a hang-up)
             log.info("worker.signal", signal=name)
-            self._stopping.set()
 
     def _consumer_failed(self, consumer: ListenerThread, exc: BaseException) -> None:
         if self._fatal is None:

@@ -133,6 +133,14 @@ def test_bad_logging_settings_are_said_not_ignored_silently(tmp_path: Path) -> N
     assert "mqjms: MQJMS_LOG_LEVEL='ERORR' is not a log level" in lines[0]
     assert "mqjms: MQJMS_LOG_FORMAT='xml' is not a log format (console, json)" in lines[1]
     assert sum("MQJMS_LOG_" in line for line in lines) == 2  # each said once
+    # a library user who configured nothing: the default logger warns the same way, and
+    # its warnings still print (it raised ValueError from every mqjms log call)
+    library = tmp_path / "library"
+    library.mkdir()
+    quiet = run_library_user(library, "poison", MQJMS_LOG_FORMAT="text")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "mqjms: MQJMS_LOG_FORMAT='text' is not a log format" in quiet.stderr
+    assert "poison.dead_lettered" in quiet.stderr
     again = tmp_path / "again"
     again.mkdir()
     warn = run_library_user(again, "configure-from-env", MQJMS_LOG_LEVEL="WARN")
