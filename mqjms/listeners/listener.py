@@ -171,8 +171,8 @@ def _check_takes_one_message(fn: Callable[..., object]) -> None:
     """TypeError now, at registration, for a function that cannot be called with one
     message: called for each message, it would fail every one of them (and with BOTHRESH
     0 redeliver them for ever). A callable whose signature Python cannot tell passes."""
-    try:
-        signature = inspect.signature(fn)
+    try:  # the callable's own signature: a decorator's wrapper may supply more arguments
+        signature = inspect.signature(fn, follow_wrapped=False)
     except (TypeError, ValueError):
         return
     try:

@@ -4,7 +4,9 @@ and how registration errors read."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
+from typing import Any
 
 import pytest
 import tenacity
@@ -290,9 +292,19 @@ def test_a_function_that_cannot_take_one_message_is_refused_at_registration(make
     class Handler:
         def __call__(self, msg: mqjms.Message) -> None: ...
 
-    for fn in (optional, coroutine, Handler(), print, lambda *messages: None):
+    def injecting(fn: Any) -> Any:  # a decorator that supplies an argument of its own
+        @functools.wraps(fn)
+        def wrapper(msg: mqjms.Message) -> None:
+            fn(msg, db="connection")
+
+        return wrapper
+
+    @injecting
+    def with_db(msg: mqjms.Message, db: str) -> None: ...
+
+    for fn in (optional, coroutine, Handler(), print, lambda *messages: None, with_db):
         app.listener(IN)(fn)  # each takes one message
-    assert len(app.listeners) == 5
+    assert len(app.listeners) == 6
 
 
 def test_worker_arguments_of_the_wrong_type_say_which() -> None:
