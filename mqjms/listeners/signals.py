@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-SIGNALS = (signal.SIGTERM, signal.SIGINT, *[s for s in [getattr(signal, "SIGHUP", None)] if s])
+_HANG_UP = tuple(s for s in [getattr(signal, "SIGHUP", None)] if s is not None)
+SIGNALS = (signal.SIGTERM, signal.SIGINT, *_HANG_UP)
 
 
 @contextmanager
@@ -25,9 +26,14 @@ def handled(on_signal: Callable[[int], None]) -> Iterator[bool]:
     def handler(signum: int, frame: FrameType | None) -> None:
         on_signal(signum)
 
-    # a signal ignored when we start (nohup's SIGHUP) stays ignored
     previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
-    previous = {sig: old for sig, old in previous.items() if old is not signal.SIG_IGN}
+    # a signal ignored when we start (nohup's SIGHUP) stays ignored, and SIGHUP is taken
+    # only from its default: an application's own handler (reopening its logs) stays
+    previous = {
+        sig: old
+        for sig, old in previous.items()
+        if old is not signal.SIG_IGN and (sig not in _HANG_UP or old is signal.SIG_DFL)
+    }
     for sig in previous:
         signal.signal(sig, handler)
     try:

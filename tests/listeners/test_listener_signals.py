@@ -109,3 +109,26 @@ def test_a_second_signal_cuts_the_deadline_short(mq, tmp_path: Path) -> None:
     wait_for(lambda: mq.browse_raw(IN))
     [(md, _)] = mq.browse_raw(IN)
     assert md.BackoutCount == 1
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="no SIGHUP here")
+def test_sighup_is_taken_only_from_its_default() -> None:
+    # an application's own SIGHUP handler (logs reopened after logrotate's kill -HUP)
+    # stays; nohup's SIG_IGN too; only the default (a hang-up kills) becomes a stop
+    from mqjms.listeners import signals
+
+    def reopen_logs(signum: int, frame: object) -> None: ...
+
+    saved = signal.getsignal(signal.SIGHUP)
+    try:
+        for before, taken in (
+            (reopen_logs, False),
+            (signal.SIG_IGN, False),
+            (signal.SIG_DFL, True),
+        ):
+            signal.signal(signal.SIGHUP, before)
+            with signals.handled(lambda signum: None):
+                assert (signal.getsignal(signal.SIGHUP) is not before) is taken
+            assert signal.getsignal(signal.SIGHUP) is before  # restored
+    finally:
+        signal.signal(signal.SIGHUP, saved)
