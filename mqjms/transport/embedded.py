@@ -45,7 +45,8 @@ def group_access(url: str) -> bool | None:
 
 def queue_manager(url: str) -> QueueManager:
     """The process's QueueManager for an ``embedded:`` URL, opened on first use."""
-    path, name = embedded_path(url)
+    path, given = embedded_path(url)
+    name = given or None  # ?qmgr= left blank (a template's unset variable): the default
     if name is not None:  # before anything is made for a name that cannot be
         validate_name(name, "queue manager")
     key = path.resolve()

@@ -81,3 +81,11 @@ def test_an_embedded_url_naming_another_queue_manager_is_2058(tmp_path) -> None:
     assert "is 'QMA', not 'OTHER'" in str(other.value)
     connect(f"embedded://{tmp_path / 'qm'}?qmgr=QMA").disconnect()  # its own name
     connect(f"embedded://{tmp_path / 'qm'}").disconnect()  # or none
+
+
+def test_a_blank_qmgr_in_an_embedded_url_is_the_default_name(tmp_path) -> None:
+    # ?qmgr= from a template whose variable is unset: the default, as before (not 2152)
+    from mqjms.transport import connect, embedded
+
+    connect(f"embedded://{tmp_path / 'qm'}?qmgr=").disconnect()
+    assert embedded.queue_manager(f"embedded://{tmp_path / 'qm'}?qmgr=").name
