@@ -14,15 +14,11 @@ To the dead-letter queue it goes behind an MQDLH instead: see
 from __future__ import annotations
 
 from mqjms.logs import get_logger
-from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 
 log = get_logger("mqjms.backout")
-
-RFH2_ENCODING = C.MQENC_NORMAL  # 273, as IBM MQ classes for JMS write it
-RFH2_CCSID = C.CCSID_UTF8  # 1208
 
 
 def for_backout_queue(
@@ -39,17 +35,8 @@ def for_backout_queue(
                 # A malformed RFH2 is moved as it is: losing the reason beats losing the message.
                 log.warning("backout.properties_not_added", msg_id=md.MsgId.hex(), error=str(exc))
         return out, data
-    header = rfh2.RFH2(
-        Encoding=md.Encoding,
-        CodedCharSetId=md.CodedCharSetId,
-        Format=md.Format,
-        NameValueCCSID=C.CCSID_UTF8,
-        folders=[folder for folder in [jms.build_usr(properties or {})] if folder],
-    )
-    out.Format = C.MQFMT_RF_HEADER_2
-    out.CodedCharSetId = RFH2_CCSID
-    out.Encoding = RFH2_ENCODING
-    return out, rfh2.build_chain([header], data, RFH2_ENCODING)
+    usr = jms.build_usr(properties or {})
+    return rfh2.in_front(out, data, [usr] if usr else [])
 
 
 def _add_properties(md: MQMD, data: bytes, properties: dict[str, str]) -> bytes:

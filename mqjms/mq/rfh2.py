@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn
 from mqjms.mq import constants as C
 from mqjms.mq.bounded_cache import BoundedCache
 from mqjms.mq.errors import MQFormatError
+from mqjms.mq.md import MQMD
 from mqjms.mq.structure import byte_order
 
 if TYPE_CHECKING:
@@ -523,3 +524,18 @@ def build_chain(headers: Sequence[RFH2], body: bytes, encoding: int) -> bytes:
         encoding = header.Encoding
     parts.append(bytes(body))
     return b"".join(parts)
+
+
+def in_front(md: MQMD, data: bytes, folders: list[str]) -> tuple[MQMD, bytes]:
+    """``md``/``data`` (a body without an RFH2) with one of ``folders`` in front: the
+    body's Format, CodedCharSetId and Encoding move into the RFH2, and the MQMD says
+    MQHRF2, 1208 and 273, as IBM MQ classes for JMS write it (a copy of ``md``)."""
+    header = RFH2(
+        Encoding=md.Encoding,
+        CodedCharSetId=md.CodedCharSetId,
+        Format=md.Format,
+        NameValueCCSID=C.CCSID_UTF8,
+        folders=folders,
+    )
+    out = md.copy(Format=C.MQFMT_RF_HEADER_2, CodedCharSetId=C.CCSID_UTF8, Encoding=C.MQENC_NORMAL)
+    return out, build_chain([header], data, C.MQENC_NORMAL)

@@ -21,12 +21,4 @@ def with_topic_string(md: MQMD, data: bytes, topic_string: str) -> tuple[MQMD, b
         folder = jms.build_mqps(topic_string)
     except ValueError:  # a character XML cannot carry: the copy goes as it was published
         return md, data
-    header = rfh2.RFH2(
-        Encoding=md.Encoding,
-        CodedCharSetId=md.CodedCharSetId,
-        Format=md.Format,
-        NameValueCCSID=C.CCSID_UTF8,
-        folders=[folder],
-    )
-    copy = md.copy(Format=C.MQFMT_RF_HEADER_2, CodedCharSetId=C.CCSID_UTF8, Encoding=C.MQENC_NORMAL)
-    return copy, rfh2.build_chain([header], data, C.MQENC_NORMAL)
+    return rfh2.in_front(md, data, [folder])
