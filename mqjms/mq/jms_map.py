@@ -13,11 +13,15 @@ attribute, not in the element name.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQFormatError
 from mqjms.mq.jms import UserPropertyValue, property_element, property_value
 from mqjms.mq.rfh2 import parse_folder
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 MapBody = dict[str, UserPropertyValue]
 
@@ -49,16 +53,23 @@ def _attribute(name: str) -> str:
     return quoted
 
 
-def parse_map(text: str) -> MapBody:
-    """The entries of a ``jms_map`` body (MQFormatError MQRC_JMS_FORMAT_ERROR if malformed)."""
+def body_root(text: str, domain: str, tag: str) -> ET.Element:
+    """The root element of a ``jms_map`` or ``jms_stream`` body, which must be ``tag``
+    (MQFormatError MQRC_JMS_FORMAT_ERROR naming ``domain`` if not)."""
     try:
         root = parse_folder(text.strip())
     except ValueError as exc:
-        raise MQFormatError("jms_map", "body", 0, str(exc), C.MQRC_JMS_FORMAT_ERROR) from None
-    if root.tag != "map":
+        raise MQFormatError(domain, "body", 0, str(exc), C.MQRC_JMS_FORMAT_ERROR) from None
+    if root.tag != tag:
         raise MQFormatError(
-            "jms_map", "body", 0, f"root element <{root.tag}>, not <map>", C.MQRC_JMS_FORMAT_ERROR
+            domain, "body", 0, f"root element <{root.tag}>, not <{tag}>", C.MQRC_JMS_FORMAT_ERROR
         )
+    return root
+
+
+def parse_map(text: str) -> MapBody:
+    """The entries of a ``jms_map`` body (MQFormatError MQRC_JMS_FORMAT_ERROR if malformed)."""
+    root = body_root(text, "jms_map", "map")
     entries: MapBody = {}
     for element in root:
         name = element.get("name")

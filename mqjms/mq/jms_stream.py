@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQFormatError
 from mqjms.mq.jms import UserPropertyValue, property_element, property_value
-from mqjms.mq.rfh2 import parse_folder
+from mqjms.mq.jms_map import body_root
 
 StreamBody = list[UserPropertyValue]
 
@@ -33,18 +33,7 @@ def build_stream(values: Sequence[UserPropertyValue]) -> str:
 def parse_stream(text: str) -> StreamBody:
     """The values of a ``jms_stream`` body, in order (MQFormatError MQRC_JMS_FORMAT_ERROR
     if malformed)."""
-    try:
-        root = parse_folder(text.strip())
-    except ValueError as exc:
-        raise MQFormatError("jms_stream", "body", 0, str(exc), C.MQRC_JMS_FORMAT_ERROR) from None
-    if root.tag != "stream":
-        raise MQFormatError(
-            "jms_stream",
-            "body",
-            0,
-            f"root element <{root.tag}>, not <stream>",
-            C.MQRC_JMS_FORMAT_ERROR,
-        )
+    root = body_root(text, "jms_stream", "stream")
     values: StreamBody = []
     for element in root:
         if element.tag != "elt":

@@ -381,3 +381,23 @@ def test_a_bad_map_entry_is_named_by_its_key(
 
     with pytest.raises(error, match=re.escape(message)):
         build_map(entries)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("<map></map>", "root element <map>, not <stream>"),
+        ("<stream><x>1</x></stream>", "each value is <elt>"),
+        ("<stream><elt>", "jms_stream"),
+    ],
+)
+def test_a_stream_body_that_is_not_one_is_a_jms_format_error(body: str, problem: str) -> None:
+    # mq-reference 2.5 jms_stream: the body is <stream> of <elt> values
+    from mqjms.mq.errors import MQError
+    from mqjms.mq.jms_stream import build_stream, parse_stream
+
+    with pytest.raises(MQError) as raised:
+        parse_stream(body)
+    assert raised.value.reason == C.MQRC_JMS_FORMAT_ERROR and problem in str(raised.value)
+    values = ["a", 1, 2**40, True, None, b"\x01"]
+    assert parse_stream(build_stream(values)) == values
