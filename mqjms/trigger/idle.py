@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from mqjms.listeners import Worker
 from mqjms.logs import get_logger
@@ -28,6 +29,7 @@ from mqjms.semantics import (
     Connection,
     ConnectionWrapper,
     Handle,
+    PutFailed,
     SyncpointPut,
 )
 
@@ -132,10 +134,8 @@ class TrackedConnection(ConnectionWrapper):
         self, handle: Handle, puts: Sequence[SyncpointPut] = ()
     ) -> tuple[MQMD, bytes] | None:
         """The commit ends the unit of work in flight; a message got begins the next."""
-        try:
+        with self._ending():
             got = super().commit_and_get(handle, puts)
-        finally:
-            self.tracker.end(self)
         if got is not None:
             self.tracker.begin(self, in_unit_of_work=True)
         return got
@@ -151,10 +151,22 @@ class TrackedConnection(ConnectionWrapper):
         return got
 
     def put_and_commit(self, puts: Sequence[SyncpointPut]) -> None:
-        try:
+        with self._ending():
             super().put_and_commit(puts)
-        finally:
+
+    @contextmanager
+    def _ending(self) -> Iterator[None]:
+        """A step that commits ends the unit of work in flight, unless one of its puts
+        failed (PutFailed): then nothing was committed, the message is still in flight,
+        and the caller's backout ends it."""
+        try:
+            yield
+        except PutFailed:
+            raise
+        except BaseException:
             self.tracker.end(self)
+            raise
+        self.tracker.end(self)
 
     def commit(self) -> None:
         try:
