@@ -373,6 +373,13 @@ def parse_jms_folders(folders: Iterable[str]) -> tuple[JmsHeaders | None, UserPr
 TOPIC_URI = "topic://"
 
 
-def build_mqps(topic_string: str) -> str:
-    """The ``mqps`` folder IBM MQ gives a publication: its topic string (MQTopicString)."""
-    return f"<mqps><Top>{escape(topic_string, 'topic string')}</Top></mqps>"
+def build_mqps(topic_string: str, *, retained: bool = False) -> str:
+    """The ``mqps`` folder IBM MQ gives a publication: its topic string (MQTopicString),
+    and ``Ret`` (MQIsRetained, a boolean) for a retained publication sent to a new
+    subscription or on MQSUBRQ."""
+    ret = RETAINED_ELEMENT if retained else ""
+    return f"<mqps><Top>{escape(topic_string, 'topic string')}</Top>{ret}</mqps>"
+
+
+#: MQIsRetained in the mqps folder, as a publication sent from the retained ones has it.
+RETAINED_ELEMENT = "<Ret dt='boolean'>1</Ret>"

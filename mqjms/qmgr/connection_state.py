@@ -49,6 +49,7 @@ class UnitOfWorkState:
     gets: bool = False
     puts: bool = False
     durable: bool = False  # it touched persistent messages: its end is made durable
+    retains: bool = False  # it put a retained publication: MQCMIT makes it the retained one
 
     def got(self, persistent: bool) -> None:
         self.active = self.gets = True
@@ -59,17 +60,18 @@ class UnitOfWorkState:
         self.durable = self.durable or persistent
 
     def end(self) -> None:
-        self.active = self.gets = self.puts = self.durable = False
+        self.active = self.gets = self.puts = self.durable = self.retains = False
 
     def copy(self) -> UnitOfWorkState:
-        return UnitOfWorkState(self.active, self.gets, self.puts, self.durable)
+        return UnitOfWorkState(self.active, self.gets, self.puts, self.durable, self.retains)
 
     def restore(self, saved: UnitOfWorkState) -> None:
-        self.active, self.gets, self.puts, self.durable = (
+        self.active, self.gets, self.puts, self.durable, self.retains = (
             saved.active,
             saved.gets,
             saved.puts,
             saved.durable,
+            saved.retains,
         )
 
 

@@ -65,6 +65,7 @@ from . import (
     owners,
     qstats,
     recovery,
+    retained,
     status,
     store,
     subscriptions,
@@ -373,6 +374,7 @@ class QueueManager(
                 (store.AVAILABLE, store.LOCKED),
             )
             subscriptions.on_restart(db)  # non-durable subscriptions end with their queues
+            retained.on_restart(db)  # non-persistent retained publications are lost, as on MQ
             db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
             db.execute("DELETE FROM handles")
             db.execute("DELETE FROM connections")

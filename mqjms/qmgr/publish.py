@@ -15,6 +15,10 @@ What each copy is:
   a persistent publication for a durable subscription fails the whole put with
   MQRC_PUBLICATION_FAILURE (2502) and nothing is delivered (PMSGDLV(ALLDUR)); any other
   copy is skipped with a warning (NPMSGDLV(ALLAVAIL)).
+* MQPMO_RETAIN (``retain``) also keeps the publication as its topic string's retained
+  publication (:mod:`.retained`), even when no subscription matched; a subscription made
+  later is sent it (:func:`send_retained`), marked MQIsRetained (mqps ``Ret``), with the
+  same MQMD rules as a live copy.
 """
 
 from __future__ import annotations
@@ -25,10 +29,10 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics import topics as rules
 from mqjms.semantics.deadletter import dead_letter_message
-from mqjms.semantics.publication import with_topic_string
+from mqjms.semantics.publication import as_retained, with_topic_string
 from mqjms.semantics.put import check_md_for_put
 
-from . import catalog, messages, queues, remote, subscriptions, topics
+from . import catalog, messages, queues, remote, retained, subscriptions, topics
 from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
@@ -42,9 +46,10 @@ def publish(
     *,
     uow: str | None,
     new_msg_id: bool,
+    retain: bool = False,
 ) -> tuple[MQMD, int]:
     """Publish ``md``/``data`` on ``topic_string`` in ``tx``; (the MQMD as published,
-    copies delivered). ``md`` has its context set already."""
+    copies delivered). ``md`` has its context set already. ``retain``: MQPMO_RETAIN."""
     db, qmgr_name = tx.db, tx.qmgr_name
     rules.check_topic_string(topic_string, wildcards=False)
     attrs = topics.resolved(db, topic_string)
@@ -64,25 +69,57 @@ def publish(
         md.MsgId = messages.make_msg_id(qmgr_name)
     delivered = 0
     for sub in subscriptions.matching(db, topic_string):
-        copy = md.copy()
-        copy.MsgId = messages.make_msg_id(qmgr_name)
-        if not sub.keep_correl_id:
-            copy.CorrelId = sub.correl_id
-        if sub.pub_priority >= 0:
-            copy.Priority = sub.pub_priority
-        body = data
-        if sub.subtype == subscriptions.JMS:  # its subscriber reads JMSDestination
-            copy, body = with_topic_string(copy, data, topic_string)
+        copy, body = _copy_for(tx, sub, md, data, topic_string)
         if _deliver(tx, sub, copy, body, uow=uow):
             delivered += 1
+    if retain:  # a full disk here fails the put: the caller answers MQRC_PUT_NOT_RETAINED
+        retained.keep(db, topic_string, md, data, uow)
     log.debug(
         "topic.published",
         topicstr=topic_string,
         msg_id=md.MsgId.hex(),
         subscriptions=delivered,
         syncpoint=uow is not None,
+        retained=retain,
     )
     return md, delivered
+
+
+def _copy_for(
+    tx: Transaction, sub: subscriptions.SubscriptionRow, md: MQMD, data: bytes, topic_string: str
+) -> tuple[MQMD, bytes]:
+    """One subscription's copy: a MsgId of its own, its CorrelId and PubPriority."""
+    copy = md.copy()
+    copy.MsgId = messages.make_msg_id(tx.qmgr_name)
+    if not sub.keep_correl_id:
+        copy.CorrelId = sub.correl_id
+    if sub.pub_priority >= 0:
+        copy.Priority = sub.pub_priority
+    if sub.subtype == subscriptions.JMS:  # its subscriber reads JMSDestination
+        return with_topic_string(copy, data, topic_string)
+    return copy, data
+
+
+def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> int:
+    """Put a copy of every retained publication ``sub`` matches on its queue (MQSUB
+    without MQSO_NEW_PUBLICATIONS_ONLY, MQSUBRQ), marked MQIsRetained; how many were
+    sent. One its queue and the dead-letter queue both refuse fails the call with
+    MQRC_RETAINED_NOT_DELIVERED (2526)."""
+    sent = 0
+    for kept in retained.matching(tx.db, sub.topic_string):
+        copy, body = _copy_for(tx, sub, kept.md, kept.data, kept.topic_string)
+        copy, body = as_retained(copy, body, kept.topic_string)
+        try:
+            delivered = _deliver(tx, sub, copy, body, uow=None, required=True)
+        except MQError as exc:
+            raise failed(
+                C.MQRC_RETAINED_NOT_DELIVERED,
+                f"the retained publication on {kept.topic_string!r} cannot reach subscription "
+                f"{sub.name!r}: {exc.detail}",
+            ) from None
+        sent += int(delivered)
+    log.debug("topic.retained_sent", subscription=sub.name, publications=sent)
+    return sent
 
 
 def _deliver(
@@ -92,8 +129,11 @@ def _deliver(
     data: bytes,
     *,
     uow: str | None,
+    required: bool = False,
 ) -> bool:
-    """Put one copy on the subscription's queue, else dead-letter it; True if delivered."""
+    """Put one copy on the subscription's queue, else dead-letter it; True if delivered.
+    ``required``: one neither queue takes fails (MQRC_PUBLICATION_FAILURE), whatever
+    its persistence."""
     qmgr_name = tx.qmgr_name
     try:
         _put_copy(tx, sub.dest, md, data, uow=uow)
@@ -116,7 +156,7 @@ def _deliver(
             raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, "the queue manager has no DEADQ")
         _put_copy(tx, deadq, dl_md, dl_data, uow=uow, here=True)
     except MQError as exc:
-        if md.Persistence == C.MQPER_PERSISTENT and sub.durable:
+        if required or (md.Persistence == C.MQPER_PERSISTENT and sub.durable):
             raise failed(
                 C.MQRC_PUBLICATION_FAILURE,
                 f"the publication cannot reach durable subscription {sub.name!r}: its queue "

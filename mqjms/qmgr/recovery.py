@@ -13,7 +13,7 @@ import sqlite3
 
 from mqjms.mq import constants as C
 
-from . import catalog, queues, store, subscriptions, triggers
+from . import catalog, queues, retained, store, subscriptions, triggers
 from .transaction import Transaction
 
 
@@ -33,7 +33,9 @@ def backout_uow(db: sqlite3.Connection, uow: str, *, puts: bool = True) -> tuple
 
 def withdraw_puts(db: sqlite3.Connection, uow: str) -> int:
     """The puts of unit of work ``uow`` vanish (a FIRST or DEPTH trigger message is
-    released instead, seed 003 item 10); how many vanished."""
+    released instead, seed 003 item 10), its retained publications with them; how many
+    messages vanished."""
+    retained.withdraw(db, uow)
     put = db.execute(
         "DELETE FROM messages WHERE uow = ? AND state = ? AND release_on_backout = 0",
         (uow, store.PUT_IN_UOW),

@@ -1,5 +1,7 @@
 """The pub/sub calls of an embedded connection (:class:`~mqjms.semantics.pubsub.Subscribes`):
-MQOPEN of a topic, MQPUT to it (publish), MQSUB and MQCLOSE of a subscription.
+MQOPEN of a topic, MQPUT to it (publish), MQSUB and MQCLOSE of a subscription, and
+retained publications (:class:`~mqjms.semantics.pubsub.RetainsPublications`: MQPMO_RETAIN,
+MQSUBRQ, and MQSUB sending a new subscription the retained ones it matches).
 
 :class:`~.connection.QMConnection` mixes this in; the storage is :mod:`.subscriptions`
 and :mod:`.topics`, the delivery of a publication :mod:`.publish`.
@@ -8,20 +10,21 @@ and :mod:`.topics`, the delivery of a publication :mod:`.publish`.
 from __future__ import annotations
 
 import sqlite3
+from typing import cast
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Handle
+from mqjms.semantics import Context, Handle
 from mqjms.semantics import topics as rules
-from mqjms.semantics.emulated import DEFAULT_DYNAMIC_NAME, PutRequest
+from mqjms.semantics.emulated import DEFAULT_DYNAMIC_NAME, EmulatedConnection, PutRequest
 from mqjms.semantics.pubsub import Subscription, SubscriptionDescriptor, topic_handle_name
 from mqjms.semantics.put import priority_warning, set_context
 
 from . import catalog, publish, subscriptions, topics
 from .connection_state import ConnectionState
-from .failures import translating
+from .failures import StorageError, translating
 from .subscriptions import SubscriptionRow
 
 log = get_logger("mqjms.qmgr")
@@ -97,14 +100,24 @@ class Subscribing(ConnectionState):
                     data,
                     uow=self.id if syncpoint else None,
                     new_msg_id=request.new_msg_id,
+                    retain=request.retain,
                 )
 
         with self._session() as db:
             if self.qm.reserve is not None:
                 self.qm.reserve.check_for_put(db, len(data))  # the reserve is for draining
-            result, copies = self._with_room(attempt)
+            try:
+                result, copies = self._with_room(attempt)
+            except StorageError as exc:
+                if not (request.retain and exc.disk_full):
+                    raise
+                raise failed(  # nothing was published: the transaction rolled back
+                    C.MQRC_PUT_NOT_RETAINED,
+                    f"the publication on {topic.topic!r} could not be retained: {exc.detail}",
+                ) from exc
             if syncpoint:
                 self._uow.put(result.Persistence == C.MQPER_PERSISTENT)
+                self._uow.retains = self._uow.retains or request.retain
         self.last_warning = priority_warning(result)
         if self.last_warning is None and not copies:
             # what MQPMO_WARN_IF_NO_SUBS_MATCHED asks for (the MQI raises it only then)
@@ -114,6 +127,57 @@ class Subscribing(ConnectionState):
                 f"no subscription matched topic {topic.topic!r}: the publication went nowhere",
             )
         return result
+
+    def publish_retained(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT with MQPMO_RETAIN (see :class:`~mqjms.semantics.pubsub.RetainsPublications`)."""
+        if topic.topic is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"{topic.name!r} is not a topic handle")
+        return cast(EmulatedConnection, self).put(
+            topic,
+            md,
+            data,
+            syncpoint=syncpoint,
+            context=context,
+            new_msg_id=new_msg_id,
+            retain=True,
+        )
+
+    # ------------------------------------------------------------------ MQSUBRQ
+    def request_publications(self, subscription: Subscription) -> int:
+        """MQSUBRQ (see :class:`~mqjms.semantics.pubsub.RetainsPublications`)."""
+        self._check_open()
+        self._refuse_if_read_only("no retained publication can be sent")
+
+        def attempt() -> int:
+            with self._writing() as tx:
+                held = tx.db.execute(
+                    "SELECT 1 FROM subscribers WHERE hsub = ? AND conn = ?",
+                    (subscription.hsub, self.id),
+                ).fetchone()
+                row = subscriptions.load(tx.db, subscription.name)
+                if held is None or row is None:
+                    raise failed(
+                        C.MQRC_HOBJ_ERROR, f"subscription {subscription.name!r} is not open here"
+                    )
+                matched = publish.send_retained(tx, row)
+                if not matched:
+                    raise failed(
+                        C.MQRC_NO_RETAINED_MSG,
+                        f"no retained publication matches topic {row.topic_string!r}",
+                    )
+                return matched
+
+        with self._session():
+            return self._with_room(attempt)
 
     # ------------------------------------------------------------------ MQSUB
     def subscribe(
@@ -196,6 +260,9 @@ class Subscribing(ConnectionState):
             if not sd.options & C.MQSO_CREATE:
                 raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {name!r} does not exist")
             row = self._create(db, sd, name, queue)
+            if not sd.options & C.MQSO_NEW_PUBLICATIONS_ONLY:
+                # made, not resumed: sent what is retained (2526 undoes the subscription)
+                publish.send_retained(tx, row)
             return row, subscriptions.attach(db, self.id, row.name), True
 
     def _check_resume(

@@ -19,7 +19,7 @@ from mqjms.semantics import Handle, PutFailed, SyncpointPut
 from mqjms.semantics.checks import check_get, check_put
 from mqjms.semantics.emulated import GetRequest, PutRequest
 
-from . import expiry, recovery, store
+from . import expiry, recovery, retained, store
 from .failures import StorageError, translating
 from .getting import Getting, NeedsDurability
 from .putting import Putting
@@ -89,6 +89,8 @@ class UnitOfWork(Getting, Putting):
                 " WHERE uow = ? AND state = ?",
                 (store.AVAILABLE, self.id, store.PUT_IN_UOW),
             )
+        if self._uow.retains:  # its retained publications replace the ones before
+            retained.commit(tx.db, self.id)
         tx.wake_getters()
 
     def commit_and_get(

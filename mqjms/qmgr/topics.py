@@ -23,7 +23,7 @@ from mqjms.mq.errors import failed
 from mqjms.semantics import topics as rules
 from mqjms.semantics.topics import BASE_TOPIC, BASE_TOPIC_ATTRS, TOPIC_ATTRS
 
-from . import store
+from . import retained, store
 from .admin import Administration
 from .failures import translating
 
@@ -104,12 +104,14 @@ def full_topic_string(db: sqlite3.Connection, topic_object: str, topic_string: s
 
 
 def ensure(db: sqlite3.Connection) -> None:
-    """The pub/sub tables and SYSTEM.BASE.TOPIC, also in a queue manager made before them."""
+    """The pub/sub tables (retained publications' too) and SYSTEM.BASE.TOPIC, also in a
+    queue manager made before them."""
     has_tables = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone()
-    if has_tables and load(db, BASE_TOPIC) is not None:
+    if has_tables and retained.present(db) and load(db, BASE_TOPIC) is not None:
         return
     with store.write(db) as tx:
         store.ensure_pubsub(tx)
+        retained.ensure(tx)
         if load(tx, BASE_TOPIC) is None:
             _insert(tx, BASE_TOPIC, dict(BASE_TOPIC_ATTRS))
 
@@ -236,11 +238,13 @@ class TopicAdministration(Administration):
     def topic_status(self, topic_string: str) -> list[dict[str, Value]]:
         """DISPLAY TPSTATUS('topic string'): the node's resolved attributes, which object
         administers it and how many subscriptions are on it. ``#`` (or a string ending in
-        ``/#``) shows every node of the tree under it: administered nodes and the nodes
-        subscriptions are on."""
+        ``/#``) shows every node of the tree under it: administered nodes, the nodes
+        subscriptions are on and those with a retained publication (RETAINED YES)."""
         rules.check_topic_string(topic_string, wildcards=True)
         with self._database() as db:
             nodes = {row.topic_string for row in every(db)}
+            kept = retained.topics_with_one(db)
+            nodes |= kept
             counts: dict[str, tuple[int, int]] = {}
             for topicstr, durable in db.execute("SELECT topicstr, durable FROM subscriptions"):
                 total, durables = counts.get(topicstr, (0, 0))
@@ -260,8 +264,18 @@ class TopicAdministration(Administration):
                 subs, durables = counts.get(node, (0, 0))
                 item["SUBCOUNT"] = subs
                 item["DURSUBS"] = durables
+                item["RETAINED"] = "YES" if node in kept else "NO"
                 out.append(item)
             return out
+
+    def clear_topic_string(self, topic_string: str) -> bool:
+        """CLEAR TOPICSTR('topic string') CLRTYPE(RETAINED): remove its retained
+        publication; True if it had one (none is no error, as on MQ)."""
+        rules.check_topic_string(topic_string, wildcards=False)
+        with self._writing() as tx:
+            cleared = retained.clear(tx.db, topic_string)
+        log.info("qmgr.retained_cleared", topicstr=topic_string, cleared=cleared)
+        return cleared
 
 
 def _check_base(changes: Mapping[str, Value]) -> None:

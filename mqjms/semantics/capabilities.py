@@ -31,6 +31,9 @@ class Capability(StrEnum):
     PUT_WARNINGS = "put_warnings"  # conn.last_warning: an MQPUT's MQCC_WARNING (e.g. 2049)
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
     PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)
+    # publish_retained, request_publications (RetainsPublications): MQPMO_RETAIN, MQSUBRQ,
+    # and a new subscription is sent the retained publications it matches
+    RETAINED_PUBLICATIONS = "retained"
     MESSAGE_LOCK = "lock"  # lock_browsed, unlock (LocksMessages): MQGMO_LOCK, MQGMO_UNLOCK
     # conn.get_if_persistent(handle) (GetsIfPersistent): MQGMO_SYNCPOINT_IF_PERSISTENT
     SYNCPOINT_IF_PERSISTENT = "syncpoint_if_persistent"

@@ -60,6 +60,7 @@ class PutRequest:
     context: Context
     new_msg_id: bool
     qmgr: str = ""  # the queue manager that owns the queue, when it is another one
+    retain: bool = False  # MQPMO_RETAIN: a publication kept as its topic's retained one
 
 
 class EmulatedConnection(ABC):
@@ -182,8 +183,10 @@ class EmulatedConnection(ABC):
         syncpoint: bool = False,
         context: Context = Context.DEFAULT,
         new_msg_id: bool = True,
+        retain: bool = False,
     ) -> MQMD:
-        """MQPUT (to a handle) or MQPUT1 (to a name); returns the MQMD as put."""
+        """MQPUT (to a handle) or MQPUT1 (to a name); returns the MQMD as put. ``retain``
+        (MQPMO_RETAIN) applies to a topic handle, of a subclass that retains publications."""
         self._check_open()
         self.last_warning = None
         self.last_resolved = None
@@ -191,7 +194,7 @@ class EmulatedConnection(ABC):
             self._check_handle(target)
         name = check_put(target, data, context)
         remote = target.qmgr if isinstance(target, Handle) else ""
-        request = PutRequest(syncpoint, context, new_msg_id, remote)
+        request = PutRequest(syncpoint, context, new_msg_id, remote, retain)
         if isinstance(target, Handle) and target.topic is not None:
             return self._publish(target, md, bytes(data), request)
         return self._put(name, md, bytes(data), request)

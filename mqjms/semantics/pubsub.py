@@ -31,8 +31,9 @@ from typing import Protocol
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
+from mqjms.mq.md import MQMD
 
-from .contract import Handle
+from .contract import Context, Handle
 
 #: The MQSO_* options the contract acts on; others are accepted and ignored, as a queue
 #: manager ignores options that do not apply to it (MQSO_FAIL_IF_QUIESCING...).
@@ -160,6 +161,36 @@ class Subscribes(Protocol):
         non-durable subscription ends (its managed queue is deleted with its messages, a
         shared one's when the last consumer closes); ``remove`` (MQCO_REMOVE_SUB) ends a
         durable one too."""
+        ...
+
+
+class RetainsPublications(Protocol):
+    """The calls a connection declaring
+    :attr:`~.capabilities.Capability.RETAINED_PUBLICATIONS` has: IBM MQ's retained
+    publications. Such a connection's :meth:`Subscribes.subscribe` also sends a new
+    subscription the retained publications it matches, unless the descriptor has
+    MQSO_NEW_PUBLICATIONS_ONLY (a resumed one is sent none, as on MQ)."""
+
+    def publish_retained(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT to a topic handle with MQPMO_RETAIN: published as ``put`` publishes,
+        and kept as the topic string's retained publication (replacing the one before,
+        at commit when under syncpoint). MQRC_PUT_NOT_RETAINED (2479) when it cannot
+        be kept: then nothing is published."""
+        ...
+
+    def request_publications(self, subscription: Subscription) -> int:
+        """MQSUBRQ with MQSR_ACTION_PUBLICATION: the retained publications the
+        subscription matches are sent to its queue again, marked MQIsRetained; how many
+        (MQSRO NumPubs). MQRC_NO_RETAINED_MSG (2437) when there is none."""
         ...
 
 

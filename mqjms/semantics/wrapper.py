@@ -34,7 +34,7 @@ from .contract import (
     SyncpointPut,
     WarnsOnPut,
 )
-from .pubsub import Subscribes, Subscription, SubscriptionDescriptor
+from .pubsub import RetainsPublications, Subscribes, Subscription, SubscriptionDescriptor
 
 
 class ConnectionWrapper:
@@ -259,6 +259,28 @@ class ConnectionWrapper:
 
     def close_subscription(self, subscription: Subscription, *, remove: bool = False) -> None:
         self._subscribes().close_subscription(subscription, remove=remove)
+
+    # :attr:`Capability.RETAINED_PUBLICATIONS`: see :class:`~.pubsub.RetainsPublications`
+    def _retains(self) -> RetainsPublications:
+        self._require(Capability.RETAINED_PUBLICATIONS)
+        return cast(RetainsPublications, self.inner)
+
+    def publish_retained(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        return self._retains().publish_retained(
+            topic, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
+        )
+
+    def request_publications(self, subscription: Subscription) -> int:
+        return self._retains().request_publications(subscription)
 
     def give_back_reserved(self, owner: str, after: int = 0, *, untagged_only: bool = False) -> int:
         return self._reserves().give_back_reserved(owner, after, untagged_only=untagged_only)

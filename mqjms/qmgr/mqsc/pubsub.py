@@ -9,7 +9,8 @@ loads:
 * ``DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)
   [USERDATA('')] [REPLACE]``, ``DELETE SUB(name)``, ``DISPLAY SUB(pattern) [ALL | attrs]``
   (subscription names are quoted when they have lower case or ``:``, as JMS ones do);
-* ``DISPLAY TPSTATUS('topic string')``, ``#`` for the whole tree.
+* ``DISPLAY TPSTATUS('topic string') [RETAINED | ALL]``, ``#`` for the whole tree;
+* ``CLEAR TOPICSTR('topic string') CLRTYPE(RETAINED)``: its retained publication goes.
 """
 
 from __future__ import annotations
@@ -108,13 +109,20 @@ def display_topic(qm: QueueManager, command: Command) -> CommandOutput:
     return CommandOutput("AMQ8633I: Display topic details.", shown)
 
 
+#: DISPLAY TPSTATUS's attribute keywords: asked for or not, every one is shown.
+_TPSTATUS_ATTRS = ("ALL", "RETAINED", "SUBCOUNT", "ADMIN", "DURSUBS")
+
+
 def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
     topic_string = command.name or ""
     for param in command.params:
         if param.keyword == "TYPE" and param.value() == "TOPIC":
             continue
+        if param.keyword in _TPSTATUS_ATTRS and not param.has_value:
+            continue
         raise command.error(
-            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC))",
+            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC), "
+            f"{', '.join(_TPSTATUS_ATTRS)})",
             param,
         )
     try:
@@ -122,6 +130,31 @@ def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
     except MQError as exc:
         raise failed(C.MQRCCF_TOPIC_STRING_NOT_FOUND, exc.detail) from None
     return CommandOutput("AMQ8754I: Display topic status details.", objects)
+
+
+def clear_topicstr(qm: QueueManager, command: Command) -> CommandOutput:
+    """CLEAR TOPICSTR('a/b') CLRTYPE(RETAINED) [SCOPE(LOCAL)]: its retained publication
+    goes (a topic string without one is no error, as on MQ)."""
+    topic_string = command.name or ""
+    seen: set[str] = set()
+    for param in command.params:
+        once(command, seen, param, param.keyword)
+        if param.keyword == "CLRTYPE" and param.value() == "RETAINED":
+            continue
+        if param.keyword == "SCOPE" and param.value() == "LOCAL":
+            continue
+        raise command.error(
+            f"{param.keyword} is not a keyword of CLEAR TOPICSTR mqjms knows "
+            "(CLRTYPE(RETAINED), SCOPE(LOCAL))",
+            param,
+        )
+    if "CLRTYPE" not in seen:
+        raise command.error("CLEAR TOPICSTR needs CLRTYPE(RETAINED)")
+    try:
+        qm.clear_topic_string(topic_string)
+    except MQError as exc:
+        raise failed(C.MQRCCF_TOPIC_STRING_NOT_FOUND, exc.detail) from None
+    return CommandOutput("mqjms topic string cleared.")
 
 
 # --- subscriptions ----------------------------------------------------------------------
@@ -202,6 +235,7 @@ register("ALTER", "TOPIC")(alter_topic)
 register("DELETE", "TOPIC")(delete_topic)
 register("DISPLAY", "TOPIC")(display_topic)
 register("DISPLAY", "TPSTATUS")(display_tpstatus)
+register("CLEAR", "TOPICSTR")(clear_topicstr)
 register("DEFINE", "SUB", "SUBSCRIPTION")(define_sub)
 register("DELETE", "SUB", "SUBSCRIPTION")(delete_sub)
 register("DISPLAY", "SUB", "SUBSCRIPTION")(display_sub)
