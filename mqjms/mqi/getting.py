@@ -432,6 +432,8 @@ def _deliver(
         hconn.properties.get(ask.msg_handle).fill_from(folders)
     elif ask.properties == "none":
         _, data = properties.split_properties(md, data)
+    else:
+        data = properties.without_qmgr_properties(md, data)
     warning: MQError | None = None
     if ask.convert:
         unconverted, as_put = data, (md.CodedCharSetId, md.Encoding)

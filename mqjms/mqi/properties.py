@@ -7,7 +7,11 @@ JMS read it as a JMS property, and mqjms's own consumers do); ``jms.*``, ``mcd.*
 other prefixes go to the folder they name. A put whose MQPMO (version 3) names a message
 handle prepends that RFH2 to the data; a get with MQGMO_PROPERTIES_IN_HANDLE takes the
 RFH2 chain off the data into the handle, MQGMO_NO_PROPERTIES drops it, and the default
-(MQGMO_PROPERTIES_AS_Q_DEF) leaves it in the data, as PROPCTL(COMPAT) does.
+(MQGMO_PROPERTIES_AS_Q_DEF) leaves it in the data, as PROPCTL(COMPAT) does (an RFH2
+of the queue manager's ``mqps`` folder alone excepted: COMPAT drops it).
+
+IBM's names of the publish/subscribe properties are synonyms of their RFH2 places:
+MQTopicString is ``mqps.Top``, MQSubUserData ``mqps.Sud``, MQIsRetained ``mqps.Ret``.
 """
 
 from __future__ import annotations
@@ -127,12 +131,18 @@ class MessageProperties:
                 self.items.setdefault(prefix + child.tag, Property(value, kind))
 
 
+#: IBM MQ's names of the properties it keeps in the ``mqps`` folder -> their RFH2 places.
+SYNONYMS = {"MQTopicString": "mqps.Top", "MQSubUserData": "mqps.Sud", "MQIsRetained": "mqps.Ret"}
+
+
 def property_key(name: object) -> str:
-    """A property's name as stored: ``usr.`` dropped, the rest kept."""
+    """A property's name as stored: ``usr.`` dropped, IBM's synonyms (:data:`SYNONYMS`)
+    by their folder, the rest kept."""
     text = name.decode("utf-8") if isinstance(name, bytes) else str(name)
     text = text.strip().rstrip("\x00")
     if not text or len(text) > 4095:
         raise failed(CMQC.MQRC_PROPERTY_NAME_ERROR, f"message property name {text!r} is not valid")
+    text = SYNONYMS.get(text, text)
     return text[len("usr.") :] if text.startswith("usr.") else text
 
 
@@ -247,6 +257,32 @@ def with_properties(md: MQMD, data: bytes, properties: MessageProperties) -> byt
     md.Encoding = C.MQENC_NATIVE
     md.CodedCharSetId = C.CCSID_UTF8
     return packed + data
+
+
+#: The folders of properties the queue manager adds to a publication (MQTopicString,
+#: MQIsRetained...): alone in an RFH2, PROPCTL(COMPAT) does not deliver them in the data.
+QMGR_FOLDERS = frozenset({"mqps"})
+
+
+def without_qmgr_properties(md: MQMD, data: bytes) -> bytes:
+    """A get's data under PROPCTL(COMPAT) (MQGMO_PROPERTIES_AS_Q_DEF): IBM MQ delivers
+    the properties in an RFH2 only when one is a JMS one (mcd, jms, usr, mqext); a
+    publication whose RFH2 holds nothing but the queue manager's ``mqps`` folder (the
+    retained mark of a copy of a program's publication) comes as it was published, its
+    body alone. ``md`` describes what is returned."""
+    if not rfh2.is_rfh2(md.Format):
+        return data
+    try:
+        chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+    except MQError:
+        return data
+    names = {rfh2.folder_name(text) for text in chain.folders}
+    if not names or not names <= QMGR_FOLDERS:
+        return data
+    md.Format = chain.Format
+    md.Encoding = chain.Encoding
+    md.CodedCharSetId = chain.CodedCharSetId
+    return chain.body
 
 
 def split_properties(md: MQMD, data: bytes) -> tuple[list[str], bytes]:

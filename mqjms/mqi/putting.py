@@ -4,10 +4,11 @@ The MQPMO's options become a transport put: syncpoint (MQ's distributed default 
 a new MsgId (also whenever the MQMD's is none) and CorrelId, the context option (the
 ``PASS_*`` ones copy the context of the last message got on the handle MQPMO.Context
 names into the message), a message handle's properties as an RFH2 (MQPMO version 3
-OriginalMsgHandle, :mod:`.properties`). MQPMO_ASYNC_RESPONSE puts report their failures
-at MQSTAT instead of at the put. The program's MQMD gets MQ's output fields back: MsgId,
-CorrelId when generated, the context fields the queue manager set, ReplyToQMgr; its MQPMO
-the resolved names.
+OriginalMsgHandle, :mod:`.properties`). MQPMO_RETAIN on a topic handle keeps the
+publication as its topic's retained one where the transport keeps them.
+MQPMO_ASYNC_RESPONSE puts report their failures at MQSTAT instead of at the put. The
+program's MQMD gets MQ's output fields back: MsgId, CorrelId when generated, the context
+fields the queue manager set, ReplyToQMgr; its MQPMO the resolved names.
 """
 
 from __future__ import annotations
@@ -122,14 +123,25 @@ def _put(
     syncpoint = bool(options & CMQC.MQPMO_SYNCPOINT)
     name = target.name if isinstance(target, Handle) else target
     try:
-        result = conn.put(
-            target,
-            md,
-            data,
-            syncpoint=syncpoint,
-            context=context,
-            new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
-        )
+        retains = subscribing.retainer(conn, target, options)
+        if retains is not None and isinstance(target, Handle):
+            result = retains.publish_retained(
+                target,
+                md,
+                data,
+                syncpoint=syncpoint,
+                context=context,
+                new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
+            )
+        else:
+            result = conn.put(
+                target,
+                md,
+                data,
+                syncpoint=syncpoint,
+                context=context,
+                new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
+            )
     except MQError as exc:
         if not options & CMQC.MQPMO_ASYNC_RESPONSE:
             raise

@@ -27,8 +27,13 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC
-from mqjms.semantics import Capability, Connection
-from mqjms.semantics.pubsub import Subscribes, Subscription, SubscriptionDescriptor
+from mqjms.semantics import Capability, Connection, Handle
+from mqjms.semantics.pubsub import (
+    RetainsPublications,
+    Subscribes,
+    Subscription,
+    SubscriptionDescriptor,
+)
 
 from . import fields
 from .hconn import Hconn
@@ -44,6 +49,36 @@ def publisher(conn: Connection) -> Subscribes:
             "this connection's transport does not offer publish/subscribe",
         )
     return cast(Subscribes, conn)
+
+
+def retainer(conn: Connection, target: object, options: int) -> RetainsPublications | None:
+    """The connection's retained publications when an MQPUT with ``options`` publishes
+    with MQPMO_RETAIN; None otherwise, and for a transport that keeps none (over STOMP
+    the option is accepted and nothing is retained)."""
+    if not options & CMQC.MQPMO_RETAIN or not isinstance(target, Handle) or target.topic is None:
+        return None
+    if Capability.RETAINED_PUBLICATIONS not in conn.capabilities:
+        return None
+    return cast(RetainsPublications, conn)
+
+
+def request_publications(hconn: Hconn, hsub: int, action: int) -> int:
+    """MQSUBRQ: the retained publications the subscription matches are sent to its queue
+    (MQSRO NumPubs returned); MQRC_NO_RETAINED_MSG (2437) when there is none, as from a
+    transport that keeps none."""
+    if action != CMQC.MQSR_ACTION_PUBLICATION:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR, f"MQSUBRQ Action {action} is not MQSR_ACTION_PUBLICATION"
+        )
+    with hconn.call() as conn:
+        subscription = hconn.subscriptions.get(hsub)
+        if subscription is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"subscription handle {hsub} is not open")
+        if Capability.RETAINED_PUBLICATIONS not in conn.capabilities:
+            raise failed(
+                C.MQRC_NO_RETAINED_MSG, "this connection's transport keeps no retained publications"
+            )
+        return cast(RetainsPublications, conn).request_publications(subscription)
 
 
 def vs_text(structure: Any, name: str) -> str:

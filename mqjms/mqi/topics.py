@@ -325,15 +325,21 @@ class Subscription:
             queue.close(close_sub_queue_options)
 
     def subrq(self, sub_action: int = CMQC.MQSR_ACTION_PUBLICATION, sro: Any = None) -> None:
-        """MQSUBRQ: mqjms keeps no retained publications, so there is none to send
-        (MQRC_NO_RETAINED_MSG 2437); ``sro.NumPubs`` is 0."""
+        """MQSUBRQ: the retained publications the subscription matches are sent to its
+        queue again, marked MQIsRetained; ``sro.NumPubs`` says how many. None
+        (MQRC_NO_RETAINED_MSG 2437, NumPubs 0) fails, as it does on a transport that
+        keeps none (STOMP)."""
         if sro is not None and not isinstance(sro, self.FLAVOUR.structures.SRO):
             raise TypeError("sro must be an SRO(sub request options) object.")
         if self._hsub is None:
             raise self.FLAVOUR.MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_HOBJ_ERROR)
-        if sro is not None:
-            sro["NumPubs"] = 0
-        raise self.FLAVOUR.MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_NO_RETAINED_MSG)
+        sent = 0
+        try:
+            with self._qmgr._call() as connection:
+                sent = subscribing.request_publications(connection, self._hsub, sub_action)
+        finally:
+            if sro is not None:
+                sro["NumPubs"] = sent
 
     def get_handle(self) -> int | None:
         """The hsub."""
