@@ -17,6 +17,7 @@ MQTopicString is ``mqps.Top``, MQSubUserData ``mqps.Sud``, MQIsRetained ``mqps.R
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -259,6 +260,9 @@ def with_properties(md: MQMD, data: bytes, properties: MessageProperties) -> byt
     return packed + data
 
 
+#: ``<mqps`` in a folder of UTF-8 or UTF-16 (either byte order)
+_MQPS = re.compile(rb"<mqps|<\x00m\x00q\x00p\x00s|\x00<\x00m\x00q\x00p\x00s")
+
 #: The folders of properties the queue manager adds to a publication (MQTopicString,
 #: MQIsRetained...): alone in an RFH2, PROPCTL(COMPAT) does not deliver them in the data.
 QMGR_FOLDERS = frozenset({"mqps"})
@@ -270,7 +274,7 @@ def without_qmgr_properties(md: MQMD, data: bytes) -> bytes:
     publication whose RFH2 holds nothing but the queue manager's ``mqps`` folder (the
     retained mark of a copy of a program's publication) comes as it was published, its
     body alone. ``md`` describes what is returned."""
-    if not rfh2.is_rfh2(md.Format):
+    if not rfh2.is_rfh2(md.Format) or not _MQPS.search(data):  # most RFH2s: no parse
         return data
     try:
         chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
