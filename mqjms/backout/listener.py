@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, SyncpointPut
 
@@ -114,6 +115,25 @@ class ListenerPoisonFlow:
         """The pending move's put was committed: log it and run the hooks."""
         self.failures.forget(pending.event.md.MsgId)
         return self.handler.completed(pending.event, self.hooks, **self._context)
+
+    def move_failed(self, pending: PendingMove, error: MQError, *, backed_out: bool) -> None:
+        """Note that the step's put of ``pending`` failed (nothing was committed). The
+        route that follows puts to BOQNAME again and warns if that fails too, so this is
+        information: it tells a failure that passed from none. ``backed_out``: the
+        message is backed out and screened again, else it takes the route now
+        (:meth:`move_now`)."""
+        md = pending.event.md
+        log.info(
+            "poison.step_put_failed",
+            queue=pending.handle.resolved_name,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            backout_queue=pending.put.queue,
+            reason=error.reason_name,
+            detail=error.detail,
+            then="backout" if backed_out else "requeue",
+            **self._context,
+        )
 
     def move_now(self, conn: Connection, pending: PendingMove) -> PoisonEvent:
         """The pending move's put failed and nothing was committed (the message is still

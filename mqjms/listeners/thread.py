@@ -564,6 +564,7 @@ class ListenerThread:
         if done.move is None or is_connection_error(exc):
             self._send_failed(conn, done.md, exc, len(done.puts))
             return
+        self.poison.move_failed(done.move, exc, backed_out=done.failed is not None)
         if done.failed is not None:  # the last attempt's move: backed out after all,
             self._failed = done.failed  # then screened and moved as any poison message
             return

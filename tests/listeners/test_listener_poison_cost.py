@@ -182,3 +182,28 @@ def test_a_poison_messages_move_is_put_and_committed_with_the_next_get(mq, make_
     assert app.stats.backed_out == 3  # each failed attempt is one, as it was rolled back
     [(md, _)] = mq.browse_raw(BOQ)
     assert md.BackoutCount == 0 and mq.depth(IN) == 0
+
+
+@pytest.mark.requires("puts_in_step")
+def test_a_move_whose_step_put_fails_is_noted_then_dead_lettered(mq, make_worker, events) -> None:
+    # seed 002: "If the message cannot be put to the backout queue, then it is either moved
+    # to the queue manager's dead letter queue or discarded". The move made with the step
+    # fails (PUT(DISABLED)): nothing was committed, the failure is said as on any route,
+    # then the message is backed out, screened and dead-lettered.
+    mq.alter_queue(BOQ, PUT="DISABLED")
+    app = make_worker()
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        raise RuntimeError("never processed")
+
+    mq.send(IN, "poison")
+    assert mq.run_until_idle(app).destinations() == {mq.dead_letter_queue: 1}
+    steps = [e for e in events if e["event"] == "poison.step_put_failed"]
+    assert [(e["then"], e["reason"], e["backout_queue"], e["queue"]) for e in steps] == [
+        ("backout", "MQRC_PUT_INHIBITED", BOQ, IN),  # with the last failed delivery
+        ("requeue", "MQRC_PUT_INHIBITED", BOQ, IN),  # with the next get, once screened
+    ]
+    assert all(e["log_level"] == "info" for e in steps)  # the route's retry warns:
+    [warned] = [e for e in events if e["event"] == "poison.backout_queue_failed"]
+    assert warned["reason"] == "MQRC_PUT_INHIBITED" and warned["queue"] == IN
