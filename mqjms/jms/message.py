@@ -404,13 +404,16 @@ def _with_group(
     properties: Mapping[str, PropertyValue], headers: jms.JmsHeaders | None
 ) -> dict[str, PropertyValue]:
     """The usr properties, and JMSXGroupID/JMSXGroupSeq from the jms folder (Gid, Seq),
-    which the application set as properties."""
+    which the application set as properties; JMS_IBM_Retain 1 on a copy of a retained
+    publication."""
     found = dict(properties)
     if headers is not None:
         for name, field in jms.GROUP_PROPERTIES.items():
             value = getattr(headers, field)
             if value is not None:
                 found[name] = value
+        if headers.retained:
+            found[jms.RETAIN_PROPERTY] = jms.RETAIN_PUBLICATION
     return found
 
 

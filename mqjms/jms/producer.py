@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mqjms.mq import constants as C
+from mqjms.mq import jms
 from mqjms.mq.errors import MQError
 from mqjms.semantics import Capability, Handle
+from mqjms.semantics.pubsub import RetainsPublications
 from mqjms.semantics.topics import check_topic_string
 
 from .errors import IllegalStateException, InvalidDestinationException
@@ -82,7 +84,18 @@ class MessageProducer:
             priority=priority,
             time_to_live=time_to_live,
         )
-        put = self.session.mq.put(self._handle(target), md, data, syncpoint=self.session.transacted)
+        mq, handle = self.session.mq, self._handle(target)
+        syncpoint = self.session.transacted
+        if (
+            isinstance(target, Topic)
+            and jms.wants_retain(message.properties)
+            and Capability.RETAINED_PUBLICATIONS in mq.capabilities
+        ):  # JMS_IBM_Retain: MQPMO_RETAIN (a transport that keeps none publishes it plainly)
+            put = cast(RetainsPublications, mq).publish_retained(
+                handle, md, data, syncpoint=syncpoint
+            )
+        else:
+            put = mq.put(handle, md, data, syncpoint=syncpoint)
         message.md = put
         message.jms_message_id = "ID:" + put.MsgId.hex()
         return message

@@ -74,12 +74,21 @@ class JmsHeaders:
     # which a 24-byte MsgId cannot hold. Only the STOMP transport writes it.
     message_id: str | None = None
     null_body: bool = False  # mcd.msgbody xsi:nil: a TextMessage whose text is null
+    # mqps.Ret (MQIsRetained): a copy of a retained publication, sent to a new subscription
+    # or on request; the JMS client shows it as the property JMS_IBM_Retain = 1
+    retained: bool = False
 
 
 # The JMSX properties the JMS client carries in the jms folder (Gid, Seq), not in usr: an
 # application sets and reads them as properties, by these names (build_jms_folders writes
 # them there; mqjms.jms.message reads them back as properties).
 GROUP_PROPERTIES = {"JMSXGroupID": "group_id", "JMSXGroupSeq": "group_seq"}
+
+# IBM's property for retained publications: a publisher sets it to RETAIN_PUBLICATION to
+# publish with MQPMO_RETAIN (it is no RFH2 property: the put carries it), and a subscriber
+# reads it as 1 on a copy of a retained publication (mqps.Ret).
+RETAIN_PROPERTY = "JMS_IBM_Retain"
+RETAIN_PUBLICATION = 1
 
 _MCD = (("msd", "Msd"), ("type", "Type"))
 _JMS_STR = {
@@ -136,6 +145,8 @@ def check_property_name(name: str) -> None:
     if not isinstance(name, str) or not name:
         raise ValueError(f"usr property name {name!r}: must be a non-empty string")
     if name in GROUP_PROPERTIES:  # written to the jms folder (see build_jms_folders)
+        return
+    if name == RETAIN_PROPERTY:  # the publisher's MQPMO_RETAIN (see wants_retain)
         return
     if name.startswith("JMS"):
         raise ValueError(
@@ -229,6 +240,8 @@ def build_jms_folders(
     """The folders in the JMS client's order (mcd, jms, usr), empty ones left out;
     JMSXGroupID and JMSXGroupSeq among ``properties`` go to the jms folder (Gid, Seq)."""
     properties = properties or {}
+    if RETAIN_PROPERTY in properties:  # an option of the put, not a property it carries
+        properties = {k: v for k, v in properties.items() if k != RETAIN_PROPERTY}
     if "JMSXGroupID" in properties or "JMSXGroupSeq" in properties:
         properties = dict(properties)
         base = headers or JmsHeaders()
@@ -247,6 +260,19 @@ def build_jms_folders(
         build_usr(properties),
     ]
     return [text for text in folders if text is not None]
+
+
+def wants_retain(properties: Mapping[str, UserPropertyValue]) -> bool:
+    """Whether a message's properties ask for a retained publication: JMS_IBM_Retain set
+    to RETAIN_PUBLICATION (1); any other value is a TypeError or ValueError."""
+    value = properties.get(RETAIN_PROPERTY)
+    if value is None:
+        return False
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{RETAIN_PROPERTY} must be int, not {type(value).__name__}")
+    if value not in (0, RETAIN_PUBLICATION):
+        raise ValueError(f"{RETAIN_PROPERTY} must be 0 or {RETAIN_PUBLICATION}, not {value}")
+    return value == RETAIN_PUBLICATION
 
 
 def _group_id(value: UserPropertyValue) -> str:
@@ -367,6 +393,10 @@ def parse_jms_folders(folders: Iterable[str]) -> tuple[JmsHeaders | None, UserPr
         # came without a jms folder (published by a program that is not JMS)
         headers = headers or JmsHeaders()
         headers.destination = TOPIC_URI + top.text
+    ret = mqps.find("Ret") if mqps is not None else None
+    if ret is not None and (ret.text or "").strip().lower() in ("1", "true"):
+        headers = headers or JmsHeaders()
+        headers.retained = True
     return headers, parse_usr(usr) if usr is not None else {}
 
 
