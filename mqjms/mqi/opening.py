@@ -35,6 +35,7 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
         object_type = fields.option(od, "ObjectType", CMQC.MQOT_Q)
         name = fields.text(getattr(od, "ObjectName", b""))
         option_rules.check_open(options)
+        subscribing.refuse_selection_string(od, "MQOPEN")
         if object_type == CMQC.MQOT_Q_MGR:
             if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING | _CONTEXT_OPTIONS):
                 raise failed(

@@ -90,6 +90,19 @@ def vs_text(structure: Any, name: str) -> str:
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
+def refuse_selection_string(structure: Any, call: str) -> None:
+    """MQRC_SELECTION_NOT_AVAILABLE (2551), IBM MQ's reason when a selection string
+    cannot be evaluated, for an MQOD or MQSD that has one: mqjms does not select
+    messages, and a program that asked for some must not be handed all of them."""
+    selection = vs_text(structure, "SelectionString").strip(" \x00")
+    if selection:
+        raise failed(
+            C.MQRC_SELECTION_NOT_AVAILABLE,
+            f"{call} with SelectionString {selection[:80]!r}: mqjms does not select "
+            "messages (select in the program, or filter by CorrelId or MsgId)",
+        )
+
+
 def descriptor(sd: Any) -> SubscriptionDescriptor:
     """The contract's descriptor for a program's MQSD."""
     correl_id = getattr(sd, "SubCorrelId", C.MQCI_NONE)
@@ -110,6 +123,7 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
     ``queue_number`` is MQSUB's Hobj: MQHO_NONE with MQSO_MANAGED (or to resume a
     subscription as it was made), else a queue the program opened for its publications
     (2019 when the subscription needs one and it gives none)."""
+    refuse_selection_string(sd, "MQSUB")
     wanted = descriptor(sd)
     with hconn.call() as conn:
         calls = publisher(conn)
