@@ -37,7 +37,7 @@ from mqjms.semantics import (
     TruncatedMessage,
 )
 
-from . import fields, interrupts, option_rules, properties, screening
+from . import fields, groups, interrupts, option_rules, properties, screening
 from .hconn import Hconn, Hobj
 
 #: Seconds of one transport wait: how soon a waiting get lets other threads in and
@@ -90,6 +90,7 @@ class Request:
     lock: bool = False  # MQGMO_LOCK: lock the message browsed
     unlock: bool = False  # MQGMO_UNLOCK: no message, the handle's lock ends
     logical_order: bool = False  # MQGMO_LOGICAL_ORDER: a group's messages one after another
+    all_available: bool = False  # MQGMO_ALL_MSGS_AVAILABLE: only complete groups (groups.py)
 
 
 _MATCHES_NOT_SUPPORTED = (
@@ -176,6 +177,7 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         lock=bool(options & CMQC.MQGMO_LOCK),
         unlock=bool(options & CMQC.MQGMO_UNLOCK),
         logical_order=bool(options & CMQC.MQGMO_LOGICAL_ORDER),
+        all_available=bool(options & CMQC.MQGMO_ALL_MSGS_AVAILABLE),
     )
 
 
@@ -232,6 +234,14 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
     if ask.logical_order and ask.browse is None and obj.get_group is not None:
         # the rest of the group the last get began, whatever the MQMD's ids say
         ask = dataclasses.replace(ask, group_id=obj.get_group, msg_id=None, correl_id=None)
+    # IBM MQ: with MQGMO_LOGICAL_ORDER the option counts only when no group is being got
+    complete_only = (
+        ask.all_available
+        and ask.browse is None
+        and not ask.under_cursor
+        and not (ask.logical_order and obj.get_group is not None)
+    )
+    attempt = _attempt_complete if complete_only else _attempt
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -239,7 +249,7 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                 remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
                 slice_wait = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
                 with _too_long(obj, md, gmo):
-                    outcome = _attempt(hconn, conn, obj, ask, slice_wait)
+                    outcome = attempt(hconn, conn, obj, ask, slice_wait)
                 if isinstance(outcome, tuple):
                     noted.delivered()  # a Ctrl-C now waits for the program's next call
                     return _deliver(hconn, obj, ask, md, gmo, *outcome, target)
@@ -297,6 +307,40 @@ _STOP = "stop"  # a poison message no queue took was backed out: no more this ca
 #: Seconds an unlimited wait pauses after a poison message no queue took went back to
 #: the head of its queue, before it tries again (each try raises its BackoutCount).
 UNPLACED_PAUSE = 5.0
+
+
+#: Seconds between two looks for a complete group while a get waits for one.
+COMPLETE_GROUP_POLL = 0.1
+
+
+def _attempt_complete(
+    hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
+) -> tuple[MQMD, bytes] | str | None:
+    """One wait slice of a get with MQGMO_ALL_MSGS_AVAILABLE: look for the first message
+    in no group or in a complete one (:mod:`.groups`) and get that one by its MsgId;
+    look again every COMPLETE_GROUP_POLL seconds while none is there."""
+    until = time.monotonic() + wait
+    while True:
+        found = groups.first_available(
+            conn,
+            obj.queue,
+            msg_id=ask.msg_id,
+            correl_id=ask.correl_id,
+            group_id=ask.group_id,
+            logical_order=ask.logical_order,
+        )
+        if found is not None:
+            taking = dataclasses.replace(ask, msg_id=found.MsgId, correl_id=None)
+            if found.MsgFlags & groups.IN_A_GROUP:
+                taking = dataclasses.replace(taking, group_id=found.GroupId)
+            outcome = _attempt(hconn, conn, obj, taking, 0.0)
+            if outcome is not None:
+                return outcome
+            continue  # another consumer took it meanwhile: look again
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        time.sleep(min(COMPLETE_GROUP_POLL, left))
 
 
 def _attempt(

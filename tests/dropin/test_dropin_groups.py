@@ -6,6 +6,7 @@ GroupId and MsgSeqNumber 1 for every message, and GroupStatus was always ' '."""
 
 from __future__ import annotations
 
+import threading
 from types import ModuleType
 
 import pytest
@@ -130,3 +131,73 @@ def test_without_logical_order_a_group_given_no_group_id_gets_a_new_one(
     plain = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
     queue.put(b"alone", plain)
     assert plain.GroupId == mq.CMQC.MQGI_NONE
+
+
+def _put_numbered(
+    mq: ModuleType, queue: object, group: bytes, numbers: list[int], last: int
+) -> None:
+    """Messages of ``group`` numbered by the program (no MQPMO_LOGICAL_ORDER)."""
+    for seq in numbers:
+        md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, GroupId=group.ljust(24, b"\0"))
+        md.MsgSeqNumber = seq
+        md.MsgFlags = mq.CMQC.MQMF_LAST_MSG_IN_GROUP if seq == last else mq.CMQC.MQMF_MSG_IN_GROUP
+        queue.put(group + b"%d" % seq, md, mq.PMO())  # type: ignore[attr-defined]
+
+
+def _get_all_available(mq: ModuleType, queue: object, *more: int, wait_ms: int = 0) -> bytes | None:
+    options = mq.CMQC.MQGMO_ALL_MSGS_AVAILABLE
+    for option in more:
+        options |= option
+    if wait_ms:
+        options |= mq.CMQC.MQGMO_WAIT
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_2, Options=options, WaitInterval=wait_ms)
+    gmo.MatchOptions = mq.CMQC.MQMO_NONE
+    try:
+        return queue.get(None, mq.MD(Version=mq.CMQC.MQMD_VERSION_2), gmo)  # type: ignore[attr-defined,no-any-return]
+    except mq.MQMIError as exc:
+        assert exc.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+        return None
+
+
+@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
+def test_all_msgs_available_skips_an_incomplete_group(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # IBM MQ, MQGMO_ALL_MSGS_AVAILABLE: "Messages in a group become available for retrieval
+    # only when all messages in the group are available"; with MQGMO_LOGICAL_ORDER it
+    # "has an effect only when there is no current group"
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_numbered(mq, queue, b"B", [1, 2], last=3)  # incomplete: 3 is missing
+    _put_numbered(mq, queue, b"A", [2, 1, 3], last=3)  # complete, out of order
+    queue.put(b"alone")  # in no group: always available
+    logical = mq.CMQC.MQGMO_LOGICAL_ORDER
+    got = [_get_all_available(mq, queue, logical) for _ in range(5)]
+    assert got == [b"A1", b"A2", b"A3", b"alone", None]  # A begun with MsgSeqNumber 1
+    _put_numbered(mq, queue, b"B", [3], last=3)  # now complete
+    assert [_get_all_available(mq, queue, logical) for _ in range(4)] == [b"B1", b"B2", b"B3", None]
+    queue.close()
+
+
+@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
+def test_all_msgs_available_without_logical_order_and_a_wait(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    options = mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT | mq.CMQC.MQOO_INQUIRE
+    queue = mq.Queue(qmgr, Q, options)
+    _put_numbered(mq, queue, b"C", [1], last=2)
+    assert _get_all_available(mq, queue) is None  # the queue's depth is 1 all the same
+    assert queue.inquire(mq.CMQC.MQIA_CURRENT_Q_DEPTH) == 1
+    other = mq.connect("QM1")
+    finisher = threading.Timer(
+        0.3, lambda: _put_numbered(mq, mq.Queue(other, Q, mq.CMQC.MQOO_OUTPUT), b"C", [2], 2)
+    )
+    finisher.start()
+    try:  # a waiting get takes the group's first message once the group is complete
+        assert _get_all_available(mq, queue, wait_ms=5000) == b"C1"
+    finally:
+        finisher.join()
+        other.disconnect()
+    # without MQGMO_LOGICAL_ORDER the option always counts: the rest of the group is
+    # incomplete now that C1 is gone, so it is got without the option (as IBM says)
+    assert _get_all_available(mq, queue) is None
+    gmo = mq.GMO(Options=mq.CMQC.MQGMO_NO_WAIT)
+    assert queue.get(None, mq.MD(), gmo) == b"C2"
+    queue.close()
