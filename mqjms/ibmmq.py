@@ -64,6 +64,7 @@ from mqjms.mqi.ibmmq_flavour import (
     XQH,
     Error,
     MQMIError,
+    MQObject,
     MQOpts,
     PYIFError,
     cd,
@@ -123,11 +124,11 @@ FLAVOUR = Flavour(
 )
 
 
-class QueueManager(_qmgr.QueueManager):
+class QueueManager(_qmgr.QueueManager, MQObject):
     FLAVOUR = FLAVOUR
 
 
-class Queue(_queue.Queue):
+class Queue(_queue.Queue, MQObject):
     FLAVOUR = FLAVOUR
 
 
@@ -170,12 +171,12 @@ class MessageHandle(_message_handle.MessageHandle):
     FLAVOUR = FLAVOUR
 
 
-class Subscription(_topics.Subscription):
+class Subscription(_topics.Subscription, MQObject):
     FLAVOUR = FLAVOUR
     QUEUE = Queue
 
 
-class Topic(_topics.Topic):
+class Topic(_topics.Topic, MQObject):
     FLAVOUR = FLAVOUR
     SUBSCRIPTION = Subscription
 
@@ -304,6 +305,7 @@ __all__ = [
     "FilterOperator",
     "IntegerFilter",
     "MQMIError",
+    "MQObject",
     "MQOpts",
     "MessageHandle",
     "OTelOptions",

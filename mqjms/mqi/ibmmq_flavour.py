@@ -276,6 +276,12 @@ class RFH2(headers.RFH2Base):
     TOLERANT_FOLDERS: ClassVar[bool] = True
     TRUNCATE_AT_NUL: ClassVar[bool] = True
 
+    @staticmethod
+    def get_folder_name(folder_data: bytes | str) -> str:
+        """ibmmq's name of :meth:`folder_name` (a folder's root element name)."""
+        data = folder_data.encode("utf-8") if isinstance(folder_data, str) else folder_data
+        return RFH2.folder_name(bytes(data))
+
     @classmethod
     def is_big_endian(cls, encoding: int) -> bool:
         if encoding > 0x0000FFFF:  # byte-swapped, as read from the other platform
@@ -291,6 +297,14 @@ def to_string(v: Any, encoding: str = "utf8") -> Any:
         except UnicodeError:
             pass
     return v
+
+
+class MQObject:
+    """ibmmq 2.x's superclass of QueueManager, Queue, Topic and Subscription: its
+    ``to_string`` is the module's."""
+
+    def to_string(self, v: Any, encoding: str = "utf8") -> Any:
+        return to_string(v, encoding)
 
 
 md, gmo, pmo, od, cd, sco = MD, GMO, PMO, OD, CD, SCO

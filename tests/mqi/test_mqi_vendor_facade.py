@@ -163,3 +163,24 @@ def test_rfh2_encodings_and_errors_match_the_library(flavour: str) -> None:
             assert "RFH2 - XML Folder not well formed" in str(ours_error.value)
         else:
             assert str(ours_error.value) == str(theirs_error.value)
+
+
+def test_ibmmq_objects_and_rfh2_helpers_match_the_library() -> None:
+    # ibmmq 2.x: QueueManager, Queue, Topic and Subscription are MQObjects, whose
+    # to_string a program calls on them; RFH2.get_folder_name is a static method
+    import mqjms.ibmmq as ours
+
+    real = library("ibmmq")
+    for name in ("QueueManager", "Queue", "Topic", "Subscription"):
+        assert issubclass(getattr(real, name), real.MQObject)
+        assert issubclass(getattr(ours, name), ours.MQObject), name
+    qmgr = ours.QueueManager(None)
+    for value in (b"QM1  \x00\x00junk", b"\xff\xfe", "text", 7):
+        assert qmgr.to_string(value) == real.MQObject("x").to_string(value)
+    for folder in (b"<mcd><Msd>jms_text</Msd></mcd>", b"<usr><a>1</a>  ", "<jms></jms>"):
+        expected = real.RFH2.get_folder_name(folder.encode() if isinstance(folder, str) else folder)
+        assert ours.RFH2.get_folder_name(folder) == expected
+    with pytest.raises(ours.PYIFError, match="not well formed"):
+        ours.RFH2.get_folder_name(b"no folder")
+    with pytest.raises(real.PYIFError, match="not well formed"):
+        real.RFH2.get_folder_name(b"no folder")
