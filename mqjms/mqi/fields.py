@@ -80,11 +80,10 @@ def assign(opts: Any, spec: FieldSpec, value: object) -> None:
 
 
 def md_from(opts: Any) -> MQMD:
-    """The program's MD as an MQMD (MQRC_MD_ERROR 2026 when it cannot be read)."""
-    try:
-        raw = opts.pack()
-    except (TypeError, ValueError, struct.error) as exc:
-        raise failed(C.MQRC_MD_ERROR, f"the MD cannot be packed: {exc}") from None
+    """The program's MD as an MQMD (MQRC_MD_ERROR 2026 when it cannot be read). An MD
+    that cannot be packed (a str MsgId) raises the pack's own error, TypeError: both
+    libraries pack the MD before the MQI call, so a program sees that, not an MQMIError."""
+    raw = opts.pack()
     try:
         return MQMD.unpack(raw[: MQMD.size()].ljust(MQMD.size(), b"\x00"), C.MQENC_NATIVE)
     except MQError as exc:

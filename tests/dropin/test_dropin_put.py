@@ -322,3 +322,21 @@ def test_put_appl_name_is_the_process_name_as_ibm_mq_names_it_on_linux(
         qmgr.disconnect()
         assert md.PutApplName.decode().strip() == expected
     assert [got.PutApplName.strip() for got, _ in env.browse(Q)] == [c[2] for c in cases]
+
+
+@pytest.mark.parametrize("field", ["MsgId", "CorrelId", "GroupId", "AccountingToken"])
+def test_a_str_in_a_binary_md_field_is_the_packs_type_error(
+    mq: ModuleType, env: MQEnv, qmgr, field: str
+) -> None:
+    # both libraries pack the MD before the MQI call: a str id is their pack's TypeError
+    # (ibmmq: "MsgId must be a byte array"; pymqi: "Python 3 style string"), which an
+    # `except MQMIError` does not catch; nothing is put
+    queue = mq.Queue(qmgr, "DEV.QUEUE.1", mq.CMQC.MQOO_OUTPUT | mq.CMQC.MQOO_INQUIRE)
+    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+    setattr(md, field, "abc")
+    with pytest.raises(TypeError):
+        queue.put(b"x", md)
+    with pytest.raises(TypeError):
+        qmgr.put1("DEV.QUEUE.1", b"x", md)
+    assert queue.inquire(mq.CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    queue.close()
