@@ -85,9 +85,12 @@ def md_from(opts: Any) -> MQMD:
     libraries pack the MD before the MQI call, so a program sees that, not an MQMIError."""
     raw = opts.pack()
     try:
-        return MQMD.unpack(raw[: MQMD.size()].ljust(MQMD.size(), b"\x00"), C.MQENC_NATIVE)
+        md = MQMD.unpack(raw[: MQMD.size()].ljust(MQMD.size(), b"\x00"), C.MQENC_NATIVE)
     except MQError as exc:
         raise failed(C.MQRC_MD_ERROR, exc.detail) from None
+    if md.Version not in (1, 2):  # MQMD_VERSION_1, MQMD_VERSION_2
+        raise failed(C.MQRC_MD_ERROR, f"MQMD Version {md.Version} is not 1 or 2")
+    return md
 
 
 def round_trip(opts: Any) -> None:

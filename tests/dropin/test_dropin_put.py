@@ -340,3 +340,12 @@ def test_a_str_in_a_binary_md_field_is_the_packs_type_error(
         qmgr.put1("DEV.QUEUE.1", b"x", md)
     assert queue.inquire(mq.CMQC.MQIA_CURRENT_Q_DEPTH) == 0
     queue.close()
+
+
+@pytest.mark.parametrize("version", [0, 3])
+def test_an_md_version_mq_does_not_know_is_2026(
+    mq: ModuleType, env: MQEnv, qmgr, version: int
+) -> None:
+    with pytest.raises(mq.MQMIError) as refused:
+        mq.Queue(qmgr, "DEV.QUEUE.1", mq.CMQC.MQOO_OUTPUT).put(b"x", mq.MD(Version=version))
+    assert refused.value.reason == mq.CMQC.MQRC_MD_ERROR
