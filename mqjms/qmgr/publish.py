@@ -100,13 +100,14 @@ def _copy_for(
     return copy, data
 
 
-def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> int:
+def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[int, int]:
     """Put a copy of every retained publication ``sub`` matches on its queue (MQSUB
-    without MQSO_NEW_PUBLICATIONS_ONLY, MQSUBRQ), marked MQIsRetained; how many were
-    sent. One its queue and the dead-letter queue both refuse fails the call with
-    MQRC_RETAINED_NOT_DELIVERED (2526)."""
+    without MQSO_NEW_PUBLICATIONS_ONLY, MQSUBRQ), marked MQIsRetained; (how many matched,
+    how many reached the queue: the others were dead-lettered). One its queue and the
+    dead-letter queue both refuse fails the call with MQRC_RETAINED_NOT_DELIVERED (2526)."""
     sent = 0
-    for kept in retained.matching(tx.db, sub.topic_string):
+    kept_ones = retained.matching(tx.db, sub.topic_string)
+    for kept in kept_ones:
         copy, body = _copy_for(tx, sub, kept.md, kept.data, kept.topic_string)
         copy, body = as_retained(copy, body, kept.topic_string)
         try:
@@ -119,7 +120,7 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> int:
             ) from None
         sent += int(delivered)
     log.debug("topic.retained_sent", subscription=sub.name, publications=sent)
-    return sent
+    return len(kept_ones), sent
 
 
 def _deliver(

@@ -14,7 +14,9 @@ were): an older mqjms sharing the file ignores it, so the schema version stays.
 
 from __future__ import annotations
 
+import math
 import sqlite3
+import time
 from dataclasses import dataclass
 
 from mqjms.mq import constants as C
@@ -31,6 +33,7 @@ CREATE TABLE IF NOT EXISTS retained (
     persistent INTEGER NOT NULL,
     md BLOB NOT NULL,             -- the MQMD as published (defaults resolved)
     data BLOB NOT NULL,
+    expires REAL,                 -- epoch seconds its Expiry ends at; NULL: never
     PRIMARY KEY (uow, topicstr)
 );
 """
@@ -46,11 +49,22 @@ class Retained:
 
 
 def ensure(db: sqlite3.Connection) -> bool:
-    """Create the table in the caller's write transaction if it is missing; True if made."""
+    """Create the table in the caller's write transaction if it is missing (and the
+    ``expires`` column a first version of it lacked); True if made."""
     if present(db):
+        columns = {row[1] for row in db.execute("PRAGMA table_info(retained)")}
+        if "expires" not in columns:
+            db.execute("ALTER TABLE retained ADD COLUMN expires REAL")
         return False
     db.execute(RETAINED_SCHEMA)
     return True
+
+
+def current(db: sqlite3.Connection) -> bool:
+    """Whether the table is there as :func:`ensure` makes it (the check at open)."""
+    if not present(db):
+        return False
+    return any(row[1] == "expires" for row in db.execute("PRAGMA table_info(retained)"))
 
 
 def present(db: sqlite3.Connection) -> bool:
@@ -61,15 +75,18 @@ def present(db: sqlite3.Connection) -> bool:
 def keep(db: sqlite3.Connection, topic_string: str, md: MQMD, data: bytes, uow: str | None) -> None:
     """Make ``md``/``data`` the topic string's retained publication (at the commit of
     ``uow`` when one is given)."""
+    # IBM MQ: the MQMD's Expiry is the retained publication's expiry interval
+    expires = time.time() + md.Expiry / 10 if md.Expiry > 0 else None
     db.execute(
-        "INSERT OR REPLACE INTO retained (uow, topicstr, persistent, md, data)"
-        " VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO retained (uow, topicstr, persistent, md, data, expires)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
         (
             uow or COMMITTED,
             topic_string,
             int(md.Persistence == C.MQPER_PERSISTENT),
             md.pack(C.MQENC_NATIVE),
             data,
+            expires,
         ),
     )
 
@@ -77,8 +94,8 @@ def keep(db: sqlite3.Connection, topic_string: str, md: MQMD, data: bytes, uow: 
 def commit(db: sqlite3.Connection, uow: str) -> None:
     """MQCMIT of ``uow``: its retained publications replace the committed ones."""
     db.execute(
-        "INSERT OR REPLACE INTO retained (uow, topicstr, persistent, md, data)"
-        " SELECT ?, topicstr, persistent, md, data FROM retained WHERE uow = ?",
+        "INSERT OR REPLACE INTO retained (uow, topicstr, persistent, md, data, expires)"
+        " SELECT ?, topicstr, persistent, md, data, expires FROM retained WHERE uow = ?",
         (COMMITTED, uow),
     )
     withdraw(db, uow)
@@ -100,24 +117,43 @@ def on_restart(db: sqlite3.Connection) -> int:
 
 def matching(db: sqlite3.Connection, topic_filter: str) -> list[Retained]:
     """The committed retained publications whose topic string ``topic_filter`` (a
-    subscription's, wildcards allowed) matches, in topic string order."""
-    if not present(db):
+    subscription's, wildcards allowed) matches and that have not expired, in topic string
+    order; each MQMD's Expiry is what remains of it now. Only the matches' bodies are
+    read (this runs in MQSUB's write transaction)."""
+    if not current(db):
         return []
-    rows = db.execute(
-        "SELECT topicstr, md, data FROM retained WHERE uow = ? ORDER BY topicstr", (COMMITTED,)
-    ).fetchall()
-    return [
-        Retained(str(topic), MQMD.unpack(bytes(md), encoding=C.MQENC_NATIVE), bytes(data))
-        for topic, md, data in rows
-        if rules.matches(topic_filter, str(topic))
+    now = time.time()
+    topics = [
+        str(row[0])
+        for row in db.execute(
+            "SELECT topicstr FROM retained WHERE uow = ? AND (expires IS NULL OR expires > ?)"
+            " ORDER BY topicstr",
+            (COMMITTED, now),
+        )
     ]
+    found = []
+    for topic in topics:
+        if not rules.matches(topic_filter, topic):
+            continue
+        row = db.execute(
+            "SELECT md, data, expires FROM retained WHERE uow = ? AND topicstr = ?",
+            (COMMITTED, topic),
+        ).fetchone()
+        md = MQMD.unpack(bytes(row[0]), encoding=C.MQENC_NATIVE)
+        if row[2] is not None:  # tenths of a second left, at least one
+            md.Expiry = max(1, math.ceil((float(row[2]) - now) * 10))
+        found.append(Retained(topic, md, bytes(row[1])))
+    return found
 
 
 def topics_with_one(db: sqlite3.Connection) -> set[str]:
-    """The topic strings that have a committed retained publication."""
-    if not present(db):
+    """The topic strings that have a committed retained publication not expired."""
+    if not current(db):
         return set()
-    rows = db.execute("SELECT topicstr FROM retained WHERE uow = ?", (COMMITTED,))
+    rows = db.execute(
+        "SELECT topicstr FROM retained WHERE uow = ? AND (expires IS NULL OR expires > ?)",
+        (COMMITTED, time.time()),
+    )
     return {str(r[0]) for r in rows}
 
 

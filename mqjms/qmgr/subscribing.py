@@ -168,13 +168,13 @@ class Subscribing(ConnectionState):
                     raise failed(
                         C.MQRC_HOBJ_ERROR, f"subscription {subscription.name!r} is not open here"
                     )
-                matched = publish.send_retained(tx, row)
+                matched, sent = publish.send_retained(tx, row)
                 if not matched:
                     raise failed(
                         C.MQRC_NO_RETAINED_MSG,
                         f"no retained publication matches topic {row.topic_string!r}",
                     )
-                return matched
+                return sent  # MQSRO NumPubs: those the subscription's queue took
 
         with self._session():
             return self._with_room(attempt)

@@ -107,7 +107,7 @@ def ensure(db: sqlite3.Connection) -> None:
     """The pub/sub tables (retained publications' too) and SYSTEM.BASE.TOPIC, also in a
     queue manager made before them."""
     has_tables = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone()
-    if has_tables and retained.present(db) and load(db, BASE_TOPIC) is not None:
+    if has_tables and retained.current(db) and load(db, BASE_TOPIC) is not None:
         return
     with store.write(db) as tx:
         store.ensure_pubsub(tx)

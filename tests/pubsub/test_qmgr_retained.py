@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -276,3 +277,36 @@ def test_a_queue_manager_made_before_retained_publications_gains_the_table(
             assert received(conn, conn.subscribe(sd("t/old"))) == [(b"after the upgrade", True)]
         finally:
             conn.disconnect()
+
+
+def test_an_expired_one_is_not_sent_and_a_copy_carries_the_expiry_left(
+    conns: Callable[[], Connection], qm: QueueManager
+) -> None:
+    # IBM MQ: the MQMD's Expiry is the retained publication's expiry interval
+    conn, publisher = conns(), conns()
+    publish(publisher, "exp/short", b"short-lived", Expiry=3)  # 0.3 s
+    publish(publisher, "exp/long", b"long-lived", Expiry=36_000)  # an hour
+    time.sleep(0.6)
+    sub = conn.subscribe(sd("exp/#"))
+    got = []
+    while (message := conn.get(sub.handle)) is not None:
+        got.append(message[0].Expiry)
+    assert len(got) == 1 and 35_000 < got[0] <= 36_000  # the long one, with what is left
+    [status] = qm.topic_status("exp/short")
+    assert status["RETAINED"] == "NO"
+
+
+def test_request_publications_of_a_copy_dead_lettered_is_no_2437(
+    qm: QueueManager, conns: Callable[[], Connection]
+) -> None:
+    # the retained publication is there: its copy went to the dead-letter queue
+    qm.define_queue("QLOCAL", "SUBRQ.DEST")
+    qm.define_queue("QLOCAL", "SUBRQ.DLQ")
+    qm.alter_qmgr({"DEADQ": "SUBRQ.DLQ"})
+    conn, publisher = conns(), conns()
+    dest = conn.open("SUBRQ.DEST", C.MQOO_OUTPUT)
+    sub = conn.subscribe(sd("subrq/t", C.MQSO_CREATE | C.MQSO_NEW_PUBLICATIONS_ONLY), dest)
+    publish(publisher, "subrq/t", b"kept", retain=True)  # delivered live
+    qm.alter_queue("SUBRQ.DEST", {"PUT": "DISABLED"})
+    assert retains(conn).request_publications(sub) == 0  # NumPubs: none reached the queue
+    assert qm.queue_depth("SUBRQ.DLQ") == 1
