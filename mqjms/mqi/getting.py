@@ -84,7 +84,7 @@ class Request:
     msg_id: bytes | None
     correl_id: bytes | None
     group_id: bytes | None
-    properties: str  # "as_q_def", "handle", "none"
+    properties: str  # "as_q_def", "handle", "none", "rfh2" (MQGMO_PROPERTIES_FORCE_MQRFH2)
     msg_handle: int
     convert: bool
     lock: bool = False  # MQGMO_LOCK: lock the message browsed
@@ -157,6 +157,13 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
                 f"{'' if version < 4 else ' with MsgHandle 0'})",
             )
         prop_mode = "handle"
+    elif options & CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2:
+        prop_mode = "rfh2"  # in an RFH2 in the data, whatever PROPCTL says
+    elif not options & CMQC.MQGMO_PROPERTIES_COMPATIBILITY and version >= 4:
+        # MQGMO_PROPERTIES_AS_Q_DEF: "If a MsgHandle is provided this option is ignored
+        # and the properties of the message are available using the MsgHandle" (IBM MQ)
+        handle = fields.option(gmo, "MsgHandle")
+        prop_mode = "handle" if handle else "as_q_def"
     return Request(
         wait=wait,
         syncpoint=syncpoint,
@@ -476,7 +483,7 @@ def _deliver(
         hconn.properties.get(ask.msg_handle).fill_from(folders)
     elif ask.properties == "none":
         _, data = properties.split_properties(md, data)
-    else:
+    elif ask.properties == "as_q_def":
         data = properties.without_qmgr_properties(md, data)
     warning: MQError | None = None
     if ask.convert:

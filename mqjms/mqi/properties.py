@@ -274,8 +274,8 @@ def without_qmgr_properties(md: MQMD, data: bytes) -> bytes:
     publication whose RFH2 holds nothing but the queue manager's ``mqps`` folder (the
     retained mark of a copy of a program's publication) comes as it was published, its
     body alone. ``md`` describes what is returned."""
-    if not rfh2.is_rfh2(md.Format) or not _MQPS.search(data):  # most RFH2s: no parse
-        return data
+    if not rfh2.is_rfh2(md.Format) or not _MQPS.search(_first_header(md, data)):
+        return data  # most RFH2s (a JMS message's: mcd first) are not parsed again
     try:
         chain = rfh2.parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
     except MQError:
@@ -287,6 +287,16 @@ def without_qmgr_properties(md: MQMD, data: bytes) -> bytes:
     md.Encoding = chain.Encoding
     md.CodedCharSetId = chain.CodedCharSetId
     return chain.body
+
+
+def _first_header(md: MQMD, data: bytes) -> bytes:
+    """The first RFH2 of the chain (its StrucLength, in the MQMD's integer encoding),
+    never the body: the folders to look in, bounded whatever the message's size."""
+    if len(data) < 12:
+        return b""
+    big = md.Encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL
+    length = int.from_bytes(data[8:12], "big" if big else "little", signed=True)
+    return data[: max(0, min(length, len(data)))]
 
 
 def split_properties(md: MQMD, data: bytes) -> tuple[list[str], bytes]:

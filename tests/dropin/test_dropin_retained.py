@@ -146,3 +146,28 @@ def test_under_syncpoint_the_retained_publication_changes_at_commit(
     assert get(mq, qmgr, after) == (b"committed", True)
     before.close()
     after.close()
+
+
+def test_force_mqrfh2_keeps_the_mqps_folder(mq, env: MQEnv, qmgr, topic) -> None:
+    # IBM MQ, MQGMO_PROPERTIES_FORCE_MQRFH2: the properties come in an MQRFH2 whatever
+    # PROPCTL says, so the MQIsRetained mark is in the data
+    publish(mq, qmgr, topic, b"body", Format=mq.CMQC.MQFMT_STRING)
+    sub = subscribe(mq, qmgr, topic)
+    md = mq.MD()
+    data = sub.get(None, md, mq.GMO(Options=mq.CMQC.MQGMO_PROPERTIES_FORCE_MQRFH2))
+    assert md.Format.strip() == mq.CMQC.MQFMT_RF_HEADER_2.strip()
+    assert b"<Ret dt='boolean'>1</Ret>" in data and data.endswith(b"body")
+    sub.close()
+
+
+def test_as_q_def_with_a_message_handle_fills_the_handle(mq, env: MQEnv, qmgr, topic) -> None:
+    # IBM MQ, MQGMO_PROPERTIES_AS_Q_DEF: "If a MsgHandle is provided this option is ignored
+    # and the properties of the message are available using the MsgHandle"
+    publish(mq, qmgr, topic, b"v", Format=mq.CMQC.MQFMT_STRING)
+    sub = subscribe(mq, qmgr, topic)
+    handle = mq.MessageHandle(qmgr)
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_CURRENT_VERSION)  # Options: AS_Q_DEF (0)
+    gmo.MsgHandle = handle.msg_handle
+    assert sub.get(None, mq.MD(), gmo) == b"v"
+    assert bool(handle.properties.get("MQIsRetained"))
+    sub.close()
