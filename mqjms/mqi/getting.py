@@ -337,13 +337,15 @@ def _attempt_complete(
             logical_order=ask.logical_order,
         )
         if found is not None:
-            taking = dataclasses.replace(ask, msg_id=found.MsgId, correl_id=None)
-            if found.MsgFlags & groups.IN_A_GROUP:
-                taking = dataclasses.replace(taking, group_id=found.GroupId)
+            # by all its ids (a MsgId an application set need not be unique; a GroupId
+            # of nulls is matched exactly: a message in no group, not one in any group)
+            taking = dataclasses.replace(
+                ask, msg_id=found.MsgId, correl_id=found.CorrelId, group_id=found.GroupId
+            )
             outcome = _attempt(hconn, conn, obj, taking, 0.0)
             if outcome is not None:
                 return outcome
-            continue  # another consumer took it meanwhile: look again
+            # another consumer took it meanwhile: look again after the pause
         left = until - time.monotonic()
         if left <= 0:
             return None

@@ -57,6 +57,8 @@ def first_available(
         while (got := _browse(conn, browser, where, msg_id, correl_id, group_id)) is not None:
             where = Browse.NEXT
             md = got
+            if not md.MsgFlags & IN_A_GROUP and not groups:
+                return md  # in no group, before any group: the first the get may take
             seen.append(md)
             if md.MsgFlags & IN_A_GROUP:
                 group = groups.setdefault(md.GroupId, _Group())
