@@ -27,6 +27,10 @@ from . import admin, fields, option_rules, subscribing
 from .hconn import Hconn, Hobj
 
 _OD_SPECS = {spec.name: spec for spec in MQOD.SPECS}
+#: the open options that read messages: only they may come with a selection string
+_SELECTING = (
+    CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_INPUT_EXCLUSIVE | CMQC.MQOO_BROWSE
+)
 
 
 def open_object(hconn: Hconn, od: Any, options: int) -> int:
@@ -35,7 +39,9 @@ def open_object(hconn: Hconn, od: Any, options: int) -> int:
         object_type = fields.option(od, "ObjectType", CMQC.MQOT_Q)
         name = fields.text(getattr(od, "ObjectName", b""))
         option_rules.check_open(options)
-        subscribing.refuse_selection_string(od, "MQOPEN")
+        subscribing.refuse_selection_string(
+            od, "MQOPEN", selecting=object_type == CMQC.MQOT_Q and bool(options & _SELECTING)
+        )
         if object_type == CMQC.MQOT_Q_MGR:
             if options & ~(CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING | _CONTEXT_OPTIONS):
                 raise failed(

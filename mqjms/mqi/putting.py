@@ -56,6 +56,7 @@ def put(hconn: Hconn, number: int, md: Any, pmo: Any, data: bytes) -> None:
 def put1(hconn: Hconn, od: Any, md: Any, pmo: Any, data: bytes) -> None:
     """MQPUT1 to the queue (or topic) ``od`` names; ``md`` and ``pmo`` updated in place."""
     option_rules.check_put(fields.option(pmo, "Options"), put1=True)
+    subscribing.refuse_selection_string(od, "MQPUT1", selecting=False)
     with hconn.call() as conn:
         name = fields.text(getattr(od, "ObjectName", b""))
         object_type = fields.option(od, "ObjectType", CMQC.MQOT_Q)

@@ -90,11 +90,19 @@ def vs_text(structure: Any, name: str) -> str:
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
-def refuse_selection_string(structure: Any, call: str) -> None:
+def refuse_selection_string(structure: Any, call: str, *, selecting: bool = True) -> None:
     """MQRC_SELECTION_NOT_AVAILABLE (2551), IBM MQ's reason when a selection string
     cannot be evaluated, for an MQOD or MQSD that has one: mqjms does not select
-    messages, and a program that asked for some must not be handed all of them."""
+    messages, and a program that asked for some must not be handed all of them. Where no
+    selection applies (``selecting`` False: an MQOPEN not for input or browse, MQPUT1)
+    it is MQRC_SELECTOR_INVALID_FOR_TYPE (2516), as on MQ."""
     selection = vs_text(structure, "SelectionString").strip(" \x00")
+    if selection and not selecting:
+        raise failed(
+            C.MQRC_SELECTOR_INVALID_FOR_TYPE,
+            f"{call} with SelectionString {selection[:80]!r}: a selection string is for "
+            "an MQSUB, or an MQOPEN of a queue for input or browse",
+        )
     if selection:
         raise failed(
             C.MQRC_SELECTION_NOT_AVAILABLE,

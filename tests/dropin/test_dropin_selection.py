@@ -37,3 +37,18 @@ def test_an_mqsub_with_a_selection_string_is_refused(mq: ModuleType, env: MQEnv,
     with pytest.raises(mq.MQMIError) as refused:
         mq.Subscription(qmgr, sub_desc=sd)
     assert refused.value.reason == mq.CMQC.MQRC_SELECTION_NOT_AVAILABLE
+
+
+def test_a_selection_string_where_none_applies_is_2516(
+    mq: ModuleType, env: MQEnv, qmgr: Any
+) -> None:
+    # an MQOPEN for output, or MQPUT1: MQRC_SELECTOR_INVALID_FOR_TYPE, as on IBM MQ
+    od = mq.OD(Version=mq.CMQC.MQOD_VERSION_4, ObjectName=QUEUE)
+    od.set_vs("SelectionString", "color = 'red'")
+    with pytest.raises(mq.MQMIError) as refused:
+        mq.Queue(qmgr, od, mq.CMQC.MQOO_OUTPUT)
+    assert refused.value.reason == mq.CMQC.MQRC_SELECTOR_INVALID_FOR_TYPE
+    with pytest.raises(mq.MQMIError) as refused:
+        qmgr.put1(od, b"x")
+    assert refused.value.reason == mq.CMQC.MQRC_SELECTOR_INVALID_FOR_TYPE
+    assert mq.Queue(qmgr, QUEUE, mq.CMQC.MQOO_INQUIRE).inquire(mq.CMQC.MQIA_CURRENT_Q_DEPTH) == 0
