@@ -303,6 +303,9 @@ class MQObject:
     """ibmmq 2.x's superclass of QueueManager, Queue, Topic and Subscription: its
     ``to_string`` is the module's."""
 
+    def __init__(self, name: Any = None) -> None:
+        self._name = name
+
     def to_string(self, v: Any, encoding: str = "utf8") -> Any:
         return to_string(v, encoding)
 

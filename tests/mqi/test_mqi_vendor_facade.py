@@ -177,6 +177,7 @@ def test_ibmmq_objects_and_rfh2_helpers_match_the_library() -> None:
     qmgr = ours.QueueManager(None)
     for value in (b"QM1  \x00\x00junk", b"\xff\xfe", "text", 7):
         assert qmgr.to_string(value) == real.MQObject("x").to_string(value)
+        assert ours.MQObject("x").to_string(value) == real.MQObject("x").to_string(value)
     for folder in (b"<mcd><Msd>jms_text</Msd></mcd>", b"<usr><a>1</a>  ", "<jms></jms>"):
         expected = real.RFH2.get_folder_name(folder.encode() if isinstance(folder, str) else folder)
         assert ours.RFH2.get_folder_name(folder) == expected
