@@ -325,7 +325,10 @@ def _attempt_complete(
 ) -> tuple[MQMD, bytes] | str | None:
     """One wait slice of a get with MQGMO_ALL_MSGS_AVAILABLE: look for the first message
     in no group or in a complete one (:mod:`.groups`) and get that one by its MsgId;
-    look again every COMPLETE_GROUP_POLL seconds while none is there."""
+    look again every COMPLETE_GROUP_POLL seconds while none is there. A transport whose
+    browse does not show the queue at once (STOMP) gets as if without the option."""
+    if Capability.BROWSE_AT_ONCE not in conn.capabilities:
+        return _attempt(hconn, conn, obj, ask, wait)
     until = time.monotonic() + wait
     while True:
         found = groups.first_available(

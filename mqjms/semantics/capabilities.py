@@ -50,6 +50,9 @@ class Capability(StrEnum):
     BACKOUT_COUNT = "backout_count"  # BackoutCount survives the getter's crash (seed 002)
     BACKOUT_IN_PLACE = "backout_in_place"  # a backed-out message keeps its queue position
     BROWSE_SKIPS_LOCKED = "browse_skips_locked"  # a browse skips messages got in another UOW
+    # a new handle's browse shows at once every message a get would (the drop-in's
+    # MQGMO_ALL_MSGS_AVAILABLE looks with one; a STOMP browser's snapshot lags)
+    BROWSE_AT_ONCE = "browse_at_once"
     EXCLUSIVE_INPUT = "exclusive_input"  # MQOO_INPUT_EXCLUSIVE makes other input opens 2042
     EXPIRY = "expiry"  # MQMD Expiry: an expired message is never returned (seed 000)
     LAZY_EXPIRY = "lazy_expiry"  # an expired message stays until a get or browse reaches it

@@ -159,7 +159,7 @@ def _get_all_available(mq: ModuleType, queue: object, *more: int, wait_ms: int =
         return None
 
 
-@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
+@pytest.mark.requires("browse_at_once")
 def test_all_msgs_available_skips_an_incomplete_group(mq: ModuleType, env: MQEnv, qmgr) -> None:
     # IBM MQ, MQGMO_ALL_MSGS_AVAILABLE: "Messages in a group become available for retrieval
     # only when all messages in the group are available"; with MQGMO_LOGICAL_ORDER it
@@ -176,7 +176,7 @@ def test_all_msgs_available_skips_an_incomplete_group(mq: ModuleType, env: MQEnv
     queue.close()
 
 
-@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
+@pytest.mark.requires("browse_at_once")
 def test_all_msgs_available_without_logical_order_and_a_wait(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
@@ -203,7 +203,7 @@ def test_all_msgs_available_without_logical_order_and_a_wait(
     queue.close()
 
 
-@pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
+@pytest.mark.requires("browse_at_once")
 def test_all_msgs_available_takes_the_message_it_chose_by_all_its_ids(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
@@ -217,4 +217,16 @@ def test_all_msgs_available_takes_the_message_it_chose_by_all_its_ids(
     queue.put(b"plain", mq.MD(MsgId=key), mq.PMO())
     assert _get_all_available(mq, queue) == b"plain"
     assert _get_all_available(mq, queue) is None
+    queue.close()
+
+
+def test_without_a_browse_at_once_all_msgs_available_gets_as_before(
+    mq: ModuleType, env: MQEnv, qmgr, broker
+) -> None:
+    # over STOMP a browser's snapshot lags: the option is ignored (docs/pymqi.md)
+    if "browse_at_once" in broker.features:
+        pytest.skip("this transport looks for complete groups")
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_numbered(mq, queue, b"I", [1], last=2)
+    assert _get_all_available(mq, queue, wait_ms=2000) == b"I1"
     queue.close()

@@ -84,6 +84,7 @@ _CAPABILITIES = frozenset(
         Capability.BACKOUT_COUNT,
         Capability.BACKOUT_IN_PLACE,
         Capability.BROWSE_SKIPS_LOCKED,
+        Capability.BROWSE_AT_ONCE,
         Capability.EXCLUSIVE_INPUT,
         Capability.EXPIRY,
         Capability.LAZY_EXPIRY,
