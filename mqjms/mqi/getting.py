@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from mqjms.backout import GetUnit
-from mqjms.mq import ccsid
+from mqjms.mq import ccsid, rfh2
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.gmo import MQGMO
@@ -373,17 +373,19 @@ def _attempt(
         and browse is None
         and Capability.SYNCPOINT_IF_PERSISTENT in conn.capabilities
     )
+    msg_id, correl_id, group_id = ask.msg_id, ask.correl_id, ask.group_id
+    limit = None if ask.accept_truncated else ask.max_length
     while True:
         try:
             if native:
                 got = cast(GetsIfPersistent, conn).get_if_persistent(
                     obj.queue,
                     wait=0.0 if ask.under_cursor else wait,
-                    msg_id=ask.msg_id,
-                    correl_id=ask.correl_id,
-                    group_id=ask.group_id,
+                    msg_id=msg_id,
+                    correl_id=correl_id,
+                    group_id=group_id,
                     under_cursor=ask.under_cursor,
-                    max_length=None if ask.accept_truncated else ask.max_length,
+                    max_length=limit,
                 )
             else:
                 got = conn.get(
@@ -391,13 +393,23 @@ def _attempt(
                     wait=0.0 if ask.under_cursor else wait,
                     syncpoint=syncpoint,
                     browse=browse,
-                    msg_id=ask.msg_id,
-                    correl_id=ask.correl_id,
-                    group_id=ask.group_id,
+                    msg_id=msg_id,
+                    correl_id=correl_id,
+                    group_id=group_id,
                     under_cursor=ask.under_cursor,
-                    max_length=None if ask.accept_truncated else ask.max_length,
+                    max_length=limit,
                 )
         except TruncatedMessage as exc:
+            stripped = _length_once_stripped(ask, exc)
+            if stripped is not None:
+                exc.original_length = stripped  # MQ's DataLength: the data the get returns
+                if limit is not None and stripped <= limit:
+                    # only the properties the get takes off made it too long: get it,
+                    # by its ids, with no limit (IBM MQ checks the data it returns)
+                    md_found = exc.md
+                    msg_id, correl_id = md_found.MsgId, md_found.CorrelId
+                    group_id, limit = md_found.GroupId, None
+                    continue
             moved = _move_too_long(hconn, conn, obj, ask, unit, exc)
             if moved is None:
                 raise
@@ -529,6 +541,36 @@ def _deliver(
         warning.__dict__.setdefault("original_length", original)
         raise warning
     return data
+
+
+def _length_once_stripped(ask: Request, exc: TruncatedMessage) -> int | None:
+    """The length of the data a get would return once it takes the message's RFH2
+    properties off (MQGMO_NO_PROPERTIES, a message handle, or an RFH2 of ``mqps`` alone
+    under PROPCTL(COMPAT)); None when it takes nothing off, or when the headers are not
+    all in the part of the message the 2080 returned."""
+    md = exc.md
+    if md is None or ask.properties == "rfh2" or not rfh2.is_rfh2(md.Format):
+        return None
+    data = exc.data
+    offset, fmt, encoding = 0, md.Format, md.Encoding
+    while rfh2.is_rfh2(fmt):
+        if offset + 36 > len(data):
+            return None
+        order: Literal["big", "little"] = (
+            "big" if encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL else "little"
+        )
+        length = int.from_bytes(data[offset + 8 : offset + 12], order, signed=True)
+        if length < 36 or offset + length > len(data):
+            return None
+        encoding = int.from_bytes(data[offset + 12 : offset + 16], order, signed=True)
+        fmt = data[offset + 20 : offset + 28].decode("latin-1")
+        offset += length
+    if ask.properties == "as_q_def":
+        probe = md.copy()
+        properties.without_qmgr_properties(probe, bytes(data[:offset]))
+        if rfh2.is_rfh2(probe.Format):
+            return None  # COMPAT keeps this RFH2 in the data
+    return exc.original_length - offset
 
 
 def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:

@@ -349,3 +349,32 @@ def test_an_md_version_mq_does_not_know_is_2026(
     with pytest.raises(mq.MQMIError) as refused:
         mq.Queue(qmgr, "DEV.QUEUE.1", mq.CMQC.MQOO_OUTPUT).put(b"x", mq.MD(Version=version))
     assert refused.value.reason == mq.CMQC.MQRC_MD_ERROR
+
+
+def test_a_buffer_that_fits_the_body_without_its_properties_gets_it(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ checks the buffer against the data the get returns: with the properties
+    # taken off (MQGMO_NO_PROPERTIES, a message handle), a buffer the body's size gets it;
+    # a shorter one is 2080 with DataLength the body's length, the message left
+    body = bytes(range(256)) + b"x" * 44
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set("Property_1", "Hello")
+    pmo = mq.PMO(Version=mq.CMQC.MQPMO_VERSION_3)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    for _ in range(2):
+        queue.put(body, mq.MD(Version=mq.CMQC.MQMD_CURRENT_VERSION), pmo)
+    no_properties = mq.CMQC.MQGMO_NO_PROPERTIES | mq.CMQC.MQGMO_NO_WAIT
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(len(body) - 1, mq.MD(), mq.GMO(Options=no_properties))
+    assert failure.value.reason == mq.CMQC.MQRC_TRUNCATED_MSG_FAILED
+    assert failure.value.original_length == len(body)
+    assert queue.get(len(body), mq.MD(), mq.GMO(Options=no_properties)) == body
+    into = mq.MessageHandle(qmgr)
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_CURRENT_VERSION)
+    gmo.Options = mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE | mq.CMQC.MQGMO_NO_WAIT
+    gmo.MsgHandle = into.msg_handle
+    assert queue.get(len(body), mq.MD(), gmo) == body
+    assert into.properties.get("Property_1") in ("Hello", b"Hello")
+    queue.close()

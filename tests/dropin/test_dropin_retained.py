@@ -171,3 +171,12 @@ def test_as_q_def_with_a_message_handle_fills_the_handle(mq, env: MQEnv, qmgr, t
     assert sub.get(None, mq.MD(), gmo) == b"v"
     assert bool(handle.properties.get("MQIsRetained"))
     sub.close()
+
+
+def test_a_buffer_the_size_of_the_body_gets_a_marked_copy(mq, env: MQEnv, qmgr, topic) -> None:
+    # the mqps-only RFH2 that PROPCTL(COMPAT) takes off does not count against the buffer
+    body = b"0123456789" * 20
+    publish(mq, qmgr, topic, body, Format=mq.CMQC.MQFMT_STRING)
+    sub = subscribe(mq, qmgr, topic)
+    assert sub.get(len(body), mq.MD(), mq.GMO()) == body
+    sub.close()
