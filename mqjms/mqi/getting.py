@@ -316,6 +316,8 @@ _STOP = "stop"  # a poison message no queue took was backed out: no more this ca
 UNPLACED_PAUSE = 5.0
 
 
+#: Seconds a get waits for the message a 2080 left, taken again without its limit.
+RETAKE_WAIT = 1.0
 #: Seconds between two looks for a complete group while a get waits for one.
 COMPLETE_GROUP_POLL = 0.1
 
@@ -403,12 +405,13 @@ def _attempt(
             stripped = _length_once_stripped(ask, exc)
             if stripped is not None:
                 exc.original_length = stripped  # MQ's DataLength: the data the get returns
-                if limit is not None and stripped <= limit:
+                retakes = Capability.BROWSE_AT_ONCE in conn.capabilities
+                if retakes and limit is not None and stripped <= limit:
                     # only the properties the get takes off made it too long: get it,
                     # by its ids, with no limit (IBM MQ checks the data it returns)
-                    md_found = exc.md
-                    msg_id, correl_id = md_found.MsgId, md_found.CorrelId
-                    group_id, limit = md_found.GroupId, None
+                    msg_id, correl_id, group_id = _ids_of(exc.md)
+                    limit = None
+                    wait = max(wait, RETAKE_WAIT)  # it is there: a 2080 leaves it
                     continue
             moved = _move_too_long(hconn, conn, obj, ask, unit, exc)
             if moved is None:
@@ -541,6 +544,14 @@ def _deliver(
         warning.__dict__.setdefault("original_length", original)
         raise warning
     return data
+
+
+def _ids_of(md: MQMD) -> tuple[bytes, bytes | None, bytes | None]:
+    """The ids to get this message again by: its MsgId, and its CorrelId and GroupId
+    where it has them (a transport matches a null one as an id, not as none)."""
+    correl_id = None if md.CorrelId == C.MQCI_NONE else md.CorrelId
+    grouped = md.MsgFlags & (CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP)
+    return md.MsgId, correl_id, md.GroupId if grouped else None
 
 
 def _length_once_stripped(ask: Request, exc: TruncatedMessage) -> int | None:

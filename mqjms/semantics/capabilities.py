@@ -50,8 +50,10 @@ class Capability(StrEnum):
     BACKOUT_COUNT = "backout_count"  # BackoutCount survives the getter's crash (seed 002)
     BACKOUT_IN_PLACE = "backout_in_place"  # a backed-out message keeps its queue position
     BROWSE_SKIPS_LOCKED = "browse_skips_locked"  # a browse skips messages got in another UOW
-    # a new handle's browse shows at once every message a get would (the drop-in's
-    # MQGMO_ALL_MSGS_AVAILABLE looks with one; a STOMP browser's snapshot lags)
+    # a message on the queue is at once there for a new look: a browse on a new handle, a
+    # get by its ids (the drop-in's MQGMO_ALL_MSGS_AVAILABLE looks with one, and takes a
+    # message a 2080 left again without the limit; a STOMP browser's snapshot lags and a
+    # message given back may sit in a consumer's prefetch)
     BROWSE_AT_ONCE = "browse_at_once"
     EXCLUSIVE_INPUT = "exclusive_input"  # MQOO_INPUT_EXCLUSIVE makes other input opens 2042
     EXPIRY = "expiry"  # MQMD Expiry: an expired message is never returned (seed 000)

@@ -351,6 +351,7 @@ def test_an_md_version_mq_does_not_know_is_2026(
     assert refused.value.reason == mq.CMQC.MQRC_MD_ERROR
 
 
+@pytest.mark.requires("browse_at_once")
 def test_a_buffer_that_fits_the_body_without_its_properties_gets_it(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
