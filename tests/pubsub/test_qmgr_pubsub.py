@@ -8,10 +8,9 @@ objects (DISPLAY SUB, queue names, restarts, a subscriber process killed).
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -46,20 +45,6 @@ def bodies(conn: Connection, sub: Subscription) -> list[bytes]:
     while (got := conn.get(sub.handle)) is not None:
         out.append(got[1])
     return out
-
-
-@pytest.fixture
-def conns(embedded_url: str) -> Iterator[Callable[[], Connection]]:
-    made: list[Connection] = []
-
-    def make() -> Connection:
-        made.append(connect(embedded_url))
-        return made[-1]
-
-    yield make
-    for conn in made:
-        with contextlib.suppress(MQError):
-            conn.disconnect()
 
 
 def test_managed_queues_are_named_as_mq_names_them_and_made_from_the_model(

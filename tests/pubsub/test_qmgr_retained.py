@@ -11,10 +11,9 @@ A retained publication sent to a subscriber carries the MQIsRetained property (m
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,20 +69,6 @@ def received(conn: Connection, sub: Subscription) -> list[tuple[bytes, bool]]:
         else:
             out.append((data, False))
     return out
-
-
-@pytest.fixture
-def conns(embedded_url: str) -> Iterator[Callable[[], Connection]]:
-    made: list[Connection] = []
-
-    def make() -> Connection:
-        made.append(connect(embedded_url))
-        return made[-1]
-
-    yield make
-    for conn in made:
-        with contextlib.suppress(MQError):
-            conn.disconnect()
 
 
 def test_a_new_subscription_is_sent_the_retained_publication_marked_retained(
