@@ -49,6 +49,19 @@ def add_url(parser: argparse.ArgumentParser, *, embedded_only: bool = False) -> 
     )
 
 
+def add_persistence(parser: argparse.ArgumentParser, default: int) -> None:
+    """--persistent / --non-persistent, else ``default`` (the queue's or topic's DEFPSIST)."""
+    persistence = parser.add_mutually_exclusive_group()
+    for flag, value, name in (
+        ("--persistent", C.MQPER_PERSISTENT, "MQPER_PERSISTENT"),
+        ("--non-persistent", C.MQPER_NOT_PERSISTENT, "MQPER_NOT_PERSISTENT"),
+    ):
+        persistence.add_argument(
+            flag, dest="persistence", action="store_const", const=value, help=name
+        )
+    parser.set_defaults(persistence=default)
+
+
 def url_of(args: argparse.Namespace) -> str:
     url = resolve_url(args.url)
     try:

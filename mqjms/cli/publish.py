@@ -16,7 +16,15 @@ from mqjms.semantics import Capability
 from mqjms.semantics.pubsub import Subscribes
 from mqjms.transport import put_warning
 
-from .common import CLIError, add_url, hex_id, mqlong, open_connection, positive_int
+from .common import (
+    CLIError,
+    add_persistence,
+    add_url,
+    hex_id,
+    mqlong,
+    open_connection,
+    positive_int,
+)
 from .put import _data, format_name
 
 
@@ -35,22 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     body = parser.add_mutually_exclusive_group(required=True)
     body.add_argument("--body", metavar="TEXT", help="the message text")
     body.add_argument("--file", metavar="F", help="a file whose bytes are the message (- = stdin)")
-    persistence = parser.add_mutually_exclusive_group()
-    persistence.add_argument(
-        "--persistent",
-        dest="persistence",
-        action="store_const",
-        const=C.MQPER_PERSISTENT,
-        help="MQPER_PERSISTENT",
-    )
-    persistence.add_argument(
-        "--non-persistent",
-        dest="persistence",
-        action="store_const",
-        const=C.MQPER_NOT_PERSISTENT,
-        help="MQPER_NOT_PERSISTENT",
-    )
-    parser.set_defaults(persistence=C.MQPER_PERSISTENCE_AS_TOPIC_DEF)
+    add_persistence(parser, C.MQPER_PERSISTENCE_AS_TOPIC_DEF)
     parser.add_argument(
         "--priority",
         type=mqlong,

@@ -14,6 +14,7 @@ from mqjms.transport import put_warning
 
 from .common import (
     CLIError,
+    add_persistence,
     add_url,
     hex_id,
     mqlong,
@@ -87,22 +88,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="Priority 0-9 (default: the queue's DEFPRTY); above 9 the message "
         "is queued at 9, keeps N in its MQMD and a 2049 warning is printed",
     )
-    persistence = parser.add_mutually_exclusive_group()
-    persistence.add_argument(
-        "--persistent",
-        dest="persistence",
-        action="store_const",
-        const=C.MQPER_PERSISTENT,
-        help="MQPER_PERSISTENT",
-    )
-    persistence.add_argument(
-        "--non-persistent",
-        dest="persistence",
-        action="store_const",
-        const=C.MQPER_NOT_PERSISTENT,
-        help="MQPER_NOT_PERSISTENT",
-    )
-    parser.set_defaults(persistence=C.MQPER_PERSISTENCE_AS_Q_DEF)
+    add_persistence(parser, C.MQPER_PERSISTENCE_AS_Q_DEF)
     parser.add_argument(
         "--report",
         type=report_option,
