@@ -79,10 +79,29 @@ def _text(exc: BaseException) -> str:
 
 
 def _formatted(exc: BaseException) -> str:
-    """The traceback as Python prints it (``traceback`` loads with the first failure)."""
+    """The traceback as Python prints it, chained exceptions included, but without the
+    ``^^^^`` lines under each frame's source: drawing them parses every line of the stack,
+    most of what a poison message's last failure cost (``traceback`` loads with the first
+    failure)."""
     import traceback
 
-    return "".join(traceback.format_exception(exc))
+    report = traceback.TracebackException.from_exception(exc)
+    _without_carets(report, set())
+    return "".join(report.format())
+
+
+def _without_carets(report: object, seen: set[int]) -> None:
+    """Drop the column positions of every frame in ``report``'s chain, which is what
+    decides whether Python 3.11+ draws carets under a frame's line."""
+    if report is None or id(report) in seen:
+        return
+    seen.add(id(report))
+    for frame in getattr(report, "stack", ()):
+        frame.colno = frame.end_colno = None
+    for linked in (getattr(report, "__cause__", None), getattr(report, "__context__", None)):
+        _without_carets(linked, seen)
+    for member in getattr(report, "exceptions", None) or ():  # an ExceptionGroup's
+        _without_carets(member, seen)
 
 
 def truncate(text: str, limit: int = MAX_MESSAGE_LENGTH) -> str:

@@ -1,0 +1,59 @@
+"""The traceback a poison message's move logs: what Python prints, chains and exception
+groups included, without the caret lines (drawing them parses every line of the stack:
+most of what the last failure of a poison message cost)."""
+
+from __future__ import annotations
+
+import traceback
+
+from mqjms.backout import Failure
+
+
+class Order:
+    pass
+
+
+def _listener(msg: dict[str, object]) -> None:
+    msg["order"].total * 2  # type: ignore[attr-defined]
+
+
+def _failed() -> BaseException:
+    try:
+        try:
+            _listener({"order": Order()})
+        except AttributeError as exc:
+            raise RuntimeError("could not price the order") from exc
+    except RuntimeError as exc:
+        return exc
+    raise AssertionError("the listener did not fail")
+
+
+def _caret_lines(text: str) -> list[str]:
+    return [
+        line
+        for line in text.splitlines()
+        if line.strip(" |") and not set(line.strip(" |")) - set("^~")
+    ]
+
+
+def test_the_traceback_is_pythons_without_the_caret_lines() -> None:
+    exc = _failed()
+    text = Failure.from_exception(exc, "app.listener", "Q").traceback
+    python = "".join(traceback.format_exception(exc))
+    assert _caret_lines(python)  # Python 3.11+ draws carets under this frame
+    assert not _caret_lines(text)
+    # every other line is Python's own, in order: the chain and its cause
+    expected = [line for line in python.splitlines() if line not in _caret_lines(python)]
+    assert text.splitlines() == expected
+    assert "The above exception was the direct cause" in text
+    assert "AttributeError: 'Order' object has no attribute 'total'" in text
+
+
+def test_an_exception_group_is_formatted_with_its_members() -> None:
+    try:
+        raise ExceptionGroup("two orders failed", [_failed(), ValueError("bad quantity")])
+    except ExceptionGroup as group:
+        text = Failure.from_exception(group, "app.listener", "Q").traceback
+    assert "ExceptionGroup: two orders failed (2 sub-exceptions)" in text
+    assert "ValueError: bad quantity" in text and "RuntimeError: could not price" in text
+    assert not _caret_lines(text)
