@@ -11,7 +11,9 @@ RFH2 chain off the data into the handle, MQGMO_NO_PROPERTIES drops it, and the d
 of the queue manager's ``mqps`` folder alone excepted: COMPAT drops it).
 
 IBM's names of the publish/subscribe properties are synonyms of their RFH2 places:
-MQTopicString is ``mqps.Top``, MQSubUserData ``mqps.Sud``, MQIsRetained ``mqps.Ret``.
+MQTopicString is ``mqps.Top``, MQSubUserData ``mqps.Sud``, MQIsRetained ``mqps.Ret``; so
+are the JMS names MQSETMP may set (JMSCorrelationID is ``jms.Cid``, JMSType ``mcd.Type``...).
+MQSETMP checks a name as IBM MQ's default validation does: 2442 for one MQ refuses.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class MessageProperties:
 
     def set(self, name: str, value: object, property_type: int) -> None:
         key = property_key(name)
+        check_settable(name)
         self.items[key] = Property(typed_value(key, value, property_type), property_type)
 
     def delete(self, name: str) -> None:
@@ -132,8 +135,23 @@ class MessageProperties:
                 self.items.setdefault(prefix + child.tag, Property(value, kind))
 
 
-#: IBM MQ's names of the properties it keeps in the ``mqps`` folder -> their RFH2 places.
-SYNONYMS = {"MQTopicString": "mqps.Top", "MQSubUserData": "mqps.Sud", "MQIsRetained": "mqps.Ret"}
+#: The JMS names an MQI program may set (IBM's "Property name restrictions") -> their
+#: RFH2 places, where IBM MQ classes for JMS read them.
+JMS_SYNONYMS = {
+    "JMSCorrelationID": "jms.Cid",
+    "JMSReplyTo": "jms.Rto",
+    "JMSType": "mcd.Type",
+    "JMSXGroupID": "jms.Gid",
+    "JMSXGroupSeq": "jms.Seq",
+}
+#: IBM MQ's names of the properties it keeps in the ``mqps`` folder, and the JMS names
+#: above -> their RFH2 places.
+SYNONYMS = {
+    "MQTopicString": "mqps.Top",
+    "MQSubUserData": "mqps.Sud",
+    "MQIsRetained": "mqps.Ret",
+    **JMS_SYNONYMS,
+}
 
 
 def property_key(name: object) -> str:
@@ -142,9 +160,44 @@ def property_key(name: object) -> str:
     text = name.decode("utf-8") if isinstance(name, bytes) else str(name)
     text = text.strip().rstrip("\x00")
     if not text or len(text) > 4095:
-        raise failed(CMQC.MQRC_PROPERTY_NAME_ERROR, f"message property name {text!r} is not valid")
+        raise failed(
+            CMQC.MQRC_PROPERTY_NAME_LENGTH_ERR,
+            f"message property name {text[:64]!r} has {len(text)} characters: 1 to 4095 may be",
+        )
     text = SYNONYMS.get(text, text)
     return text[len("usr.") :] if text.startswith("usr.") else text
+
+
+def check_settable(name: str) -> None:
+    """2442 MQRC_PROPERTY_NAME_ERROR for a name IBM MQ's MQSETMP refuses: at the set,
+    where the program's ``except MQMIError`` is, rather than a failure at the put."""
+    problem = _name_problem(name.strip().rstrip("\x00"))
+    if problem:
+        raise failed(CMQC.MQRC_PROPERTY_NAME_ERROR, f"message property name {name!r}: {problem}")
+
+
+def _name_problem(name: str) -> str | None:
+    """What IBM's property name rules (MQCMHO_VALIDATE) say is wrong with ``name``."""
+    short = name[len("usr.") :] if name.startswith("usr.") else name
+    if short.startswith("JMS") and name not in JMS_SYNONYMS:
+        return "a name beginning JMS or usr.JMS is reserved; MQSETMP may set only " + ", ".join(
+            JMS_SYNONYMS
+        )
+    if short.upper() in jms.SELECTOR_KEYWORDS:
+        return "a message selector keyword is not a property name"
+    if name.startswith(("Body.", "Root.")) and not name.startswith("Root.MQMD."):
+        return "names beginning Body. or Root. (but Root.MQMD.) are reserved"
+    parts = name.split(".")
+    if not all(parts):
+        return "a '.' must not begin or end the name nor follow another '.'"
+    if name[:2].lower() == "mq" and not name.lower().startswith("mq_usr") and len(parts) > 2:
+        return "a name beginning mq may have one '.' at most"
+    for part in parts:
+        if not part.replace("$", "_").isidentifier():
+            return f"{part!r} is not a Java identifier (letters, digits, _ and $; no digit first)"
+        if "$" in part:
+            return "mqjms carries properties as RFH2 (XML) elements, which cannot hold a '$'"
+    return None
 
 
 def _matches(pattern: str, key: str) -> bool:
