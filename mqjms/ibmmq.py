@@ -120,6 +120,7 @@ FLAVOUR = Flavour(
     pcf_empty_responses_kept=False,
     wildcard_names_returned=True,
     connect_shares_handle=True,
+    whole_get_doubles=True,
     property_length_name="data_length",
 )
 

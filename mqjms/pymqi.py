@@ -114,6 +114,7 @@ FLAVOUR = Flavour(
     pcf_empty_responses_kept=True,
     wildcard_names_returned=False,
     connect_shares_handle=False,
+    whole_get_doubles=False,
     property_length_name="dataLength",
 )
 

@@ -40,6 +40,10 @@ class Flavour:
     # ibmmq's MQCONNX adds MQCNO_HANDLE_SHARE_BLOCK (to the program's CNO too) unless the
     # program chose BLOCK or NO_BLOCK: connecting a connected object makes a new connection
     connect_shares_handle: bool
+    # get(None) with MQGMO_CONVERT, after a 2080: ibmmq retries with twice the length MQ
+    # reported and starts the queue's next get(None) there; pymqi retries with the length
+    # itself and always starts from 4096 bytes
+    whole_get_doubles: bool
 
     @property
     def MQMIError(self) -> type[errors.MQMIError]:

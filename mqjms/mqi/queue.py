@@ -61,6 +61,10 @@ def message_bytes(qmgr: QueueManager, msg: Any, md: Any) -> bytes:
     raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
 
 
+#: The buffer both libraries' ``get(None)`` tries first.
+FIRST_BUFFER = 4096
+
+
 class Queue:
     """An MQ queue of a QueueManager (pymqi's and ibmmq's ``Queue``)."""
 
@@ -73,6 +77,7 @@ class Queue:
         self._number: int | None = None
         self._q_desc: Any = None
         self._open_opts: int | None = None
+        self._whole_length = FIRST_BUFFER  # ibmmq: where get(None) starts on this queue
         if opts:
             self._q_desc = make_q_desc(self.FLAVOUR, opts[0])
         if len(opts) == 2:
@@ -168,10 +173,47 @@ class Queue:
         if gmo is None:
             gmo = self.FLAVOUR.structure("GMO")
         number = self._opened(C.MQOO_INPUT_AS_Q_DEF)
-        if max_length is None and fields.option(gmo, "Options") & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+        options = fields.option(gmo, "Options")
+        if max_length is None and options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             max_length = 0  # as both libraries ask: the message is removed, its data not read
+        if max_length is None and options & C.MQGMO_CONVERT:
+            return self._get_whole_converted(number, md, gmo)
         with self._call() as connection:
-            return getting.get(connection, number, md, gmo, max_length)
+            data = getting.get(connection, number, md, gmo, max_length)
+        if max_length is None and self.FLAVOUR.whole_get_doubles:
+            # ibmmq would have needed a retry of this length, and starts there next time
+            self._whole_length = max(self._whole_length, len(data))
+        return data
+
+    def _get_whole_converted(self, number: int, md: Any, gmo: Any) -> bytes:
+        """``get(None)`` with MQGMO_CONVERT as both libraries make it, for MQ's answers
+        depend on the buffer: a first MQGET of 4096 bytes (ibmmq: what its last retry on
+        the queue needed), then, after 2080, one more with the length MQ reported, which
+        is the data's length *before* conversion (ibmmq doubles it). Data that grows past
+        the buffer in conversion is MQ's warning 2120, the message taken unconverted;
+        from the retry, both libraries raise it without the data."""
+        saved = {name: getattr(md, name) for name in fields.MD_GET_OUTPUT if hasattr(md, name)}
+        try:
+            with self._call() as connection:
+                return getting.get(connection, number, md, gmo, self._whole_length)
+        except self.FLAVOUR.MQMIError as exc:
+            if exc.reason != C.MQRC_TRUNCATED_MSG_FAILED:
+                raise
+            length = int(getattr(exc, "original_length", 0))
+        if self.FLAVOUR.whole_get_doubles:  # ibmmq keeps MQ's MQMD, to convert afresh
+            md.Encoding, md.CodedCharSetId = saved["Encoding"], saved["CodedCharSetId"]
+            length *= 2
+            self._whole_length = length
+        else:  # pymqi retries with the MQMD as the program gave it
+            for name, value in saved.items():
+                setattr(md, name, value)
+        try:
+            with self._call() as connection:
+                return getting.get(connection, number, md, gmo, length)
+        except self.FLAVOUR.MQMIError as exc:
+            raise self.FLAVOUR.MQMIError(
+                exc.comp, exc.reason, detail=getattr(exc, "detail", None)
+            ) from None
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any, **kwargs: Any) -> bytes:
         """MQGET without properties: an RFH2 holding them is not returned."""

@@ -497,6 +497,52 @@ def test_a_message_that_grows_in_conversion_past_the_buffer_comes_whole_with_212
     assert caught.value.reason == 2079 and caught.value.message == "café".encode()[:4]
 
 
+#: get(None) retries a 2080 once; on STOMP a 2080 puts the message back at the end of
+#: its queue, so which message the retry meets is the broker's business
+RETRY = "the library's buffer retries after a 2080 as on IBM MQ"
+
+
+@pytest.mark.embedded_only(RETRY)
+def test_whole_get_of_data_that_outgrows_the_first_buffer_in_conversion_is_2120(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # Both libraries' get(None) begin with a 4096-byte buffer; 3000 bytes of Latin-1 fit,
+    # 6000 of UTF-8 do not: MQ's 2120, the message taken and returned unconverted
+    env.put_raw(Q, ("é" * 3000).encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819)
+    md = mq.MD(CodedCharSetId=1208)
+    with pytest.raises(mq.MQMIError) as caught:
+        mq.Queue(qmgr, Q).get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert (caught.value.comp, caught.value.reason) == (1, 2120)
+    assert caught.value.message == ("é" * 3000).encode("latin-1")
+    assert md.CodedCharSetId == 819 and env.depth(Q) == 0
+
+
+@pytest.mark.embedded_only(RETRY)
+def test_whole_get_retries_a_2080_with_the_length_before_conversion(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # 2080's DataLength is the unconverted length (IBM: "the application must allocate a
+    # buffer bigger than the value returned"): pymqi retries with it and meets 2120, raised
+    # without the data; ibmmq retries with twice it, and the message converts whole
+    env.put_raw(Q, ("é" * 5000).encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819)
+    md = mq.MD(CodedCharSetId=1208)
+    queue = mq.Queue(qmgr, Q)
+    if mq.__name__.endswith("ibmmq"):
+        assert queue.get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT)) == ("é" * 5000).encode()
+        assert md.CodedCharSetId == 1208
+        # the next get(None) begins with the 10000 bytes the retry needed
+        env.put_raw(Q, ("é" * 4500).encode("latin-1"), Format=C.MQFMT_STRING, CodedCharSetId=819)
+        assert (
+            len(queue.get(None, mq.MD(CodedCharSetId=1208), gmo(mq, mq.CMQC.MQGMO_CONVERT))) == 9000
+        )
+        return
+    with pytest.raises(mq.MQMIError) as caught:
+        queue.get(None, md, gmo(mq, mq.CMQC.MQGMO_CONVERT))
+    assert (caught.value.comp, caught.value.reason) == (1, 2120)
+    assert getattr(caught.value, "message", None) is None
+    assert env.depth(Q) == 0
+
+
 def test_convert_of_a_binary_message_needing_no_conversion_is_quiet(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
