@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mqjms.mq import constants as C
-from mqjms.mq.errors import MQError
+from mqjms.mq.errors import MQError, failed
 from mqjms.mqi.constants import CMQC
 
 from . import properties
@@ -146,7 +146,18 @@ class MessageHandle:
         self.properties = Properties(self)
 
     def store(self) -> properties.MessageProperties:
-        return self._qmgr._live().properties.get(self.msg_handle)
+        return self._handles().get(self.msg_handle)
+
+    def _handles(self) -> properties.PropertyStore:
+        """The connection's message handles; MQ's 2018 MQRC_HCONN_ERROR once the connection
+        ended, as both libraries pass MQ the connection handle the MessageHandle kept."""
+        try:
+            return self._qmgr._live().properties
+        except self.FLAVOUR.PYIFError:
+            raise failed(
+                C.MQRC_HCONN_ERROR,
+                f"message handle {self.msg_handle}: its connection {self.conn_handle} has ended",
+            ) from None
 
     def get_handle(self) -> int:
         return self.msg_handle
@@ -159,4 +170,4 @@ class MessageHandle:
         if self.duplicated:
             return
         with self.FLAVOUR.errors():
-            self._qmgr._live().properties.delete(self.msg_handle)
+            self._handles().delete(self.msg_handle)

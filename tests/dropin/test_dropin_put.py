@@ -379,3 +379,22 @@ def test_a_buffer_that_fits_the_body_without_its_properties_gets_it(
     assert queue.get(len(body), mq.MD(), gmo) == body
     assert into.properties.get("Property_1") in ("Hello", b"Hello")
     queue.close()
+
+
+def test_a_message_handle_of_an_ended_connection_is_2018(mq: ModuleType, env: MQEnv) -> None:
+    # both libraries pass MQ the connection handle the MessageHandle kept: MQ no longer
+    # knows it (MQRC_HCONN_ERROR), an MQMIError like any other MQI failure
+    qmgr = mq.connect("QM1")
+    handle = mq.MessageHandle(qmgr)
+    qmgr.disconnect()
+    for call in (
+        lambda: handle.properties.set("Colour", "red"),
+        lambda: handle.properties.get("Colour"),
+        handle.dlt,
+    ):
+        with pytest.raises(mq.MQMIError) as failure:
+            call()
+        assert (failure.value.comp, failure.value.reason) == (
+            mq.CMQC.MQCC_FAILED,
+            mq.CMQC.MQRC_HCONN_ERROR,
+        )
