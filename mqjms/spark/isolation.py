@@ -63,6 +63,8 @@ def plan(
         else:
             _isolate(staging, lo, hi, found, failed_before)
             return [], moves
+    if not any(m.backout > 0 for m in found):
+        return found, moves  # seed 002: nothing is inquired before a BackoutCount > 0
     attrs = poison.thresholds(handler, conn, handle)
     if any(handler.threshold_reached(m.backout, attrs) for m in found):
         keep: list[Meta] = []

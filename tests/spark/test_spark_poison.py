@@ -3,6 +3,7 @@ to BOQNAME with seed 002's rewrite; the good messages are delivered once; no sta
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -124,4 +125,52 @@ def test_bothresh_zero_keeps_retrying_without_moving(spark: Any, tmp_path: Path)
     texts = sorted(r.text for r in spark.read.parquet(str(tmp_path / "out")).collect())
     assert texts == ["ok 1", "ok 2"]  # the good ones were not held back by the poison
     assert queues.browse("ORDERS.BACKOUT") == []
+    queues.close()
+
+
+def test_attributes_are_inquired_when_a_backed_out_message_is_first_seen(
+    spark: Any, tmp_path: Path
+) -> None:
+    """seed 002: BOTHRESH and BOQNAME are queried 'the first time they detect a message that
+    has a BackoutCount greater than zero', then cached. Batches of messages never backed
+    out inquire nothing, so a threshold set after them still applies to the first backed
+    out message (it was delivered: BOTHRESH 0 had been cached with the first batch)."""
+    # seed 002: the attributes are inquired when a BackoutCount > 0 is first detected
+    queues = Queues("embedded", tmp_path)
+    queues.define("ORDERS.IN")  # BOTHRESH 0 while the stream starts
+    queues.define("ORDERS.BACKOUT")
+    queues.put_text("ORDERS.IN", "ok 1")
+    seen: list[tuple[str, int]] = []
+
+    def each(frame: Any, _batch: int) -> None:
+        rows = frame.collect()
+        seen.extend((r.text, r.backout_count) for r in rows)
+        if [text for text, _ in seen] == ["ok 1"]:
+            queues.define("ORDERS.IN", BOTHRESH=1, BOQNAME="ORDERS.BACKOUT")
+            queues.put_text("ORDERS.IN", "POISON")
+            handle = queues.conn.open("ORDERS.IN", C.MQOO_INPUT_SHARED)
+            assert queues.conn.get(handle, syncpoint=True) is not None
+            queues.conn.backout()  # BackoutCount 1: at BOTHRESH
+            queues.conn.close(handle)
+
+    df = (
+        spark.readStream.format("mqjms")
+        .option("url", queues.url)
+        .option("queue", "ORDERS.IN")
+        .option("staging", str(tmp_path / "staging"))
+        .load()
+    )
+    query = (
+        df.writeStream.foreachBatch(each)
+        .option("checkpointLocation", str(tmp_path / "ck"))
+        .trigger(processingTime="0.5 seconds")
+        .start()
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(seen) < 2 and not queues.browse("ORDERS.BACKOUT"):
+        time.sleep(0.2)
+    query.stop()
+    assert seen == [("ok 1", 0)]
+    [(md, _)] = queues.browse("ORDERS.BACKOUT")
+    assert md.BackoutCount == 0
     queues.close()
