@@ -35,15 +35,18 @@ class StagedPoisonFlow:
         self,
         handler: PoisonHandler,
         hooks: Sequence[PoisonHook | None] = (),
+        *,
+        scope: object = None,
         **context: Any,
     ) -> None:
         self.handler = handler
         self.hooks = tuple(hooks)  # run after the handler's, once the requeue has ended
+        self.scope = scope  # what the cached BOTHRESH/BOQNAME belong to (default: conn)
         self._context = context  # logged with each poison event (e.g. the listener)
 
     def attributes(self, conn: Connection, queue: str) -> BackoutAttributes:
         """BOTHRESH and BOQNAME of the underlying ``queue`` (cached, seed 002)."""
-        return self.handler.cache.get(conn, queue)
+        return self.handler.cache.get(conn, queue, scope=self.scope)
 
     def requeue(
         self,
@@ -60,7 +63,14 @@ class StagedPoisonFlow:
         backed out when no queue took it, then ``give_back()`` when a backout alone does
         not make the message available on its queue again."""
         event = self.handler.requeue(
-            conn, queue, md, data, self.attributes(conn, queue), style=self.style, failure=failure
+            conn,
+            queue,
+            md,
+            data,
+            self.attributes(conn, queue),
+            style=self.style,
+            failure=failure,
+            scope=self.scope,
         )
         if event.outcome is PoisonOutcome.REQUEUE_FAILED:
             conn.backout()

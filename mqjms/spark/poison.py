@@ -43,9 +43,13 @@ def batch_failure(owner: str, queue: str, attempts: int) -> Failure:
     )
 
 
-def thresholds(handler: PoisonHandler, conn: Connection, handle: Handle) -> BackoutAttributes:
-    """BOTHRESH and BOQNAME of the underlying queue, inquired once and cached (seed 002)."""
-    return handler.cache.get(conn, handle.resolved_name)
+def thresholds(
+    handler: PoisonHandler, conn: Connection, handle: Handle, scope: object = None
+) -> BackoutAttributes:
+    """BOTHRESH and BOQNAME of the underlying queue, inquired once and cached (seed 002)
+    for ``scope``: by default ``conn``; a caller that connects afresh for each batch gives
+    something that lives as long as its query, or it would inquire every time."""
+    return handler.cache.get(conn, handle.resolved_name, scope=scope)
 
 
 def move(
@@ -56,13 +60,14 @@ def move(
     seq: int,
     failure: Failure,
     hooks: Sequence[PoisonHook | None] = (),
+    scope: object = None,
 ) -> PoisonEvent | None:
     """Move the staged message ``seq`` as seed 002 says, then run ``hooks``; None when it
-    is not staged."""
+    is not staged. ``scope``: as for :func:`thresholds`."""
     if (
         isinstance(staging, LogStaging)
         and staging.was_moving(seq)
-        and _already_moved(conn, staging, seq, handler, handle)
+        and _already_moved(conn, staging, seq, handler, handle, scope)
     ):
         staging.taken(seq)
         return None
@@ -76,7 +81,7 @@ def move(
             conn.put(handle.name, md, data, context=Context.PASS_ALL, new_msg_id=False)
             staging.taken(seq)
 
-    flow = StagedPoisonFlow(handler, hooks)
+    flow = StagedPoisonFlow(handler, hooks, scope=scope)
     event = flow.requeue(conn, handle.resolved_name, md, data, failure, give_back=give_back)
     if event.outcome is PoisonOutcome.REQUEUE_FAILED:
         log.error("spark.poison_returned", queue=staging.queue, msg_id=md.MsgId.hex(), seq=seq)
@@ -86,13 +91,18 @@ def move(
 
 
 def _already_moved(
-    conn: Connection, staging: Staging, seq: int, handler: PoisonHandler, handle: Handle
+    conn: Connection,
+    staging: Staging,
+    seq: int,
+    handler: PoisonHandler,
+    handle: Handle,
+    scope: object,
 ) -> bool:
     """After a crash mid-move: is the message on its backout queue already?"""
     found = staging.read(seq - 1, seq)
     if not found:
         return True
-    boq = thresholds(handler, conn, handle).backout_queue
+    boq = thresholds(handler, conn, handle, scope).backout_queue
     if not boq:
         return False
     try:

@@ -187,7 +187,8 @@ class ListenerBatch:
             handle = conn.open(self.options.queue, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
             staging = self.options.open_staging(conn)
             try:
-                attrs = poison.thresholds(self.handler, conn, handle)
+                # seed 002: cached for the query, though each batch connects afresh
+                attrs = poison.thresholds(self.handler, conn, handle, scope=self)
                 for delivery in failed:
                     self._settle_one(conn, handle, staging, delivery, attrs, batch_id)
             finally:
@@ -226,7 +227,7 @@ class ListenerBatch:
         )
         if delivery.move_on or self.handler.threshold_reached(count, attrs):
             hooks = (*self.hooks, self.listener.on_poison)
-            poison.move(self.handler, conn, handle, staging, new[0], failure, hooks)
+            poison.move(self.handler, conn, handle, staging, new[0], failure, hooks, scope=self)
 
 
 def run_on_spark(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import mqjms
 import mqjms.spark
+from mqjms.transport import embedded
 from tests.spark.sink_gate import depth
 
 app = mqjms.Worker()
@@ -48,3 +49,18 @@ def ship_or_crash(msg: mqjms.Message) -> None:
             Path(flag).touch()
             os._exit(1)
     mqjms.send("ORDERS.SHIPPED", f"shipped {msg.body}")
+
+
+threshold_app = mqjms.Worker()
+
+
+@threshold_app.listener("ORDERS.IN")
+def lower_the_threshold(msg: mqjms.Message) -> None:
+    """Fails every delivery; the message is ``<log file> <url>``: each delivery's
+    BackoutCount goes to the log, and the one with BackoutCount 1 lowers BOTHRESH to 2."""
+    log_file, url = msg.body.split(" ")
+    with open(log_file, "a") as log:
+        log.write(f"{msg.md.BackoutCount}\n")
+    if msg.md.BackoutCount == 1:
+        embedded.queue_manager(url).alter_queue("ORDERS.IN", {"BOTHRESH": 2})
+    raise ValueError("never processed")

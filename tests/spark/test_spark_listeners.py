@@ -75,6 +75,29 @@ def test_move_on_goes_straight_to_the_backout_queue(spark: Any, tmp_path: Path) 
     queues.close()
 
 
+def test_the_thresholds_stay_cached_between_batches(spark: Any, tmp_path: Path) -> None:
+    """seed 002: BOTHRESH and BOQNAME are queried the first time a message with BackoutCount
+    > 0 is met; "the values ... are then cached, and used whenever" another is met. The
+    listener lowers BOTHRESH from 4 to 2 while the message's second delivery runs: as with
+    a Worker, it is delivered until BOTHRESH 4 (before, each failed batch inquired afresh,
+    on the new connection it made, and moved the message at 2)."""
+    # seed 002: the attributes are cached once inquired, whatever connection asks
+    queues = setup_queues("embedded", tmp_path)
+    queues.define("ORDERS.IN", BOTHRESH=4, BOQNAME="ORDERS.BACKOUT")
+    log_file = tmp_path / "deliveries.log"
+    [msg_id] = queues.put_text("ORDERS.IN", f"{log_file} {queues.url}")
+    mqjms.spark.run(
+        listener_apps.threshold_app,
+        spark,
+        checkpoint=str(tmp_path / "ck"),
+        available_now=True,
+        url=queues.url,
+    )
+    assert log_file.read_text().split() == ["0", "1", "2", "3"]  # BackoutCount each time
+    assert [md.MsgId for md, _ in queues.drain("ORDERS.BACKOUT")] == [msg_id]
+    queues.close()
+
+
 def test_a_replayed_batch_sends_nothing_twice(spark: Any, tmp_path: Path) -> None:
     queues = setup_queues("embedded", tmp_path)
     # one batch of two partitions of five; the crash is in the second, after the first
