@@ -13,6 +13,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.semantics.attributes import MODEL, REMOTE
+from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.put import (
     check_depth,
     check_md_for_put,
@@ -23,6 +24,7 @@ from mqjms.semantics.put import (
 
 from . import catalog, messages, remote, store, triggers, xmitq
 from .catalog import QueueRow
+from .failures import StorageError
 from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
@@ -40,6 +42,7 @@ def put_message(
     release_on_backout: bool = False,
     by_application: bool = False,
     route: remote.Route | None = None,
+    dead_letter_triggers: bool = True,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
     once when None), with the trigger messages it causes; returns the MQMD as put.
@@ -89,7 +92,8 @@ def put_message(
         )
     priority = queue_priority(md, base)
     if base.attrs.get("TRIGGER"):
-        write_trigger_messages(tx, triggers.on_put(tx, base.name, base.attrs, priority, uow))
+        decided = triggers.on_put(tx, base.name, base.attrs, priority, uow)
+        write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
     row_id = messages.insert(
         tx.db,
         base.name,
@@ -108,9 +112,14 @@ def put_message(
     return put
 
 
-def write_trigger_messages(tx: Transaction, decided: list[triggers.TriggerMessage]) -> None:
-    """Put the trigger messages :mod:`.triggers` decided on; one that cannot be put (the
-    initiation queue is full, or put-inhibited) is logged, and the event is not recorded."""
+def write_trigger_messages(
+    tx: Transaction, decided: list[triggers.TriggerMessage], *, dead_letter: bool = True
+) -> None:
+    """Put the trigger messages :mod:`.triggers` decided on, each recorded as an event once
+    put. One the initiation queue refuses (full, or longer than its MAXMSGL) goes to the
+    dead-letter queue behind an MQDLH, as IBM MQ puts it ("When triggering does not
+    work"); one neither takes is logged and dropped. ``dead_letter=False`` for the trigger
+    messages of that dead-letter put itself: IBM discards those that would go there too."""
     for trigger in decided:
         md, data = trigger.message(tx.qmgr_name)
         try:
@@ -125,13 +134,59 @@ def write_trigger_messages(tx: Transaction, decided: list[triggers.TriggerMessag
                 new_msg_id=True,
                 release_on_backout=trigger.release_on_backout,
             )
+        except StorageError:
+            raise  # a full disk fails the whole call, as any write of it would
         except MQError as exc:
-            log.warning(
-                "trigger.not_written",
-                queue=trigger.queue,
-                initq=trigger.initq,
-                reason=exc.reason_name,
-                detail=exc.detail,
-            )
-            continue
+            if not (dead_letter and _dead_letter_trigger(tx, trigger, md, data, exc)):
+                log.warning(
+                    "trigger.not_written",
+                    queue=trigger.queue,
+                    initq=trigger.initq,
+                    reason=exc.reason_name,
+                    detail=exc.detail,
+                )
+                continue
         triggers.record(tx, trigger)
+
+
+def _dead_letter_trigger(
+    tx: Transaction, trigger: triggers.TriggerMessage, md: MQMD, data: bytes, exc: MQError
+) -> bool:
+    """Put the trigger message the initiation queue refused with ``exc`` on the dead-letter
+    queue (MQDLH Reason: the refusal's); whether it is there."""
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=exc.reason,
+        dest_queue=trigger.initq,
+        dest_qmgr=tx.qmgr_name,
+        appl_name=tx.qmgr_name,
+        appl_type=C.MQAT_QMGR,
+        now=tx.now,
+    )
+    deadq = str(tx.qmgr_attr("DEADQ")).strip()
+    try:
+        named, base = remote.resolve_here(tx, deadq, "the dead-letter queue")
+        put_message(
+            tx,
+            named,
+            base,
+            dl_md,
+            dl_data,
+            uow=trigger.uow,
+            new_msg_id=True,
+            release_on_backout=trigger.release_on_backout,
+            dead_letter_triggers=False,
+        )
+    except StorageError:
+        raise
+    except MQError:
+        return False
+    log.warning(
+        "trigger.dead_lettered",
+        queue=trigger.queue,
+        initq=trigger.initq,
+        dead_letter_queue=deadq,
+        reason=exc.reason_name,
+    )
+    return True

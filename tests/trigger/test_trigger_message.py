@@ -10,6 +10,7 @@ import struct
 import pytest
 
 from mqjms.mq import MQMD, MQTM, MQTMC2, C, parse_tmc2
+from mqjms.mq.dlh import MQDLH
 from mqjms.qmgr import QMConnection, QueueManager
 from mqjms.qmgr.mqsc import CommandResult
 from tests.trigger.trigger_helpers import (
@@ -226,6 +227,85 @@ def test_depth_trigger_in_a_unit_of_work_switches_trigger_off_at_once(
     app.commit()
     assert monitor.queues() == [APPQ]
     other.disconnect()
+
+
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+
+
+def _dead_letters(qm: QueueManager) -> list[tuple[MQDLH, MQMD, MQTM]]:
+    """The dead-letter queue's messages: each one's MQDLH, MQMD and the MQTM behind it."""
+    conn = qm.connect("dlq-reader")
+    try:
+        handle = conn.open(DLQ, C.MQOO_INPUT_AS_Q_DEF)
+        out = []
+        while (got := conn.get(handle)) is not None:
+            md, data = got
+            dlh = MQDLH.unpack(data, md.Encoding)
+            out.append((dlh, md, MQTM.unpack(data, md.Encoding, MQDLH.size())))
+        return out
+    finally:
+        conn.disconnect()
+
+
+def test_a_trigger_message_the_initiation_queue_refuses_goes_to_the_dead_letter_queue(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # IBM MQ ("When triggering does not work"): "If a trigger message is created but cannot
+    # be put on the initiation queue (for example, because the queue is full or the length
+    # of the trigger message is greater than the maximum message length specified for the
+    # initiation queue), the trigger message is put instead on the dead-letter queue"
+    tqm.alter_queue(INITQ, {"MAXDEPTH": 1})
+    define_triggered(tqm, trigtype="EVERY")
+    put(app, n=3)
+    assert depth(tqm, APPQ) == 3 and depth(tqm, INITQ) == 1
+    dead = _dead_letters(tqm)
+    assert len(dead) == 2
+    for dlh, md, tm in dead:
+        assert dlh.Reason == C.MQRC_Q_FULL
+        assert dlh.DestQName.strip() == INITQ and dlh.DestQMgrName.strip() == tqm.name
+        assert dlh.Format.strip() == C.MQFMT_TRIGGER and dlh.PutApplType == C.MQAT_QMGR
+        assert md.Format.strip() == C.MQFMT_DEAD_LETTER_HEADER
+        assert md.Persistence == C.MQPER_NOT_PERSISTENT
+        assert tm.QName.strip() == APPQ and tm.ProcessName.strip() == PROC
+    assert monitor.queues() == [APPQ]
+
+
+def test_a_trigger_message_longer_than_the_initiation_queues_maxmsgl_is_dead_lettered(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    tqm.alter_queue(INITQ, {"MAXMSGL": 100})  # an MQTM is 684 bytes
+    define_triggered(tqm)
+    put(app)
+    assert depth(tqm, INITQ) == 0
+    [(dlh, _, tm)] = _dead_letters(tqm)
+    assert dlh.Reason == C.MQRC_MSG_TOO_BIG_FOR_Q and tm.QName.strip() == APPQ
+
+
+def test_the_dead_letter_queues_own_trigger_message_is_discarded_when_it_would_go_there(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # "Putting the trigger message on the dead-letter queue might generate a trigger
+    # message for that queue. This second trigger message is discarded if it adds a
+    # message to the dead-letter queue."
+    tqm.alter_queue(INITQ, {"MAXDEPTH": 1})
+    tqm.alter_queue(DLQ, {"TRIGGER": True, "TRIGTYPE": "EVERY", "INITQ": INITQ, "PROCESS": PROC})
+    define_triggered(tqm, trigtype="EVERY")
+    put(app, n=2)
+    assert depth(tqm, INITQ) == 1  # the first put's
+    [(dlh, _, tm)] = _dead_letters(tqm)  # the second put's; the DLQ's own was discarded
+    assert tm.QName.strip() == APPQ and dlh.Reason == C.MQRC_Q_FULL
+
+
+def test_a_trigger_message_no_queue_takes_is_dropped_and_the_put_stands(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # "If the put operation to the dead-letter queue cannot complete successfully, the
+    # trigger message is discarded" (and logged): the application's put succeeds
+    tqm.alter_queue(INITQ, {"MAXDEPTH": 1})
+    tqm.alter_queue(DLQ, {"PUT": "DISABLED"})
+    define_triggered(tqm, trigtype="EVERY")
+    put(app, n=2)
+    assert depth(tqm, APPQ) == 2 and depth(tqm, INITQ) == 1 and depth(tqm, DLQ) == 0
 
 
 def test_full_initiation_queue_does_not_fail_the_application(
