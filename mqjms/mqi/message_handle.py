@@ -102,6 +102,8 @@ class Properties:
         smpo: Any = None,
     ) -> None:
         """MQSETMP."""
+        if property_type == CMQC.MQTYPE_STRING and value_length == CMQC.MQVL_NULL_TERMINATED:
+            value = _null_terminated(value)
         with self._handle.FLAVOUR.errors():
             self._handle.store().set(_name(name), value, property_type)
 
@@ -117,6 +119,16 @@ def _truncated(value: str | bytes, limit: int) -> str | bytes:
     if isinstance(value, bytes):
         return value[:limit]
     return value.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+
+
+def _null_terminated(value: Any) -> Any:
+    """A string value up to its first NUL: the libraries hand MQSETMP the UTF-8 bytes with
+    MQVL_NULL_TERMINATED unless told a length, so MQ keeps only that much."""
+    if isinstance(value, str):
+        return value.partition("\0")[0]
+    if isinstance(value, bytes):
+        return value.partition(b"\0")[0]
+    return value
 
 
 def _name(name: str | bytes) -> str:

@@ -214,6 +214,44 @@ def test_properties_in_handle(mq: ModuleType, env: MQEnv, qmgr) -> None:
     assert failure.value.reason == C.MQRC_PROPERTY_NOT_AVAILABLE
 
 
+def _put_strings(mq: ModuleType, qmgr: object, values: dict[str, str]) -> None:
+    handle = mq.MessageHandle(qmgr)
+    for name, value in values.items():
+        handle.properties.set(name, value)
+    pmo = mq.PMO(Version=mq.CMQC.MQPMO_VERSION_3)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(), pmo)
+
+
+def _get_into_handle(mq: ModuleType, qmgr: object) -> object:
+    handle = mq.MessageHandle(qmgr)
+    options = mq.GMO(Version=mq.CMQC.MQGMO_CURRENT_VERSION)
+    options.Options = mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE | mq.CMQC.MQGMO_NO_WAIT
+    options.MsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).get(None, mq.MD(), options)
+    return handle
+
+
+CONTROL = "a\x01b\x08\x0b\x0c\x1f\ufffe\uffff&#x1;"  # XML 1.0 excludes all but the last
+
+
+def test_a_string_property_with_control_characters_reads_back_whole(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ keeps such a value; the put was a ValueError from the RFH2 writer
+    _put_strings(mq, qmgr, {"Ctl": CONTROL})
+    assert _get_into_handle(mq, qmgr).properties.get("Ctl") == CONTROL
+    _put_strings(mq, qmgr, {"Ctl": CONTROL})
+    message = env.connect().session().consumer(Q).receive(timeout=1.0)
+    assert message is not None and message.properties["Ctl"] == CONTROL
+
+
+def test_a_string_property_ends_at_its_first_nul(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # both libraries hand MQSETMP the UTF-8 with MQVL_NULL_TERMINATED unless told a length
+    _put_strings(mq, qmgr, {"Nul": "x\x00y"})
+    assert _get_into_handle(mq, qmgr).properties.get("Nul") == "x"
+
+
 @pytest.mark.parametrize("version", ["MQGMO_VERSION_1", "MQGMO_VERSION_4"])
 def test_properties_in_handle_without_a_handle_is_2460_and_the_message_stays(
     mq: ModuleType, env: MQEnv, qmgr, version: str
