@@ -112,6 +112,7 @@ def close_object(hconn: Hconn, number: int, options: int = CMQC.MQCO_NONE) -> No
     MQCO_DELETE(_PURGE) fails with 2045, and the object stays open, as on IBM MQ."""
     with hconn.call() as conn:
         obj = hconn.object(number)
+        option_rules.check_close(options)
         if options & _DELETE:
             _check_deletable(conn, obj, options)
         if obj.handle is not None:

@@ -1,5 +1,6 @@
-"""IBM MQ's rules for validating MQI options: the combinations MQOPEN, MQPUT, MQPUT1 and
-MQGET refuse with MQRC_OPTIONS_ERROR (2046), checked before the call does anything.
+"""IBM MQ's rules for validating MQI options: the combinations MQOPEN, MQPUT, MQPUT1,
+MQGET and MQCLOSE refuse with MQRC_OPTIONS_ERROR (2046), checked before the call does
+anything.
 
 A program that passes a refused combination fails on IBM MQ; it must fail here too, not
 run on the drop-in and break in production.
@@ -99,6 +100,25 @@ def check_get(options: int) -> None:
         _refuse("MQGET", options, "MQGMO_MARK_SKIP_BACKOUT needs MQGMO_SYNCPOINT")
     if options & CMQC.MQGMO_WAIT and options & CMQC.MQGMO_SET_SIGNAL:
         _refuse("MQGET", options, "MQGMO_WAIT and MQGMO_SET_SIGNAL together")
+
+
+_CLOSE_KNOWN = (
+    CMQC.MQCO_DELETE
+    | CMQC.MQCO_DELETE_PURGE
+    | CMQC.MQCO_KEEP_SUB
+    | CMQC.MQCO_REMOVE_SUB
+    | CMQC.MQCO_QUIESCE
+)
+
+
+def check_close(options: int) -> None:
+    """MQCLOSE's rules: no bit MQ does not define (before any 2045 for a DELETE option on
+    an object that cannot be deleted), one way to end a queue, one way to end a
+    subscription."""
+    if options & ~_CLOSE_KNOWN:
+        _refuse("MQCLOSE", options, f"bits {options & ~_CLOSE_KNOWN:#x} are no MQCO_* option")
+    _one_of("MQCLOSE", options, (CMQC.MQCO_DELETE, CMQC.MQCO_DELETE_PURGE), "MQCO_DELETE*")
+    _one_of("MQCLOSE", options, (CMQC.MQCO_KEEP_SUB, CMQC.MQCO_REMOVE_SUB), "MQCO_*_SUB")
 
 
 def _one_of(call: str, options: int, exclusive: Iterable[int], what: str) -> None:

@@ -35,7 +35,7 @@ from mqjms.semantics.pubsub import (
     SubscriptionDescriptor,
 )
 
-from . import fields
+from . import fields, option_rules
 from .hconn import Hconn
 
 log = get_logger("mqjms.mqi")
@@ -184,6 +184,7 @@ def close_subscription(
         subscription = hconn.subscriptions.get(hsub)
         if subscription is None:
             raise failed(C.MQRC_HOBJ_ERROR, f"subscription handle {hsub} is not open")
+        option_rules.check_close(options)
         publisher(conn).close_subscription(
             subscription, remove=bool(options & CMQC.MQCO_REMOVE_SUB)
         )

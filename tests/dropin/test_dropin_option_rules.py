@@ -1,5 +1,5 @@
-"""IBM MQ's "Rules for validating MQI options": the combinations MQOPEN, MQPUT, MQPUT1 and
-MQGET refuse with MQRC_OPTIONS_ERROR (2046) fail here too, and change nothing."""
+"""IBM MQ's "Rules for validating MQI options": the combinations MQOPEN, MQPUT, MQPUT1,
+MQGET and MQCLOSE refuse with MQRC_OPTIONS_ERROR (2046) fail here too, and change nothing."""
 
 from __future__ import annotations
 
@@ -38,6 +38,10 @@ GET = [
     ("BROWSE_FIRST", "SYNCPOINT_IF_PERSISTENT"),
     ("MARK_SKIP_BACKOUT",),  # needs MQGMO_SYNCPOINT
     ("WAIT", "SET_SIGNAL"),
+]
+CLOSE = [
+    ("DELETE", "DELETE_PURGE"),
+    ("KEEP_SUB", "REMOVE_SUB"),
 ]
 
 
@@ -82,6 +86,24 @@ def test_mqget(mq: ModuleType, env: MQEnv, qmgr, names: tuple[str, ...]) -> None
     _refused(mq, lambda: queue.get(None, mq.MD(), gmo))
     qmgr.backout()
     assert env.depth(Q) == 1
+
+
+@pytest.mark.parametrize("names", CLOSE, ids="|".join)
+def test_mqclose(mq: ModuleType, env: MQEnv, qmgr, names: tuple[str, ...]) -> None:
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    _refused(mq, lambda: queue.close(_options(mq, "MQCO", names)))
+    queue.put(b"still open")
+    queue.close()
+
+
+@pytest.mark.parametrize("delete", ["MQCO_NONE", "MQCO_DELETE"])
+def test_mqclose_refuses_unknown_bits_before_a_delete_option_is_looked_at(
+    mq: ModuleType, env: MQEnv, qmgr, delete: str
+) -> None:
+    # with MQCO_DELETE on a predefined queue this was 2045, as if the options were valid
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    _refused(mq, lambda: queue.close(0x100 | getattr(mq.CMQC, delete)))
+    queue.close()
 
 
 def test_the_combinations_ibm_mq_allows_still_work(mq: ModuleType, env: MQEnv, qmgr) -> None:
