@@ -37,7 +37,7 @@ from mqjms.semantics.attributes import (
     REMOTE,
     inquire_value,
 )
-from mqjms.semantics.inquire import QMGR_FACTS, queue_facts
+from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
 
 from . import admin_processes, admin_status, admin_subscriptions
 
@@ -349,7 +349,13 @@ def _clear_q(conn: Connection, command: str, params: Params) -> list[Response]:
 
 def _inquire_q_mgr(conn: Connection, command: str, params: Params) -> list[Response]:
     wanted = _wanted(params, CMQCFC.MQIACF_Q_MGR_ATTRS)
-    selectors = [C.MQCA_Q_MGR_NAME, C.MQCA_Q_MGR_IDENTIFIER, *QMGR_ATTR_BY_SELECTOR, *QMGR_FACTS]
+    selectors = [
+        C.MQCA_Q_MGR_NAME,
+        C.MQCA_Q_MGR_IDENTIFIER,
+        *QMGR_ATTR_BY_SELECTOR,
+        *QMGR_FACTS,
+        *QMGR_NAMED,
+    ]
     if wanted is not None:
         selectors = [s for s in selectors if s in wanted or s == C.MQCA_Q_MGR_NAME]
     return [dict(conn.inquire_qmgr(selectors))]

@@ -151,6 +151,73 @@ QMGR_FACTS: Mapping[int, int | str] = {
         C.MQEVR_DISABLED,
     ),
     C.MQIA_START_STOP_EVENT: C.MQEVR_ENABLED,
+    # the rest a distributed queue manager answers, as crtmqm makes one: no exits, TLS
+    # settings or parent, installation 1, no statistics, accounting or monitoring
+    **dict.fromkeys(
+        (
+            C.MQCA_CHANNEL_AUTO_DEF_EXIT,
+            C.MQCA_CLUSTER_WORKLOAD_EXIT,
+            C.MQCA_CLUSTER_WORKLOAD_DATA,
+            C.MQCA_SSL_CRL_NAMELIST,
+            C.MQCA_SSL_CRYPTO_HARDWARE,
+            C.MQCA_PARENT,
+            C.MQCA_INSTALLATION_DESC,
+            C.MQCA_CUSTOM,
+        ),
+        "",
+    ),
+    C.MQCA_INSTALLATION_NAME: "Installation1",
+    C.MQCA_INSTALLATION_PATH: "/opt/mqm",
+    C.MQCA_CONN_AUTH: "SYSTEM.DEFAULT.AUTHINFO.IDPWOS",
+    **dict.fromkeys(
+        (
+            C.MQIA_ACCOUNTING_MQI,
+            C.MQIA_ACCOUNTING_Q,
+            C.MQIA_ACTIVITY_TRACE,
+            C.MQIA_MONITORING_CHANNEL,
+            C.MQIA_MONITORING_Q,
+            C.MQIA_STATISTICS_MQI,
+            C.MQIA_STATISTICS_Q,
+            C.MQIA_STATISTICS_CHANNEL,
+        ),
+        C.MQMON_OFF,
+    ),
+    C.MQIA_ACCOUNTING_CONN_OVERRIDE: C.MQMON_DISABLED,
+    C.MQIA_ACTIVITY_CONN_OVERRIDE: C.MQMON_DISABLED,
+    C.MQIA_MONITORING_AUTO_CLUSSDR: C.MQMON_Q_MGR,
+    C.MQIA_STATISTICS_AUTO_CLUSSDR: C.MQMON_Q_MGR,
+    C.MQIA_ACCOUNTING_INTERVAL: 1800,
+    C.MQIA_STATISTICS_INTERVAL: 1800,
+    C.MQIA_TREE_LIFE_TIME: 1800,
+    C.MQIA_ACTIVITY_RECORDING: C.MQRECORDING_MSG,
+    C.MQIA_TRACE_ROUTE_RECORDING: C.MQRECORDING_MSG,
+    C.MQIA_ADOPTNEWMCA_CHECK: C.MQADOPT_CHECK_ALL,
+    C.MQIA_ADOPTNEWMCA_TYPE: C.MQADOPT_TYPE_ALL,
+    C.MQIA_CERT_VAL_POLICY: C.MQ_CERT_VAL_POLICY_ANY,
+    C.MQIA_CHLAUTH_RECORDS: C.MQCHLA_ENABLED,
+    C.MQIA_CLUSTER_WORKLOAD_LENGTH: 100,
+    C.MQIA_CLWL_MRU_CHANNELS: 999,
+    C.MQIA_CLWL_USEQ: C.MQCLWL_USEQ_LOCAL,
+    C.MQIA_DEF_CLUSTER_XMIT_Q_TYPE: C.MQCLXQ_SCTQ,
+    C.MQIA_IP_ADDRESS_VERSION: C.MQIPADDR_IPV4,
+    C.MQIA_LISTENER_TIMER: 60,
+    C.MQIA_OUTBOUND_PORT_MIN: 0,
+    C.MQIA_OUTBOUND_PORT_MAX: 0,
+    C.MQIA_PUBSUB_CLUSTER: C.MQPSCLUS_ENABLED,
+    C.MQIA_PUBSUB_MAXMSG_RETRY_COUNT: 5,
+    C.MQIA_PUBSUB_NP_MSG: C.MQUNDELIVERED_DISCARD,
+    C.MQIA_PUBSUB_NP_RESP: C.MQUNDELIVERED_NORMAL,
+    C.MQIA_PUBSUB_SYNC_PT: C.MQSYNCPOINT_IFPER,
+    C.MQIA_SSL_FIPS_REQUIRED: C.MQSSL_FIPS_NO,
+    C.MQIA_SSL_RESET_COUNT: 0,
+    C.MQIA_SUITE_B_STRENGTH: C.MQ_SUITE_B_NONE,
+}
+
+#: The defaults made from the queue manager's name: CERTLABL and SSLKEYR (the key
+#: repository in the queue manager's directory, its name with '.' as '!').
+QMGR_NAMED: Mapping[int, Callable[[str], str]] = {
+    C.MQCA_CERT_LABEL: lambda name: f"ibmwebspheremq{name.lower()}",
+    C.MQCA_SSL_KEY_REPOSITORY: lambda name: f"/var/mqm/qmgrs/{name.replace('.', '!')}/ssl/key",
 }
 
 
@@ -173,6 +240,9 @@ def inquire_qmgr(
             continue
         if selector in QMGR_FACTS:
             out[selector] = QMGR_FACTS[selector]
+            continue
+        if selector in QMGR_NAMED:
+            out[selector] = QMGR_NAMED[selector](qmgr_name)
             continue
         attr = QMGR_ATTR_BY_SELECTOR.get(selector)
         if attr is None:

@@ -1,8 +1,9 @@
 """MQINQ and PCF of attributes mqjms does not keep (clusters, scope, binding, service
-interval, events, MARKINT, MAXPROPL, PSMODE): answered with IBM MQ's defaults, as a queue
-manager outside any cluster with no event switched on answers them. Before, each was 2067
-MQRC_SELECTOR_ERROR, and INQUIRE_Q's responses lacked them (a KeyError in the program);
-MQIA_BASE_TYPE on a local queue was 2067 where MQ warns 2068."""
+interval, events, MARKINT, MAXPROPL, PSMODE, the queue manager's exits, TLS settings,
+statistics and the rest of IBM's queue manager selectors): answered with IBM MQ's
+defaults, as a queue manager outside any cluster with no event switched on answers them.
+Before, each was 2067 MQRC_SELECTOR_ERROR, and INQUIRE_Q's responses lacked them (a
+KeyError in the program); MQIA_BASE_TYPE on a local queue was 2067 where MQ warns 2068."""
 
 from __future__ import annotations
 
@@ -46,6 +47,36 @@ def test_the_queue_manager_answers_mqs_defaults(mq: ModuleType, env: MQEnv, qmgr
     assert qmgr.inquire(C.MQCA_REPOSITORY_NAME) == b" " * 48
 
 
+def test_the_queue_manager_answers_every_selector_a_distributed_one_does(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM's MQINQ queue manager selectors (distributed), as crtmqm leaves them; each was 2067
+    C = mq.CMQC
+    blank = {
+        C.MQCA_CHANNEL_AUTO_DEF_EXIT: 128,
+        C.MQCA_CLUSTER_WORKLOAD_EXIT: 128,
+        C.MQCA_CLUSTER_WORKLOAD_DATA: 32,
+        C.MQCA_SSL_CRL_NAMELIST: 48,
+        C.MQCA_SSL_CRYPTO_HARDWARE: 256,
+        C.MQCA_PARENT: 48,
+        C.MQCA_CUSTOM: 128,
+    }
+    for selector, length in blank.items():
+        assert qmgr.inquire(selector) == b" " * length, selector
+    assert qmgr.inquire(C.MQCA_CONN_AUTH).rstrip() == b"SYSTEM.DEFAULT.AUTHINFO.IDPWOS"
+    name = qmgr.inquire(C.MQCA_Q_MGR_NAME).rstrip()  # both made from it
+    assert qmgr.inquire(C.MQCA_CERT_LABEL) == (b"ibmwebspheremq" + name.lower()).ljust(64)
+    key_repository = qmgr.inquire(C.MQCA_SSL_KEY_REPOSITORY)
+    assert key_repository == (b"/var/mqm/qmgrs/%s/ssl/key" % name).ljust(256)
+    assert qmgr.inquire(C.MQCA_INSTALLATION_NAME) == b"Installation1".ljust(16)
+    assert qmgr.inquire(C.MQIA_STATISTICS_Q) == C.MQMON_OFF
+    assert qmgr.inquire(C.MQIA_MONITORING_AUTO_CLUSSDR) == C.MQMON_Q_MGR
+    assert qmgr.inquire(C.MQIA_ACCOUNTING_INTERVAL) == 1800
+    assert qmgr.inquire(C.MQIA_CHLAUTH_RECORDS) == mq.CMQCFC.MQCHLA_ENABLED
+    assert qmgr.inquire(C.MQIA_PUBSUB_SYNC_PT) == mq.CMQCFC.MQSYNCPOINT_IFPER
+    assert qmgr.inquire(C.MQIA_CLWL_USEQ) == C.MQCLWL_USEQ_LOCAL
+
+
 @pytest.mark.embedded_only("PCF maps onto the embedded queue manager's administration")
 def test_inquire_q_gives_them_too(mq: ModuleType, env: MQEnv, qmgr) -> None:
     C = mq.CMQC
@@ -54,3 +85,5 @@ def test_inquire_q_gives_them_too(mq: ModuleType, env: MQEnv, qmgr) -> None:
     assert found[C.MQCA_CLUSTER_NAME].strip() == b""
     [qmgr_found] = mq.PCFExecute(qmgr).MQCMD_INQUIRE_Q_MGR()
     assert qmgr_found[C.MQIA_PUBSUB_MODE] == C.MQPSM_ENABLED
+    assert qmgr_found[C.MQCA_CERT_LABEL].strip().startswith(b"ibmwebspheremq")
+    assert qmgr_found[C.MQIA_STATISTICS_INTERVAL] == 1800
