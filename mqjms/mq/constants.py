@@ -329,6 +329,7 @@ MQMI_NONE = b"\x00" * 24
 MQCI_NONE = b"\x00" * 24
 MQGI_NONE = b"\x00" * 24
 MQACT_NONE = b"\x00" * 32
+MQACTT_UNIX_NUMERIC_ID = b"\x06"
 
 # --- lengths ------------------------------------------------------------------------------
 MQ_Q_NAME_LENGTH = 48

@@ -88,18 +88,31 @@ def _user_name() -> str:
         return str(os.getuid())[:12]
 
 
+def unix_accounting_token(uid: int) -> bytes:
+    """The AccountingToken IBM MQ on UNIX gives a default-context put: a length byte, the
+    numeric user id in ASCII, binary zeros, MQACTT_UNIX_NUMERIC_ID in the last byte."""
+    digits = str(uid).encode("ascii")[:30]
+    return (bytes([len(digits)]) + digits).ljust(31, b"\x00") + C.MQACTT_UNIX_NUMERIC_ID
+
+
+def _accounting_token() -> bytes:
+    getuid = getattr(os, "getuid", None)  # none on Windows, whose token is a SID
+    return unix_accounting_token(getuid()) if getuid else C.MQACT_NONE
+
+
 @dataclass(frozen=True, slots=True)
 class PutIdentity:
-    """Who a connection puts as: PutApplName (28) and UserIdentifier (12)."""
+    """Who a connection puts as: PutApplName (28), UserIdentifier (12), AccountingToken."""
 
     appl_name: str
     user: str
+    accounting_token: bytes = C.MQACT_NONE
 
     @classmethod
     def of(cls, appl_name: str | None = None) -> PutIdentity:
         """``appl_name``, else ``MQAPPLNAME``, else the program's (script's) name; the
         user running it."""
-        return cls((appl_name or _program_name())[:28], _user_name())
+        return cls((appl_name or _program_name())[:28], _user_name(), _accounting_token())
 
 
 def set_context(md: MQMD, context: Context, identity: PutIdentity, now: float) -> None:
@@ -110,7 +123,7 @@ def set_context(md: MQMD, context: Context, identity: PutIdentity, now: float) -
         md.UserIdentifier = identity.user
         md.ApplIdentityData = ""
         md.ApplOriginData = ""
-        md.AccountingToken = C.MQACT_NONE
+        md.AccountingToken = identity.accounting_token
         md.PutDate, md.PutTime = put_date_time(now)
     elif context is Context.NONE:
         md.PutApplType = C.MQAT_NO_CONTEXT

@@ -8,6 +8,7 @@ MQSTAT; message properties through a message handle, carried in an RFH2.
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 
 import pytest
@@ -51,6 +52,24 @@ def test_put_fills_msg_id_and_context_and_keeps_input_fields(
     assert md.BackoutCount == 7 and md.Priority == 3  # input only
     [(got, _)] = env.browse(Q)
     assert got.MsgId == md.MsgId and got.BackoutCount == 0
+
+
+@pytest.mark.embedded_only("STOMP carries identity context only when the putter set it")
+def test_a_default_context_put_has_the_unix_accounting_token(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ on UNIX (MQMD AccountingToken): a length byte, the numeric user id in ASCII,
+    # binary zeros, MQACTT_UNIX_NUMERIC_ID last (amqsbcg: X'04313030300000...0006' for 1000)
+    uid = str(os.getuid()).encode()
+    expected = bytes([len(uid)]) + uid + b"\x00" * (30 - len(uid)) + b"\x06"
+    md = mq.MD()
+    mq.Queue(qmgr, Q).put(b"m", md)
+    assert md.AccountingToken == expected
+    [(got, _)] = env.browse(Q)
+    assert got.AccountingToken == expected
+    no_context = mq.PMO(Options=mq.CMQC.MQPMO_NO_CONTEXT)
+    mq.Queue(qmgr, Q).put(b"m", mq.MD(), no_context)
+    assert env.browse(Q)[1][0].AccountingToken == mq.CMQC.MQACT_NONE
 
 
 def test_a_blank_reply_to_qmgr_is_the_local_name_even_without_a_reply_to_queue(
