@@ -96,14 +96,9 @@ def answer(conn: Connection, request: MQMD, data: bytes) -> list[tuple[MQMD, byt
         header, parameters = mqpcf.parse_pcf(data, encoding)
     except MQFormatError as exc:
         return [_reply(request, _header(0, C.MQCC_FAILED, exc.reason), [])]
-    command = _COMMAND_NAMES.get(header.Command)
+    command: str | None = None
     try:
-        if header.Type not in _REQUESTS or command is None:
-            raise MQError(
-                C.MQCC_FAILED,
-                C.MQRCCF_COMMAND_FAILED,
-                f"PCF message type {header.Type}, command {header.Command} is not a command",
-            )
+        command = _command(header.Type, header.Command)
         params = _params(parameters)
         filters = [f for p in parameters if (f := _filter(p)) is not None]
         hidden = pcf_filters.widen(params, filters)  # filtered on, not asked for
@@ -129,6 +124,26 @@ def answer(conn: Connection, request: MQMD, data: bytes) -> list[tuple[MQMD, byt
         failed = _header(header.Command, C.MQCC_FAILED, C.MQRCCF_COMMAND_FAILED)
         return [_reply(request, failed, [])]
     return replies
+
+
+def _command(kind: int, number: int) -> str:
+    """The request's MQCMD_* name; for a message that is no command, the command server's
+    answer: 3001 MQRCCF_CFH_TYPE_ERROR for a Type that is no request, 3007
+    MQRCCF_CFH_COMMAND_ERROR for a Command MQ does not define."""
+    if kind not in _REQUESTS:
+        raise MQError(
+            C.MQCC_FAILED,
+            CMQCFC.MQRCCF_CFH_TYPE_ERROR,
+            f"PCF message type {kind} is not MQCFT_COMMAND or MQCFT_COMMAND_XR",
+        )
+    command = _COMMAND_NAMES.get(number)
+    if command is None:
+        raise MQError(
+            C.MQCC_FAILED,
+            CMQCFC.MQRCCF_CFH_COMMAND_ERROR,
+            f"PCF command {number} is no MQCMD_* command",
+        )
+    return command
 
 
 def _params(parameters: list[Any]) -> dict[int, Any]:

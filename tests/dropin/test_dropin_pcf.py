@@ -448,3 +448,26 @@ def test_a_hand_built_pcf_command_is_answered_on_its_reply_queue(
     assert header.CompCode == mq.CMQC.MQCC_FAILED and header.Reason > 3000  # an MQRCCF_*
     assert env.depth("SYSTEM.ADMIN.COMMAND.QUEUE") == 0  # taken off, answered
     replies.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "command", "reason"),
+    [
+        ("MQCFT_COMMAND", 9999, "MQRCCF_CFH_COMMAND_ERROR"),  # no MQCMD_* has that number
+        ("MQCFT_RESPONSE", "MQCMD_INQUIRE_Q", "MQRCCF_CFH_TYPE_ERROR"),  # no request
+    ],
+)
+def test_a_hand_built_message_that_is_no_command_is_answered_with_its_cfh_reason(
+    mq: ModuleType, env: MQEnv, qmgr, kind: str, command: int | str, reason: str
+) -> None:
+    # IBM's command server names the CFH field in error; both were 3008 COMMAND_FAILED
+    cf = mq.CMQCFC
+    od = mq.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"PCF.REPLY.*")
+    replies = mq.Queue(qmgr, od, mq.CMQC.MQOO_INPUT_EXCLUSIVE)
+    number = getattr(cf, command) if isinstance(command, str) else command
+    request = mq.CFH(Type=getattr(cf, kind), Command=number, ParameterCount=0).pack()
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=od.ObjectName)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", request, md)
+    [(header, _)] = _responses(mq, replies, md.MsgId)
+    assert (header.CompCode, header.Reason) == (mq.CMQC.MQCC_FAILED, getattr(cf, reason))
+    replies.close()
