@@ -80,6 +80,11 @@ class SynchronousPoisonFlow:
             self.handler.pending(event)
         return event
 
+    def is_poison(self, handle: Handle, md: MQMD) -> bool:
+        """Whether :meth:`screen` would requeue a message with ``md`` (a receiver that
+        looks before it gets asks, so that it gets such a message for the flow)."""
+        return self.handler.poison_attributes(self.conn, handle, md, scope=self.scope) is not None
+
     def _completes_at_once(self) -> bool:
         if self.mode is UnitOfWorkMode.AUTO_ACKNOWLEDGE:
             return True

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Browse, Capability, Handle
 from mqjms.semantics.contract import interrupt_wait
 
 from .errors import IllegalStateException, MessageFormatException
@@ -40,6 +42,7 @@ class MessageConsumer:
 
     def _ready(self) -> None:
         self._closed = False
+        self._browser: Handle | None = None  # receive_body's look at the next message
         self._idle = threading.Event()  # clear while a receive is in progress
         self._idle.set()
 
@@ -57,44 +60,92 @@ class MessageConsumer:
     def receive_body(self, kind: type[bytes], timeout: float | None = None) -> bytes | None: ...
     def receive_body(self, kind: type[Any], timeout: float | None = None) -> Any:
         """The next message's body as ``kind`` (str or bytes). A body of another type
-        raises MessageFormatException and the message is not acknowledged."""
+        raises MessageFormatException and the message is not acknowledged: in an AUTO or
+        DUPS_OK session it stays on the queue as if the call had not been made (JMS 2.0
+        receiveBody: not redelivered, BackoutCount unchanged); otherwise it stays in the
+        session's unit of work."""
+        if self.session.auto_acknowledges and self._peeks():
+            return self._receive_body_peeked(kind, timeout)
         message = self._receive(timeout, acknowledge=False)
         if message is None:
             return None
-        body = message.body
-        if not isinstance(body, kind) and not (body is None and isinstance(message, TextMessage)):
+        if not _assignable(message, kind):
             if self.session.auto_acknowledges:
                 self.session.end_unit_of_work(commit=False)
-            raise MessageFormatException(
-                f"message {message.jms_message_id} has a {type(message).__name__} body, "
-                f"not {kind.__name__}"
-            )
+            raise _not_assignable(message, kind)
         if self.session.auto_acknowledges:
             self.session.end_unit_of_work(commit=True)
-        return body
+        return message.body
 
-    def _receive(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
+    def _peeks(self) -> bool:
+        """Whether receive_body can look at the next message before getting it: a browse
+        that sees what a get would (MQ's MQMD and body, no lagging snapshot)."""
+        return Capability.BROWSE_AT_ONCE in self.session.mq.capabilities
+
+    def _receive_body_peeked(self, kind: type[Any], timeout: float | None) -> Any:
+        """Browse the next message; get it only when its body is a ``kind`` (or it is
+        poison, for the session's flow to requeue), so a refused one is never backed out."""
+        timeout = _checked_timeout(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            peeked = self._peek(wait)
+            if peeked is None:
+                if self._closed or wait == 0.0:
+                    return None
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+                continue  # ended early by an interrupt meant for an earlier receive
+            md, data = peeked
+            if not self.session.poison_flow.is_poison(self.handle, md):
+                seen = to_message(md, data, self.queue.name, lazy=True)
+                if not _assignable(seen, kind):
+                    raise _not_assignable(seen, kind)
+            if self._closed:  # by another thread while it looked
+                return None
+            message = self._receive(0.0, acknowledge=False, msg_id=md.MsgId)
+            if message is None:  # another consumer took it, or it was poison: look again
+                continue
+            if not _assignable(message, kind):  # another message with the same MsgId
+                self.session.end_unit_of_work(commit=False)
+                raise _not_assignable(message, kind)
+            self.session.end_unit_of_work(commit=True)
+            return message.body
+
+    def _peek(self, wait: float | None) -> tuple[MQMD, bytes] | None:
+        """The first message a get would take, browsed; None when none came in ``wait``
+        or the consumer was closed meanwhile."""
         if self._closed:
             raise IllegalStateException("the consumer is closed")
-        if timeout is not None:
-            if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-                try:  # numpy's numbers, Decimal, Fraction; not a str that looks like one
-                    if isinstance(timeout, str | bytes | bool):
-                        raise TypeError
-                    timeout = float(timeout)
-                except (TypeError, ValueError):
-                    raise TypeError(
-                        f"timeout must be a number of seconds or None, not {type(timeout).__name__}"
-                    ) from None
-            if not timeout >= 0:  # negative, or NaN
-                raise ValueError(f"timeout {timeout} is not 0 or more; None waits without limit")
+        mq = self.session.mq
+        if self._browser is None:
+            self._browser = mq.open(self.queue.name, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
         self._idle.clear()
         try:
-            return self._receive_open(timeout, acknowledge=acknowledge)
+            got = mq.get(self._browser, wait=wait, browse=Browse.FIRST)
+        except MQError:
+            if self._closed:
+                return None
+            raise
+        finally:
+            self._idle.set()
+        return None if self._closed else got
+
+    def _receive(
+        self, timeout: float | None, *, acknowledge: bool, msg_id: bytes | None = None
+    ) -> Message | None:
+        if self._closed:
+            raise IllegalStateException("the consumer is closed")
+        timeout = _checked_timeout(timeout)
+        self._idle.clear()
+        try:
+            return self._receive_open(timeout, acknowledge=acknowledge, msg_id=msg_id)
         finally:
             self._idle.set()
 
-    def _receive_open(self, timeout: float | None, *, acknowledge: bool) -> Message | None:
+    def _receive_open(
+        self, timeout: float | None, *, acknowledge: bool, msg_id: bytes | None
+    ) -> Message | None:
         session, mq, handle = self.session, self.session.mq, self.handle
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -102,7 +153,7 @@ class MessageConsumer:
                 return None
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
-                got = mq.get(handle, wait=wait, syncpoint=True)
+                got = mq.get(handle, wait=wait, syncpoint=True, msg_id=msg_id)
             except MQError:
                 if self._closed:  # a transport that cannot interrupt the wait: the
                     return None  # close ended the handle or connection under the get
@@ -161,5 +212,45 @@ class MessageConsumer:
         if not self._closed:
             self._closed = True
             self._end_receive()
+            self._close_browser()
             with contextlib.suppress(MQError):
                 self.session.mq.close(self.handle)
+
+    def _close_browser(self) -> None:
+        """MQCLOSE receive_body's browse handle, if it opened one."""
+        if self._browser is not None:
+            with contextlib.suppress(MQError):
+                self.session.mq.close(self._browser)
+            self._browser = None
+
+
+def _checked_timeout(timeout: object) -> float | None:
+    """A receive's timeout in seconds as a float (None: without limit), or TypeError /
+    ValueError naming what is wrong with it."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        try:  # numpy's numbers, Decimal, Fraction; not a str that looks like one
+            if isinstance(timeout, str | bytes | bool):
+                raise TypeError
+            timeout = float(timeout)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"timeout must be a number of seconds or None, not {type(timeout).__name__}"
+            ) from None
+    if not timeout >= 0:  # negative, or NaN
+        raise ValueError(f"timeout {timeout} is not 0 or more; None waits without limit")
+    return float(timeout)
+
+
+def _assignable(message: Message, kind: type[Any]) -> bool:
+    """JMS 2.0 receiveBody: the body is a ``kind``, or the message is a TextMessage
+    without text (no body: any type will do)."""
+    body = message.body
+    return isinstance(body, kind) or (body is None and isinstance(message, TextMessage))
+
+
+def _not_assignable(message: Message, kind: type[Any]) -> MessageFormatException:
+    return MessageFormatException(
+        f"message {message.jms_message_id} has a {type(message).__name__} body, not {kind.__name__}"
+    )

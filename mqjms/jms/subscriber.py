@@ -58,5 +58,6 @@ class TopicSubscriber(MessageConsumer):
         if not self._closed:
             self._closed = True
             self._end_receive()
+            self._close_browser()  # before a non-durable subscription's queue goes
             with contextlib.suppress(MQError):
                 subscriber(self.session.mq).close_subscription(self.subscription)

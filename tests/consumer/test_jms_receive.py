@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import mqjms
+from mqjms.semantics import Capability
 
 Q = "RCV.Q"
 
@@ -121,6 +122,52 @@ def test_receive_body_of_the_wrong_type_raises_and_the_message_comes_back(
     assert again.jms_message_id == sent.jms_message_id
     assert again.body == body
     assert env.depth(Q) == 0
+
+
+def _peeks(env: Any) -> bool:
+    """receive_body looks before it gets where a browse sees what a get would."""
+    return Capability.BROWSE_AT_ONCE in env.admin.capabilities
+
+
+@pytest.mark.parametrize("ack_mode", [mqjms.AUTO_ACKNOWLEDGE, mqjms.DUPS_OK_ACKNOWLEDGE])
+def test_receive_body_of_the_wrong_type_is_no_redelivery(env: Any, ack_mode: int) -> None:
+    # JMS 2.0 JMSConsumer.receiveBody, AUTO/DUPS_OK: "the JMS provider will behave as if
+    # the unsuccessful call to receiveBody had not occurred. The message will be delivered
+    # again before any subsequent messages. This is not considered to be redelivery and
+    # does not cause the JMSRedelivered message header field to be set or the
+    # JMSXDeliveryCount message property to be incremented." Nor is it a backout, so
+    # seed 002's BOTHRESH never moves it for a mistyped receive_body.
+    if not _peeks(env):
+        pytest.skip("the transport's browse lags its gets: receive_body backs the message out")
+    env.define_queue(Q, BOTHRESH=1, BOQNAME="RCV.BACKOUT")
+    env.define_queue("RCV.BACKOUT")
+    sent = env.send(Q, b"raw")
+    env.send(Q, b"second")
+    consumer = env.connect().session(ack_mode=ack_mode).consumer(Q)
+    for _ in range(2):
+        with pytest.raises(mqjms.MessageFormatException):
+            consumer.receive_body(str, timeout=1.0)
+    assert env.browse(Q)[0][0].BackoutCount == 0
+    again = consumer.receive(timeout=1.0)
+    assert again is not None and again.jms_message_id == sent.jms_message_id
+    assert again.jms_redelivered is False and again.delivery_count == 1
+    assert consumer.receive_body(bytes, timeout=1.0) == b"second"
+    assert env.depth(Q) == 0 and env.depth("RCV.BACKOUT") == 0
+
+
+def test_receive_body_still_moves_a_poison_message_it_looked_at(env: Any) -> None:
+    # seed 002: a message at BOTHRESH is requeued, never delivered, by every receive
+    # method (receiveBody included); the next message's body is returned.
+    if not _peeks(env):
+        pytest.skip("the transport's browse lags its gets")
+    env.define_queue(Q, BOTHRESH=2, BOQNAME="RCV.BACKOUT")
+    env.define_queue("RCV.BACKOUT")
+    env.send(Q, b"poison")
+    env.back_out(Q, 2)
+    env.send(Q, "next")
+    consumer = env.connect().session().consumer(Q)
+    assert consumer.receive_body(str, timeout=1.0) == "next"
+    assert env.depth("RCV.BACKOUT") == 1 and env.depth(Q) == 0
 
 
 def test_receive_body_of_the_wrong_type_in_a_transacted_session(env: Any) -> None:
