@@ -56,7 +56,7 @@ class Failure:
             message=truncate(_text(exc)),
             listener=listener,
             queue=queue,
-            traceback=truncate(_formatted(exc), MAX_TRACEBACK_LENGTH) if traceback else "",
+            traceback=_last(_formatted(exc), MAX_TRACEBACK_LENGTH) if traceback else "",
         )
 
     def properties(self) -> dict[str, str]:
@@ -86,26 +86,36 @@ def _formatted(exc: BaseException) -> str:
     import traceback
 
     report = traceback.TracebackException.from_exception(exc)
-    _without_carets(report, set())
+    _without_carets(report)
     return "".join(report.format())
 
 
-def _without_carets(report: object, seen: set[int]) -> None:
+def _without_carets(report: object) -> None:
     """Drop the column positions of every frame in ``report``'s chain, which is what
-    decides whether Python 3.11+ draws carets under a frame's line."""
-    if report is None or id(report) in seen:
-        return
-    seen.add(id(report))
-    for frame in getattr(report, "stack", ()):
-        frame.colno = frame.end_colno = None
-    for linked in (getattr(report, "__cause__", None), getattr(report, "__context__", None)):
-        _without_carets(linked, seen)
-    for member in getattr(report, "exceptions", None) or ():  # an ExceptionGroup's
-        _without_carets(member, seen)
+    decides whether Python 3.11+ draws carets under a frame's line. Walked with a list,
+    not recursion: a chain of thousands of exceptions must not fail the failure."""
+    seen: set[int] = set()
+    todo = [report]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        for frame in getattr(current, "stack", ()):
+            frame.colno = frame.end_colno = None
+        todo.append(getattr(current, "__cause__", None))
+        todo.append(getattr(current, "__context__", None))
+        todo.extend(getattr(current, "exceptions", None) or ())  # an ExceptionGroup's
 
 
 def truncate(text: str, limit: int = MAX_MESSAGE_LENGTH) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _last(text: str, limit: int) -> str:
+    """The end of a traceback too long to log whole: Python prints a chain's first cause
+    first, so the end holds the exception that was raised and where."""
+    return text if len(text) <= limit else "…" + text[len(text) - limit + 1 :]
 
 
 class FailureMemory:

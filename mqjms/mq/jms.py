@@ -116,25 +116,20 @@ _ESCAPES = str.maketrans(
 )  # a raw CR would come back as LF
 # The characters XML 1.0 excludes (its Char production's complement), listed rather than
 # negated: the negated class with the astral range takes about 7 ms to compile at import.
-# A lone surrogate cannot be UTF-8 at all; the others go as character references (IBM MQ
-# keeps such a string property, and parse_folder reads the references back).
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_CHARACTER_REFERENCE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\U00010000-\U0010ffff]")
+_NOT_XML_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def escape(text: str, what: str = "value") -> str:
-    """XML-escape element text the way the JMS client does; ValueError for a lone surrogate.
-
-    Astral characters and the ones XML 1.0 excludes become ``&#x..;``, so no value is lost.
-    """
-    bad = _SURROGATE.search(text)
+    """XML-escape element text the way the JMS client does; ValueError for non-XML chars."""
+    bad = _NOT_XML_CHAR.search(text)
     if bad:
         raise ValueError(
-            f"{what}: lone surrogate U+{ord(bad.group()):04X} at index {bad.start()} "
-            "cannot be carried in an RFH2 folder (not a Unicode character)"
+            f"{what}: character U+{ord(bad.group()):04X} at index {bad.start()} "
+            "cannot be carried in an RFH2 folder (not an XML character)"
         )
     text = text.translate(_ESCAPES)
-    return _CHARACTER_REFERENCE.sub(lambda m: f"&#x{ord(m.group()):X};", text)
+    return _ASTRAL.sub(lambda m: f"&#x{ord(m.group()):X};", text)
 
 
 @lru_cache(maxsize=4096)

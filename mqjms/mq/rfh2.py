@@ -11,7 +11,6 @@ byte-identical even when the sender padded with NULs or extra blanks.
 
 from __future__ import annotations
 
-import re
 import struct
 import sys
 from collections.abc import Sequence
@@ -26,7 +25,6 @@ from mqjms.mq.structure import byte_order
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
-    from xml.parsers import expat
 
 MQRFH_STRUC_ID = "RFH "
 MQRFH_VERSION_2 = 2
@@ -88,40 +86,6 @@ def parse_folder(text: str) -> ET.Element:
     return element
 
 
-# A character reference to a character XML 1.0 excludes (escape writes them for string
-# values holding control characters); expat refuses those, so they are renamed to entity
-# references of this form, which no well-formed text holds, and delivered by hand.
-_REFERENCE = re.compile(r"&#(x[0-9A-Fa-f]{1,6}|[0-9]{1,7});")
-_CONTROL_ENTITY = "_mqjms_char_"
-
-
-def _control_reference(match: re.Match[str]) -> str:
-    number = match.group(1)
-    code = int(number[1:], 16) if number[0] == "x" else int(number)
-    if (code < 0x20 and code not in (0x9, 0xA, 0xD)) or code in (0xFFFE, 0xFFFF):
-        return f"&{_CONTROL_ENTITY}{code:X};"
-    return match.group()
-
-
-def _accept_control_references(
-    parser: expat.XMLParserType, builder: ET.TreeBuilder, text: str
-) -> str:
-    """``text`` with its references to control characters made skipped entities, which
-    ``parser`` hands to ``builder`` as the characters (any other entity is an error)."""
-    renamed = _REFERENCE.sub(_control_reference, text)
-    if renamed == text:
-        return text
-
-    def skipped(name: str, _parameter_entity: bool) -> None:
-        if not name.startswith(_CONTROL_ENTITY):
-            raise _Rejected(f"undefined entity &{name};")
-        builder.data(chr(int(name[len(_CONTROL_ENTITY) :], 16)))
-
-    parser.UseForeignDTD(True)  # undefined entities are skipped, not fatal; none is loaded
-    parser.SkippedEntityHandler = skipped
-    return renamed
-
-
 def _parse_folder(text: str) -> ET.Element:
     """expat without namespace processing, because IBM writes ``xsi:nil`` without
     declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded.
@@ -140,8 +104,6 @@ def _parse_folder(text: str) -> ET.Element:
     parser.CharacterDataHandler = builder.data
     parser.StartDoctypeDeclHandler = _reject_doctype
     parser.EntityDeclHandler = _reject_doctype
-    if "&#" in text:
-        text = _accept_control_references(parser, builder, text)
     try:
         parser.Parse(text, True)
         return builder.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import traceback
 
 from mqjms.backout import Failure
+from mqjms.backout.failure import MAX_TRACEBACK_LENGTH
 
 
 class Order:
@@ -57,3 +58,18 @@ def test_an_exception_group_is_formatted_with_its_members() -> None:
     assert "ExceptionGroup: two orders failed (2 sub-exceptions)" in text
     assert "ValueError: bad quantity" in text and "RuntimeError: could not price" in text
     assert not _caret_lines(text)
+
+
+def test_a_chain_of_thousands_of_exceptions_is_formatted() -> None:
+    # the walk that drops the carets must not recurse once per link: a RecursionError
+    # here would fail the failure handling itself
+    error: BaseException = ValueError("the first")
+    for n in range(3000):
+        try:
+            raise RuntimeError(f"link {n}") from error
+        except RuntimeError as exc:
+            error = exc
+    text = Failure.from_exception(error, "app.listener", "Q").traceback
+    # too long to log whole: its end, which names the exception raised, is kept
+    assert len(text) == MAX_TRACEBACK_LENGTH and text.startswith("…")
+    assert text.endswith("RuntimeError: link 2999\n")
