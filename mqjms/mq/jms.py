@@ -120,14 +120,23 @@ _NOT_XML_CHAR = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
+def uncarried(text: str, what: str = "value") -> str | None:
+    """Why ``text`` cannot be element text of an RFH2 folder (a character XML 1.0
+    excludes: a control character, a lone surrogate, U+FFFE or U+FFFF), or None."""
+    bad = _NOT_XML_CHAR.search(text)
+    if bad is None:
+        return None
+    return (
+        f"{what}: character U+{ord(bad.group()):04X} at index {bad.start()} "
+        "cannot be carried in an RFH2 folder (not an XML character)"
+    )
+
+
 def escape(text: str, what: str = "value") -> str:
     """XML-escape element text the way the JMS client does; ValueError for non-XML chars."""
-    bad = _NOT_XML_CHAR.search(text)
-    if bad:
-        raise ValueError(
-            f"{what}: character U+{ord(bad.group()):04X} at index {bad.start()} "
-            "cannot be carried in an RFH2 folder (not an XML character)"
-        )
+    problem = uncarried(text, what)
+    if problem:
+        raise ValueError(problem)
     text = text.translate(_ESCAPES)
     return _ASTRAL.sub(lambda m: f"&#x{ord(m.group()):X};", text)
 

@@ -78,7 +78,10 @@ class MessageProperties:
     def set(self, name: str, value: object, property_type: int) -> None:
         key = property_key(name)
         check_settable(name)
-        self.items[key] = Property(typed_value(key, value, property_type), property_type)
+        typed = typed_value(key, value, property_type)
+        if isinstance(typed, str):
+            _check_carried(name, typed)
+        self.items[key] = Property(typed, property_type)
 
     def delete(self, name: str) -> None:
         key = property_key(name)
@@ -174,6 +177,18 @@ def check_settable(name: str) -> None:
     problem = _name_problem(name.strip().rstrip("\x00"))
     if problem:
         raise failed(CMQC.MQRC_PROPERTY_NAME_ERROR, f"message property name {name!r}: {problem}")
+
+
+def _check_carried(name: str, value: str) -> None:
+    """2466 MQRC_PROP_VALUE_NOT_CONVERTED at the set for a string an RFH2 cannot hold (a
+    control character...): IBM MQ keeps such a value, mqjms's RFH2 folders cannot, and a
+    failure at the put would come where the program does not expect it."""
+    problem = jms.uncarried(value, f"message property {name!r}")
+    if problem:
+        raise failed(
+            CMQC.MQRC_PROP_VALUE_NOT_CONVERTED,
+            f"{problem}: remove it, or set the value as bytes (MQTYPE_BYTE_STRING)",
+        )
 
 
 def _name_problem(name: str) -> str | None:
