@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, SupportsFloat, TypeVar, overload
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -98,7 +98,7 @@ class MessageConsumer:
                 continue  # ended early by an interrupt meant for an earlier receive
             md, data = peeked
             if not self.session.poison_flow.is_poison(self.handle, md):
-                seen = to_message(md, data, self.queue.name, lazy=True)
+                seen = to_message(md, data, self.queue.name)  # as the get maps it
                 if not _assignable(seen, kind):
                     raise _not_assignable(seen, kind)
             if self._closed:  # by another thread while it looked
@@ -231,9 +231,9 @@ def _checked_timeout(timeout: object) -> float | None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         try:  # numpy's numbers, Decimal, Fraction; not a str that looks like one
-            if isinstance(timeout, str | bytes | bool):
+            if isinstance(timeout, str | bytes | bool) or not isinstance(timeout, SupportsFloat):
                 raise TypeError
-            timeout = float(timeout)  # type: ignore[arg-type]
+            timeout = float(timeout)
         except (TypeError, ValueError):
             raise TypeError(
                 f"timeout must be a number of seconds or None, not {type(timeout).__name__}"
