@@ -21,8 +21,8 @@ import itertools
 import os
 import sqlite3
 import time
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -243,6 +243,26 @@ def checkpoint(db: sqlite3.Connection) -> bool:
     return not busy
 
 
+@contextmanager
+def _deletes_not_zeroed(db: sqlite3.Connection) -> Iterator[None]:
+    """Let a retried write free pages without writing them again as zeros.
+
+    An SQLite built with secure_delete on (Debian's is) writes every page a delete frees
+    to the log: backing out a unit of work of puts that filled the disk needed as much
+    room again as the puts took, far beyond the reserve, and failed, and so did every
+    later open (its recovery backs the unit of work out). ``FAST`` still zeroes deleted
+    rows in the pages the delete writes anyway."""
+    (mode,) = db.execute("PRAGMA secure_delete").fetchone()
+    if mode != 1:
+        yield
+        return
+    db.execute("PRAGMA secure_delete=FAST")
+    try:
+        yield
+    finally:
+        db.execute("PRAGMA secure_delete=ON")
+
+
 def _write_gate(db: sqlite3.Connection) -> AbstractContextManager[object]:
     """The connection's turn to write (re-entrant), or nothing for a connection without."""
     gate = getattr(db, "gate", None)
@@ -275,7 +295,7 @@ def with_room(
         try:
             if tries == 0:
                 return attempt()
-            with _write_gate(db):
+            with _write_gate(db), _deletes_not_zeroed(db):
                 if tries == 1 or reserve is None:
                     checkpoint(db)
                     return attempt()

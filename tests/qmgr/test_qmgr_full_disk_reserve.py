@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mqjms.mq import MQMD, C, MQError
-from mqjms.qmgr import QueueManager, space
+from mqjms.qmgr import QueueManager, space, store
 from mqjms.qmgr.failures import StorageError
 from mqjms.transport import embedded
 from tests.qmgr.full_disk import BODY, fill_disk, fill_queue
@@ -199,3 +201,42 @@ def test_a_write_that_still_fails_after_the_lend_leaves_the_reserve_made_again(
     conn.disconnect()
     qm.close()
     filler.unlink()
+
+
+def _secure_delete_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection zeroes what it deletes, as Debian's SQLite does by default."""
+    connect = store.connect_db
+
+    def connect_db(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        db.execute("PRAGMA secure_delete=ON")
+        return db
+
+    monkeypatch.setattr(store, "connect_db", connect_db)
+
+
+def test_a_unit_of_work_whose_puts_filled_the_disk_is_backed_out(
+    small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # with secure_delete on, the backout wrote every page of the puts' bodies again, as
+    # zeros: more than the reserve, on a disk full of them. The backout failed 2102, and
+    # the queue manager then failed to open (its recovery backs the unit of work out)
+    _secure_delete_on(monkeypatch)
+    qm = QueueManager(small_disk / "qm")
+    qm.define_queue("QLOCAL", Q, {"MAXDEPTH": 1_000_000})
+    qm.define_queue("QLOCAL", "OTHER.Q")
+    conn = qm.connect()
+    conn.put("OTHER.Q", MQMD(Persistence=C.MQPER_PERSISTENT), b"committed")
+    handle = conn.open(Q, C.MQOO_OUTPUT)
+    with pytest.raises(MQError) as raised:
+        while True:
+            conn.put(handle, MQMD(), b"x" * 100_000, syncpoint=True)
+    assert raised.value.reason == C.MQRC_Q_SPACE_NOT_AVAILABLE
+    conn.backout()
+    assert qm.queue_depth(Q) == 0
+    conn.disconnect()
+    qm.close()
+    embedded.close_all()
+    reopened = QueueManager(small_disk / "qm")
+    assert reopened.queue_depth("OTHER.Q") == 1 and reopened.queue_depth(Q) == 0
+    reopened.close()
