@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +19,7 @@ from .common import (
     positive_int,
     qmgr_ccsid,
 )
-from .render import message_json, message_text
+from .render import json_line, message_json, message_text
 
 JSON_HELP = (
     '--json prints one JSON object per message and line: {"md": {...}, "rfh2": [...], '
@@ -30,7 +29,9 @@ JSON_HELP = (
     "properties, typed, and jms its JMS header fields (JMSMessageID, JMSCorrelationID, "
     "JMSType, JMSPriority, ...), as a JMS application sees them. body is a string when the "
     'final Format is MQSTR and the bytes decode in its CCSID, otherwise {"base64": "..."}; '
-    'a malformed header adds "error" and leaves the bytes from that header on in body.'
+    'a malformed header adds "error" and leaves the bytes from that header on in body. '
+    "Without --json, a control character in the text shown (an escape sequence's ESC) "
+    "is written as \\xNN."
 )
 
 
@@ -86,7 +87,7 @@ def printer(args: argparse.Namespace, ccsid: int) -> Callable[[MQMD, bytes, int]
     def show(md: MQMD, data: bytes, number: int) -> None:
         obj: dict[str, Any] = message_json(md, data, ccsid, args.queue)
         if args.json:
-            sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_line(obj) + "\n")
         else:
             sys.stdout.write(
                 ("\n" if number > 1 else "")

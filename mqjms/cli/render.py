@@ -19,6 +19,7 @@ application receiving the message sees.
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 from mqjms.jms.message import Message, to_message
@@ -143,6 +144,22 @@ def report_names(report: int) -> list[str]:
     return names
 
 
+#: Control characters but the tab, each shown as ``\\xNN``: a message's escape sequences,
+#: written to a terminal as they are, clear the screen, retitle the window or set the
+#: clipboard (--json has the exact text).
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c != 0x09}
+
+
+#: DEL and the C1 controls, which JSON may hold as they are: escaped as ``\\u00NN`` (the
+#: same string), for a terminal that takes U+009B for CSI.
+_JSON_CONTROLS = {c: f"\\u{c:04x}" for c in range(0x7F, 0xA0)}
+
+
+def json_line(obj: dict[str, Any]) -> str:
+    """:func:`message_json`'s object as one line of JSON that is safe on a terminal."""
+    return json.dumps(obj, ensure_ascii=False).translate(_JSON_CONTROLS)
+
+
 def _line(label: str, value: object) -> str:
     return f"  {label:<16}{value}"
 
@@ -209,4 +226,4 @@ def message_text(obj: dict[str, Any], number: int, queue: str) -> list[str]:
         out.append(
             _line("body", f"{len(raw)} bytes: {raw[:64].hex()}{'...' if len(raw) > 64 else ''}")
         )
-    return out
+    return [line.translate(_CONTROLS) for line in out]

@@ -226,6 +226,20 @@ def test_put_binary_file_gives_base64_body(cli: CLI, tmp_path: Path) -> None:
     assert base64.b64decode(bad["body"]["base64"]) == b"\xff\xfe\xfd"
 
 
+def test_browse_and_get_do_not_send_a_bodys_control_characters_to_the_terminal(
+    cli: CLI,
+) -> None:
+    # the summary wrote a text body as it was: a message could clear the screen, retitle
+    # the window or set the clipboard of whoever browsed it; JSON left C1's CSI as it was
+    body = "a\x1b]0;title\x07b\x1b[2Jc\x9b31md\x7f\te"
+    cli.put("ORDERS.IN", "--body", body)
+    assert cli("browse", "ORDERS.IN") == 0
+    assert "    a\\x1b]0;title\\x07b\\x1b[2Jc\\x9b31md\\x7f\te" in cli.out.splitlines()
+    assert cli("get", "ORDERS.IN", "--json") == 0
+    assert not any(0x7F <= ord(c) < 0xA0 or (ord(c) < 0x20 and c != "\n") for c in cli.out)
+    assert json.loads(cli.out)["body"] == body
+
+
 def test_put_other_ccsid(cli: CLI) -> None:
     cli.put("ORDERS.IN", "--body", "caf\u00e9", "--ccsid", "819")
     [got] = cli.messages("browse", "ORDERS.IN")
