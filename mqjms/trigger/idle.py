@@ -4,7 +4,8 @@ exit when none has arrived for a while (``mqjms run module:app --idle-timeout SE
 The Worker has no idle timeout of its own, so this wraps its public ``connector`` hook:
 every connection its consumers make is a :class:`TrackedConnection` that notes when an
 MQGET returns a message and when its unit of work ends. The worker is idle when no
-message is in flight on any of them and none arrived for ``timeout`` seconds; then
+message is in flight on any of them and none arrived for ``timeout`` seconds while every
+consumer was connected with its queue open (one that cannot connect is not idle); then
 :func:`stop_when_idle`'s thread asks it to stop (``Worker.request_stop()``), which ends
 :meth:`Worker.run` as a SIGTERM would: in-flight work finishes, connections close.
 
@@ -215,7 +216,11 @@ class IdleStop:
                 continue
             if self.worker.stopping:
                 return  # stopping for another reason (a signal, a fatal error)
-            if self.tracker.idle_for() >= self.timeout:
+            if not self.worker.health().ready:
+                # a consumer not connected (a broker down) is not serving its queue: the
+                # worker is not idle but waiting, and must not stop as if it had drained
+                self.tracker.touch()
+            elif self.tracker.idle_for() >= self.timeout:
                 log.info(
                     "worker.idle_timeout",
                     idle_timeout=self.timeout,

@@ -11,9 +11,9 @@ import pytest
 
 import mqjms
 from mqjms.cli import main
-from mqjms.mq import MQMD, MQTM, C
+from mqjms.mq import MQMD, MQTM, C, MQError
 from mqjms.qmgr import QMConnection, QueueManager
-from mqjms.semantics import Handle
+from mqjms.semantics import Connection, Handle
 from mqjms.trigger import stop_when_idle, tmc2_argument
 from tests.trigger.trigger_helpers import put
 
@@ -211,3 +211,32 @@ def test_an_idle_timeout_stops_a_worker_that_ran_and_stopped_before(
         runner.join(30)
     watch.cancel()
     assert not stuck and watch.fired.is_set()
+
+
+def test_an_idle_timeout_counts_only_while_the_queue_is_served(
+    tqm: QueueManager, app: QMConnection, embedded_url: str
+) -> None:
+    # the idle clock ran from the start: a worker that could not connect (a broker down)
+    # was "idle", stopped cleanly (exit status 0) and left its queue as it was
+    tqm.define_queue("QLOCAL", QUEUE)
+    put(app, QUEUE, n=3)
+    worker = mqjms.Worker(embedded_url)
+    worker.get_wait = 0.1
+    done: list[str] = []
+    worker.listener(QUEUE)(lambda msg: done.append(str(msg.body)))
+    down_until = time.monotonic() + 1.0
+    connect = worker.connector
+
+    def broker_down_for_a_second(url: str, appl_name: str | None) -> Connection:
+        if time.monotonic() < down_until:
+            raise MQError(C.MQCC_FAILED, C.MQRC_HOST_NOT_AVAILABLE, "the broker is down")
+        return connect(url, appl_name)
+
+    worker.connector = broker_down_for_a_second
+    watch = stop_when_idle(worker, 0.3)
+    result: list[int] = []
+    runner = threading.Thread(target=lambda: result.append(worker.run()))
+    runner.start()
+    runner.join(30)
+    assert result == [0] and watch.fired.is_set()
+    assert len(done) == 3 and tqm.queue_depth(QUEUE) == 0
