@@ -217,7 +217,9 @@ class HealthFile:
                 failed = True
                 kind = f"{type(exc).__name__} {exc.errno}"  # the name holds a random part
                 if kind != self._failing:  # once per error, not once per attempt
-                    log.warning("worker.health_file_failed", path=str(self.path), error=str(exc))
+                    log.warning(
+                        "worker.health_file_failed", path=str(self.path), error=self._why(exc)
+                    )
                 self._failing = kind
             else:
                 if self._failing and ready:
@@ -235,6 +237,16 @@ class HealthFile:
             while not self._stop.wait(min(NOT_READY_POLL, max(0.0, deadline - time.monotonic()))):
                 if time.monotonic() >= deadline or not self.worker.health().ready:
                     break
+
+    def _why(self, exc: OSError) -> str:
+        """The failure, naming the health file and not the temporary file written first
+        (``.ready.x8f2k1q``), with what to do when its directory is missing."""
+        if not self.path.parent.is_dir():
+            return (
+                f"cannot write {self.path}: the directory {self.path.parent} does not exist "
+                "(create it; each write tries again)"
+            )
+        return f"cannot write {self.path}: {exc.strerror or exc}"
 
     def _remove(self) -> None:
         with contextlib.suppress(FileNotFoundError):

@@ -211,6 +211,12 @@ def test_a_health_file_that_cannot_be_written_is_logged_once_not_every_look(
     names = [e["event"] for e in events]
     assert names.count("worker.health_file_failed") == 1
     assert names.count("worker.health_file_written") == 1
+    # it named the temporary file (".ready.x8f2k1q"), not the directory to create
+    [failed] = [e for e in events if e["event"] == "worker.health_file_failed"]
+    assert failed["error"] == (
+        f"cannot write {missing / 'ready'}: the directory {missing} does not exist "
+        "(create it; each write tries again)"
+    )
 
 
 def test_a_health_file_that_can_never_be_written_is_refused_at_the_start(
