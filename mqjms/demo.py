@@ -85,6 +85,15 @@ class Summary:
         )
 
 
+def _cleared_line(cleared: dict[str, int]) -> str:
+    """Says which messages the demo deleted, so that none goes unnoticed: the queues'
+    names are the README's, which a user may have used for real orders."""
+    parts = [f"{n} on {queue}" for queue, n in cleared.items() if n]
+    if not parts:
+        return ""
+    return f"(deleted the messages already there: {', '.join(parts)})\n"
+
+
 def run_demo(
     url: str,
     *,
@@ -114,8 +123,7 @@ def run_demo(
         {"MAXDEPTH": BACKOUT_DEPTH, "DESCR": "mqjms demo: orders that failed 3 times"},
         replace=True,
     )
-    qm.clear_queue(INPUT)
-    qm.clear_queue(BACKOUT)
+    cleared = {queue: qm.clear_queue(queue) for queue in (INPUT, BACKOUT)}
     deadq = str(qm.display_qmgr(["DEADQ"])["DEADQ"])
     dlq_before = qm.queue_depth(deadq)
 
@@ -123,6 +131,7 @@ def run_demo(
         f"mqjms demo on {redact(url)}: {orders} orders, 1 in {poison_every} poison, "
         f"{concurrency} consumers\n"
     )
+    out.write(_cleared_line(cleared))
     factory = ConnectionFactory(url)
     with factory.connect() as connection, connection.session(transacted=True) as session:
         producer = session.producer(INPUT)

@@ -18,7 +18,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="send orders, some poison, through a listener service and show where they went",
         description="Defines ORDERS.IN (BOTHRESH 3, BOQNAME ORDERS.BACKOUT), sends a stream "
         "of orders of which some can never be processed, runs a listener service over them "
-        "with a live progress line, and ends with a summary checked against the queue depths.",
+        "with a live progress line, and ends with a summary checked against the queue depths. "
+        "It replaces ORDERS.IN and ORDERS.BACKOUT and clears both, deleting any messages "
+        "on them: give it a queue manager of its own (--url embedded:///tmp/demo) when "
+        "yours has queues of those names.",
     )
     add_url(parser, embedded_only=True)
     parser.add_argument("--orders", type=positive_int, default=1000, metavar="N")

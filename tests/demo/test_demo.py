@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from mqjms.demo import BACKOUT, INPUT, make_orders, run_demo
+from mqjms.mq import MQMD
+from mqjms.transport.embedded import queue_manager
 
 
 def test_orders_include_every_kind_of_poison() -> None:
@@ -30,6 +32,20 @@ def test_summary_matches_the_queue_depths(tmp_path: Path) -> None:
     assert summary.dead_lettered == summary.depths["DLQ+"] == 5
     assert summary.depths[INPUT] == 0
     assert "matches the queue depths" in out.getvalue()
+
+
+def test_the_demo_says_which_messages_it_deleted(tmp_path: Path) -> None:
+    # its queues are the README's ORDERS.IN and ORDERS.BACKOUT: it cleared a user's
+    # orders there without a word (and its --help did not say it would)
+    url = f"embedded://{tmp_path}/qm"
+    qm = queue_manager(url)
+    qm.define_queue("QLOCAL", INPUT)
+    conn = qm.connect()
+    conn.put(INPUT, MQMD(), b"a real order")
+    conn.disconnect()
+    out = io.StringIO()
+    run_demo(url, orders=20, poison_every=10, out=out)
+    assert f"(deleted the messages already there: 1 on {INPUT})" in out.getvalue()
 
 
 def test_demo_command_on_a_fresh_directory(tmp_path: Path) -> None:
