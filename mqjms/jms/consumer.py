@@ -62,7 +62,8 @@ class MessageConsumer:
         """The next message's body as ``kind`` (str or bytes). A body of another type
         raises MessageFormatException and the message is not acknowledged: in an AUTO or
         DUPS_OK session it stays on the queue as if the call had not been made (JMS 2.0
-        receiveBody: not redelivered, BackoutCount unchanged); otherwise it stays in the
+        receiveBody: not redelivered, BackoutCount unchanged, so BOTHRESH never moves it:
+        take it with ``receive()``, or it comes first again); otherwise it stays in the
         session's unit of work."""
         if self.session.auto_acknowledges and self._peeks():
             return self._receive_body_peeked(kind, timeout)

@@ -426,7 +426,8 @@ class QueueManager(
                 )
             try:
                 with self._lock:
-                    self._start()
+                    # as an open's start: on a full disk, checkpoint and lend the reserve
+                    with_room(self._db, self.reserve, self._start)
             finally:
                 self._active.acquire(exclusive=False)
         finally:

@@ -240,3 +240,17 @@ def test_a_unit_of_work_whose_puts_filled_the_disk_is_backed_out(
     reopened = QueueManager(small_disk / "qm")
     assert reopened.queue_depth("OTHER.Q") == 1 and reopened.queue_depth(Q) == 0
     reopened.close()
+
+
+def test_a_restart_on_a_full_disk_gives_up_the_reserve_as_an_open_does(
+    small_disk: Path,
+) -> None:
+    # an open of a queue manager on a full disk retries its start with the space reserve
+    # given up; a restart (endmqm + strmqm, ``mqjms restart``) did not, and failed 2102
+    # every time on a disk the queues had filled
+    _, put, filler = full_queue_on_full_disk(small_disk)
+    qm = QueueManager(small_disk / "qm")
+    qm.restart()
+    assert qm.queue_depth(Q) == put
+    qm.close()
+    filler.unlink()
