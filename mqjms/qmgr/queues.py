@@ -154,25 +154,13 @@ def _dead_letter_trigger(
 ) -> bool:
     """Put the trigger message the initiation queue refused with ``exc`` on the dead-letter
     queue (MQDLH Reason: the refusal's); whether it is there."""
-    dl_md, dl_data = dead_letter_message(
-        md,
-        data,
-        reason=exc.reason,
-        dest_queue=trigger.initq,
-        dest_qmgr=tx.qmgr_name,
-        appl_name=tx.qmgr_name,
-        appl_type=C.MQAT_QMGR,
-        now=tx.now,
-    )
-    deadq = str(tx.qmgr_attr("DEADQ")).strip()
     try:
-        named, base = remote.resolve_here(tx, deadq, "the dead-letter queue")
-        put_message(
+        deadq = put_dead_letter(
             tx,
-            named,
-            base,
-            dl_md,
-            dl_data,
+            md,
+            data,
+            reason=exc.reason,
+            dest=(trigger.initq, tx.qmgr_name),
             uow=trigger.uow,
             new_msg_id=True,
             release_on_backout=trigger.release_on_backout,
@@ -190,3 +178,44 @@ def _dead_letter_trigger(
         reason=exc.reason_name,
     )
     return True
+
+
+def put_dead_letter(
+    tx: Transaction,
+    md: MQMD,
+    data: bytes,
+    *,
+    reason: int,
+    dest: tuple[str, str],
+    uow: str | None,
+    new_msg_id: bool,
+    release_on_backout: bool = False,
+    dead_letter_triggers: bool = True,
+) -> str:
+    """Put ``md``/``data``, which the queue manager could not deliver to ``dest`` (queue,
+    queue manager), on its DEADQ behind an MQDLH saying ``reason``; the DEADQ's name.
+    Raises the put's MQError when the dead-letter queue does not take it."""
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=reason,
+        dest_queue=dest[0],
+        dest_qmgr=dest[1],
+        appl_name=tx.qmgr_name,
+        appl_type=C.MQAT_QMGR,
+        now=tx.now,
+    )
+    deadq = str(tx.qmgr_attr("DEADQ")).strip()
+    named, base = remote.resolve_here(tx, deadq, "the dead-letter queue")
+    put_message(
+        tx,
+        named,
+        base,
+        dl_md,
+        dl_data,
+        uow=uow,
+        new_msg_id=new_msg_id,
+        release_on_backout=release_on_backout,
+        dead_letter_triggers=dead_letter_triggers,
+    )
+    return deadq

@@ -16,7 +16,6 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.put import put_date_time
 from mqjms.semantics.reports import COA, COD, ReportKind, report_message
 
@@ -64,20 +63,17 @@ def _dead_letter(
     tx: Transaction, md: MQMD, data: bytes, reason: int, dest: tuple[str, str], uow: str | None
 ) -> None:
     """Put a report that could not reach its ReplyToQ to the dead-letter queue (MQDLH)."""
-    dl_md, dl_data = dead_letter_message(
-        md,
-        data,
-        reason=reason,
-        dest_queue=dest[0],
-        dest_qmgr=dest[1] or tx.qmgr_name,
-        appl_name=tx.qmgr_name,
-        appl_type=C.MQAT_QMGR,
-        now=tx.now,
-    )
     deadq = str(tx.qmgr_attr("DEADQ")).strip()
     try:
-        named, base = remote.resolve_here(tx, deadq, "the dead-letter queue")
-        queues.put_message(tx, named, base, dl_md, dl_data, uow=uow, new_msg_id=False)
+        queues.put_dead_letter(
+            tx,
+            md,
+            data,
+            reason=reason,
+            dest=(dest[0], dest[1] or tx.qmgr_name),
+            uow=uow,
+            new_msg_id=False,
+        )
         log.warning(
             "report.dead_lettered",
             reply_to=dest[0],
