@@ -92,7 +92,9 @@ def put_message(
         )
     priority = queue_priority(md, base)
     if base.attrs.get("TRIGGER"):
-        decided = triggers.on_put(tx, base.name, base.attrs, priority, uow)
+        decided = triggers.on_put(
+            tx, base.name, base.attrs, priority, uow, survives_backout=release_on_backout
+        )
         write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
     row_id = messages.insert(
         tx.db,
@@ -176,6 +178,7 @@ def _dead_letter_trigger(
         initq=trigger.initq,
         dead_letter_queue=deadq,
         reason=exc.reason_name,
+        in_unit_of_work=trigger.uow is not None,  # as trigger.written: a backout may undo it
     )
     return True
 

@@ -158,9 +158,18 @@ def _enough(tx: Transaction, name: str, attrs: Attrs, exclude_got: bool = False)
 
 
 def on_put(
-    tx: Transaction, name: str, attrs: Attrs, priority: int, uow: str | None
+    tx: Transaction,
+    name: str,
+    attrs: Attrs,
+    priority: int,
+    uow: str | None,
+    *,
+    survives_backout: bool = False,
 ) -> list[TriggerMessage]:
-    """Items 1-11: a message of ``priority`` is about to be put on local queue ``name``."""
+    """Items 1-11: a message of ``priority`` is about to be put on local queue ``name``.
+    ``survives_backout``: the message itself is released, not removed, by a backout of
+    ``uow`` (a FIRST or DEPTH trigger message, or one dead-lettered), so its own trigger
+    message is too, whatever the TRIGTYPE: no message is left without its trigger."""
     if not attrs.get("TRIGGER"):
         return []
     trigtype = attrs.get("TRIGTYPE", "FIRST")
@@ -181,7 +190,8 @@ def on_put(
         return []
     # item 10: in a unit of work the trigger message waits for it to end, and a FIRST or
     # DEPTH trigger message is released by a backout as well
-    return _decide(tx, name, attrs, uow=uow, release_on_backout=trigtype != "EVERY")
+    release = trigtype != "EVERY" or survives_backout
+    return _decide(tx, name, attrs, uow=uow, release_on_backout=release)
 
 
 def _interval_elapsed(tx: Transaction, name: str) -> bool:

@@ -319,3 +319,41 @@ def test_full_initiation_queue_does_not_fail_the_application(
     assert depth(tqm, APPQ) == 3
     assert depth(tqm, INITQ) == 1
     assert monitor.queues() == [APPQ]
+
+
+def test_a_dead_lettered_trigger_message_kept_by_a_backout_keeps_its_own_trigger_message(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 item 10: a backout releases a FIRST or DEPTH trigger message put in the unit
+    # of work and removes an EVERY one, as it removes the message that caused it. A FIRST
+    # trigger message dead-lettered in the unit of work stays on the dead-letter queue
+    # after a backout, so the DLQ's own EVERY trigger message for it must stay too:
+    # otherwise its trigger monitor never hears of a message that is there.
+    tqm.define_queue("QLOCAL", "DLQ.INITQ", {})
+    tqm.alter_queue(DLQ, {"TRIGGER": True, "TRIGTYPE": "EVERY", "INITQ": "DLQ.INITQ"})
+    tqm.alter_queue(DLQ, {"PROCESS": PROC})
+    dlq_monitor = Monitor(tqm, "DLQ.INITQ")
+    try:
+        tqm.alter_queue(INITQ, {"MAXDEPTH": 1})
+        define_triggered(tqm, "OTHER.Q")
+        put(app, "OTHER.Q")  # fills the initiation queue
+        define_triggered(tqm)  # FIRST
+        put(app, syncpoint=True)
+        app.backout()
+        assert depth(tqm, APPQ) == 0
+        [(dlh, _, tm)] = _dead_letters(tqm)  # kept by the backout: a FIRST trigger message
+        assert tm.QName.strip() == APPQ and dlh.Reason == C.MQRC_Q_FULL
+        assert dlq_monitor.queues() == [DLQ]  # and the DLQ's own trigger message with it
+    finally:
+        dlq_monitor.disconnect()
+
+
+def test_an_every_trigger_message_goes_with_the_backed_out_message_that_caused_it(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 item 10: an EVERY trigger message put in a unit of work is removed by its
+    # backout, with the message that caused it
+    define_triggered(tqm, trigtype="EVERY")
+    put(app, syncpoint=True)
+    app.backout()
+    assert depth(tqm, APPQ) == 0 and monitor.queues() == []
