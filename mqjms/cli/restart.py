@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.qmgr.files import DATABASE, MARKER
 from mqjms.transport.embedded import queue_manager
-from mqjms.transport.url import redact
+from mqjms.transport.url import embedded_path, redact
 
 from .common import CLIError, add_url, url_of
 
@@ -27,6 +30,14 @@ def run(args: argparse.Namespace) -> int:
     url = url_of(args)
     if not url.startswith("embedded:"):
         raise CLIError(f"restart is for the embedded queue manager, not {redact(url)}")
+    path, _ = embedded_path(url)
+    if not (path / MARKER).exists() and not (path / DATABASE).exists():
+        # strmqm of a queue manager that was never created: AMQ7048, not a new one
+        raise failed(
+            C.MQRC_Q_MGR_NAME_ERROR,
+            f"{redact(url)}: there is no queue manager in {path} to restart; check --url "
+            "(or MQJMS_URL), or create one there first (any command but restart creates it)",
+        )
     qm = queue_manager(url)
     qm.restart()
     print(f"Queue manager {qm.name} restarted.")

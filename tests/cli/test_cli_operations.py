@@ -157,3 +157,36 @@ def test_run_serves_metrics_and_health_and_keeps_a_health_file(tmp_path: Path) -
     assert service.returncode == 0, err
     assert not health.exists()  # removed at exit
     assert err.count("worker.started") == 1
+
+
+def _mqjms(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mqjms", *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_restart_drops_non_persistent_messages_and_keeps_persistent_ones(tmp_path: Path) -> None:
+    url = f"embedded://{tmp_path / 'qm'}"
+    assert _mqjms("mqsc", "--url", url, stdin="DEFINE QLOCAL(R.Q)\n").returncode == 0
+    for flag in ("--persistent", "--non-persistent"):
+        assert _mqjms("put", "--url", url, "R.Q", f"--body={flag}", flag).returncode == 0
+    done = _mqjms("restart", "--url", url)
+    assert done.returncode == 0, done.stderr
+    assert "restarted" in done.stdout
+    shown = _mqjms("browse", "--url", url, "R.Q", "--json")
+    assert [json.loads(line)["body"] for line in shown.stdout.splitlines()] == ["--persistent"]
+
+
+def test_restart_of_a_directory_without_a_queue_manager_makes_none(tmp_path: Path) -> None:
+    # strmqm of a queue manager never created fails (AMQ7048); a mistyped --url must not
+    # create an empty queue manager and report it restarted
+    missing = tmp_path / "no-such-qm"
+    done = _mqjms("restart", "--url", f"embedded://{missing}")
+    assert done.returncode != 0 and "restarted" not in done.stdout
+    assert "MQRC_Q_MGR_NAME_ERROR (2058)" in done.stderr and str(missing) in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not missing.exists()
