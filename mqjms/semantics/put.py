@@ -236,12 +236,14 @@ def check_put_allowed(
     if length > maxmsgl:
         raise failed(
             C.MQRC_MSG_TOO_BIG_FOR_Q,
-            f"{length} bytes is more than MAXMSGL({maxmsgl}) of {base.name!r}",
+            f"{length} bytes is more than MAXMSGL({maxmsgl}) of {base.name!r} "
+            "(send less, or raise the queue's MAXMSGL, up to the queue manager's)",
         )
     if length > qmgr_maxmsgl:
         raise failed(
             C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
-            f"{length} bytes is more than the queue manager's MAXMSGL({qmgr_maxmsgl})",
+            f"{length} bytes is more than the queue manager's MAXMSGL({qmgr_maxmsgl}) "
+            "(send less, or raise the queue manager's MAXMSGL, at most 104857600)",
         )
 
 

@@ -193,7 +193,17 @@ def test_message_too_big_for_the_queue_manager(qm: QueueManager) -> None:
     with pytest.raises(MQError) as err:
         conn.put("APP.BIG", MQMD(), b"x" * 32_769)
     assert err.value.reason == C.MQRC_MSG_TOO_BIG_FOR_Q_MGR == 2031
+    assert "raise the queue manager's MAXMSGL" in err.value.detail  # says what to do
     assert qm.queue_depth("APP.BIG") == 1
+
+
+def test_message_too_big_for_the_queue_says_which_limit(qm: QueueManager) -> None:
+    qm.define_queue("QLOCAL", "APP.SMALL", {"MAXMSGL": 10})
+    with pytest.raises(MQError) as err:
+        qm.connect().put("APP.SMALL", MQMD(), b"x" * 11)
+    assert err.value.reason == C.MQRC_MSG_TOO_BIG_FOR_Q == 2030
+    assert err.value.detail.startswith("11 bytes is more than MAXMSGL(10) of 'APP.SMALL'")
+    assert "raise the queue's MAXMSGL" in err.value.detail
 
 
 # --------------------------------------------------------------------------- open counts
