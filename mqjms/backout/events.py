@@ -51,6 +51,9 @@ class PoisonEvent:
     failure: Failure | None
     style: DeliveryStyle
     returned_to_queue: bool = False  # REQUEUE_FAILED and backed out: on the input queue again
+    #: where the exception report the message asked for (MQRO_EXCEPTION*) went when it was
+    #: dead-lettered or discarded: its ReplyToQ, the dead-letter queue, or "" for none
+    report_queue: str = ""
 
 
 PoisonHook = Callable[[PoisonEvent], None]

@@ -5,8 +5,9 @@ The decision: a message with BackoutCount > 0 is compared with its underlying qu
 BOTHRESH: below it the message is delivered; at or above it (BOTHRESH > 0) it is poison.
 The route: to BOQNAME; when BOQNAME is blank, or the put to it fails, the message's report
 options decide: MQRO_DISCARD_MSG discards it, otherwise it goes to the dead-letter queue
-with an MQDLH; when that put fails too, no queue took it (REQUEUE_FAILED). Where BOTHRESH,
-BOQNAME and DEADQ come from: :mod:`.attributes`.
+with an MQDLH; when that put fails too, no queue took it (REQUEUE_FAILED). A message not
+requeued to BOQNAME also gets the exception report its Report options ask for
+(:mod:`.exception_report`). Where BOTHRESH, BOQNAME and DEADQ come from: :mod:`.attributes`.
 
 The unit of work the requeue is made in, and what ends it, is the delivery style's
 (:class:`~.events.DeliveryStyle`); each style is one flow over this handler:
@@ -69,6 +70,7 @@ from .events import (
     completed_event_name,
     pending_event_name,
 )
+from .exception_report import send_exception_report
 from .failure import Failure
 
 log = get_logger("mqjms.backout")
@@ -147,11 +149,30 @@ class PoisonHandler:
         the caller's flow ends the unit of work and reports (see the module docstring)."""
         moved_to, reason = self._move(conn, queue, md, data, attrs, failure, syncpoint, scope)
 
-        def event(outcome: PoisonOutcome, destination: str = "") -> PoisonEvent:
-            return PoisonEvent(outcome, queue, destination, reason, md, data, failure, style)
-
         if moved_to:
-            return event(PoisonOutcome.MOVED, moved_to)
+            return PoisonEvent(
+                PoisonOutcome.MOVED, queue, moved_to, reason, md, data, failure, style
+            )
+        # Not requeued to BOQNAME: IBM's "Removing messages from the queue in ASF" says the
+        # report options decide, and an exception report is sent when the message asks for
+        # one (MQRO_DISCARD_MSG with MQRO_EXCEPTION_WITH_FULL_DATA returns it to its sender)
+        report_queue = send_exception_report(
+            conn, md, data, feedback=reason, queue=queue, syncpoint=syncpoint
+        )
+
+        def event(outcome: PoisonOutcome, destination: str = "") -> PoisonEvent:
+            return PoisonEvent(
+                outcome,
+                queue,
+                destination,
+                reason,
+                md,
+                data,
+                failure,
+                style,
+                report_queue=report_queue,
+            )
+
         if md.Report & C.MQRO_DISCARD_MSG:
             return event(PoisonOutcome.DISCARDED)
         dlq = dead_letter_queue(conn)
@@ -346,4 +367,5 @@ def _fields(event: PoisonEvent, context: dict[str, Any]) -> dict[str, Any]:
         "reason": MQError(C.MQCC_FAILED, event.reason).reason_name,
         "exception_type": failure.exception_type if failure else None,
         "style": event.style.value,
+        **({"report_queue": event.report_queue} if event.report_queue else {}),
     }

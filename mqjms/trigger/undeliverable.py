@@ -49,7 +49,8 @@ def reject(
     report = exception_report(md, data, feedback)
     if report is not None:
         try:
-            conn.put(md.ReplyToQ.strip(), report[0], report[1], syncpoint=True)
+            # new_msg_id=False: MsgId is MQMI_NONE (a new one) unless MQRO_PASS_MSG_ID
+            conn.put(md.ReplyToQ.strip(), report[0], report[1], syncpoint=True, new_msg_id=False)
             report_queue = md.ReplyToQ.strip()
             log.info(
                 "trigger.reported", queue=queue or None, reply_to=report_queue, feedback=feedback

@@ -286,3 +286,87 @@ def test_report_options_do_not_matter_when_the_backout_queue_takes_it(
     md, _ = env.browse_one(BOQ)
     assert md.MsgId == original.MsgId
     assert md.Report == report
+
+
+# --------------------------------------------------------------------------- exception reports
+# IBM MQ classes for JMS, "Removing messages from the queue in ASF": a poison message that
+# is not requeued to the backout queue goes where its disposition options say, and "the
+# ConnectionConsumer also generates a report message" to the ReplyToQ when the Report field
+# asks for one (MQRO_EXCEPTION*), its Feedback the reason (MQRC 2362 "appears in the
+# Feedback field of the report message"); a report that cannot be sent goes to the DLQ.
+REPLY = "DL.REPLY"
+
+
+def _poison_asking_for_a_report(env: Any, report: int) -> tuple[MQMD, bytes]:
+    env.define_queue(REPLY)
+    env.put_raw(IN, BODY, Format=C.MQFMT_STRING, Report=report, ReplyToQ=REPLY, Persistence=1)
+    env.back_out(IN, BOTHRESH)
+    return env.browse_one(IN)
+
+
+def _receive_and_commit(env: Any) -> None:
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.commit()
+
+
+def test_discarded_with_exception_with_full_data_goes_back_to_its_sender(env: Any) -> None:
+    # "If you want to return the original message to the sender, without the original
+    # message being placed on the dead-letter queue, the sender must specify
+    # MQRO_DISCARD_MSG with MQRO_EXCEPTION_WITH_FULL_DATA"
+    _setup(env)
+    original, data = _poison_asking_for_a_report(
+        env, C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION_WITH_FULL_DATA
+    )
+    _receive_and_commit(env)
+    assert env.depth(IN) == 0 and env.depth(DLQ) == 0
+    md, body = env.browse_one(REPLY)
+    assert md.MsgType == C.MQMT_REPORT
+    assert md.Feedback == C.MQRC_BACKOUT_THRESHOLD_REACHED == 2362
+    assert body == data == BODY
+    assert md.CorrelId == original.MsgId  # MQRO_COPY_MSG_ID_TO_CORREL_ID, the default
+    assert md.MsgId != original.MsgId  # MQRO_NEW_MSG_ID, the default
+
+
+def test_dead_lettered_with_mqro_exception_reports_without_data(env: Any) -> None:
+    _setup(env)
+    original, data = _poison_asking_for_a_report(
+        env, C.MQRO_EXCEPTION | C.MQRO_PASS_MSG_ID | C.MQRO_PASS_CORREL_ID
+    )
+    _receive_and_commit(env)
+    _check_dead_lettered(env, original, data, C.MQRC_BACKOUT_THRESHOLD_REACHED)
+    md, body = env.browse_one(REPLY)
+    assert md.Feedback == C.MQRC_BACKOUT_THRESHOLD_REACHED and body == b""
+    assert md.MsgId == original.MsgId and md.CorrelId == original.CorrelId
+
+
+def test_the_report_is_in_the_unit_of_work_of_the_requeue(env: Any) -> None:
+    _setup(env)
+    _poison_asking_for_a_report(env, C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION_WITH_FULL_DATA)
+    session = env.connect().session(transacted=True)
+    assert session.consumer(IN).receive_no_wait() is None
+    session.rollback()
+    assert env.depth(IN) == 1 and env.depth(REPLY) == 0
+
+
+def test_no_report_when_the_backout_queue_takes_the_message(env: Any) -> None:
+    # moved to BOQNAME: the message is requeued, not removed, so no exception report
+    _setup(env, boqname=BOQ)
+    env.define_queue(BOQ)
+    _poison_asking_for_a_report(env, C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION_WITH_FULL_DATA)
+    _receive_and_commit(env)
+    assert env.depth(BOQ) == 1 and env.depth(REPLY) == 0
+
+
+def test_a_report_its_reply_queue_refuses_is_dead_lettered(env: Any) -> None:
+    # "If there is an error while the report message is being sent, the message is sent
+    # to the dead-letter queue instead"
+    _setup(env)
+    _poison_asking_for_a_report(env, C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION_WITH_FULL_DATA)
+    env.alter_queue(REPLY, PUT="DISABLED")
+    _receive_and_commit(env)
+    assert env.depth(IN) == 0 and env.depth(REPLY) == 0
+    md, raw = env.browse_one(DLQ)
+    dlh, rest = parse_dlh(raw, md.Encoding)
+    assert dlh.Reason == C.MQRC_PUT_INHIBITED and dlh.DestQName.strip() == REPLY
+    assert rest == BODY  # the report's data: the whole message

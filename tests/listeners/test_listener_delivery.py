@@ -267,6 +267,30 @@ def test_discard_msg_report_option_discards(mq, make_worker):
     assert mq.depth(mq.dead_letter_queue) == 0 and mq.depth(BOQ) == 0
 
 
+def test_a_discarded_message_asking_for_its_data_back_gets_an_exception_report(mq, make_worker):
+    # IBM MQ classes for JMS ("Removing messages from the queue in ASF"): the consumer that
+    # discards or dead-letters a poison message also sends the exception report its
+    # Report options ask for, Feedback 2362; MQRO_DISCARD_MSG with
+    # MQRO_EXCEPTION_WITH_FULL_DATA returns the message to its sender
+    mq.define_queue("APP.NOBOQ", BOTHRESH=1)
+    mq.define_queue("APP.SENDER")
+    app = make_worker()
+    poison: list[PoisonEvent] = []
+
+    @app.listener("APP.NOBOQ", on_poison=poison.append)
+    def handle(msg: mqjms.Message) -> None:
+        raise RuntimeError("always")
+
+    report = C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION_WITH_FULL_DATA
+    put = mq.put("APP.NOBOQ", b"raw", Report=report, ReplyToQ="APP.SENDER", Persistence=1)
+    assert mq.run_until_idle(app).discarded == 1
+    assert poison[0].outcome is Outcome.DISCARDED and poison[0].report_queue == "APP.SENDER"
+    [(md, data)] = mq.browse_raw("APP.SENDER")
+    assert md.MsgType == C.MQMT_REPORT and md.Feedback == C.MQRC_BACKOUT_THRESHOLD_REACHED
+    assert data == b"raw" and md.CorrelId == put.MsgId
+    assert mq.depth("APP.NOBOQ") == 0 and mq.depth(mq.dead_letter_queue) == 0
+
+
 def test_a_message_whose_rfh2_does_not_parse_is_delivered_as_bytes(mq, make_worker, seen):
     app = make_worker()
 

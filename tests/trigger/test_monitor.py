@@ -323,8 +323,13 @@ def test_program_that_cannot_be_started_reports_when_asked(
     )
     app.put(
         INITQ,
-        trigger_md(Report=C.MQRO_EXCEPTION | C.MQRO_DISCARD_MSG, ReplyToQ="REPORTS"),
+        trigger_md(
+            Report=C.MQRO_EXCEPTION | C.MQRO_DISCARD_MSG | C.MQRO_PASS_MSG_ID,
+            ReplyToQ="REPORTS",
+            MsgId=b"trigger-message-id".ljust(24, b"\0"),
+        ),
         data,
+        new_msg_id=False,
     )
     wait_for(lambda: monitor.stats.not_started == 2 and depth(tqm, "REPORTS") == 2)
     reader = tqm.connect("reports")
@@ -337,6 +342,8 @@ def test_program_that_cannot_be_started_reports_when_asked(
     assert first[0].CorrelId == b"corr".ljust(24, b"\0")
     assert first[1] == data[:100]  # WITH_DATA: the first 100 bytes
     assert second[0].Feedback == C.MQFB_APPL_CANNOT_BE_STARTED and second[1] == b""
+    assert second[0].MsgId == b"trigger-message-id".ljust(24, b"\0")  # MQRO_PASS_MSG_ID
+    assert first[0].MsgId != second[0].MsgId  # MQRO_NEW_MSG_ID, the default: a new one
     reader.disconnect()
     assert len(dead_letters(tqm)) == 1  # the MQRO_DISCARD_MSG one was not dead-lettered
 

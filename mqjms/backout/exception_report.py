@@ -1,0 +1,85 @@
+"""The exception report a poison message asks for when it is dead-lettered or discarded.
+
+IBM MQ classes for JMS ("Removing messages from the queue in ASF"): a message that could
+not be requeued to the backout queue goes where its disposition options say, and the
+consumer "also generates a report message" to its ReplyToQ when its Report field holds
+MQRO_EXCEPTION, MQRO_EXCEPTION_WITH_DATA or MQRO_EXCEPTION_WITH_FULL_DATA, with the reason
+in Feedback (MQRC_BACKOUT_THRESHOLD_REACHED, 2362); MQRO_NEW_MSG_ID / MQRO_PASS_MSG_ID,
+MQRO_COPY_MSG_ID_TO_CORREL_ID / MQRO_PASS_CORREL_ID are honoured. A report that cannot be
+sent goes to the dead-letter queue instead. The report is put in the requeue's unit of
+work, so it stands or falls with it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mqjms.logs import get_logger
+from mqjms.mq.errors import MQError
+from mqjms.mq.md import MQMD
+from mqjms.semantics import Connection, Context
+from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.reports import EXCEPTION, report_message
+
+from .attributes import dead_letter_queue
+
+log = get_logger("mqjms.backout")
+
+APPL_NAME = "mqjms"
+
+
+def send_exception_report(
+    conn: Connection, md: MQMD, data: bytes, *, feedback: int, queue: str, syncpoint: bool
+) -> str:
+    """Put the exception report ``md`` asks for (none: nothing is put) to its ReplyToQ,
+    else to the dead-letter queue; the queue it went to, "" for none. Never raises an
+    MQError: a report that no queue takes is logged, and the requeue goes on."""
+    report = report_message(md, data, kind=EXCEPTION, feedback=feedback)
+    if report is None:
+        return ""
+    report_md, report_data = report
+    reply_to = md.ReplyToQ.strip()
+    try:
+        # new_msg_id=False: MsgId is MQMI_NONE (a new one) unless MQRO_PASS_MSG_ID
+        conn.put(reply_to, report_md, report_data, syncpoint=syncpoint, new_msg_id=False)
+        return reply_to
+    except MQError as exc:
+        log.warning(
+            "poison.report_failed",
+            queue=queue,
+            msg_id=md.MsgId.hex(),
+            reply_to=reply_to,
+            reason=exc.reason_name,
+            detail=exc.detail,
+        )
+        return _dead_letter(conn, report_md, report_data, exc.reason, reply_to, syncpoint)
+
+
+def _dead_letter(
+    conn: Connection, md: MQMD, data: bytes, reason: int, reply_to: str, syncpoint: bool
+) -> str:
+    dlq = dead_letter_queue(conn)
+    if not dlq:
+        return ""
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=reason,
+        dest_queue=reply_to,
+        dest_qmgr=md.ReplyToQMgr.strip() or conn.qmgr_name,
+        appl_name=APPL_NAME,
+        now=time.time(),
+    )
+    try:
+        conn.put(
+            dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL, new_msg_id=False
+        )
+    except MQError as exc:
+        log.warning(
+            "poison.report_dead_letter_failed",
+            dead_letter_queue=dlq,
+            reason=exc.reason_name,
+            detail=exc.detail,
+        )
+        return ""
+    return dlq
