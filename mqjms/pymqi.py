@@ -124,7 +124,29 @@ class QueueManager(_qmgr.QueueManager):
 
 
 class Queue(_queue.Queue):
+    """pymqi's Queue. Its state is also readable where pymqi keeps it, in the
+    name-mangled ``_Queue__qDesc``, ``_Queue__qMgr``, ``_Queue__qHandle`` and
+    ``_Queue__openOpts``: pymqi 1.12 has no accessor for the MQOD that MQOPEN filled in,
+    so programs read ``_Queue__qDesc.ObjectName`` for the name of a dynamic queue they
+    opened from a model queue (Zato does), and wrappers find the QueueManager there."""
+
     FLAVOUR = FLAVOUR
+
+    @property
+    def _Queue__qDesc(self) -> Any:
+        return self._q_desc
+
+    @property
+    def _Queue__qMgr(self) -> _qmgr.QueueManager:
+        return self._qmgr
+
+    @property
+    def _Queue__qHandle(self) -> int | None:
+        return self._number
+
+    @property
+    def _Queue__openOpts(self) -> int | None:
+        return self._open_opts
 
 
 class PCFExecute(_pcf.PCFExecute):

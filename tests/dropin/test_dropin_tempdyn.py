@@ -61,3 +61,32 @@ def test_mqopen_of_a_model_queue_names_the_queue_and_its_queue_manager(
         assert (got.decode() if isinstance(got, bytes) else got).strip() == env.qmgr_name
     finally:
         queue.close()
+
+
+def test_pymqi_programs_read_a_queues_mqod_and_qmgr_where_pymqi_keeps_them(
+    env: MQEnv,
+) -> None:
+    # pymqi 1.12 has no accessor for the MQOD MQOPEN filled in, so programs read the
+    # name-mangled attributes its Queue keeps: Zato names the dynamic queue it opened
+    # from a model with ``queue._Queue__qDesc.ObjectName.strip()``; tracing wrappers
+    # find the QueueManager in ``_Queue__qMgr``
+    import mqjms.pymqi as pymqi
+
+    env.define_model("TD.MODEL", DEFTYPE="TEMPDYN")
+    qmgr = pymqi.connect("QM1")
+    try:
+        lazy = pymqi.Queue(qmgr, "DEV.QUEUE.1")
+        assert lazy._Queue__qDesc.ObjectName.strip() == b"DEV.QUEUE.1"
+        assert lazy._Queue__qHandle is None and lazy._Queue__openOpts is None
+        queue = pymqi.Queue(qmgr, "TD.MODEL", pymqi.CMQC.MQOO_INPUT_SHARED)
+        assert queue._Queue__qMgr is qmgr
+        assert queue._Queue__openOpts == pymqi.CMQC.MQOO_INPUT_SHARED
+        assert queue._Queue__qHandle == queue.get_handle()
+        name = queue._Queue__qDesc.ObjectName.strip()
+        assert name.startswith(b"AMQ.") and name != b"TD.MODEL"
+        qmgr.put1(name, b"reply")
+        assert queue.get() == b"reply"
+        queue.close()
+        assert queue._Queue__qDesc is None and queue._Queue__qHandle is None
+    finally:
+        qmgr.disconnect()
