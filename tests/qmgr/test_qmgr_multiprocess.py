@@ -293,3 +293,26 @@ def test_an_inquiry_counts_no_opens_or_messages_of_a_killed_process(
     } and time.monotonic() < deadline:
         time.sleep(0.1)
     assert counts == {C.MQIA_OPEN_INPUT_COUNT: 0, C.MQIA_CURRENT_Q_DEPTH: 1}
+
+
+@pytest.mark.slow
+def test_display_counts_no_opens_or_messages_of_a_killed_process(
+    embedded_url: str, children: SpawnChild
+) -> None:
+    # DISPLAY QLOCAL (and PCF INQUIRE_Q, INQUIRE_Q_STATUS) in a long-lived process, a
+    # monitoring program's: before, the dead process's open handle and unit of work
+    # counted until some get, connect or MQINQ noticed the death
+    qm = embedded.queue_manager(embedded_url)
+    _held_by_a_killed_process(embedded_url, children, "MP.ADM")
+    deadline = time.monotonic() + RECOVERY_INTERVAL + 3
+    while (shown := qm.display_queues("MP.ADM", "QLOCAL", ["CURDEPTH", "IPPROCS"])[0]) != {
+        "QUEUE": "MP.ADM",
+        "TYPE": "QLOCAL",
+        "CURDEPTH": 1,
+        "IPPROCS": 0,
+    }:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert (shown["CURDEPTH"], shown["IPPROCS"]) == (1, 0)
+    assert qm.uncommitted_messages("MP.ADM") == 0 and qm.queue_handles("MP.ADM") == []
