@@ -60,6 +60,13 @@ class Administration:
     _lock: threading.RLock
     reserve: SpaceReserve | None
     _closed: bool
+    recover_abandoned: Callable[[], int]  # QueueManager's: a dead process's work backed out
+
+    def _live(self) -> None:
+        """Before a read of what connections hold (depths, open handles, units of work):
+        the connections of processes that died are ended first, as the next get's or
+        connect's look would, so the figures are those of the living."""
+        self.recover_abandoned()
 
     @contextmanager
     def _database(self) -> Iterator[sqlite3.Connection]:
@@ -206,6 +213,7 @@ class Administration:
             if "ALL" in wanted:
                 wanted = None
         out: list[dict[str, int | str | bool]] = []
+        self._live()
         for qname in self.queue_names(pattern, qtype):
             with self._database() as db:
                 row = catalog.load(db, qname)
@@ -227,6 +235,7 @@ class Administration:
     def connections(self) -> list[dict[str, int | str | float]]:
         """The connections to this queue manager now (DISPLAY CONN): CONN (its id), PID,
         APPLTAG (the application name it puts as) and STARTED (epoch seconds)."""
+        self._live()
         with self._database() as db:
             rows = db.execute(
                 "SELECT id, pid, appl, started FROM connections ORDER BY started, id"
@@ -246,6 +255,7 @@ class Administration:
         """The handles open on local queue ``name`` now (DISPLAY QSTATUS TYPE(HANDLE)):
         HOBJ, OPENOPTS (the input mode resolved: shared or exclusive), CONN, PID and
         APPLTAG of the connection that holds it."""
+        self._live()
         with self._database() as db:
             rows = db.execute(
                 "SELECT h.hobj, h.options, c.id, c.pid, c.appl FROM handles h"
@@ -266,6 +276,7 @@ class Administration:
     def uncommitted_messages(self, name: str) -> int:
         """UNCOM: the messages put or got on queue ``name`` in units of work not yet
         committed or backed out."""
+        self._live()
         with self._database() as db:
             row = db.execute(
                 "SELECT COUNT(*) FROM messages INDEXED BY messages_uow"
@@ -277,6 +288,7 @@ class Administration:
     def got_in_units_of_work(self, name: str) -> int:
         """The messages of queue ``name`` got in units of work not yet committed or backed
         out: on the queue still, out of CURDEPTH."""
+        self._live()
         with self._database() as db:
             row = db.execute(
                 "SELECT COUNT(*) FROM messages INDEXED BY messages_uow"
@@ -289,6 +301,7 @@ class Administration:
         """CURDEPTH plus the messages got in units of work not yet ended: every message
         still on the queue, read in one statement (one snapshot: a backout between two
         reads would count a message twice)."""
+        self._live()
         with self._database() as db:
             row = db.execute(
                 "SELECT depth + (SELECT COUNT(*) FROM messages INDEXED BY messages_uow"
@@ -303,6 +316,7 @@ class Administration:
     def queue_depth(self, name: str) -> int:
         """CURDEPTH as IBM MQ counts it: committed messages and uncommitted puts, not the
         messages got in units of work not yet ended; expired ones included (seed 000 note 2)."""
+        self._live()
         with self._database() as db:
             return int(catalog.require(db, name).depth)
 

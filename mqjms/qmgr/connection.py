@@ -336,6 +336,7 @@ class QMConnection(UnitOfWork, Locking, Reserving, Subscribing):
 
     # ------------------------------------------------------------------ MQINQ
     def _inquire(self, queue: str, selectors: Sequence[int]) -> dict[int, int | str]:
+        self.qm.recover_abandoned()  # a dead process's opens and unit of work count no more
         with self._session() as db:
             row = catalog.require(db, queue)
             return inquire_queue(

@@ -76,6 +76,13 @@ class Getting(ConnectionState):
             # read before the first attempt, so a put that lands just after it is not missed
             seen_version = self._data_version() if wait != 0 else (0, 0)
             found = self._look(handle, request)
+        if found is None and wait == 0 and self.qm.recover_abandoned():
+            # a get that does not wait noticed a dead process (as a waiting one does): the
+            # messages its unit of work held are back, and a program that only ever polls
+            # finds them (before, they stayed out of its reach until another process
+            # connected or waited)
+            with self._session():
+                found = self._look(handle, request)
         if found is None and (request.under_cursor or request.browse is Browse.CURSOR):
             # seed 000 note 6: the message under the cursor (locked or not) expired, and
             # this get discarded it

@@ -26,6 +26,7 @@ class QueueManagerStatus(Administration):
 
     def connection_count(self) -> int:
         """CONNS: the connections to the queue manager now, of every process."""
+        self._live()
         with self._database() as db:
             return int(db.execute("SELECT COUNT(*) FROM connections").fetchone()[0])
 

@@ -13,7 +13,8 @@ checks its own calls.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Self
 
@@ -149,7 +150,8 @@ class EmulatedConnection(ABC):
         request = GetRequest(
             wait, syncpoint, browse, msg_id, correl_id, group_id, under_cursor, max_length
         )
-        return self._get(handle, request)
+        with _still_there(handle):
+            return self._get(handle, request)
 
     def get_if_persistent(
         self,
@@ -172,7 +174,8 @@ class EmulatedConnection(ABC):
         request = GetRequest(
             wait, True, None, msg_id, correl_id, group_id, under_cursor, max_length, True
         )
-        return self._get(handle, request)
+        with _still_there(handle):
+            return self._get(handle, request)
 
     def put(
         self,
@@ -197,6 +200,9 @@ class EmulatedConnection(ABC):
         request = PutRequest(syncpoint, context, new_msg_id, remote, retain)
         if isinstance(target, Handle) and target.topic is not None:
             return self._publish(target, md, bytes(data), request)
+        if isinstance(target, Handle):
+            with _still_there(target):
+                return self._put(name, md, bytes(data), request)
         return self._put(name, md, bytes(data), request)
 
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
@@ -205,7 +211,8 @@ class EmulatedConnection(ABC):
         if isinstance(queue, Handle):
             self._check_handle(queue)
             check_inquire(queue)
-            return self._inquire(queue.name, selectors)
+            with _still_there(queue):
+                return self._inquire(queue.name, selectors)
         return self._inquire(queue, selectors)
 
     def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
@@ -224,7 +231,8 @@ class EmulatedConnection(ABC):
         self._check_open()
         self._check_handle(handle)
         check_set(handle)
-        self._set(handle.name, lambda queue: set_values(queue, attrs))
+        with _still_there(handle):
+            self._set(handle.name, lambda queue: set_values(queue, attrs))
 
     # ------------------------------------------------------------------ the transport's steps
     @abstractmethod
@@ -254,3 +262,22 @@ class EmulatedConnection(ABC):
     @abstractmethod
     def _qmgr_attrs(self) -> Mapping[str, AttrValue]:
         """The queue manager's attributes under MQSC names (missing ones: MQ's defaults)."""
+
+
+@contextmanager
+def _still_there(handle: Handle) -> Iterator[None]:
+    """A call on an open queue's handle: the queue gone since the MQOPEN (a dynamic queue
+    its creator closed and so deleted, the one kind of queue deleted while others have it
+    open) is MQRC_Q_DELETED (2052), as IBM MQ says, not the 2085 of a name never defined."""
+    try:
+        yield
+    except MQError as exc:
+        if exc.reason != C.MQRC_UNKNOWN_OBJECT_NAME or handle.topic is not None:
+            raise
+        if handle.resolved_qmgr:
+            raise  # a remote queue's route: what is unknown is along it
+        raise failed(
+            C.MQRC_Q_DELETED,
+            f"queue {handle.name!r} was deleted after this handle opened it "
+            "(a dynamic queue is deleted when its creator closes it)",
+        ) from None

@@ -230,3 +230,54 @@ def test_without_a_browse_at_once_all_msgs_available_gets_as_before(
     _put_numbered(mq, queue, b"I", [1], last=2)
     assert _get_all_available(mq, queue, wait_ms=2000) == b"I1"
     queue.close()
+
+
+@pytest.mark.requires("browse_at_once")
+def test_logical_order_never_begins_a_group_another_consumer_holds_the_start_of(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # Logical order: a group's position is "determined by the physical position of the
+    # first item belonging to the group", and a get in logical order with no group being
+    # got begins one at MsgSeqNumber 1. Before, a second consumer took message 2 of a
+    # group whose message 1 the first held in its unit of work (a load probe of two
+    # consumers: a group of 2 split between them, each "complete" on its own)
+    options = mq.CMQC.MQOO_INPUT_SHARED | mq.CMQC.MQOO_OUTPUT
+    first = mq.Queue(qmgr, Q, options)
+    group_id = _put_group(mq, first, [b"g1", b"g2"])
+    first.put(b"alone", mq.MD(Version=mq.CMQC.MQMD_VERSION_2))
+    syncpoint = mq.CMQC.MQGMO_SYNCPOINT | mq.CMQC.MQGMO_NO_WAIT | mq.CMQC.MQGMO_LOGICAL_ORDER
+
+    def get(queue: object) -> tuple[bytes, bytes, int]:
+        md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+        gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_2, Options=syncpoint)
+        data = queue.get(None, md, gmo)  # type: ignore[attr-defined]
+        return data, md.GroupId, md.MsgSeqNumber
+
+    assert get(first) == (b"g1", group_id, 1)  # held in the first consumer's unit of work
+    other = mq.connect("QM1")
+    try:
+        second = mq.Queue(other, Q, options)
+        assert get(second)[0] == b"alone"  # g2 passed over: its group began elsewhere
+        with pytest.raises(mq.MQMIError) as caught:
+            get(second)
+        assert caught.value.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+        other.commit()
+        second.close()
+    finally:
+        other.disconnect()
+    assert get(first) == (b"g2", group_id, 2)
+    qmgr.commit()
+    assert env.depth(Q) == 0
+
+
+@pytest.mark.requires("browse_at_once")
+def test_logical_order_gets_a_group_number_by_number_whatever_its_physical_order(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # within a group, logical order takes MsgSeqNumber one more than the last got: before,
+    # it took the group's next message in physical order (3 before 2 here)
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_numbered(mq, queue, b"P", [3, 1, 2], last=3)
+    got = [_get_logical(mq, queue) for _ in range(3)]
+    assert [(data, seq) for data, _, seq, _ in got] == [(b"P1", 1), (b"P2", 2), (b"P3", 3)]
+    queue.close()

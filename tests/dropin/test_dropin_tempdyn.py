@@ -90,3 +90,29 @@ def test_pymqi_programs_read_a_queues_mqod_and_qmgr_where_pymqi_keeps_them(
         assert queue._Queue__qDesc is None and queue._Queue__qHandle is None
     finally:
         qmgr.disconnect()
+
+
+def test_a_handle_to_a_dynamic_queue_its_creator_deleted_is_2052(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # IBM MQ, MQRC_Q_DELETED (2052): "An Hobj queue handle specified on a call refers to a
+    # dynamic queue that has been deleted since the queue was opened". Before, each call
+    # on the other connection's handle said 2085, as for a name never defined
+    queue, name = _tempdyn(mq, env, qmgr)
+    other = mq.connect("QM1")
+    try:
+        options = mq.CMQC.MQOO_OUTPUT | mq.CMQC.MQOO_INPUT_SHARED | mq.CMQC.MQOO_INQUIRE
+        kept = mq.Queue(other, name, options)
+        queue.close()  # its creator's close deletes it
+        calls = {
+            "put": lambda: kept.put(b"x", mq.MD(Persistence=mq.CMQC.MQPER_NOT_PERSISTENT)),
+            "get": lambda: kept.get(None, mq.MD(), mq.GMO(Options=mq.CMQC.MQGMO_NO_WAIT)),
+            "inquire": lambda: kept.inquire(mq.CMQC.MQIA_CURRENT_Q_DEPTH),
+        }
+        for call in calls.values():
+            with pytest.raises(mq.MQMIError) as caught:
+                call()
+            assert caught.value.reason == mq.CMQC.MQRC_Q_DELETED
+        kept.close()
+    finally:
+        other.disconnect()

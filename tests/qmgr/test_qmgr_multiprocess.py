@@ -248,3 +248,71 @@ def test_get_with_wait_returns_a_message_put_by_another_process(
     got = conn.get(handle, wait=30, syncpoint=True)
     assert got is not None and got[1] == b"transient 0"
     conn.commit()
+
+
+def _held_by_a_killed_process(url: str, children: SpawnChild, queue: str) -> None:
+    """``queue`` gets one message, which a child gets in its unit of work and is killed."""
+    embedded.queue_manager(url).define_queue("QLOCAL", queue)
+    connect(url).put(queue, MQMD(Persistence=C.MQPER_PERSISTENT), b"in flight")
+    child = children("hold", url, queue)
+    assert child.expect("HELD", timeout=30) == "in flight"
+    child.kill()
+
+
+@pytest.mark.slow
+def test_a_get_that_never_waits_finds_what_a_killed_process_held(
+    embedded_url: str, children: SpawnChild
+) -> None:
+    # a program that only polls (MQGMO_NO_WAIT, receive_no_wait) on a connection made
+    # before the kill: before, it never noticed the dead process (only a connect or a
+    # waiting get did), so the message stayed out of its reach for as long as it ran
+    conn = connect(embedded_url)
+    _held_by_a_killed_process(embedded_url, children, "MP.POLL")
+    handle = conn.open("MP.POLL", C.MQOO_INPUT_SHARED)
+    deadline = time.monotonic() + RECOVERY_INTERVAL + 3
+    while (got := conn.get(handle)) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert got is not None, "a polling get never found the killed process's message"
+    assert (got[1], got[0].BackoutCount) == (b"in flight", 1)
+
+
+@pytest.mark.slow
+def test_an_inquiry_counts_no_opens_or_messages_of_a_killed_process(
+    embedded_url: str, children: SpawnChild
+) -> None:
+    # MQINQ (IPPROCS, CURDEPTH) on a connection made before the kill: before, it kept
+    # counting the dead process's open handle, and the message its unit of work held
+    # stayed out of CURDEPTH, until some other call noticed the death
+    conn = connect(embedded_url)
+    _held_by_a_killed_process(embedded_url, children, "MP.INQ")
+    selectors = [C.MQIA_OPEN_INPUT_COUNT, C.MQIA_CURRENT_Q_DEPTH]
+    deadline = time.monotonic() + RECOVERY_INTERVAL + 3
+    while (counts := conn.inquire("MP.INQ", selectors)) != {
+        C.MQIA_OPEN_INPUT_COUNT: 0,
+        C.MQIA_CURRENT_Q_DEPTH: 1,
+    } and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert counts == {C.MQIA_OPEN_INPUT_COUNT: 0, C.MQIA_CURRENT_Q_DEPTH: 1}
+
+
+@pytest.mark.slow
+def test_display_counts_no_opens_or_messages_of_a_killed_process(
+    embedded_url: str, children: SpawnChild
+) -> None:
+    # DISPLAY QLOCAL (and PCF INQUIRE_Q, INQUIRE_Q_STATUS) in a long-lived process, a
+    # monitoring program's: before, the dead process's open handle and unit of work
+    # counted until some get, connect or MQINQ noticed the death
+    qm = embedded.queue_manager(embedded_url)
+    _held_by_a_killed_process(embedded_url, children, "MP.ADM")
+    deadline = time.monotonic() + RECOVERY_INTERVAL + 3
+    while (shown := qm.display_queues("MP.ADM", "QLOCAL", ["CURDEPTH", "IPPROCS"])[0]) != {
+        "QUEUE": "MP.ADM",
+        "TYPE": "QLOCAL",
+        "CURDEPTH": 1,
+        "IPPROCS": 0,
+    }:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert (shown["CURDEPTH"], shown["IPPROCS"]) == (1, 0)
+    assert qm.uncommitted_messages("MP.ADM") == 0 and qm.queue_handles("MP.ADM") == []
