@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from mqjms.mq import ccsid as ccsids
 from mqjms.mq import constants as C
-from mqjms.mq.errors import MQError
+from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.transport import put_warning
 
@@ -24,6 +25,9 @@ from .common import (
     qmgr_ccsid,
 )
 from .render import report_options
+
+#: The highest MAXMSGL a queue manager takes (IBM MQ's 100 MiB).
+LARGEST_MESSAGE = 104_857_600
 
 MSG_TYPES = {
     "DATAGRAM": C.MQMT_DATAGRAM,
@@ -167,12 +171,26 @@ def _data(args: argparse.Namespace, ccsid: int, encoding: int) -> bytes:
                 f"{exc.object[exc.start : exc.end]!r}"
             ) from None
     if args.file == "-":
-        return sys.stdin.buffer.read()
+        return _bounded(sys.stdin.buffer, "standard input")
     path = Path(args.file)
     try:
-        return path.read_bytes()
+        with path.open("rb") as file:
+            return _bounded(file, str(path))
     except OSError as exc:
         raise CLIError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _bounded(file: BinaryIO, name: str) -> bytes:
+    """The bytes of ``file``, read no further than the largest message IBM MQ takes: a
+    device that never ends (/dev/zero) or a huge file is refused, not read for ever."""
+    data = file.read(LARGEST_MESSAGE + 1)
+    if len(data) > LARGEST_MESSAGE:
+        raise failed(
+            C.MQRC_MSG_TOO_BIG_FOR_Q_MGR,
+            f"{name} holds more than {LARGEST_MESSAGE} bytes, the largest message a queue "
+            "manager's MAXMSGL allows",
+        )
+    return data
 
 
 def run(args: argparse.Namespace) -> int:

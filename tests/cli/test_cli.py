@@ -226,6 +226,16 @@ def test_put_binary_file_gives_base64_body(cli: CLI, tmp_path: Path) -> None:
     assert base64.b64decode(bad["body"]["base64"]) == b"\xff\xfe\xfd"
 
 
+def test_put_of_a_file_that_never_ends_is_refused_not_read_for_ever(
+    cli: CLI, qm: QueueManager
+) -> None:
+    # /dev/zero was read until memory ran out; nothing bigger than the largest MAXMSGL
+    # (100 MiB) can be put, so no more than that is read
+    assert cli("put", "ORDERS.IN", "--file", "/dev/zero") == 2
+    assert "MQRC_MSG_TOO_BIG_FOR_Q_MGR (2031): /dev/zero holds more than 104857600" in cli.err
+    assert "Traceback" not in cli.err and qm.queue_depth("ORDERS.IN") == 0
+
+
 def test_browse_and_get_do_not_send_a_bodys_control_characters_to_the_terminal(
     cli: CLI,
 ) -> None:
