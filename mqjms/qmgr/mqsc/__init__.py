@@ -10,12 +10,14 @@ One module per step: :mod:`.lexer` (tokens), :mod:`.parser` (commands and script
 type without touching the parser), :mod:`.keywords` (what commands share: attribute
 keywords, LIKE, DISPLAY's selection and WHERE), :mod:`.commands` (queues, process
 definitions, the queue manager), :mod:`.pubsub` (topics, subscriptions, topic status),
+:mod:`.status` (queue and queue manager status),
 :mod:`.script` (running them) and :mod:`.rendering`
 (runmqsc's output).
 """
 
 from . import commands as _commands  # noqa: F401  (registers the built-in object types)
 from . import pubsub as _pubsub  # noqa: F401  (TOPIC, SUB, TPSTATUS)
+from . import status as _status  # noqa: F401  (QSTATUS, QMSTATUS)
 from .keywords import attribute_params
 from .lexer import MQSCSyntaxError, Token, tokenize
 from .parser import Command, Param, iter_commands, parse_command
