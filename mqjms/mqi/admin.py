@@ -166,7 +166,7 @@ def _queue_response(
         )
     for name, value in queue.items():
         attr = QUEUE_ATTR_BY_NAME.get(name)
-        if attr is None or attr.selector is None:
+        if attr is None or attr.selector is None or name == "DEFTYPE":  # answered above
             continue
         if wanted is not None and attr.selector not in wanted:
             continue

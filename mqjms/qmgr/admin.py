@@ -229,6 +229,10 @@ class Administration:
                 item[attr.name] = (
                     live[attr.name] if attr.readonly else row.attrs.get(attr.name, attr.default)
                 )
+            if row.qtype == LOCAL and (wanted is None or "DEFTYPE" in wanted):
+                # shown, never set: how the queue came to be (WHERE(DEFTYPE EQ PREDEFINED)
+                # leaves dynamic queues out of a listing)
+                item["DEFTYPE"] = row.deftype or "PREDEFINED"
             out.append(item)
         return out
 

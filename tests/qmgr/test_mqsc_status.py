@@ -79,9 +79,7 @@ def test_qstatus_errors_name_what_is_wrong(qm: QueueManager) -> None:
     missing = one(qm, "DIS QS(NO.SUCH.Q)")
     assert missing.error is not None and missing.error.reason == C.MQRC_UNKNOWN_OBJECT_NAME
     wrong_type = one(qm, "DIS QS(ORDERS.IN) PID")  # a handle's attribute, TYPE(QUEUE)
-    assert wrong_type.syntax_error and "PID is not a TYPE(QUEUE) attribute" in str(
-        wrong_type.error
-    )
+    assert wrong_type.syntax_error and "PID is not a TYPE(QUEUE) attribute" in str(wrong_type.error)
     unknown = one(qm, "DIS QS(ORDERS.IN) TYPE(CONN)")
     assert unknown.syntax_error and "TYPE must be QUEUE or HANDLE" in str(unknown.error)
 
@@ -95,4 +93,23 @@ def test_qmstatus_shows_the_queue_manager_running_and_its_connections(qm: QueueM
     assert shown(qm, "DIS QMSTATUS CONNS") == [
         {"QMNAME": qm.name, "STATUS": "RUNNING", "CONNS": qm.connection_count()}
     ]
+    app.disconnect()
+
+
+def test_a_local_queue_shows_how_it_came_to_be(qm: QueueManager) -> None:
+    # DISPLAY QLOCAL's DEFTYPE: PREDEFINED, PERMDYN or TEMPDYN (monitoring scripts list
+    # WHERE(DEFTYPE EQ PREDEFINED) to leave applications' dynamic queues out)
+    qm.define_queue("QLOCAL", "APP.Q")
+    app = qm.connect("app")
+    app.open("SYSTEM.DEFAULT.MODEL.QUEUE", C.MQOO_INPUT_SHARED, dynamic_name="REPLY.*")
+    assert shown(qm, "DIS QLOCAL(APP.Q) DEFTYPE") == [
+        {"QUEUE": "APP.Q", "TYPE": "QLOCAL", "DEFTYPE": "PREDEFINED"}
+    ]
+    [dynamic] = shown(qm, "DIS QL(*) WHERE(DEFTYPE EQ TEMPDYN)")
+    assert str(dynamic["QUEUE"]).startswith("REPLY.") and dynamic["DEFTYPE"] == "TEMPDYN"
+    predefined = shown(qm, "DIS QL(*) WHERE(DEFTYPE EQ PREDEFINED)")
+    assert "APP.Q" in [q["QUEUE"] for q in predefined]
+    assert not [q for q in predefined if str(q["QUEUE"]).startswith("REPLY.")]
+    refused = one(qm, "DEFINE QLOCAL(NEW.Q) DEFTYPE(PERMDYN)")  # shown, never set
+    assert refused.syntax_error
     app.disconnect()
