@@ -238,16 +238,17 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                     f"the message under the cursor of {obj.name!r} is gone: nothing to lock",
                 )
             return _deliver(hconn, obj, ask, md, gmo, *got, target)
-    current = obj.get_group if ask.logical_order and ask.browse is None else None
-    if current is not None:
+    if ask.logical_order and ask.browse is None and obj.get_group is not None:
         # the rest of the group the last get began, whatever the MQMD's ids say
-        ask = dataclasses.replace(ask, group_id=current[0], msg_id=None, correl_id=None)
+        ask = dataclasses.replace(ask, group_id=obj.get_group, msg_id=None, correl_id=None)
     # IBM MQ: with MQGMO_LOGICAL_ORDER the option counts only when no group is being got
     complete_only = (
-        ask.all_available and ask.browse is None and not ask.under_cursor and current is None
+        ask.all_available
+        and ask.browse is None
+        and not ask.under_cursor
+        and not (ask.logical_order and obj.get_group is not None)
     )
-    in_order = ask.logical_order and ask.browse is None and not ask.under_cursor
-    attempt = _attempt_complete if complete_only else _attempt_in_order if in_order else _attempt
+    attempt = _attempt_complete if complete_only else _attempt
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -354,52 +355,6 @@ def _attempt_complete(
         if left <= 0:
             return None
         time.sleep(min(COMPLETE_GROUP_POLL, left))
-
-
-def _attempt_in_order(
-    hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
-) -> tuple[MQMD, bytes] | str | None:
-    """One wait slice of a get with MQGMO_LOGICAL_ORDER: look for the message logical
-    order takes next (:mod:`.groups`: with no group being got, one in no group or a
-    group's first; else the group's next number) and get that one by its ids; while the
-    queue has only messages logical order passes over, look again every
-    COMPLETE_GROUP_POLL seconds, and while it has none, wait for one. A transport whose
-    browse does not show the queue at once (STOMP) gets as if without the option."""
-    if Capability.BROWSE_AT_ONCE not in conn.capabilities:
-        return _attempt(hconn, conn, obj, ask, wait)
-    seq = 1 if obj.get_group is None else obj.get_group[1] + 1
-    until = time.monotonic() + wait
-    while True:
-        found, seen = groups.next_in_logical_order(
-            conn,
-            obj.queue,
-            msg_id=ask.msg_id,
-            correl_id=ask.correl_id,
-            group_id=ask.group_id,
-            seq=seq,
-        )
-        if found is not None:
-            taking = dataclasses.replace(
-                ask, msg_id=found.MsgId, correl_id=found.CorrelId, group_id=found.GroupId
-            )
-            outcome = _attempt(hconn, conn, obj, taking, 0.0)
-            if outcome is not None:
-                return outcome
-            # another consumer took it meanwhile: look again after the pause
-        left = until - time.monotonic()
-        if left <= 0:
-            return None
-        if seen:
-            time.sleep(min(COMPLETE_GROUP_POLL, left))
-        else:
-            groups.wait_for_any(
-                conn,
-                obj.queue,
-                msg_id=ask.msg_id,
-                correl_id=ask.correl_id,
-                group_id=ask.group_id,
-                wait=left,
-            )
 
 
 def _attempt(
@@ -581,7 +536,7 @@ def _deliver(
     if ask.logical_order and ask.browse is None and not ask.browse_under_cursor:
         in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP
         last = md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP
-        obj.get_group = (md.GroupId, md.MsgSeqNumber) if in_group and not last else None
+        obj.get_group = md.GroupId if in_group and not last else None
     if warning is not None:
         # a warning still delivers the message: it travels with the error, as in both
         # libraries (``e.message``, ``e.original_length``)

@@ -1,15 +1,6 @@
-"""Groups in a get: MQGMO_ALL_MSGS_AVAILABLE and MQGMO_LOGICAL_ORDER.
-
-MQGMO_ALL_MSGS_AVAILABLE: a group's messages are got only once every one of them is on
+"""MQGMO_ALL_MSGS_AVAILABLE: a group's messages are got only once every one of them is on
 the queue. IBM MQ: "messages in a group become available for retrieval only when all
 messages in the group are available"; a message in no group always is.
-
-MQGMO_LOGICAL_ORDER: a group is got from its first message on (MsgSeqNumber 1), then
-number by number. A group's logical position is "determined by the physical position of
-the first item belonging to the group": with no group being got, a message of a group
-that is not its first is passed over, so a consumer never begins a group that another
-one holds the start of in its unit of work; within a group, the next get takes the
-message numbered one more than the last, wherever it is on the queue.
 
 No transport has such a get, so the drop-in looks first: it browses the queue through a
 handle of its own (the program's browse cursor stays where it was), finds the first
@@ -22,7 +13,6 @@ queue once per get: groups are for small batches of related messages, not deep q
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import dataclass, field
 
 from mqjms.mq import constants as C
@@ -87,58 +77,6 @@ def first_available(
         if group.complete:
             return group.opening if logical_order else group.first
     return None
-
-
-def next_in_logical_order(
-    conn: Connection,
-    queue: Handle,
-    *,
-    msg_id: bytes | None,
-    correl_id: bytes | None,
-    group_id: bytes | None,
-    seq: int,
-) -> tuple[MQMD | None, bool]:
-    """The MQMD of the first message a get in logical order may take now, among those the
-    ids match: numbered ``seq`` (1 with no group being got: a message in no group, or the
-    first of a group), or None; and whether the look saw any message the ids match (when
-    it saw none, a waiting get waits for one to arrive rather than look again)."""
-    seen = False
-    browser = conn.open(queue.name, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING, qmgr=queue.qmgr)
-    try:
-        where = Browse.FIRST
-        while (md := _browse(conn, browser, where, msg_id, correl_id, group_id)) is not None:
-            where, seen = Browse.NEXT, True
-            if md.MsgSeqNumber == seq or (seq == 1 and not md.MsgFlags & IN_A_GROUP):
-                return md, True
-    finally:
-        conn.close(browser)
-    return None, seen
-
-
-def wait_for_any(
-    conn: Connection,
-    queue: Handle,
-    *,
-    msg_id: bytes | None,
-    correl_id: bytes | None,
-    group_id: bytes | None,
-    wait: float,
-) -> None:
-    """Wait up to ``wait`` seconds for a message the ids match to be on the queue, through
-    a browse handle of its own (the program's browse cursor stays where it was)."""
-    browser = conn.open(queue.name, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING, qmgr=queue.qmgr)
-    try:
-        with suppress(MQError):  # 2033: none came; anything else the get itself reports
-            conn.get(
-                browser,
-                browse=Browse.FIRST,
-                wait=wait,
-                msg_id=msg_id,
-                correl_id=correl_id,
-                group_id=group_id,
-            )
-    finally:
-        conn.close(browser)
 
 
 def _browse(

@@ -59,7 +59,7 @@ class Hobj:
     browsed: tuple[MQMD, bytes] | None = None  # MQGMO_BROWSE_MSG_UNDER_CURSOR shows it again
     created: bool = False  # its MQOPEN made the queue (from a model queue): MQCO_DELETE may
     put_group: tuple[bytes, int] | None = None  # MQPMO_LOGICAL_ORDER: GroupId, last seq
-    get_group: tuple[bytes, int] | None = None  # MQGMO_LOGICAL_ORDER: GroupId, last seq got
+    get_group: bytes | None = None  # MQGMO_LOGICAL_ORDER: the group being got
 
     @property
     def queue(self) -> Handle:
