@@ -2,12 +2,14 @@
 
 IBM MQ classes for JMS ("Removing messages from the queue in ASF"): a message that could
 not be requeued to the backout queue goes where its disposition options say, and the
-consumer "also generates a report message" to its ReplyToQ when its Report field holds
-MQRO_EXCEPTION, MQRO_EXCEPTION_WITH_DATA or MQRO_EXCEPTION_WITH_FULL_DATA, with the reason
-in Feedback (MQRC_BACKOUT_THRESHOLD_REACHED, 2362); MQRO_NEW_MSG_ID / MQRO_PASS_MSG_ID,
-MQRO_COPY_MSG_ID_TO_CORREL_ID / MQRO_PASS_CORREL_ID are honoured. A report that cannot be
-sent goes to the dead-letter queue instead. The report is put in the requeue's unit of
-work, so it stands or falls with it.
+consumer "also generates a report message", sent "to the message's ReplyToQ on the
+ReplyToQmgr", when its Report field holds MQRO_EXCEPTION, MQRO_EXCEPTION_WITH_DATA or
+MQRO_EXCEPTION_WITH_FULL_DATA. Its Feedback is the MQDLH's reason: 2362
+(MQRC_BACKOUT_THRESHOLD_REACHED) when there is no BOQNAME, else the reason the put to it
+failed with. MQRO_NEW_MSG_ID / MQRO_PASS_MSG_ID and MQRO_COPY_MSG_ID_TO_CORREL_ID /
+MQRO_PASS_CORREL_ID are honoured. A report that cannot be sent goes to the dead-letter
+queue instead. The report is put in the requeue's unit of work, so it stands or falls with
+it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import time
 
 from mqjms.logs import get_logger
+from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Context
@@ -38,10 +41,9 @@ def send_exception_report(
     if report is None:
         return ""
     report_md, report_data = report
-    reply_to = md.ReplyToQ.strip()
+    reply_to, reply_qmgr = md.ReplyToQ.strip(), md.ReplyToQMgr.strip() or conn.qmgr_name
     try:
-        # new_msg_id=False: MsgId is MQMI_NONE (a new one) unless MQRO_PASS_MSG_ID
-        conn.put(reply_to, report_md, report_data, syncpoint=syncpoint, new_msg_id=False)
+        _put(conn, reply_to, reply_qmgr, report_md, report_data, syncpoint)
         return reply_to
     except MQError as exc:
         log.warning(
@@ -49,14 +51,29 @@ def send_exception_report(
             queue=queue,
             msg_id=md.MsgId.hex(),
             reply_to=reply_to,
+            reply_qmgr=reply_qmgr,
             reason=exc.reason_name,
             detail=exc.detail,
         )
-        return _dead_letter(conn, report_md, report_data, exc.reason, reply_to, syncpoint)
+        dest = (reply_to, reply_qmgr)
+        return _dead_letter(conn, report_md, report_data, exc.reason, dest, syncpoint)
+
+
+def _put(conn: Connection, queue: str, qmgr: str, md: MQMD, data: bytes, syncpoint: bool) -> None:
+    """MQPUT1 to ``queue`` on ``qmgr`` (another queue manager: through its transmission
+    queue). new_msg_id=False: MsgId is MQMI_NONE (a new one) unless MQRO_PASS_MSG_ID."""
+    if qmgr == conn.qmgr_name:
+        conn.put(queue, md, data, syncpoint=syncpoint, new_msg_id=False)
+        return
+    handle = conn.open(queue, C.MQOO_OUTPUT | C.MQOO_FAIL_IF_QUIESCING, qmgr=qmgr)
+    try:
+        conn.put(handle, md, data, syncpoint=syncpoint, new_msg_id=False)
+    finally:
+        conn.close(handle)
 
 
 def _dead_letter(
-    conn: Connection, md: MQMD, data: bytes, reason: int, reply_to: str, syncpoint: bool
+    conn: Connection, md: MQMD, data: bytes, reason: int, dest: tuple[str, str], syncpoint: bool
 ) -> str:
     dlq = dead_letter_queue(conn)
     if not dlq:
@@ -65,8 +82,8 @@ def _dead_letter(
         md,
         data,
         reason=reason,
-        dest_queue=reply_to,
-        dest_qmgr=md.ReplyToQMgr.strip() or conn.qmgr_name,
+        dest_queue=dest[0],
+        dest_qmgr=dest[1],
         appl_name=APPL_NAME,
         now=time.time(),
     )

@@ -153,61 +153,63 @@ class PoisonHandler:
             return PoisonEvent(
                 PoisonOutcome.MOVED, queue, moved_to, reason, md, data, failure, style
             )
-        # Not requeued to BOQNAME: IBM's "Removing messages from the queue in ASF" says the
-        # report options decide, and an exception report is sent when the message asks for
-        # one (MQRO_DISCARD_MSG with MQRO_EXCEPTION_WITH_FULL_DATA returns it to its sender)
-        report_queue = send_exception_report(
-            conn, md, data, feedback=reason, queue=queue, syncpoint=syncpoint
+        outcome, destination, reason = self._dispose(conn, queue, md, data, reason, syncpoint)
+        report_queue = ""
+        if outcome is not PoisonOutcome.REQUEUE_FAILED:
+            # removed by its disposition options: IBM's "Removing messages from the queue in
+            # ASF" sends the exception report it asks for too (MQRO_DISCARD_MSG with
+            # MQRO_EXCEPTION_WITH_FULL_DATA returns the message to its sender)
+            report_queue = send_exception_report(
+                conn, md, data, feedback=reason, queue=queue, syncpoint=syncpoint
+            )
+        return PoisonEvent(
+            outcome,
+            queue,
+            destination,
+            reason,
+            md,
+            data,
+            failure,
+            style,
+            report_queue=report_queue,
         )
 
-        def event(outcome: PoisonOutcome, destination: str = "") -> PoisonEvent:
-            return PoisonEvent(
-                outcome,
-                queue,
-                destination,
-                reason,
-                md,
-                data,
-                failure,
-                style,
-                report_queue=report_queue,
-            )
-
+    def _dispose(
+        self, conn: Connection, queue: str, md: MQMD, data: bytes, reason: int, syncpoint: bool
+    ) -> tuple[PoisonOutcome, str, int]:
+        """The report options' route for a message BOQNAME did not take (``reason``):
+        discarded, or put to the dead-letter queue; REQUEUE_FAILED when that put fails too
+        (with its reason). Returns the outcome, where the message went and the reason."""
         if md.Report & C.MQRO_DISCARD_MSG:
-            return event(PoisonOutcome.DISCARDED)
+            return PoisonOutcome.DISCARDED, "", reason
         dlq = dead_letter_queue(conn)
-        if dlq:
-            dl_md, dl_data = dead_letter_message(
-                md,
-                data,
-                reason=reason,
-                dest_queue=queue,
-                dest_qmgr=conn.qmgr_name,
-                appl_name=APPL_NAME,
-                now=time.time(),
+        if not dlq:
+            return PoisonOutcome.REQUEUE_FAILED, "", reason
+        dl_md, dl_data = dead_letter_message(
+            md,
+            data,
+            reason=reason,
+            dest_queue=queue,
+            dest_qmgr=conn.qmgr_name,
+            appl_name=APPL_NAME,
+            now=time.time(),
+        )
+        try:
+            conn.put(
+                dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL, new_msg_id=False
             )
-            try:
-                conn.put(
-                    dlq,
-                    dl_md,
-                    dl_data,
-                    syncpoint=syncpoint,
-                    context=Context.PASS_ALL,
-                    new_msg_id=False,
-                )
-                return event(PoisonOutcome.DEAD_LETTERED, dlq)
-            except MQError as exc:
-                reason = exc.reason
-                log.warning(
-                    "poison.dead_letter_queue_failed",
-                    queue=queue,
-                    msg_id=md.MsgId.hex(),
-                    backout_count=md.BackoutCount,
-                    dead_letter_queue=dlq,
-                    reason=exc.reason_name,
-                    detail=exc.detail,
-                )
-        return event(PoisonOutcome.REQUEUE_FAILED)
+        except MQError as exc:
+            log.warning(
+                "poison.dead_letter_queue_failed",
+                queue=queue,
+                msg_id=md.MsgId.hex(),
+                backout_count=md.BackoutCount,
+                dead_letter_queue=dlq,
+                reason=exc.reason_name,
+                detail=exc.detail,
+            )
+            return PoisonOutcome.REQUEUE_FAILED, "", exc.reason
+        return PoisonOutcome.DEAD_LETTERED, dlq, reason
 
     def planned_move(
         self,

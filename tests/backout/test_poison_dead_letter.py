@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mqjms.mq import MQMD, C, parse_dlh
+from mqjms.mq import MQMD, C, parse_dlh, parse_xqh
 
 IN, BOQ, DLQ = "DL.IN", "DL.BACKOUT", "DL.DEAD"
 BOTHRESH = 2
@@ -370,3 +370,51 @@ def test_a_report_its_reply_queue_refuses_is_dead_lettered(env: Any) -> None:
     dlh, rest = parse_dlh(raw, md.Encoding)
     assert dlh.Reason == C.MQRC_PUT_INHIBITED and dlh.DestQName.strip() == REPLY
     assert rest == BODY  # the report's data: the whole message
+
+
+def test_the_report_feedback_is_the_reason_the_backout_queue_refused_it(env: Any) -> None:
+    # IBM "Reason and feedback codes": 2362 when there is no backout queue; other codes
+    # "describe the reason that the requeue failed" (here the BOQNAME put's, 2051)
+    _setup(env, boqname=BOQ)
+    env.define_queue(BOQ, PUT="DISABLED")
+    original, data = _poison_asking_for_a_report(env, C.MQRO_EXCEPTION_WITH_DATA)
+    _receive_and_commit(env)
+    _check_dead_lettered(env, original, data, C.MQRC_PUT_INHIBITED)
+    md, body = env.browse_one(REPLY)
+    assert md.Feedback == C.MQRC_PUT_INHIBITED and body == BODY  # under 100 bytes: all
+
+
+def test_no_report_when_no_queue_took_the_message(env: Any) -> None:
+    # the dead-letter queue refuses it too, so its report options could not be followed:
+    # IBM's ASF page sends no report then (a committed transaction discards the message,
+    # as seed 002's "discarded"; a rolled-back one returns it)
+    _setup(env)
+    _poison_asking_for_a_report(env, C.MQRO_EXCEPTION_WITH_FULL_DATA)
+    env.alter_queue(DLQ, PUT="DISABLED")
+    _receive_and_commit(env)
+    assert env.depth(IN) == 0 and env.depth(REPLY) == 0 and env.depth(DLQ) == 0
+
+
+@pytest.mark.embedded_only("a transmission queue for another queue manager")
+def test_the_report_goes_to_the_reply_to_queue_manager(env: Any) -> None:
+    # "This message is sent to the message's ReplyToQ on the ReplyToQmgr": through the
+    # transmission queue named after that queue manager, behind an MQXQH
+    _setup(env)
+    env.define_queue("QM.SENDER", USAGE="XMITQ")
+    env.put_raw(
+        IN,
+        BODY,
+        Format=C.MQFMT_STRING,
+        Report=C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION,
+        ReplyToQ="SENDER.REPLIES",
+        ReplyToQMgr="QM.SENDER",
+        Persistence=1,
+    )
+    env.back_out(IN, BOTHRESH)
+    _receive_and_commit(env)
+    md, raw = env.browse_one("QM.SENDER")
+    xqh, body = parse_xqh(raw, md.Encoding)
+    assert xqh.RemoteQName.strip() == "SENDER.REPLIES"
+    assert xqh.RemoteQMgrName.strip() == "QM.SENDER"
+    assert xqh.MsgDesc.MsgType == C.MQMT_REPORT and body == b""  # MQRO_EXCEPTION: no data
+    assert xqh.MsgDesc.Feedback == C.MQRC_BACKOUT_THRESHOLD_REACHED

@@ -213,6 +213,22 @@ def test_discard_msg_report_option_discards_it(mq, env: MQEnv, qmgr) -> None:
     assert env.browse(DLQ) == []
 
 
+def test_a_discarded_message_asking_for_its_data_back_is_returned_in_a_report(
+    mq, env: MQEnv, qmgr
+) -> None:
+    # IBM "Removing messages from the queue in ASF": the message is discarded by its
+    # report options and the exception report it asks for goes to its ReplyToQ
+    poison_queue(env, boqname="")
+    env.define_queue("DROPIN.REPLY")
+    report = C.MQRO_DISCARD_MSG | C.MQRO_EXCEPTION_WITH_FULL_DATA
+    put = put_poison(env, b"return to sender", Report=report, ReplyToQ="DROPIN.REPLY")
+    no_message(mq, mq.Queue(qmgr, IN))
+    assert env.depth(IN) == 0 and env.browse(DLQ) == []
+    [(md, data)] = env.browse("DROPIN.REPLY")
+    assert md.MsgType == C.MQMT_REPORT and md.CorrelId == put.MsgId
+    assert md.Feedback == C.MQRC_BACKOUT_THRESHOLD_REACHED and data == b"return to sender"
+
+
 def test_a_matching_get_moves_a_poison_reply(mq, env: MQEnv, qmgr) -> None:
     poison_queue(env)
     correl = b"REPLY-1".ljust(24, b"\0")
