@@ -33,11 +33,18 @@ def test_qstatus_shows_depth_open_counts_and_uncommitted_messages(qm: QueueManag
     ]
     [status] = shown(qm, "DISPLAY QSTATUS(ORDERS.IN) ALL")
     assert status["IPPROCS"] == 1 and status["OPPROCS"] == 0
-    assert status["UNCOM"] == 1  # Multiplatforms: how many uncommitted changes
+    assert status["UNCOM"] == "1"  # Multiplatforms: how many uncommitted changes
     assert status["MONQ"] == "OFF" and status["MSGAGE"] == ""  # monitoring off: blank
+    # CURDEPTH is always shown ("always returned": queue name, TYPE, CURDEPTH)
     assert shown(qm, "DIS QS(ORDERS.IN) UNCOM IPPROCS") == [
-        {"QUEUE": "ORDERS.IN", "TYPE": "QUEUE", "UNCOM": 1, "IPPROCS": 1}
+        {"QUEUE": "ORDERS.IN", "TYPE": "QUEUE", "CURDEPTH": 2, "IPPROCS": 1, "UNCOM": "1"}
     ]
+    # a handle's field with TYPE(QUEUE) is ignored, as runmqsc ignores it
+    assert shown(qm, "DIS QS(ORDERS.IN) PID") == [
+        {"QUEUE": "ORDERS.IN", "TYPE": "QUEUE", "CURDEPTH": 2}
+    ]
+    assert [q["QUEUE"] for q in shown(qm, "DIS QS(*) WHERE(CURDEPTH GT 0)")] == ["ORDERS.IN"]
+    assert shown(qm, "DIS QS(*) WHERE(UNCOM NE NO)")[0]["UNCOM"] == "1"
     app.commit()
     assert shown(qm, "DIS QS(ORDERS.IN) UNCOM")[0]["UNCOM"] == "NO"
     lines = one(qm, "DIS QS(ORDERS.IN) QTIME LGETDATE").render(echo=False)
@@ -45,8 +52,9 @@ def test_qstatus_shows_depth_open_counts_and_uncommitted_messages(qm: QueueManag
         "AMQ8450I: Display queue status details.",
         "   QUEUE(ORDERS.IN)",
         "   TYPE(QUEUE)",
-        "   QTIME( , )",
+        "   CURDEPTH(2)",
         "   LGETDATE( )",
+        "   QTIME( , )",
     ]
     app.disconnect()
 
@@ -72,14 +80,18 @@ def test_qstatus_of_a_generic_name_shows_each_local_queue(qm: QueueManager) -> N
     qm.define_queue("QALIAS", "ORDERS.ALIAS", {"TARGET": "ORDERS.IN"})
     names = [obj["QUEUE"] for obj in shown(qm, "DIS QS(ORDERS.*)")]
     assert names == ["ORDERS.IN", "ORDERS.OUT"]  # only local queues have a status
+    assert shown(qm, "DIS QS(ORDERS.ALIAS)") == []  # an alias: no data, not an error
 
 
 def test_qstatus_errors_name_what_is_wrong(qm: QueueManager) -> None:
     qm.define_queue("QLOCAL", "ORDERS.IN")
     missing = one(qm, "DIS QS(NO.SUCH.Q)")
     assert missing.error is not None and missing.error.reason == C.MQRC_UNKNOWN_OBJECT_NAME
-    wrong_type = one(qm, "DIS QS(ORDERS.IN) PID")  # a handle's attribute, TYPE(QUEUE)
-    assert wrong_type.syntax_error and "PID is not a TYPE(QUEUE) attribute" in str(wrong_type.error)
+    unknown_field = one(qm, "DIS QS(ORDERS.IN) DESCR")  # a queue's attribute, not a status
+    assert unknown_field.syntax_error
+    assert "DESCR is not a keyword of DISPLAY QSTATUS" in str(unknown_field.error)
+    bad_where = one(qm, "DIS QS(ORDERS.IN) WHERE(PID EQ 1)")  # a handle's, TYPE(QUEUE)
+    assert bad_where.syntax_error
     unknown = one(qm, "DIS QS(ORDERS.IN) TYPE(CONN)")
     assert unknown.syntax_error and "TYPE must be QUEUE or HANDLE" in str(unknown.error)
 

@@ -13,96 +13,125 @@ import time
 from typing import TYPE_CHECKING
 
 from mqjms.mq import constants as C
-from mqjms.semantics.attributes import LOCAL
+from mqjms.semantics.attributes import INT, KEYWORD, LOCAL, TEXT, Attr
 
-from .keywords import none_found, object_name, once
-from .parser import Command, Param
+from .keywords import Selection, none_found, object_name, once, where_filter
+from .parser import Command
 from .registry import CommandOutput, ObjectAttrs, Value, register
 
 if TYPE_CHECKING:
     from ..manager import QueueManager
 
-# DISPLAY QSTATUS TYPE(QUEUE)'s attributes on Multiplatforms, in runmqsc's order
-QUEUE_STATUS = (
-    "CURDEPTH",
-    "IPPROCS",
-    "LGETDATE",
-    "LGETTIME",
-    "LPUTDATE",
-    "LPUTTIME",
-    "MEDIALOG",
-    "MONQ",
-    "MSGAGE",
-    "OPPROCS",
-    "QTIME",
-    "UNCOM",
+
+def _status_attrs(*names: tuple[str, str]) -> dict[str, Attr]:
+    """Status fields as attributes, for WHERE: read only, of local queues."""
+    return {
+        name: Attr(name, kind, (LOCAL,), 0 if kind == INT else "", readonly=True)
+        for name, kind in names
+    }
+
+
+# DISPLAY QSTATUS TYPE(QUEUE)'s fields on Multiplatforms, in runmqsc's order (UNCOM is NO or
+# a count: text, compared as text)
+QUEUE_STATUS = _status_attrs(
+    ("CURDEPTH", INT),
+    ("IPPROCS", INT),
+    ("LGETDATE", TEXT),
+    ("LGETTIME", TEXT),
+    ("LPUTDATE", TEXT),
+    ("LPUTTIME", TEXT),
+    ("MEDIALOG", TEXT),
+    ("MONQ", KEYWORD),
+    ("MSGAGE", TEXT),
+    ("OPPROCS", INT),
+    ("QTIME", TEXT),
+    ("UNCOM", KEYWORD),
 )
-# TYPE(HANDLE)'s: those this queue manager knows a value of
-HANDLE_STATUS = (
-    "APPLTAG",
-    "APPLTYPE",
-    "BROWSE",
-    "CONN",
-    "INPUT",
-    "INQUIRE",
-    "OUTPUT",
-    "PID",
-    "SET",
+# TYPE(HANDLE)'s: those this queue manager knows (CHANNEL and CONNAME are blank: every
+# connection is local)
+HANDLE_STATUS = _status_attrs(
+    ("APPLDESC", TEXT),
+    ("APPLTAG", TEXT),
+    ("APPLTYPE", KEYWORD),
+    ("BROWSE", KEYWORD),
+    ("CHANNEL", TEXT),
+    ("CONN", TEXT),
+    ("CONNAME", TEXT),
+    ("INPUT", KEYWORD),
+    ("INQUIRE", KEYWORD),
+    ("OUTPUT", KEYWORD),
+    ("PID", INT),
+    ("SET", KEYWORD),
+)
+# IBM's other TYPE(HANDLE) fields: accepted, not shown (this queue manager keeps no value)
+_UNKNOWN_HANDLE_FIELDS = frozenset(
+    {"ASTATE", "HSTATE", "QMURID", "TID", "URID", "URTYPE", "USERID"}
 )
 _STATUS_TYPES = ("QUEUE", "HANDLE")
 
 
 def display_qstatus(qm: QueueManager, command: Command) -> CommandOutput:
-    """DISPLAY QSTATUS(generic) [TYPE(QUEUE|HANDLE)] [ALL | attributes]. Without
-    attributes, TYPE(QUEUE) shows QUEUE, TYPE and CURDEPTH, and TYPE(HANDLE) everything."""
+    """DISPLAY QSTATUS(generic) [TYPE(QUEUE|HANDLE)] [ALL | fields] [WHERE(...)]. Without
+    fields, TYPE(QUEUE) shows QUEUE, TYPE and CURDEPTH (always shown), TYPE(HANDLE) every
+    field; a field of the other TYPE is ignored, as runmqsc ignores it."""
     pattern = object_name(command, generic=True)
-    status_type = "QUEUE"
-    asked: list[Param] = []
-    show_all = False
+    status_type = _status_type(command)
+    table, other = (
+        (QUEUE_STATUS, HANDLE_STATUS) if status_type == "QUEUE" else (HANDLE_STATUS, QUEUE_STATUS)
+    )
+    selection = Selection()
     seen: set[str] = set()
+    for param in command.params:
+        keyword = param.keyword
+        if keyword == "TYPE":
+            continue
+        if keyword == "WHERE":
+            once(command, seen, param, "WHERE")
+            selection.where = where_filter(command, param, table)
+            continue
+        if keyword not in (*table, *other, *_UNKNOWN_HANDLE_FIELDS, "ALL"):
+            raise command.error(
+                f"{keyword} is not a keyword of DISPLAY QSTATUS mqjms knows (TYPE, ALL, WHERE, "
+                f"{', '.join(QUEUE_STATUS)}; with TYPE(HANDLE): {', '.join(HANDLE_STATUS)})",
+                param,
+            )
+        if param.has_value:
+            raise command.error(f"{keyword} is written without a value in DISPLAY", param)
+        if keyword in table:
+            selection.wanted.append(keyword)
+        seen.add(keyword)
+    selection.show_all = "ALL" in seen or (status_type == "HANDLE" and not selection.wanted)
+    queues = qm.display_queues(pattern, LOCAL, ["CURDEPTH", "IPPROCS", "OPPROCS"])
+    if not queues:
+        if not pattern.endswith("*") and qm.display_queues(pattern, "QUEUE", ["QUEUE"]):
+            return CommandOutput("AMQ8450I: Display queue status details.")  # not local
+        raise none_found("local queue", pattern)
+    objects: list[ObjectAttrs] = []
+    for queue in queues:
+        name = str(queue["QUEUE"])
+        if status_type == "QUEUE":
+            objects.append({"QUEUE": name, "TYPE": "QUEUE", **_queue_status(qm, name, queue)})
+        else:
+            objects += [
+                {"QUEUE": name, "TYPE": "HANDLE", **_handle_status(handle)}
+                for handle in qm.queue_handles(name)
+            ]
+    always = ("QUEUE", "TYPE", "CURDEPTH") if status_type == "QUEUE" else ("QUEUE", "TYPE")
+    return CommandOutput(
+        "AMQ8450I: Display queue status details.", selection.apply(objects, always)
+    )
+
+
+def _status_type(command: Command) -> str:
+    seen: set[str] = set()
+    status_type = "QUEUE"
     for param in command.params:
         if param.keyword == "TYPE":
             once(command, seen, param, "TYPE")
             status_type = str(param.value())
             if status_type not in _STATUS_TYPES:
                 raise command.error("TYPE must be QUEUE or HANDLE", param)
-            continue
-        if param.keyword in (*QUEUE_STATUS, *HANDLE_STATUS, "ALL"):
-            if param.has_value:
-                raise command.error(f"{param.keyword} is written without a value in DISPLAY", param)
-            if param.keyword == "ALL":
-                show_all = True
-            else:
-                asked.append(param)
-        else:
-            raise command.error(
-                f"{param.keyword} is not a keyword of DISPLAY QSTATUS mqjms knows (TYPE, ALL, "
-                f"{', '.join(QUEUE_STATUS)}; with TYPE(HANDLE): {', '.join(HANDLE_STATUS)})",
-                param,
-            )
-    table = QUEUE_STATUS if status_type == "QUEUE" else HANDLE_STATUS
-    for param in asked:
-        if param.keyword not in table:
-            raise command.error(f"{param.keyword} is not a TYPE({status_type}) attribute", param)
-    wanted = [param.keyword for param in asked]
-    if show_all or (status_type == "HANDLE" and not wanted):
-        wanted = list(table)
-    elif not wanted:
-        wanted = ["CURDEPTH"]
-    queues = qm.display_queues(pattern, LOCAL, ["CURDEPTH", "IPPROCS", "OPPROCS"])
-    if not queues:
-        raise none_found("local queue", pattern)
-    objects: list[ObjectAttrs] = []
-    for queue in queues:
-        name = str(queue["QUEUE"])
-        if status_type == "QUEUE":
-            objects.append(_pick(name, "QUEUE", _queue_status(qm, name, queue), wanted))
-        else:
-            objects += [
-                _pick(name, "HANDLE", _handle_status(handle), wanted)
-                for handle in qm.queue_handles(name)
-            ]
-    return CommandOutput("AMQ8450I: Display queue status details.", objects)
+    return status_type
 
 
 def _queue_status(qm: QueueManager, name: str, queue: ObjectAttrs) -> ObjectAttrs:
@@ -119,7 +148,7 @@ def _queue_status(qm: QueueManager, name: str, queue: ObjectAttrs) -> ObjectAttr
         "MSGAGE": "",
         "OPPROCS": queue["OPPROCS"],
         "QTIME": " , ",
-        "UNCOM": uncommitted if uncommitted else "NO",  # Multiplatforms: how many, or NO
+        "UNCOM": str(uncommitted) if uncommitted else "NO",  # Multiplatforms: how many, or NO
     }
 
 
@@ -130,10 +159,13 @@ def _handle_status(handle: dict[str, int | str]) -> ObjectAttrs:
         return "YES" if options & option else "NO"
 
     return {
+        "APPLDESC": "",
         "APPLTAG": handle["APPLTAG"],
         "APPLTYPE": "USER",
         "BROWSE": yes(C.MQOO_BROWSE),
+        "CHANNEL": "",
         "CONN": handle["CONN"],
+        "CONNAME": "",
         "INPUT": (
             "EXCL"
             if options & C.MQOO_INPUT_EXCLUSIVE
@@ -146,12 +178,6 @@ def _handle_status(handle: dict[str, int | str]) -> ObjectAttrs:
         "PID": handle["PID"],
         "SET": yes(C.MQOO_SET),
     }
-
-
-def _pick(name: str, status_type: str, status: ObjectAttrs, wanted: list[str]) -> ObjectAttrs:
-    out: dict[str, Value] = {"QUEUE": name, "TYPE": status_type}
-    out.update((key, status[key]) for key in wanted if key in status)
-    return out
 
 
 QMGR_STATUS = ("STATUS", "STARTDA", "STARTTI", "CONNS", "CHINIT", "CMDSERV")
