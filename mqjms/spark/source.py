@@ -76,12 +76,12 @@ class MqjmsDataSource(DataSource):
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         from .sink import QueueBatchWriter
 
-        return QueueBatchWriter(dict(self.options))
+        return QueueBatchWriter(dict(self.options), schema)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         from .sink import QueueStreamWriter
 
-        return QueueStreamWriter(dict(self.options))
+        return QueueStreamWriter(dict(self.options), schema)
 
 
 @dataclass(frozen=True)
