@@ -10,6 +10,7 @@ option                     meaning
                            beside the query's checkpoint, on storage every executor reaches
 ``consumer``               the query's name in staging and reservations (default
                            ``spark:<queue>``); two queries on one queue need two names
+                           (a running query holds its consumer: :mod:`.exclusive`)
 ``maxMessagesPerBatch``    at most this many messages per micro-batch (default 50000: Spark's
                            fixed cost per batch, ~0.15-0.25 s on ``local[2]``, dominates
                            smaller ones)

@@ -1,10 +1,12 @@
 """The sink: DataFrame rows become queue messages, exactly once (spark.md 6.4).
 
 ``df.writeStream.format("mqjms")`` and ``df.write.format("mqjms")`` with options ``url``,
-``queue`` (or a ``queue`` column), ``sinkId`` (default: the queue) and ``markerQueue``.
-Columns: ``text`` (a TextMessage) or ``body`` (binary: a BytesMessage), and optional
-``correl_id`` (hex of 24 bytes, or text), ``properties`` (map), ``priority``, ``queue``,
-``msg_id``.
+``queue`` (else a ``queue`` column: the option wins, as Kafka's ``topic`` option does, so
+rows read from a queue, whose ``queue`` column names it, go where the option says),
+``sinkId`` (default: the queue) and ``markerQueue``. Columns: ``text`` (a TextMessage) or
+``body`` (binary: a BytesMessage), and optional ``correl_id`` (hex of 24 bytes, text or
+binary), ``properties`` (map), ``priority``, ``persistent``, ``queue``, ``msg_id``; their
+types are checked as the write is planned (:mod:`.sink_columns`).
 
 Each task puts its rows under syncpoint with a commit marker (:mod:`.markers`) and commits
 at its end, so a failed task leaves nothing, and a task that Spark runs again (a replayed
@@ -24,6 +26,7 @@ from typing import Any
 
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceStreamWriter, DataSourceWriter, WriterCommitMessage
+from pyspark.sql.types import StructType
 
 from mqjms.jms.message import (
     DEFAULT_PRIORITY,
@@ -38,7 +41,7 @@ from mqjms.mq.md import MQMD
 from mqjms.transport import connect, resolve_url
 from mqjms.transport.registry import transport_for
 
-from . import failures, markers
+from . import failures, markers, sink_columns
 from .ids import derived_msg_id
 
 log = get_logger("mqjms.spark")
@@ -62,8 +65,9 @@ JMS_HEADERS = ("JMSType", "JMSDestination", "JMSReplyTo", "JMSCorrelationID")
 
 
 def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str, MQMD, bytes]:
-    """The queue, MQMD and bytes for one row, as a JMS producer writes them."""
-    queue = str(values.get("queue") or default_queue or "")
+    """The queue, MQMD and bytes for one row, as a JMS producer writes them. The sink's
+    ``default_queue`` (its option) wins over the row's ``queue``."""
+    queue = str(default_queue or values.get("queue") or "")
     if not queue:
         raise ValueError('the mqjms sink needs a queue: .option("queue", ...) or a queue column')
     if "text" not in values and "body" not in values:  # a typo must not put empty messages
@@ -90,11 +94,16 @@ def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str,
         delivery_mode=NON_PERSISTENT if values.get("persistent") is False else PERSISTENT,
     )
     if correl:
-        md.CorrelId = _correl(str(correl))
+        md.CorrelId = _correl(correl)
     return queue, md, data
 
 
-def _correl(value: str) -> bytes:
+def _correl(value: object) -> bytes:
+    if isinstance(value, bytes | bytearray):  # a BINARY column: the CorrelId itself
+        if len(value) > 24:
+            raise ValueError(f"correl_id has {len(value)} bytes; a CorrelId has 24")
+        return bytes(value).ljust(24, b"\x00")
+    value = str(value)
     if len(value) == 48:
         try:
             return bytes.fromhex(value)
@@ -104,7 +113,9 @@ def _correl(value: str) -> bytes:
 
 
 class _RowWriter:
-    def __init__(self, options: Mapping[str, str]) -> None:
+    def __init__(self, options: Mapping[str, str], schema: StructType | None = None) -> None:
+        if schema is not None:
+            sink_columns.check(schema)  # a column of a wrong type fails now, not in a task
         opts = {str(k).lower(): v for k, v in options.items()}
         self.url = resolve_url(opts.get("url"))
         transport_for(self.url)  # a URL of no transport fails the write now, not in a task
@@ -188,8 +199,8 @@ class QueueBatchWriter(_RowWriter, DataSourceWriter):
     """``write.format("mqjms")``: one unit of work per task; a retried task puts the same
     MsgIds (the job's token is fixed when the write is planned)."""
 
-    def __init__(self, options: Mapping[str, str]) -> None:
-        super().__init__(options)
+    def __init__(self, options: Mapping[str, str], schema: StructType | None = None) -> None:
+        super().__init__(options, schema)
         self.job = uuid.uuid4().hex
 
     def write(self, iterator: Iterator[Any]) -> PutCommit:

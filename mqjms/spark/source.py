@@ -40,10 +40,11 @@ from pyspark.sql.types import StructType
 from mqjms.backout import PoisonHandler
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
+from mqjms.qmgr.locks import FileLock
 from mqjms.transport import Connection, Handle, connect
 from mqjms.transport.url import redact
 
-from . import arrow, columns, failures, isolation
+from . import arrow, columns, exclusive, failures, isolation
 from .options import SourceOptions, include_raw
 from .staging import STEP, Meta, Staging
 
@@ -75,12 +76,12 @@ class MqjmsDataSource(DataSource):
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
         from .sink import QueueBatchWriter
 
-        return QueueBatchWriter(dict(self.options))
+        return QueueBatchWriter(dict(self.options), schema)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
         from .sink import QueueStreamWriter
 
-        return QueueStreamWriter(dict(self.options))
+        return QueueStreamWriter(dict(self.options), schema)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._handle: Handle | None = None
         self._staging: Staging | None = None
         self._handler: PoisonHandler | None = None
+        self._lock: FileLock | None = None
         self._available_now = False
         self._last_end = 0
         # the batch latestOffset planned last, ((lo, hi), its messages): partitions() of
@@ -113,7 +115,7 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __setstate__(self, state: dict[str, Any]) -> None:
         """A copy (planner, task) starts unconnected: connections never travel."""
         self.options, self.schema = state["options"], state["schema"]
-        self._conn = self._handle = self._staging = self._handler = None
+        self._conn = self._handle = self._staging = self._handler = self._lock = None
         self._available_now, self._last_end, self._planned = False, 0, None
 
     # ------------------------------------------------------------------ runner side
@@ -121,14 +123,21 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if self._conn is None:
             _exit_on_sigterm()
             with failures.named(f"the mqjms stream from {self.options.queue!r}"):
-                conn = connect(self.options.url, "mqjms-spark")
+                lock = exclusive.hold(self.options)  # one query per consumer
+                try:
+                    conn = connect(self.options.url, "mqjms-spark")
+                except BaseException:
+                    lock.release()
+                    raise
                 try:
                     handle = conn.open(self.options.queue, INPUT)
                     self._staging = self.options.open_staging(conn)
                 except BaseException:
                     conn.disconnect()
+                    lock.release()
                     raise
             self._conn, self._handle, self._handler = conn, handle, PoisonHandler()
+            self._lock = lock
             log.info(
                 "spark.source_started",
                 url=redact(self.options.url),
@@ -222,8 +231,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def stop(self) -> None:
         """The query stopped: what was staged beyond the last batch Spark planned goes
         back to the queue (at most that batch stays staged), then disconnect."""
-        conn, handle, staging = self._conn, self._handle, self._staging
-        self._conn = self._handle = self._staging = None
+        conn, handle, staging, lock = self._conn, self._handle, self._staging, self._lock
+        self._conn = self._handle = self._staging = self._lock = None
         try:
             if conn is not None and handle is not None and staging is not None:
                 conn.backout()
@@ -244,6 +253,8 @@ class QueueStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 finally:
                     conn.disconnect()
                 log.info("spark.source_stopped", queue=self.options.queue)
+            if lock is not None:
+                lock.release()
 
     # ------------------------------------------------------------------ task side
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:

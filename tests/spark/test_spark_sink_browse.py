@@ -214,3 +214,63 @@ def test_a_browse_with_include_raw_has_the_raw_columns(
     [row] = reader.option("includeRaw", flag).load().collect()
     assert row["text"] == "hello" and MQMD.unpack(bytes(row["mqmd"])).Format.strip() == "MQSTR"
     queues.close()
+
+
+def test_the_queue_option_wins_over_the_rows_queue_column(spark: Any, tmp_path: Path) -> None:
+    # rows read from a queue carry its name in "queue": copied whole to another queue,
+    # every message went back onto the queue it was read from and the target got none
+    queues = Queues("embedded", tmp_path)
+    queues.define("ORDERS.IN")
+    queues.define("ORDERS.COPY")
+    queues.put_text("ORDERS.IN", "a", "b", "c")
+    rows = spark.read.format("mqjms").option("url", queues.url).option("queue", "ORDERS.IN")
+    rows.load().write.format("mqjms").option("url", queues.url).option("queue", "ORDERS.COPY").mode(
+        "append"
+    ).save()
+    assert len(queues.browse("ORDERS.IN")) == 3  # the originals only
+    copied = queues.drain("ORDERS.COPY")
+    assert sorted(data[-1:] for _, data in copied) == [b"a", b"b", b"c"]
+    # without the option, the column routes each row (a redrive to its original queue)
+    queues.drain("ORDERS.IN")
+    routed = spark.createDataFrame(
+        [("x", "ORDERS.IN"), ("y", "ORDERS.COPY")], "text STRING, queue STRING"
+    )
+    routed.write.format("mqjms").option("url", queues.url).mode("append").save()
+    assert len(queues.drain("ORDERS.IN")) == 1 and len(queues.drain("ORDERS.COPY")) == 1
+    queues.close()
+
+
+@pytest.mark.parametrize(
+    ("ddl", "value", "named"),
+    [
+        ("persistent STRING", "false", "persistent is string, not BOOLEAN"),
+        ("properties STRING", "a=1", "properties is string, not MAP<STRING"),
+        ("priority STRING", "high", "priority is string, not INT"),
+        ("correl_id INT", 5, "correl_id is int, not STRING"),
+    ],
+)
+def test_a_column_of_a_wrong_type_fails_the_write_as_it_is_planned_naming_it(
+    spark: Any, tmp_path: Path, ddl: str, value: object, named: str
+) -> None:
+    # persistent "false" put persistent messages; a properties string failed in a task
+    # with "'str' object has no attribute 'items'"; a correl_id 5 became the CorrelId "5"
+    queues = Queues("embedded", tmp_path)
+    queues.define("OUT")
+    df = spark.createDataFrame([("x", value)], f"text STRING, {ddl}")
+    writer = df.write.format("mqjms").option("url", queues.url).option("queue", "OUT")
+    with pytest.raises(Exception, match="the mqjms sink cannot write these columns") as caught:
+        writer.mode("append").save()
+    assert named in str(caught.value)
+    assert queues.browse("OUT") == []
+    queues.close()
+
+
+def test_a_binary_correl_id_is_the_correl_id(spark: Any, tmp_path: Path) -> None:
+    queues = Queues("embedded", tmp_path)
+    queues.define("OUT")
+    correl = bytes(range(24))
+    df = spark.createDataFrame([("x", bytearray(correl))], "text STRING, correl_id BINARY")
+    df.write.format("mqjms").option("url", queues.url).option("queue", "OUT").mode("append").save()
+    [(md, _)] = queues.drain("OUT")
+    assert md.CorrelId == correl  # it was the text "bytearray(b'...')", cut to 24 bytes
+    queues.close()
