@@ -536,6 +536,8 @@ def _deliver(
     if ask.logical_order and ask.browse is None and not ask.browse_under_cursor:
         in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP
         last = md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP
+        if ask.syncpoint or (ask.if_persistent and md.Persistence == C.MQPER_PERSISTENT):
+            hconn.mark_groups(obj)
         obj.get_group = md.GroupId if in_group and not last else None
     if warning is not None:
         # a warning still delivers the message: it travels with the error, as in both

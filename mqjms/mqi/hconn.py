@@ -107,6 +107,8 @@ class Hconn:
         self.async_puts = AsyncPutStatus()
         self.commit_at_exit = True
         self.closed = False
+        # each handle's logical-order group positions before the unit of work changed them
+        self._group_marks: dict[int, tuple[Hobj, tuple[bytes, int] | None, bytes | None]] = {}
         self.pid = os.getpid()  # a forked child may not use it (its parent's unit of work)
         self.work = 0  # the program's gets and puts under syncpoint in its unit of work
         self.begun = False  # MQBEGIN began the unit of work, not yet ended
@@ -183,6 +185,18 @@ class Hconn:
         self.work += 1
         screening.delivered(self.flow)
 
+    def mark_groups(self, obj: Hobj) -> None:
+        """A put or get in the unit of work is about to move ``obj``'s logical-order group
+        position: keep the one before, which MQBACK restores (IBM's MQBACK usage notes:
+        "the group and segment information ... is restored to the value that it had
+        previously"); MQCMIT keeps the new one."""
+        self._group_marks.setdefault(obj.number, (obj, obj.put_group, obj.get_group))
+
+    def _restore_groups(self) -> None:
+        for obj, put_group, get_group in self._group_marks.values():
+            obj.put_group, obj.get_group = put_group, get_group
+        self._group_marks.clear()
+
     def commit(self) -> None:
         """MQCMIT."""
         with self.call() as conn:
@@ -192,15 +206,19 @@ class Hconn:
                 screening.backed_out(self.flow)
                 if exc.reason == C.MQRC_BACKED_OUT:  # ended all the same
                     self.work, self.begun = 0, False
+                    self._restore_groups()
                 raise  # otherwise the unit of work is still there: MQBACK ends it
             self.work, self.begun = 0, False
+            self._group_marks.clear()
             screening.committed(self.flow)
 
     def backout(self) -> None:
-        """MQBACK: every message got in the unit of work has BackoutCount + 1."""
+        """MQBACK: every message got in the unit of work has BackoutCount + 1, and each
+        handle's logical-order group position is what it was before the unit of work."""
         with self.call() as conn:
             conn.backout()
             self.work, self.begun = 0, False
+            self._restore_groups()
             screening.backed_out(self.flow)
 
     def disconnect(self, *, commit: bool = True) -> None:
@@ -209,6 +227,7 @@ class Hconn:
         with self.call() as conn:
             self.closed = True
             self.work, self.begun = 0, False
+            self._group_marks.clear()
             self.objects.clear()
             self.subscriptions.clear()
             self.properties.clear()

@@ -160,6 +160,8 @@ def _put(
     if not own_reply_qmgr:  # else the program's name stands, as MQ leaves a set one
         written.append("ReplyToQMgr")
     if obj is not None and logical:  # the queue manager numbers the group (output fields)
+        if syncpoint:
+            hconn.mark_groups(obj)
         obj.put_group = group
         written += ["GroupId", "MsgSeqNumber", "Offset", "MsgFlags"]
     elif new_group:

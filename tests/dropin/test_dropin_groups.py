@@ -230,3 +230,46 @@ def test_without_a_browse_at_once_all_msgs_available_gets_as_before(
     _put_numbered(mq, queue, b"I", [1], last=2)
     assert _get_all_available(mq, queue, wait_ms=2000) == b"I1"
     queue.close()
+
+
+# IBM's MQBACK usage notes: for messages put or got in logical order in a unit of work,
+# "the group and segment information that the queue manager retains for the queue handle
+# is restored to the value that it had previously" when the unit of work is backed out.
+
+
+@pytest.mark.embedded_only("the group's messages in queue order")
+def test_mqback_restores_the_group_a_logical_order_put_was_numbering(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    pmo = mq.PMO(Options=mq.CMQC.MQPMO_LOGICAL_ORDER | mq.CMQC.MQPMO_SYNCPOINT)
+    for part in (b"first try 1", b"first try 2"):
+        md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+        md.MsgFlags = mq.CMQC.MQMF_MSG_IN_GROUP
+        queue.put(part, md, pmo)
+    qmgr.backout()  # the group is gone: the next put in logical order begins a new one
+    assert _put_group(mq, queue, [b"again 1", b"again 2", b"again 3"])  # numbered 1, 2, 3
+    qmgr.commit()
+    got = [md.MsgSeqNumber for md, _ in env.browse(Q)]
+    assert got == [1, 2, 3]
+
+
+@pytest.mark.embedded_only("priority order on the embedded queue manager")
+def test_mqback_restores_the_group_a_logical_order_get_was_in(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_group(mq, queue, [b"a1", b"a2", b"a3"])
+    assert [_get_logical(mq, queue)[0] for _ in range(2)] == [b"a1", b"a2"]  # no syncpoint
+    urgent = mq.MD(Priority=9)
+    queue.put(b"urgent, in no group", urgent)
+    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+    gmo = mq.GMO(
+        Version=mq.CMQC.MQGMO_VERSION_2,
+        Options=mq.CMQC.MQGMO_LOGICAL_ORDER | mq.CMQC.MQGMO_SYNCPOINT,
+    )
+    assert queue.get(None, md, gmo) == b"a3"  # the group goes on: its last message
+    qmgr.backout()
+    # back inside the group: its last message comes next, before the higher priority one
+    assert _get_logical(mq, queue)[0] == b"a3"
+    assert _get_logical(mq, queue)[0] == b"urgent, in no group"
