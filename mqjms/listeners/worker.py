@@ -66,6 +66,7 @@ Hook = Callable[[], None]
 
 READY_TIMEOUT = 30.0  # how long start() waits for consumers' first connection attempts
 STOP_GRACE = 2.0  # after the deadline: time for consumers to leave an MQI call or a get
+LOOP_STOP_MIN = 0.5  # the event loop's share of a grace the consumers used up
 
 
 class Worker:
@@ -364,8 +365,8 @@ class Worker:
         stuck = [c.name for c in late if c.is_alive()]
         if stuck:
             log.warning("worker.consumers_not_stopped", consumers=stuck)
-        if self._loop is not None:
-            self._loop.stop()
+        if self._loop is not None:  # within the grace too: SIGTERM to exit stays bounded
+            self._loop.stop(max(LOOP_STOP_MIN, grace - time.monotonic()))
             self._loop = None
         for hook in self._on_stop:
             try:
