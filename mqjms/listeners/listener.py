@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mqjms.backout import PoisonHook
@@ -49,7 +49,8 @@ class Listener:
     topic: str | None = None  # the topic string subscribed to (wildcards allowed)
     subscription: str | None = None  # a durable subscription's name
     shared: bool = False  # the consumer threads (and processes) share the subscription
-    #: ``module.function``: recorded on a failure and in log events.
+    #: ``module.function``: recorded on a failure, in log events and as the key of its
+    #: statistics; a Worker makes it unique (:meth:`unique_in`).
     name: str = field(init=False)
     #: ``async def`` listeners run on the worker's event loop.
     is_async: bool = field(init=False)
@@ -57,6 +58,22 @@ class Listener:
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _qualname(self.fn))
         object.__setattr__(self, "is_async", _is_async(self.fn))
+
+    def unique_in(self, taken: set[str]) -> Listener:
+        """This listener, or a copy named ``module.function[QUEUE]`` (``#2``, ... after
+        that) when another of the worker's listeners has its name: one function on two
+        queues, or functions a factory made, have two listeners with one qualified name,
+        whose statistics, metrics labels and shared subscription would be merged."""
+        if self.name not in taken:
+            return self
+        base = f"{self.name}[{self.queue}]"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}#{n}"
+        copy = replace(self)
+        object.__setattr__(copy, "name", name)
+        return copy
 
     @property
     def durable(self) -> bool:

@@ -182,7 +182,7 @@ class Worker:
     def add_listener(self, listener: Listener) -> None:
         if self._running:
             raise RuntimeError("register listeners before the worker starts")
-        self.listeners.append(listener)
+        self.listeners.append(listener.unique_in({lst.name for lst in self.listeners}))
 
     def on_start(self, fn: F) -> F:
         """Register ``fn()`` to run when the worker starts, before any message is got."""

@@ -350,3 +350,37 @@ def test_the_failure_memory_is_bounded_least_recently_failed_first_out():
     assert memory.pop(bytes([0]) * 24) is None  # the oldest went first
     assert memory.pop(bytes([2]) * 24) is failures[2]
     assert memory.pop(bytes([2]) * 24) is None  # popped: forgotten
+
+
+# --------------------------------------------------------------------------- names
+def test_one_function_on_two_queues_keeps_two_listeners_apart(mq, make_worker):
+    # stacked @app.listener decorators (as FastStream allows), or functions a factory
+    # made, gave two listeners one name: app.stats.listeners held one entry, labelled
+    # with one queue, counting both queues' messages (and the metrics with it)
+    other = "APP.OTHER"
+    mq.define_queue(other)
+    app = make_worker()
+
+    @app.listener(IN)
+    @app.listener(other)
+    def handle(msg: mqjms.Message) -> None:
+        pass
+
+    def make() -> Any:
+        def made(msg: mqjms.Message) -> None:
+            pass
+
+        return made
+
+    app.listener(IN)(make())
+    app.listener(IN)(make())
+    names = [lst.name for lst in app.listeners]
+    assert len(set(names)) == 4, names
+    base = f"{__name__}.test_one_function_on_two_queues_keeps_two_listeners_apart.<locals>"
+    assert names[:2] == [f"{base}.handle", f"{base}.handle[{IN}]"]
+    mq.send(IN, "in")
+    mq.send(other, "other", "other again")
+    mq.run_until_idle(app)
+    stats = {s.listener: (s.queue, s.committed) for s in app.stats.listener_snapshots()}
+    assert stats[f"{base}.handle"] == (other, 2)
+    assert sum(c for name, (q, c) in stats.items() if q == IN) == 1
