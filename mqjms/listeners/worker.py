@@ -64,6 +64,11 @@ log = get_logger("mqjms.listeners")
 F = TypeVar("F", bound=Callable[..., Any])
 Hook = Callable[[], None]
 
+#: The specs ``mqjms run`` is importing (:func:`.runner.load_app`): a ``run()`` called
+#: meanwhile, ``app.run()`` at a module's top level, is ignored with a warning, as
+#: ``flask run`` ignores ``app.run()``; the command then runs the worker itself.
+IMPORTING: list[str] = []
+
 READY_TIMEOUT = 30.0  # how long start() waits for consumers' first connection attempts
 STOP_GRACE = 2.0  # after the deadline: time for consumers to leave an MQI call or a get
 LOOP_STOP_MIN = 0.5  # the event loop's share of a grace the consumers used up
@@ -384,6 +389,14 @@ class Worker:
 
         Signal handlers are installed only in the main thread; elsewhere stop the worker
         with :meth:`request_stop`."""
+        if IMPORTING:  # it would run (and take the first SIGTERM) inside the import
+            log.warning(
+                "worker.run_ignored",
+                spec=IMPORTING[-1],
+                reason="app.run() called while mqjms run imports the module; mqjms run "
+                "runs the worker: call app.run() under if __name__ == '__main__':",
+            )
+            return 0
         with signals.handled(self._on_signal):
             try:
                 self.start()
