@@ -99,6 +99,7 @@ class Listener:
         if not callable(fn):
             raise TypeError(f"a listener must be a function taking a message, not {fn!r}")
         _check_takes_one_message(fn)
+        _check_not_a_generator(fn)
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(
                 f"listener {_qualname(fn)}: concurrency must be an int >= 1, not {concurrency!r}"
@@ -182,6 +183,20 @@ def _qualname(fn: Any) -> str:
     module = getattr(fn, "__module__", None) or type(fn).__module__
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{name}"
+
+
+def _check_not_a_generator(fn: Any) -> None:
+    """TypeError now for a generator function (``yield`` in its body, ``async def`` too):
+    a call makes a generator and runs none of the body, so every message would be
+    committed unprocessed."""
+    call = getattr(fn, "__call__", None)  # noqa: B004 - an object with a generator __call__
+    for target in (fn, call):
+        if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+            raise TypeError(
+                f"listener {_qualname(fn)} is a generator function (it yields): a call runs "
+                "none of its body, so each message would be committed unprocessed; "
+                "return instead of yield"
+            )
 
 
 def _check_takes_one_message(fn: Callable[..., object]) -> None:

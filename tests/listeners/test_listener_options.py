@@ -307,6 +307,42 @@ def test_a_function_that_cannot_take_one_message_is_refused_at_registration(make
     assert len(app.listeners) == 6
 
 
+def test_a_generator_function_is_refused_and_a_returned_generator_backs_out(mq, make_worker):
+    # `yield` in a listener (async def too) made a call return a generator that ran none
+    # of the body: the message was committed unprocessed, lost without a word
+    app = make_worker()
+
+    def sync_gen(msg: mqjms.Message) -> Any:
+        yield msg
+
+    async def async_gen(msg: mqjms.Message) -> Any:
+        yield msg
+
+    class Yielding:
+        def __call__(self, msg: mqjms.Message) -> Any:
+            yield msg
+
+    for fn in (sync_gen, async_gen, Yielding(), functools.partial(sync_gen)):
+        with pytest.raises(TypeError, match=r"is a generator function .*return instead of yield"):
+            app.listener(IN)(fn)
+    assert app.listeners == []
+    ran: list[str] = []
+
+    def generate(msg: mqjms.Message) -> Any:
+        ran.append(msg.body)
+        yield
+
+    app.listener(IN)(lambda msg: generate(msg))  # a generator seen only once called
+    mq.send(IN, "kept")
+    summary = mq.run_until_idle(app)
+    assert ran == [] and summary.committed == 0
+    assert summary.destinations() == {BOQ: 1}  # failed, BOTHRESH times, then moved
+    [moved] = mq.browse(BOQ)
+    assert (
+        moved.body == "kept" and "returned a generator" in moved.properties["mqjms_failure_message"]
+    )
+
+
 def test_worker_arguments_of_the_wrong_type_say_which() -> None:
     with pytest.raises(TypeError, match="the transport URL must be a str, not int"):
         mqjms.Worker(5)  # type: ignore[arg-type]
