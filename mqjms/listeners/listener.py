@@ -128,6 +128,8 @@ class Listener:
                 )
         if on_poison is not None and not callable(on_poison):
             raise TypeError(f"listener {_qualname(fn)}: on_poison must be callable")
+        if on_poison is not None:
+            check_plain_hook(on_poison, f"listener {_qualname(fn)}: on_poison")
         return cls(
             fn,
             name.strip(),
@@ -183,6 +185,17 @@ def _qualname(fn: Any) -> str:
     module = getattr(fn, "__module__", None) or type(fn).__module__
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{name}"
+
+
+def check_plain_hook(hook: Any, what: str) -> None:
+    """TypeError now for an ``async def`` hook: hooks are called, not awaited, so its body
+    would never run (only Python's "coroutine was never awaited" warning would say so)."""
+    call = getattr(hook, "__call__", None)  # noqa: B004 - an object with an async __call__
+    if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(call):
+        raise TypeError(
+            f"{what} {_qualname(hook)} is async def: hooks are called, not awaited, so its "
+            "body would never run; make it a plain function"
+        )
 
 
 def _check_not_a_generator(fn: Any) -> None:

@@ -52,7 +52,7 @@ from . import signals
 from .activity import ConsumerActivity
 from .eventloop import EventLoopThread
 from .health import Health, queue_depths, start_error
-from .listener import Listener, PoisonCallback, RetryWait
+from .listener import Listener, PoisonCallback, RetryWait, check_plain_hook
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .runtime import Connector, Runtime
 from .stats import WorkerStats
@@ -107,6 +107,8 @@ class Worker:
         #: (SubName ``JMS:<client id>:<name>``): it keeps two services' names apart.
         self.client_id = client_id
         self.shutdown_timeout = shutdown_timeout
+        for hook in poison_hooks:
+            check_plain_hook(hook, "poison_hooks:")
         self.poison_hooks: list[PoisonCallback] = list(poison_hooks)
         self.reconnect_wait: WaitStrategy = reconnect_wait or DEFAULT_RECONNECT_WAIT
         self.listeners: list[Listener] = []
@@ -191,11 +193,13 @@ class Worker:
 
     def on_start(self, fn: F) -> F:
         """Register ``fn()`` to run when the worker starts, before any message is got."""
+        check_plain_hook(fn, "on_start")
         self._on_start.append(fn)
         return fn
 
     def on_stop(self, fn: F) -> F:
         """Register ``fn()`` to run when the worker has stopped (consumers disconnected)."""
+        check_plain_hook(fn, "on_stop")
         self._on_stop.append(fn)
         return fn
 

@@ -343,6 +343,26 @@ def test_a_generator_function_is_refused_and_a_returned_generator_backs_out(mq, 
     )
 
 
+def test_an_async_hook_is_refused_at_registration(make_worker):
+    # hooks are called, not awaited: an async def on_start, on_stop, on_poison or
+    # poison_hooks entry never ran its body (Python's "never awaited" warning aside)
+    app = make_worker()
+
+    async def hook(*event: object) -> None: ...
+
+    def handle(msg: mqjms.Message) -> None: ...
+
+    with pytest.raises(TypeError, match=r"on_start .*hook is async def"):
+        app.on_start(hook)
+    with pytest.raises(TypeError, match=r"on_stop .*hook is async def"):
+        app.on_stop(hook)
+    with pytest.raises(TypeError, match=r"on_poison .*hook is async def"):
+        app.listener(IN, on_poison=hook)(handle)
+    with pytest.raises(TypeError, match=r"poison_hooks: .*hook is async def"):
+        make_worker(poison_hooks=[hook])
+    assert app.listeners == [] and app.poison_hooks == []
+
+
 def test_worker_arguments_of_the_wrong_type_say_which() -> None:
     with pytest.raises(TypeError, match="the transport URL must be a str, not int"):
         mqjms.Worker(5)  # type: ignore[arg-type]
