@@ -66,17 +66,10 @@ def configure(level: str | None = None, fmt: str | None = None, force: bool = Fa
     """Configure structlog: mqjms's renderer on standard error at ``level`` (default
     ``MQJMS_LOG_LEVEL``, else INFO), unless the application already configured structlog
     (then its configuration stays, and mqjms's events go through it) or ``force``."""
-    import structlog
-
     if _configured_by_application() and not force:
         return
     number = level_number(level, given=True) if level else level_number(levels_from_env()[0])
-    _set_configuration(
-        processors=_processors(fmt),
-        wrapper_class=structlog.make_filtering_bound_logger(number),
-        logger_factory=lambda *args: _StderrPrinter(),
-        cache_logger_on_first_use=False,
-    )
+    _set_configuration(**_stderr_configuration(number, fmt))
 
 
 def configure_stdlib(
@@ -228,13 +221,52 @@ def configure_for_command(level: int, fmt: str | None = None) -> None:
     global _command_default
     import structlog
 
-    structlog.configure(
-        processors=_processors(fmt),
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=lambda *args: _StderrPrinter(),
-        cache_logger_on_first_use=False,
-    )
+    structlog.configure(**_stderr_configuration(level, fmt))
     _command_default = True
+
+
+def _stderr_configuration(level: int, fmt: str | None) -> dict[str, Any]:
+    """structlog's configuration for events on standard error at ``level``, with the
+    per-logger levels of ``MQJMS_LOG_LEVEL`` (``WARNING,mqjms.backout=DEBUG``) applied by
+    the name each logger was made with (``get_logger("mqjms.backout")``)."""
+    import structlog
+
+    per_logger = {name: level_number(value) for name, value in levels_from_env()[1].items()}
+    processors = _processors(fmt)
+    if per_logger:  # filtered at the lowest level, then each event by its logger's
+        processors = [_LevelsByLogger(level, per_logger), *processors]
+    lowest = min([level, *per_logger.values()])
+    return {
+        "processors": processors,
+        "wrapper_class": structlog.make_filtering_bound_logger(lowest),
+        "logger_factory": _StderrPrinter.named,
+        "cache_logger_on_first_use": False,
+    }
+
+
+class _LevelsByLogger:
+    """A processor dropping an event below the level of its logger: the longest
+    per-logger prefix of its name, else ``default`` (a logger made without a name too)."""
+
+    def __init__(self, default: int, per_logger: dict[str, int]) -> None:
+        self.default = default
+        self.per_logger = per_logger
+
+    def level_of(self, name: str | None) -> int:
+        best, found = -1, self.default
+        for prefix, value in self.per_logger.items():
+            under = name is not None and (name == prefix or name.startswith(prefix + "."))
+            if under and len(prefix) > best:
+                best, found = len(prefix), value
+        return found
+
+    def __call__(self, logger: Any, method_name: str, event: Any) -> Any:
+        import structlog
+
+        level = structlog.processors.NAME_TO_LEVEL.get(method_name, CRITICAL)
+        if level < self.level_of(getattr(logger, "name", None)):
+            raise structlog.DropEvent
+        return event
 
 
 def reset() -> None:
@@ -359,6 +391,15 @@ class _StderrPrinter:
     each call, so a redirected or captured stderr gets it)."""
 
     _lock = threading.Lock()
+
+    def __init__(self, name: str | None = None) -> None:
+        #: The name the logger was made with, which per-logger levels go by.
+        self.name = name
+
+    @classmethod
+    def named(cls, *args: Any) -> _StderrPrinter:
+        """structlog's logger factory: ``get_logger(name)`` gives ``name``."""
+        return cls(args[0] if args and isinstance(args[0], str) else None)
 
     def msg(self, message: str) -> None:
         # a terminal gone (EIO), a closed stream: a log line that cannot be written must

@@ -79,6 +79,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="keep PATH while the worker is ready (rewritten every 5 s with its health as "
         "JSON, removed when not ready and at exit), for checks that read a file",
     )
+    parser.add_argument(  # also after the command, as the service's other options are
+        "-v",
+        "--verbose",
+        dest="run_verbose",
+        action="count",
+        default=0,
+        help="log more: -v info (the default for run), -vv debug",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -93,7 +101,8 @@ def port_number(value: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    with logging_to_stderr(int(getattr(args, "verbose", 0)), default=1):  # a service: INFO
+    verbosity = int(getattr(args, "verbose", 0)) + int(getattr(args, "run_verbose", 0))
+    with logging_to_stderr(verbosity, default=1):  # a service: INFO
         try:
             app = load_app(args.spec)
         except AppLoadError as exc:

@@ -71,6 +71,12 @@ class ListenerCall:
                 raise TypeError(
                     f"listener {self.listener.name} returned an awaitable: declare it async def"
                 )
+            if inspect.isgenerator(result) or inspect.isasyncgen(result):
+                _close(result)  # its body never ran: no commit of a message not processed
+                raise TypeError(
+                    f"listener {self.listener.name} returned a generator, whose body never "
+                    "ran: return instead of yield"
+                )
             return
         loop = self._loop
         assert loop is not None, "async listeners need the worker's event loop"

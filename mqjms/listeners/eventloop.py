@@ -8,6 +8,7 @@ listener with ``concurrency=N`` has at most N coroutines running at once, all on
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -60,27 +61,34 @@ class EventLoopThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Cancel what is still running, stop the loop and close it."""
+        """Cancel what is still running, stop the loop and close it, in ``timeout`` seconds
+        at most: a loop that a listener blocks (a blocking call in an ``async def``) is
+        left to its daemon thread then, and the worker's stop keeps its deadline."""
         loop, thread = self.loop, self._thread
         if loop is None or thread is None:
             return
         import asyncio
 
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                await asyncio.wait(tasks, timeout=timeout)
-            await loop.shutdown_asyncgens()
+        deadline = time.monotonic() + timeout
+
+        async def cancel_all() -> None:  # then stops the loop, whenever the loop runs it
+            try:
+                tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+                for task in tasks:
+                    task.cancel()
+                if tasks:
+                    await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
+                await loop.shutdown_asyncgens()
+            finally:  # after this task's done callbacks, which give stop() its result
+                loop.call_soon(loop.stop)
 
         if loop.is_running():
             try:
-                asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout + 1.0)
+                cancelled = asyncio.run_coroutine_threadsafe(cancel_all(), loop)
+                cancelled.result(max(0.0, deadline - time.monotonic()))
             except Exception as exc:  # a listener that ignores cancellation must not hang stop
                 log.warning("worker.event_loop_cancel_failed", error=repr(exc))
-            loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout)
+        thread.join(max(0.0, deadline - time.monotonic()))
         if not thread.is_alive():
             loop.close()
         self.loop = None

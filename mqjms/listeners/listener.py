@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mqjms.backout import PoisonHook
@@ -49,7 +49,8 @@ class Listener:
     topic: str | None = None  # the topic string subscribed to (wildcards allowed)
     subscription: str | None = None  # a durable subscription's name
     shared: bool = False  # the consumer threads (and processes) share the subscription
-    #: ``module.function``: recorded on a failure and in log events.
+    #: ``module.function``: recorded on a failure, in log events and as the key of its
+    #: statistics; a Worker makes it unique (:meth:`unique_in`).
     name: str = field(init=False)
     #: ``async def`` listeners run on the worker's event loop.
     is_async: bool = field(init=False)
@@ -57,6 +58,22 @@ class Listener:
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _qualname(self.fn))
         object.__setattr__(self, "is_async", _is_async(self.fn))
+
+    def unique_in(self, taken: set[str]) -> Listener:
+        """This listener, or a copy named ``module.function[QUEUE]`` (``#2``, ... after
+        that) when another of the worker's listeners has its name: one function on two
+        queues, or functions a factory made, have two listeners with one qualified name,
+        whose statistics, metrics labels and shared subscription would be merged."""
+        if self.name not in taken:
+            return self
+        base = f"{self.name}[{self.queue}]"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}#{n}"
+        copy = replace(self)
+        object.__setattr__(copy, "name", name)
+        return copy
 
     @property
     def durable(self) -> bool:
@@ -82,6 +99,7 @@ class Listener:
         if not callable(fn):
             raise TypeError(f"a listener must be a function taking a message, not {fn!r}")
         _check_takes_one_message(fn)
+        _check_not_a_generator(fn)
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(
                 f"listener {_qualname(fn)}: concurrency must be an int >= 1, not {concurrency!r}"
@@ -110,6 +128,8 @@ class Listener:
                 )
         if on_poison is not None and not callable(on_poison):
             raise TypeError(f"listener {_qualname(fn)}: on_poison must be callable")
+        if on_poison is not None:
+            check_plain_hook(on_poison, f"listener {_qualname(fn)}: on_poison")
         return cls(
             fn,
             name.strip(),
@@ -165,6 +185,31 @@ def _qualname(fn: Any) -> str:
     module = getattr(fn, "__module__", None) or type(fn).__module__
     name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
     return f"{module}.{name}"
+
+
+def check_plain_hook(hook: Any, what: str) -> None:
+    """TypeError now for an ``async def`` hook: hooks are called, not awaited, so its body
+    would never run (only Python's "coroutine was never awaited" warning would say so)."""
+    call = getattr(hook, "__call__", None)  # noqa: B004 - an object with an async __call__
+    if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(call):
+        raise TypeError(
+            f"{what} {_qualname(hook)} is async def: hooks are called, not awaited, so its "
+            "body would never run; make it a plain function"
+        )
+
+
+def _check_not_a_generator(fn: Any) -> None:
+    """TypeError now for a generator function (``yield`` in its body, ``async def`` too):
+    a call makes a generator and runs none of the body, so every message would be
+    committed unprocessed."""
+    call = getattr(fn, "__call__", None)  # noqa: B004 - an object with a generator __call__
+    for target in (fn, call):
+        if inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target):
+            raise TypeError(
+                f"listener {_qualname(fn)} is a generator function (it yields): a call runs "
+                "none of its body, so each message would be committed unprocessed; "
+                "return instead of yield"
+            )
 
 
 def _check_takes_one_message(fn: Callable[..., object]) -> None:

@@ -16,7 +16,7 @@ from types import ModuleType
 
 from mqjms.logs import get_logger
 
-from .worker import Worker
+from .worker import IMPORTING, Worker
 
 log = get_logger("mqjms.listeners")
 
@@ -34,7 +34,11 @@ def load_app(spec: str) -> Worker:
     attr = attr or "app"
     if not target:
         raise AppLoadError(f"{spec!r} names no module: use module:attr or path/to/file.py:attr")
-    module = _load_module(target, spec)
+    IMPORTING.append(spec)
+    try:
+        module = _load_module(target, spec)
+    finally:
+        IMPORTING.pop()
     obj: object = module
     for part in attr.split("."):
         try:

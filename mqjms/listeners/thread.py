@@ -605,6 +605,8 @@ class ListenerThread:
                 self._call.call(message, outbox)
             except BaseException as exc:  # any failure of the listener rolls the message back
                 error = exc
+            if self._call.aborted:  # abandoned at the deadline (an async one cancelled): it
+                return error  # neither ran its course nor failed; end() raises Abandoned
             self.rt.stats.processed(self.stats, time.perf_counter() - started, error is not None)
             if error is not None:
                 delay = self.poison.retry_delay(md, error)

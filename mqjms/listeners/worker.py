@@ -52,7 +52,7 @@ from . import signals
 from .activity import ConsumerActivity
 from .eventloop import EventLoopThread
 from .health import Health, queue_depths, start_error
-from .listener import Listener, PoisonCallback, RetryWait
+from .listener import Listener, PoisonCallback, RetryWait, check_plain_hook
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .runtime import Connector, Runtime
 from .stats import WorkerStats
@@ -64,8 +64,14 @@ log = get_logger("mqjms.listeners")
 F = TypeVar("F", bound=Callable[..., Any])
 Hook = Callable[[], None]
 
+#: The specs ``mqjms run`` is importing (:func:`.runner.load_app`): a ``run()`` called
+#: meanwhile, ``app.run()`` at a module's top level, is ignored with a warning, as
+#: ``flask run`` ignores ``app.run()``; the command then runs the worker itself.
+IMPORTING: list[str] = []
+
 READY_TIMEOUT = 30.0  # how long start() waits for consumers' first connection attempts
 STOP_GRACE = 2.0  # after the deadline: time for consumers to leave an MQI call or a get
+LOOP_STOP_MIN = 0.5  # the event loop's share of a grace the consumers used up
 
 
 class Worker:
@@ -101,6 +107,8 @@ class Worker:
         #: (SubName ``JMS:<client id>:<name>``): it keeps two services' names apart.
         self.client_id = client_id
         self.shutdown_timeout = shutdown_timeout
+        for hook in poison_hooks:
+            check_plain_hook(hook, "poison_hooks:")
         self.poison_hooks: list[PoisonCallback] = list(poison_hooks)
         self.reconnect_wait: WaitStrategy = reconnect_wait or DEFAULT_RECONNECT_WAIT
         self.listeners: list[Listener] = []
@@ -181,15 +189,17 @@ class Worker:
     def add_listener(self, listener: Listener) -> None:
         if self._running:
             raise RuntimeError("register listeners before the worker starts")
-        self.listeners.append(listener)
+        self.listeners.append(listener.unique_in({lst.name for lst in self.listeners}))
 
     def on_start(self, fn: F) -> F:
         """Register ``fn()`` to run when the worker starts, before any message is got."""
+        check_plain_hook(fn, "on_start")
         self._on_start.append(fn)
         return fn
 
     def on_stop(self, fn: F) -> F:
         """Register ``fn()`` to run when the worker has stopped (consumers disconnected)."""
+        check_plain_hook(fn, "on_stop")
         self._on_stop.append(fn)
         return fn
 
@@ -364,8 +374,8 @@ class Worker:
         stuck = [c.name for c in late if c.is_alive()]
         if stuck:
             log.warning("worker.consumers_not_stopped", consumers=stuck)
-        if self._loop is not None:
-            self._loop.stop()
+        if self._loop is not None:  # within the grace too: SIGTERM to exit stays bounded
+            self._loop.stop(max(LOOP_STOP_MIN, grace - time.monotonic()))
             self._loop = None
         for hook in self._on_stop:
             try:
@@ -383,6 +393,14 @@ class Worker:
 
         Signal handlers are installed only in the main thread; elsewhere stop the worker
         with :meth:`request_stop`."""
+        if IMPORTING:  # it would run (and take the first SIGTERM) inside the import
+            log.warning(
+                "worker.run_ignored",
+                spec=IMPORTING[-1],
+                reason="app.run() called while mqjms run imports the module; mqjms run "
+                "runs the worker: call app.run() under if __name__ == '__main__':",
+            )
+            return 0
         with signals.handled(self._on_signal):
             try:
                 self.start()

@@ -307,6 +307,62 @@ def test_a_function_that_cannot_take_one_message_is_refused_at_registration(make
     assert len(app.listeners) == 6
 
 
+def test_a_generator_function_is_refused_and_a_returned_generator_backs_out(mq, make_worker):
+    # `yield` in a listener (async def too) made a call return a generator that ran none
+    # of the body: the message was committed unprocessed, lost without a word
+    app = make_worker()
+
+    def sync_gen(msg: mqjms.Message) -> Any:
+        yield msg
+
+    async def async_gen(msg: mqjms.Message) -> Any:
+        yield msg
+
+    class Yielding:
+        def __call__(self, msg: mqjms.Message) -> Any:
+            yield msg
+
+    for fn in (sync_gen, async_gen, Yielding(), functools.partial(sync_gen)):
+        with pytest.raises(TypeError, match=r"is a generator function .*return instead of yield"):
+            app.listener(IN)(fn)
+    assert app.listeners == []
+    ran: list[str] = []
+
+    def generate(msg: mqjms.Message) -> Any:
+        ran.append(msg.body)
+        yield
+
+    app.listener(IN)(lambda msg: generate(msg))  # a generator seen only once called
+    mq.send(IN, "kept")
+    summary = mq.run_until_idle(app)
+    assert ran == [] and summary.committed == 0
+    assert summary.destinations() == {BOQ: 1}  # failed, BOTHRESH times, then moved
+    [moved] = mq.browse(BOQ)
+    assert (
+        moved.body == "kept" and "returned a generator" in moved.properties["mqjms_failure_message"]
+    )
+
+
+def test_an_async_hook_is_refused_at_registration(make_worker):
+    # hooks are called, not awaited: an async def on_start, on_stop, on_poison or
+    # poison_hooks entry never ran its body (Python's "never awaited" warning aside)
+    app = make_worker()
+
+    async def hook(*event: object) -> None: ...
+
+    def handle(msg: mqjms.Message) -> None: ...
+
+    with pytest.raises(TypeError, match=r"on_start .*hook is async def"):
+        app.on_start(hook)
+    with pytest.raises(TypeError, match=r"on_stop .*hook is async def"):
+        app.on_stop(hook)
+    with pytest.raises(TypeError, match=r"on_poison .*hook is async def"):
+        app.listener(IN, on_poison=hook)(handle)
+    with pytest.raises(TypeError, match=r"poison_hooks: .*hook is async def"):
+        make_worker(poison_hooks=[hook])
+    assert app.listeners == [] and app.poison_hooks == []
+
+
 def test_worker_arguments_of_the_wrong_type_say_which() -> None:
     with pytest.raises(TypeError, match="the transport URL must be a str, not int"):
         mqjms.Worker(5)  # type: ignore[arg-type]
@@ -350,3 +406,37 @@ def test_the_failure_memory_is_bounded_least_recently_failed_first_out():
     assert memory.pop(bytes([0]) * 24) is None  # the oldest went first
     assert memory.pop(bytes([2]) * 24) is failures[2]
     assert memory.pop(bytes([2]) * 24) is None  # popped: forgotten
+
+
+# --------------------------------------------------------------------------- names
+def test_one_function_on_two_queues_keeps_two_listeners_apart(mq, make_worker):
+    # stacked @app.listener decorators (as FastStream allows), or functions a factory
+    # made, gave two listeners one name: app.stats.listeners held one entry, labelled
+    # with one queue, counting both queues' messages (and the metrics with it)
+    other = "APP.OTHER"
+    mq.define_queue(other)
+    app = make_worker()
+
+    @app.listener(IN)
+    @app.listener(other)
+    def handle(msg: mqjms.Message) -> None:
+        pass
+
+    def make() -> Any:
+        def made(msg: mqjms.Message) -> None:
+            pass
+
+        return made
+
+    app.listener(IN)(make())
+    app.listener(IN)(make())
+    names = [lst.name for lst in app.listeners]
+    assert len(set(names)) == 4, names
+    base = f"{__name__}.test_one_function_on_two_queues_keeps_two_listeners_apart.<locals>"
+    assert names[:2] == [f"{base}.handle", f"{base}.handle[{IN}]"]
+    mq.send(IN, "in")
+    mq.send(other, "other", "other again")
+    mq.run_until_idle(app)
+    stats = {s.listener: (s.queue, s.committed) for s in app.stats.listener_snapshots()}
+    assert stats[f"{base}.handle"] == (other, 2)
+    assert sum(c for name, (q, c) in stats.items() if q == IN) == 1

@@ -13,7 +13,7 @@ import pytest
 
 import mqjms
 from mqjms.listeners import AppLoadError, load_app, run
-from tests.listeners.helpers import IN, wait_for
+from tests.listeners.helpers import IN, named, wait_for
 
 SERVICE = """
 import mqjms
@@ -97,3 +97,35 @@ def test_run_returns_1_when_a_listener_cannot_start(mq, service: str) -> None:
     assert run(f"{service}:app", url=mq.url) == 1  # MQRC 2085: APP.IN is not defined
     assert time.monotonic() - start < 30
     assert not app.running
+
+
+def test_app_run_at_a_modules_top_level_is_ignored_while_mqjms_run_imports_it(
+    mq, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, events
+) -> None:
+    # A service ending in app.run() without the __main__ guard (as Flask apps often end)
+    # ran its worker inside `mqjms run`'s import: on the module's URL, not --url; the
+    # first SIGTERM only ended that run, and the command then ran the worker again.
+    # As `flask run` does, the call is ignored with a warning and the command runs it
+    name = f"toplevel_run_{tmp_path.name}".replace("-", "_")
+    (tmp_path / f"{name}.py").write_text(
+        "import mqjms\n\n"
+        f"app = mqjms.Worker({mq.url!r}, shutdown_timeout=2)\n"
+        "seen = []\n\n\n"
+        f"@app.listener({IN!r})\n"
+        "def handle(msg: mqjms.Message) -> None:\n"
+        "    seen.append(msg.body)\n"
+        "    app.stop()  # from a listener: only requested\n\n\n"
+        "app.run()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mq.send(IN, "hello")
+    try:
+        app = load_app(f"{name}:app")
+        assert sys.modules[name].seen == [] and not app.running
+        assert mq.depth(IN) == 1
+        [ignored] = named(events, "worker.run_ignored")
+        assert ignored["spec"] == f"{name}:app" and "__main__" in ignored["reason"]
+        assert app.run() == 0  # outside the import it runs (the listener stops it)
+        assert sys.modules[name].seen == ["hello"]
+    finally:
+        sys.modules.pop(name, None)

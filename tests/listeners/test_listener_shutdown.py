@@ -8,6 +8,8 @@ import threading
 import time
 
 import mqjms
+from mqjms.listeners.eventloop import EventLoopThread
+from mqjms.listeners.worker import STOP_GRACE
 from tests.listeners.helpers import IN, named, wait_for
 
 
@@ -141,3 +143,64 @@ def test_a_delivery_that_failed_as_the_stop_came_is_backed_out_not_committed(
     assert first.BackoutCount == 1
     assert app.stats.backed_out == 1 and app.stats.committed == 0
     assert [e["backout_count"] for e in named(events, "message.backed_out")] == [0]
+
+
+def test_an_async_listener_cancelled_at_the_deadline_is_backed_out_not_counted_failed(
+    mq, make_worker
+):
+    # docs/deployment.md: `failed` counts a function that raised. An async listener the
+    # deadline cancelled was counted failed, its time observed as a processing time (a
+    # sync one abandoned the same way was not): it neither failed nor ran its course
+    app = make_worker()
+    started = threading.Event()
+
+    @app.listener(IN)
+    async def handle(msg: mqjms.Message) -> None:
+        started.set()
+        await asyncio.sleep(30)
+
+    mq.send(IN, "stuck")
+    app.start()
+    assert started.wait(10)
+    assert app.stop(timeout=0.2) is False
+    assert app.stats.backed_out == 1 and app.stats.failed == 0
+    [stats] = app.stats.listener_snapshots()
+    assert stats.failed == 0 and stats.processing.count == 0
+    [(md, _)] = mq.browse_raw(IN)
+    assert md.BackoutCount == 1
+
+
+def test_an_async_listener_blocking_the_event_loop_leaves_the_stop_its_deadline(
+    mq, make_worker, monkeypatch
+):
+    # docs/deployment.md: from SIGTERM to exit takes at most shutdown_timeout plus about
+    # 3 s. A blocking call in an async def listener (time.sleep by mistake) holds the
+    # event loop, so no cancellation reaches it; the stop then waited up to 11 s more
+    # for the loop (5 s for the cancellation, 1 more, a 5 s join) after its grace
+    budgets: list[float] = []
+    real_stop = EventLoopThread.stop
+
+    def stop(self: EventLoopThread, timeout: float = 5.0) -> None:
+        budgets.append(timeout)
+        real_stop(self, timeout)
+
+    monkeypatch.setattr(EventLoopThread, "stop", stop)
+    app = make_worker()
+    started, release = threading.Event(), threading.Event()
+
+    @app.listener(IN)
+    async def handle(msg: mqjms.Message) -> None:
+        started.set()
+        release.wait(30)  # blocks the loop
+
+    mq.send(IN, "stuck")
+    app.start()
+    assert started.wait(10)
+    try:
+        assert app.stop(timeout=0.2) is False
+    finally:
+        release.set()
+    [budget] = budgets
+    assert budget <= STOP_GRACE + app.get_wait  # the loop's share of the grace, no more
+    [(md, _)] = mq.browse_raw(IN)
+    assert md.BackoutCount == 1 and app.stats.committed == 0
