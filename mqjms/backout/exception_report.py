@@ -43,7 +43,7 @@ def send_exception_report(
     report_md, report_data = report
     reply_to, reply_qmgr = md.ReplyToQ.strip(), md.ReplyToQMgr.strip() or conn.qmgr_name
     try:
-        _put(conn, reply_to, reply_qmgr, report_md, report_data, syncpoint)
+        put_to_reply_queue(conn, reply_to, reply_qmgr, report_md, report_data, syncpoint)
         return reply_to
     except MQError as exc:
         log.warning(
@@ -59,7 +59,9 @@ def send_exception_report(
         return _dead_letter(conn, report_md, report_data, exc.reason, dest, syncpoint)
 
 
-def _put(conn: Connection, queue: str, qmgr: str, md: MQMD, data: bytes, syncpoint: bool) -> None:
+def put_to_reply_queue(
+    conn: Connection, queue: str, qmgr: str, md: MQMD, data: bytes, syncpoint: bool
+) -> None:
     """MQPUT1 to ``queue`` on ``qmgr`` (another queue manager: through its transmission
     queue). new_msg_id=False: MsgId is MQMI_NONE (a new one) unless MQRO_PASS_MSG_ID."""
     if qmgr == conn.qmgr_name:

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 from mqjms.backout.attributes import dead_letter_queue
+from mqjms.backout.exception_report import put_to_reply_queue
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
@@ -49,8 +50,8 @@ def reject(
     report = exception_report(md, data, feedback)
     if report is not None:
         try:
-            # new_msg_id=False: MsgId is MQMI_NONE (a new one) unless MQRO_PASS_MSG_ID
-            conn.put(md.ReplyToQ.strip(), report[0], report[1], syncpoint=True, new_msg_id=False)
+            reply_qmgr = md.ReplyToQMgr.strip() or conn.qmgr_name  # another: its xmitq
+            put_to_reply_queue(conn, md.ReplyToQ.strip(), reply_qmgr, *report, syncpoint=True)
             report_queue = md.ReplyToQ.strip()
             log.info(
                 "trigger.reported", queue=queue or None, reply_to=report_queue, feedback=feedback

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from mqjms.cli import main
-from mqjms.mq import MQDLH, MQMD, MQTM, C, parse_dlh, parse_tmc2
+from mqjms.mq import MQDLH, MQMD, MQTM, C, parse_dlh, parse_tmc2, parse_xqh
 from mqjms.qmgr import QMConnection, QueueManager
 from mqjms.trigger import (
     EXIT_NOT_RUN,
@@ -346,6 +346,39 @@ def test_program_that_cannot_be_started_reports_when_asked(
     assert first[0].MsgId != second[0].MsgId  # MQRO_NEW_MSG_ID, the default: a new one
     reader.disconnect()
     assert len(dead_letters(tqm)) == 1  # the MQRO_DISCARD_MSG one was not dead-lettered
+
+
+def test_a_report_for_another_queue_manager_goes_to_its_transmission_queue(
+    tqm: QueueManager,
+    app: QMConnection,
+    make_monitor: Callable[..., TriggerMonitor],
+) -> None:
+    # the report goes to the ReplyToQ on the ReplyToQMgr: for another queue manager, on
+    # the transmission queue named after it, behind an MQXQH (it went to a local queue of
+    # that name, or failed 2085)
+    tqm.define_queue("QLOCAL", "QM.SENDER", {"USAGE": "XMITQ"})
+    monitor = make_monitor()
+    monitor.start()
+    tm = MQTM(QName=APPQ, ProcessName="P", ApplType=C.MQAT_UNIX, ApplId="/no/such/program")
+    app.put(
+        INITQ,
+        trigger_md(
+            Report=C.MQRO_EXCEPTION | C.MQRO_DISCARD_MSG,
+            ReplyToQ="SENDER.REPLIES",
+            ReplyToQMgr="QM.SENDER",
+        ),
+        tm.pack(),
+    )
+    wait_for(lambda: monitor.stats.not_started == 1 and depth(tqm, "QM.SENDER") == 1)
+    reader = tqm.connect("xmitq")
+    handle = reader.open("QM.SENDER", C.MQOO_INPUT_SHARED)
+    got = reader.get(handle)
+    reader.disconnect()
+    assert got is not None
+    xqh, _ = parse_xqh(got[1], got[0].Encoding)
+    assert xqh.RemoteQName.strip() == "SENDER.REPLIES"
+    assert xqh.RemoteQMgrName.strip() == "QM.SENDER"
+    assert xqh.MsgDesc.Feedback == C.MQFB_APPL_CANNOT_BE_STARTED
 
 
 @pytest.mark.parametrize(
