@@ -14,14 +14,12 @@ it.
 
 from __future__ import annotations
 
-import time
-
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection, Context
-from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics import Connection
+from mqjms.semantics.deadletter import put_dead_letter
 from mqjms.semantics.reports import EXCEPTION, report_message
 
 from .attributes import dead_letter_queue
@@ -80,18 +78,17 @@ def _dead_letter(
     dlq = dead_letter_queue(conn)
     if not dlq:
         return ""
-    dl_md, dl_data = dead_letter_message(
-        md,
-        data,
-        reason=reason,
-        dest_queue=dest[0],
-        dest_qmgr=dest[1],
-        appl_name=APPL_NAME,
-        now=time.time(),
-    )
     try:
-        conn.put(
-            dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL, new_msg_id=False
+        put_dead_letter(
+            conn,
+            dlq,
+            md,
+            data,
+            reason=reason,
+            dest_queue=dest[0],
+            dest_qmgr=dest[1],
+            appl_name=APPL_NAME,
+            syncpoint=syncpoint,
         )
     except MQError as exc:
         log.warning(

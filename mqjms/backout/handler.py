@@ -49,7 +49,6 @@ screened again).
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -58,7 +57,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Context, Handle, SyncpointPut
-from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics.deadletter import put_dead_letter
 
 from . import rewrite
 from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
@@ -185,18 +184,17 @@ class PoisonHandler:
         dlq = dead_letter_queue(conn)
         if not dlq:
             return PoisonOutcome.REQUEUE_FAILED, "", reason
-        dl_md, dl_data = dead_letter_message(
-            md,
-            data,
-            reason=reason,
-            dest_queue=queue,
-            dest_qmgr=conn.qmgr_name,
-            appl_name=APPL_NAME,
-            now=time.time(),
-        )
         try:
-            conn.put(
-                dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL, new_msg_id=False
+            put_dead_letter(
+                conn,
+                dlq,
+                md,
+                data,
+                reason=reason,
+                dest_queue=queue,
+                dest_qmgr=conn.qmgr_name,
+                appl_name=APPL_NAME,
+                syncpoint=syncpoint,
             )
         except MQError as exc:
             log.warning(

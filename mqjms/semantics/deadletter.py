@@ -9,10 +9,13 @@ CCSID 1208 and BackoutCount 0, and the DLH is written in the MQMD's integer enco
 
 from __future__ import annotations
 
+import time
+
 from mqjms.mq import constants as C
 from mqjms.mq.dlh import MQDLH
 from mqjms.mq.md import MQMD
 
+from .contract import Connection, Context
 from .put import put_date_time
 
 DEFAULT_ENCODING = C.MQENC_NORMAL  # 273: for a message whose integer encoding is unset
@@ -55,3 +58,30 @@ def dead_letter_message(
         CodedCharSetId=C.CCSID_UTF8,
     )
     return out, dlh.pack(encoding) + data
+
+
+def put_dead_letter(
+    conn: Connection,
+    dlq: str,
+    md: MQMD,
+    data: bytes,
+    *,
+    reason: int,
+    dest_queue: str,
+    dest_qmgr: str,
+    appl_name: str,
+    syncpoint: bool,
+) -> None:
+    """Put ``md``/``data`` behind an MQDLH to ``dlq`` through the transport contract, its
+    context passed on and its MsgId kept (the queue manager's own dead-lettering writes
+    rows directly). Raises the put's MQError: each caller has its own fallback."""
+    dl_md, dl_data = dead_letter_message(
+        md,
+        data,
+        reason=reason,
+        dest_queue=dest_queue,
+        dest_qmgr=dest_qmgr,
+        appl_name=appl_name,
+        now=time.time(),
+    )
+    conn.put(dlq, dl_md, dl_data, syncpoint=syncpoint, context=Context.PASS_ALL, new_msg_id=False)

@@ -8,7 +8,6 @@ got the trigger message), so the message is never both kept and dead-lettered.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from mqjms.backout.attributes import dead_letter_queue
@@ -17,8 +16,8 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics import Connection, Context
-from mqjms.semantics.deadletter import dead_letter_message
+from mqjms.semantics import Connection
+from mqjms.semantics.deadletter import put_dead_letter
 from mqjms.semantics.reports import EXCEPTION, report_message
 
 log = get_logger("mqjms.trigger")
@@ -71,18 +70,17 @@ def reject(
         return Rejection("", report_queue, True)
     dlq = dead_letter_queue(conn, needed_by="trigger")
     if dlq:
-        dl_md, dl_data = dead_letter_message(
-            md,
-            data,
-            reason=feedback,
-            dest_queue=initq,
-            dest_qmgr=conn.qmgr_name,
-            appl_name=APPL_NAME,
-            now=time.time(),
-        )
         try:
-            conn.put(
-                dlq, dl_md, dl_data, syncpoint=True, context=Context.PASS_ALL, new_msg_id=False
+            put_dead_letter(
+                conn,
+                dlq,
+                md,
+                data,
+                reason=feedback,
+                dest_queue=initq,
+                dest_qmgr=conn.qmgr_name,
+                appl_name=APPL_NAME,
+                syncpoint=True,
             )
             log.warning(
                 "trigger.dead_lettered",
