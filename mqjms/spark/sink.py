@@ -61,6 +61,11 @@ class PutCommit(WriterCommitMessage):
 
 #: The JMS headers the source puts among a row's properties (JMSDestination is the queue
 #: the sink writes to).
+NO_QUEUE = 'the mqjms sink needs a queue: .option("queue", ...) or a queue column'
+OVERWRITE = (
+    'the mqjms sink only appends: mode("overwrite") would first remove the messages already '
+    'on the queue, which a sink never does; use mode("append")'
+)
 JMS_HEADERS = ("JMSType", "JMSDestination", "JMSReplyTo", "JMSCorrelationID")
 
 
@@ -69,7 +74,7 @@ def message_for_row(values: Mapping[str, Any], default_queue: str) -> tuple[str,
     ``default_queue`` (its option) wins over the row's ``queue``."""
     queue = str(default_queue or values.get("queue") or "")
     if not queue:
-        raise ValueError('the mqjms sink needs a queue: .option("queue", ...) or a queue column')
+        raise ValueError(NO_QUEUE)
     if "text" not in values and "body" not in values:  # a typo must not put empty messages
         raise ValueError(
             'the mqjms sink writes a column "text" (a TextMessage) or "body" (bytes); the '
@@ -120,6 +125,9 @@ class _RowWriter:
         self.url = resolve_url(opts.get("url"))
         transport_for(self.url)  # a URL of no transport fails the write now, not in a task
         self.queue = str(opts.get("queue") or "")
+        if not self.queue and schema is not None and "queue" not in schema.fieldNames():
+            # every row would fail in its task, under a Python worker's traceback
+            raise ValueError(NO_QUEUE)
         self.sink_id = str(opts.get("sinkid") or self.queue or "mqjms")
         self.marker_queue = str(opts.get("markerqueue") or markers.MARKER_QUEUE)
 

@@ -74,8 +74,10 @@ class MqjmsDataSource(DataSource):
         return BrowseReader(SourceOptions.parse(self.options, streaming=False), schema)
 
     def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
-        from .sink import QueueBatchWriter
+        from .sink import OVERWRITE, QueueBatchWriter
 
+        if overwrite:
+            raise ValueError(OVERWRITE)
         return QueueBatchWriter(dict(self.options), schema)
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:

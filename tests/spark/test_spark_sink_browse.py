@@ -274,3 +274,30 @@ def test_a_binary_correl_id_is_the_correl_id(spark: Any, tmp_path: Path) -> None
     [(md, _)] = queues.drain("OUT")
     assert md.CorrelId == correl  # it was the text "bytearray(b'...')", cut to 24 bytes
     queues.close()
+
+
+def test_overwrite_is_refused_and_the_queue_keeps_its_messages(spark: Any, tmp_path: Path) -> None:
+    # mode("overwrite") appended, as if the mode were ignored; a sink that replaced a
+    # queue's contents would lose messages, so it is refused as Spark's Kafka sink does
+    queues = Queues("embedded", tmp_path)
+    queues.define("OUT")
+    queues.put_text("OUT", "kept")
+    df = spark.createDataFrame([("x",)], "text STRING")
+    writer = df.write.format("mqjms").option("url", queues.url).option("queue", "OUT")
+    with pytest.raises(Exception, match=r'only appends.*mode\("append"\)'):
+        writer.mode("overwrite").save()
+    assert [data[-4:] for _, data in queues.drain("OUT")] == [b"kept"]
+    queues.close()
+
+
+def test_no_queue_option_and_no_queue_column_fails_before_any_task(
+    spark: Any, tmp_path: Path
+) -> None:
+    # it failed in the first task, under a Python worker's traceback
+    queues = Queues("embedded", tmp_path)
+    df = spark.createDataFrame([("x",)], "text STRING")
+    writer = df.write.format("mqjms").option("url", queues.url).mode("append")
+    with pytest.raises(Exception, match="needs a queue") as caught:
+        writer.save()
+    assert "initialize Python data source writer" in str(caught.value)  # planned, no task
+    queues.close()
