@@ -68,6 +68,16 @@ class AttributeCache:
             return found
         return self._inquire(conn, queue, key, reason="first_use")
 
+    def peek(
+        self, conn: Connection, queue: str, *, scope: object = None
+    ) -> BackoutAttributes | None:
+        """The cached attributes of ``queue`` in ``scope`` (default: ``conn``), or None when
+        they were not inquired yet: never inquires (seed 002 inquires only once a message
+        with BackoutCount > 0 is seen)."""
+        key = conn if scope is None else scope
+        with self._lock:
+            return self._scopes.get(key, {}).get(queue)
+
     def refresh(self, conn: Connection, queue: str, *, scope: object = None) -> BackoutAttributes:
         """Inquire ``queue`` again and replace the cached entry (a put to the cached
         BOQNAME failed: the definitions may have changed)."""

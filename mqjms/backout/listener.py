@@ -209,14 +209,14 @@ class ListenerPoisonFlow:
         return failure, self._requeue(conn, handle, md, data, attrs, failure)
 
     def _cached_attributes(self, conn: Connection, handle: Handle) -> BackoutAttributes | None:
-        """BOTHRESH and BOQNAME as cached (None when they cannot be read now): whether a
-        backout brings a message to BOTHRESH, so that the move that follows logs the
-        failure's traceback (only then is it formatted). A threshold lowered since the
-        cache was filled moves the message with the failure but without its traceback."""
-        try:
-            return self.handler.cache.get(conn, handle.resolved_name)
-        except Exception:  # the attributes cannot be read now: keep the traceback
-            return None
+        """BOTHRESH and BOQNAME as cached, or None when they were not inquired yet: whether
+        a backout brings a message to BOTHRESH, so that the move that follows logs the
+        failure's traceback (only then is it formatted; None keeps it). A threshold lowered
+        since the cache was filled moves the message with the failure but without its
+        traceback. Never inquires: seed 002 inquires the first time a message with
+        BackoutCount > 0 is seen, and a failure of one with BackoutCount 0 is not that (its
+        redelivery is, when the get screens it)."""
+        return self.handler.cache.peek(conn, handle.resolved_name)
 
     def committed(self, md: MQMD) -> None:
         """``md``'s delivery succeeded and was committed: its failures are history."""

@@ -78,6 +78,16 @@ class MessageConsumer:
             self.session.end_unit_of_work(commit=True)
         return message.body
 
+    @overload
+    def receive_body_no_wait(self, kind: type[str]) -> str | None: ...
+    @overload
+    def receive_body_no_wait(self, kind: type[bytes]) -> bytes | None: ...
+    def receive_body_no_wait(self, kind: type[Any]) -> Any:
+        """JMS 2.0 ``receiveBodyNoWait``: :meth:`receive_body` without waiting (None when
+        no message is there now). Seed 002 lists it among the synchronous receives whose
+        poison messages are requeued within the unit of work active at the get."""
+        return self.receive_body(kind, 0.0)
+
     def _peeks(self) -> bool:
         """Whether receive_body can look at the next message before getting it: a browse
         that sees what a get would (MQ's MQMD and body, no lagging snapshot)."""

@@ -477,6 +477,7 @@ def to_mq(
         Priority=priority,
         Persistence=C.MQPER_PERSISTENT if delivery_mode == PERSISTENT else C.MQPER_NOT_PERSISTENT,
         Expiry=_ttl_tenths(time_to_live),
+        Report=jms.report_options(message.properties),  # JMS_IBM_Report_* (IBM's mapping)
     )
     reply_uri = message.jms_reply_to or None
     if reply_uri is not None and not reply_uri.startswith("topic://"):

@@ -90,6 +90,31 @@ GROUP_PROPERTIES = {"JMSXGroupID": "group_id", "JMSXGroupSeq": "group_seq"}
 RETAIN_PROPERTY = "JMS_IBM_Retain"
 RETAIN_PUBLICATION = 1
 
+# IBM MQ classes for JMS's JMS_IBM_Report_* properties ("Mapping JMS provider-specific
+# fields"): set on a message they are its MQMD Report options, not RFH2 properties, so
+# that a JMS sender can ask for MQRO_DISCARD_MSG (seed 002: a poison message no backout
+# queue takes is then discarded, not dead-lettered) or expiration reports (seed 000).
+# Each name takes 0 (not set) or one of its values.
+REPORT_PROPERTIES: dict[str, tuple[int, ...]] = {
+    "JMS_IBM_Report_Exception": (
+        C.MQRO_EXCEPTION,
+        C.MQRO_EXCEPTION_WITH_DATA,
+        C.MQRO_EXCEPTION_WITH_FULL_DATA,
+    ),
+    "JMS_IBM_Report_Expiration": (
+        C.MQRO_EXPIRATION,
+        C.MQRO_EXPIRATION_WITH_DATA,
+        C.MQRO_EXPIRATION_WITH_FULL_DATA,
+    ),
+    "JMS_IBM_Report_COA": (C.MQRO_COA, C.MQRO_COA_WITH_DATA, C.MQRO_COA_WITH_FULL_DATA),
+    "JMS_IBM_Report_COD": (C.MQRO_COD, C.MQRO_COD_WITH_DATA, C.MQRO_COD_WITH_FULL_DATA),
+    "JMS_IBM_Report_PAN": (C.MQRO_PAN,),
+    "JMS_IBM_Report_NAN": (C.MQRO_NAN,),
+    "JMS_IBM_Report_Pass_Msg_ID": (C.MQRO_PASS_MSG_ID,),
+    "JMS_IBM_Report_Pass_Correl_ID": (C.MQRO_PASS_CORREL_ID,),
+    "JMS_IBM_Report_Discard_Msg": (C.MQRO_DISCARD_MSG,),
+}
+
 _MCD = (("msd", "Msd"), ("type", "Type"))
 _JMS_STR = {
     "Dst": "destination",
@@ -156,6 +181,8 @@ def check_property_name(name: str) -> None:
     if name in GROUP_PROPERTIES:  # written to the jms folder (see build_jms_folders)
         return
     if name == RETAIN_PROPERTY:  # the publisher's MQPMO_RETAIN (see wants_retain)
+        return
+    if name in REPORT_PROPERTIES:  # the MQMD's Report options (see report_options)
         return
     if name.startswith("JMS"):
         raise ValueError(
@@ -249,8 +276,13 @@ def build_jms_folders(
     """The folders in the JMS client's order (mcd, jms, usr), empty ones left out;
     JMSXGroupID and JMSXGroupSeq among ``properties`` go to the jms folder (Gid, Seq)."""
     properties = properties or {}
-    if RETAIN_PROPERTY in properties:  # an option of the put, not a property it carries
-        properties = {k: v for k, v in properties.items() if k != RETAIN_PROPERTY}
+    if RETAIN_PROPERTY in properties or not REPORT_PROPERTIES.keys().isdisjoint(properties):
+        # an option of the put, and the MQMD's Report: not properties the RFH2 carries
+        properties = {
+            k: v
+            for k, v in properties.items()
+            if k != RETAIN_PROPERTY and k not in REPORT_PROPERTIES
+        }
     if "JMSXGroupID" in properties or "JMSXGroupSeq" in properties:
         properties = dict(properties)
         base = headers or JmsHeaders()
@@ -282,6 +314,24 @@ def wants_retain(properties: Mapping[str, UserPropertyValue]) -> bool:
     if value not in (0, RETAIN_PUBLICATION):
         raise ValueError(f"{RETAIN_PROPERTY} must be 0 or {RETAIN_PUBLICATION}, not {value}")
     return value == RETAIN_PUBLICATION
+
+
+def report_options(properties: Mapping[str, UserPropertyValue]) -> int:
+    """The MQMD Report the JMS_IBM_Report_* properties among ``properties`` ask for
+    (MQRO_NONE when none is set); a value that is not an int is a TypeError, one that is
+    neither 0 nor one of the property's options a ValueError naming them."""
+    report = C.MQRO_NONE
+    for name, allowed in REPORT_PROPERTIES.items():
+        value = properties.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be int, not {type(value).__name__}")
+        if value != 0 and value not in allowed:
+            options = ", ".join(f"{option:#010x}" for option in allowed)
+            raise ValueError(f"{name} must be 0 or one of {options}, not {value:#x}")
+        report |= value
+    return report
 
 
 def _group_id(value: UserPropertyValue) -> str:

@@ -90,6 +90,27 @@ def test_blank_boqname_with_mqro_discard_msg_discards(env: Any) -> None:
     assert env.depth(DLQ) == 0
 
 
+def test_a_jms_sender_asks_for_the_discard_with_jms_ibm_report_discard_msg(env: Any) -> None:
+    # seed 002: "If the message has the report option MQRO_DISCARD_MSG set, the message is
+    # discarded" -- a JMS application sets that option as IBM MQ classes for JMS let it:
+    # the JMS_IBM_Report_Discard_Msg property, which is the MQMD's Report, no RFH2 property.
+    _setup(env)
+    sent = env.send(IN, "poison", properties={"JMS_IBM_Report_Discard_Msg": C.MQRO_DISCARD_MSG})
+    md, _ = env.browse_one(IN)
+    assert md.Report == C.MQRO_DISCARD_MSG and md.MsgId == sent.md.MsgId
+    session = env.connect().session(transacted=True)
+    consumer = session.consumer(IN)
+    received = consumer.receive(timeout=1.0)
+    assert received is not None and "JMS_IBM_Report_Discard_Msg" not in received.properties
+    session.rollback()  # BackoutCount 1 = BOTHRESH - 1
+    assert consumer.receive(timeout=1.0) is not None
+    session.rollback()  # BackoutCount 2 = BOTHRESH: poison, BOQNAME blank
+    assert consumer.receive_no_wait() is None
+    session.commit()
+    assert env.depth(IN) == 0
+    assert env.depth(DLQ) == 0  # discarded, not dead-lettered
+
+
 def test_discard_is_inside_the_transaction(env: Any) -> None:
     # seed 002: the requeue (here: the discard) is within the unit of work active at the
     # get, so a rollback returns the message to the input queue.

@@ -344,6 +344,7 @@ def test_the_failure_that_brings_a_message_to_bothresh_moves_it_with_the_next_st
     # backout would have given it and the failure's properties
     flow = ListenerPoisonFlow(PoisonHandler(), Options(), FailureMemory())
     md, data = got_with(conn, handle, BOTHRESH - 1)
+    assert flow.screen(conn, handle, md, data) is None  # delivered: BOTHRESH now cached
     failure, pending = flow.failed(conn, handle, md, data, ValueError("bad order"))
     assert isinstance(pending, PendingMove)
     assert pending.put.queue == BOQ and pending.event.outcome is PoisonOutcome.MOVED
@@ -358,8 +359,14 @@ def test_the_failure_that_brings_a_message_to_bothresh_moves_it_with_the_next_st
 def test_only_the_failure_before_the_move_formats_its_traceback(mq, conn, handle):
     # The move logs the last failure's traceback once; a failure whose backout leaves the
     # message below BOTHRESH is retried, so its traceback is never logged: not formatted.
-    flow = ListenerPoisonFlow(PoisonHandler(), Options(), FailureMemory())
+    # (Once BOTHRESH is known: a failure never inquires it, seed 002 inquires when a
+    # message with BackoutCount > 0 is first seen; until then a traceback is kept.)
+    handler = PoisonHandler()
+    flow = ListenerPoisonFlow(handler, Options(), FailureMemory())
     md, data = got_with(conn, handle, BOTHRESH - 2)
+    unknown, _ = flow.failed(conn, handle, md, data, ValueError("before any inquiry"))
+    assert handler.cache.inquiries == 0 and unknown.traceback
+    handler.cache.get(conn, handle.resolved_name)  # as the get of a redelivered message does
     early, _ = flow.failed(conn, handle, md, data, ValueError("first"))
     assert early.traceback == "" and early.message == "first"
     md.BackoutCount = BOTHRESH - 1

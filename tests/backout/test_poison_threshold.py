@@ -26,11 +26,15 @@ def _receive(consumer: mqjms.MessageConsumer, how: str) -> Any:
         return consumer.receive(None)
     if how == "receive_body":
         return consumer.receive_body(str, timeout=0.5)
+    if how == "receive_body_no_wait":  # JMSConsumer.receiveBodyNoWait
+        return consumer.receive_body_no_wait(str)
     raise AssertionError(how)
 
 
 @pytest.mark.parametrize("bothresh", [1, 3])
-@pytest.mark.parametrize("how", ["receive", "receive_no_wait", "receive_body"])
+@pytest.mark.parametrize(
+    "how", ["receive", "receive_no_wait", "receive_body", "receive_body_no_wait"]
+)
 def test_delivered_below_bothresh_moved_to_boqname_at_bothresh(
     env: Any, bothresh: int, how: str
 ) -> None:

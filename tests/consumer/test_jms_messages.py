@@ -475,6 +475,55 @@ def test_jmsx_group_property_values_are_checked(env: Any, group: dict, error: ty
     assert env.depth(Q) == 0
 
 
+def test_jms_ibm_report_properties_are_the_mqmd_report_options(env: Any) -> None:
+    # IBM MQ classes for JMS ("Mapping JMS provider-specific fields"): JMS_IBM_Report_*
+    # set on a message are its MQMD Report options, not RFH2 properties; the report
+    # options seed 002 (MQRO_DISCARD_MSG) and seed 000 (MQRO_EXPIRATION_*) act on
+    env.define_queue(Q)
+    env.define_queue(REPLY)  # reports need a ReplyToQ (else MQPUT fails with 2027)
+    options = {
+        "JMS_IBM_Report_Expiration": C.MQRO_EXPIRATION_WITH_DATA,
+        "JMS_IBM_Report_Exception": C.MQRO_EXCEPTION,
+        "JMS_IBM_Report_COA": 0,  # not set
+        "JMS_IBM_Report_Pass_Msg_ID": C.MQRO_PASS_MSG_ID,
+        "JMS_IBM_Report_Discard_Msg": C.MQRO_DISCARD_MSG,
+    }
+    env.send(Q, "x", properties={**options, "a": 1}, reply_to=REPLY)
+    [(md, data)] = env.browse(Q)
+    assert md.Report == (
+        C.MQRO_EXPIRATION_WITH_DATA | C.MQRO_EXCEPTION | C.MQRO_PASS_MSG_ID | C.MQRO_DISCARD_MSG
+    )
+    assert b"JMS_IBM" not in data
+    assert _receive_one(env).properties == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [(C.MQRO_COA, ValueError), ("MQRO_EXPIRATION", TypeError), (True, TypeError)],
+)
+def test_jms_ibm_report_values_are_checked(env: Any, value: Any, error: type) -> None:
+    env.define_queue(Q)
+    session = env.connect().session()
+    with pytest.raises(error, match="JMS_IBM_Report_Expiration"):
+        session.producer(Q).send("x", properties={"JMS_IBM_Report_Expiration": value})
+    assert env.depth(Q) == 0
+
+
+def test_a_jms_sender_gets_the_expiration_report_it_asked_for(env: Any) -> None:
+    # seed 000: "A report is generated when an expired message is discarded, if the
+    # message specified one of the MQRO_EXPIRATION_* report options"
+    env.define_queue(Q)
+    env.define_queue(REPLY)
+    report = {"JMS_IBM_Report_Expiration": C.MQRO_EXPIRATION}
+    sent = env.send(Q, "short-lived", time_to_live=100, reply_to=REPLY, properties=report)
+    time.sleep(0.3)
+    session = env.connect().session()
+    assert session.consumer(Q).receive_no_wait() is None  # expired: discarded
+    [(md, _)] = env.browse(REPLY)
+    assert md.MsgType == C.MQMT_REPORT and md.Feedback == C.MQFB_EXPIRATION
+    assert md.CorrelId == sent.md.MsgId
+
+
 def test_plain_mq_headers_map_from_the_mqmd(env: Any) -> None:
     # mq-reference §7.3: without jms.Exp, JMSExpiration = now + Expiry x 100 ms;
     # JMSTimestamp from PutDate/PutTime; reply-to from ReplyToQ.

@@ -101,6 +101,16 @@ def test_receive_body_returns_the_body_and_acknowledges(env: Any) -> None:
     assert consumer.receive_body(str, timeout=0.05) is None
 
 
+def test_receive_body_no_wait_returns_the_body_or_none(env: Any) -> None:
+    # JMS 2.0 JMSConsumer.receiveBodyNoWait, one of seed 002's synchronous receives
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    assert consumer.receive_body_no_wait(str) is None
+    env.send(Q, "text body")
+    assert consumer.receive_body_no_wait(str) == "text body"
+    assert env.depth(Q) == 0
+
+
 @pytest.mark.parametrize("ack_mode", [mqjms.AUTO_ACKNOWLEDGE, mqjms.DUPS_OK_ACKNOWLEDGE])
 @pytest.mark.parametrize(
     ("body", "asked"), [(b"raw", str), ("text", bytes)], ids=["bytes-as-str", "text-as-bytes"]

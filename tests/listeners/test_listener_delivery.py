@@ -171,6 +171,50 @@ def test_bothresh_zero_redelivers_again_and_again(mq, make_worker, seen, events)
     assert warning["queue"] == "APP.NOTHRESH" and "BOTHRESH" in warning["detail"]
 
 
+def test_attributes_are_inquired_once_a_message_comes_back_not_when_it_fails(mq, make_worker):
+    # seed 002: "IBM MQ classes for JMS query the BOTHRESH and BOQNAME attributes for the
+    # queue the first time they detect a message that has a BackoutCount greater than
+    # zero". A failure at BackoutCount 0 is no such message: its backout comes first, the
+    # inquiry when the message is got again with BackoutCount 1.
+    calls: list[str] = []
+    app = make_worker()
+    connect = app.connector
+
+    class Recording:
+        def __init__(self, conn: Any) -> None:
+            self._conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+        def inquire(self, queue: Any, selectors: Any) -> Any:
+            if C.MQIA_BACKOUT_THRESHOLD in selectors:
+                calls.append("MQINQ(BOTHRESH)")
+            return self._conn.inquire(queue, selectors)
+
+        def backout(self) -> None:
+            calls.append("MQBACK")
+            self._conn.backout()
+
+        def backout_and_get(self, handle: Any) -> Any:
+            calls.append("MQBACK")
+            return self._conn.backout_and_get(handle)
+
+    app.connector = lambda url, appl: Recording(connect(url, appl))
+    counts: list[int] = []
+
+    @app.listener(IN)
+    def handle(msg: mqjms.Message) -> None:
+        counts.append(msg.md.BackoutCount)
+        if msg.md.BackoutCount == 0:
+            raise RuntimeError("first delivery fails")
+
+    mq.send(IN, "once")
+    assert mq.run_until_idle(app).committed == 1
+    assert counts == [0, 1]
+    assert calls == ["MQBACK", "MQINQ(BOTHRESH)"]
+
+
 def test_blank_boqname_dead_letters_with_an_mqdlh(mq, make_worker):
     # seed 002: BOTHRESH > 0 and BOQNAME not set, no MQRO_DISCARD_MSG -> dead-letter queue
     mq.define_queue("APP.NOBOQ", BOTHRESH=2)
