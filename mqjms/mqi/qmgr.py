@@ -193,9 +193,9 @@ class QueueManager:
             raise self.FLAVOUR.PYIFError("not connected")
         return self._name or self._live().qmgr_name
 
-    @property
-    def is_connected(self) -> bool:
-        """Whether the connection answers (an MQINQ of the queue manager's name)."""
+    def _is_connected(self) -> bool:
+        """Whether the connection answers (an MQINQ of the queue manager's name). A
+        method, as in both libraries (programs call ``qmgr._is_connected()``)."""
         if not self._connected:
             return False
         try:
@@ -204,7 +204,7 @@ class QueueManager:
             return False
         return True
 
-    _is_connected = is_connected
+    is_connected = property(_is_connected)
 
     # ------------------------------------------------------------------ units of work
     def begin(self) -> None:

@@ -133,6 +133,21 @@ def test_connection_states_and_handles(mq: ModuleType, env: MQEnv) -> None:
         qmgr.disconnect()
 
 
+def test_is_connected_is_a_property_over_the_method_is_connected(
+    mq: ModuleType, env: MQEnv
+) -> None:
+    """Both libraries define ``_is_connected`` as a method and ``is_connected =
+    property(_is_connected)``: programs call ``qmgr._is_connected()`` (it was the
+    property itself here, so the call raised ``'bool' object is not callable``)."""
+    qmgr = mq.QueueManager(None)
+    assert qmgr._is_connected() is False
+    qmgr.connect("QM1")
+    assert qmgr._is_connected() is True and qmgr.is_connected is True
+    assert isinstance(mq.QueueManager.is_connected, property)
+    qmgr.disconnect()
+    assert qmgr._is_connected() is False
+
+
 def test_the_embedded_url_names_the_queue_manager(mq: ModuleType, tmp_path: Path) -> None:
     routing.configure(url=f"embedded://{tmp_path}/named?qmgr=QM1")
     try:
