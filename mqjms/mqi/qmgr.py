@@ -70,6 +70,15 @@ class QueueManager:
         with contextlib.suppress(Exception):
             connection.disconnect(commit=self._disconnect_on_exit)
 
+    def __enter__(self) -> QueueManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """``with pymqi.connect(...) as qmgr:`` (some later pymqi examples; 1.12 has no
+        context managers): MQDISC at the end of the block, which commits."""
+        if self._connected:
+            self.disconnect()
+
     def __repr__(self) -> str:
         state = "connected" if self._connected else "not connected"
         return f"<{type(self).__module__}.QueueManager {self._name!r} {state}>"

@@ -148,6 +148,22 @@ def test_is_connected_is_a_property_over_the_method_is_connected(
     assert qmgr._is_connected() is False
 
 
+def test_connections_and_queues_are_context_managers(mq: ModuleType, env: MQEnv) -> None:
+    """Some of pymqi's later examples (its GitHub main branch, not 1.12) write
+    ``with pymqi.connect(...) as qmgr:`` and ``with pymqi.Queue(qmgr, name) as queue:``:
+    the queue is closed and the connection disconnected (MQDISC, committing) at the end
+    of the block."""
+    with mq.connect("QM1", "DEV.APP.SVRCONN", "127.0.0.1(1414)", "app", "pw") as qmgr:
+        with mq.Queue(qmgr, Q) as queue:
+            queue.put(b"in a block", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+        with pytest.raises(mq.PYIFError):
+            queue.close()  # closed by the block
+        with mq.Queue(qmgr, Q):
+            pass  # never opened: nothing to close
+    assert qmgr.is_connected is False
+    assert env.depth(Q) == 1  # MQDISC committed the put
+
+
 def test_the_embedded_url_names_the_queue_manager(mq: ModuleType, tmp_path: Path) -> None:
     routing.configure(url=f"embedded://{tmp_path}/named?qmgr=QM1")
     try:
