@@ -37,7 +37,7 @@ from mqjms.semantics import (
     TruncatedMessage,
 )
 
-from . import fields, groups, interrupts, option_rules, properties, screening
+from . import fields, groups, interrupts, option_rules, properties, screening, segments
 from .hconn import Hconn, Hobj
 
 #: Seconds of one transport wait: how soon a waiting get lets other threads in and
@@ -91,6 +91,7 @@ class Request:
     unlock: bool = False  # MQGMO_UNLOCK: no message, the handle's lock ends
     logical_order: bool = False  # MQGMO_LOGICAL_ORDER: a group's messages one after another
     all_available: bool = False  # MQGMO_ALL_MSGS_AVAILABLE: only complete groups (groups.py)
+    complete_msg: bool = False  # MQGMO_COMPLETE_MSG: a segmented message whole (segments.py)
 
 
 _MATCHES_NOT_SUPPORTED = (
@@ -185,6 +186,7 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         unlock=bool(options & CMQC.MQGMO_UNLOCK),
         logical_order=bool(options & CMQC.MQGMO_LOGICAL_ORDER),
         all_available=bool(options & CMQC.MQGMO_ALL_MSGS_AVAILABLE),
+        complete_msg=bool(options & CMQC.MQGMO_COMPLETE_MSG),
     )
 
 
@@ -249,6 +251,8 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
         and not (ask.logical_order and obj.get_group is not None)
     )
     attempt = _attempt_complete if complete_only else _attempt
+    if ask.complete_msg and ask.browse is None and not ask.under_cursor:
+        attempt = _attempt_whole
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -351,6 +355,51 @@ def _attempt_complete(
             if outcome is not None:
                 return outcome
             # another consumer took it meanwhile: look again after the pause
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        time.sleep(min(COMPLETE_GROUP_POLL, left))
+
+
+def _attempt_whole(
+    hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
+) -> tuple[MQMD, bytes] | str | None:
+    """One wait slice of a get with MQGMO_COMPLETE_MSG: look for the first message that
+    is no segment or a complete segmented one (:mod:`.segments`) and get it, a segmented
+    one whole (2080 and nothing got when it is longer than the buffer, but with
+    MQGMO_ACCEPT_TRUNCATED_MSG); look again every COMPLETE_GROUP_POLL seconds while none
+    is there. A transport whose browse does not show the queue at once (STOMP) gets as if
+    without the option."""
+    if Capability.BROWSE_AT_ONCE not in conn.capabilities:
+        return _attempt(hconn, conn, obj, ask, wait)
+    until = time.monotonic() + wait
+    while True:
+        found = segments.first_whole(
+            conn, obj.queue, msg_id=ask.msg_id, correl_id=ask.correl_id, group_id=ask.group_id
+        )
+        outcome: tuple[MQMD, bytes] | str | None = None
+        if found is not None and not found[0][0].MsgFlags & segments.SEGMENTED:
+            md = found[0][0]
+            taking = dataclasses.replace(
+                ask, msg_id=md.MsgId, correl_id=md.CorrelId, group_id=md.GroupId
+            )
+            outcome = _attempt(hconn, conn, obj, taking, 0.0)
+        elif found is not None:
+            length = sum(len(data) for _, data in found)
+            if ask.max_length is not None and length > ask.max_length and not ask.accept_truncated:
+                whole = found[0][0].copy()
+                whole.MsgFlags, whole.Offset = found[-1][0].MsgFlags, 0
+                head = b"".join(data for _, data in found)[: ask.max_length]
+                raise TruncatedMessage(whole, head, length, ask.max_length)
+            syncpoint = ask.syncpoint or (
+                ask.if_persistent and found[0][0].Persistence == C.MQPER_PERSISTENT
+            )
+            own = not syncpoint and not hconn.work and not hconn.begun
+            outcome = segments.take(conn, obj.queue, found, syncpoint=syncpoint, own=own)
+            if outcome is not None and syncpoint:
+                hconn.note_work()
+        if outcome is not None:
+            return outcome
         left = until - time.monotonic()
         if left <= 0:
             return None
@@ -536,9 +585,14 @@ def _deliver(
     if ask.logical_order and ask.browse is None and not ask.browse_under_cursor:
         in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP
         last = md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP
+        # a segment before the last: the rest of its logical message comes next
+        more_segments = md.MsgFlags & CMQC.MQMF_SEGMENT and not (
+            md.MsgFlags & CMQC.MQMF_LAST_SEGMENT
+        )
         if ask.syncpoint or (ask.if_persistent and md.Persistence == C.MQPER_PERSISTENT):
             hconn.mark_groups(obj)
-        obj.get_group = md.GroupId if in_group and not last else None
+        goes_on = (in_group and not last) or more_segments
+        obj.get_group = md.GroupId if goes_on else None
     if warning is not None:
         # a warning still delivers the message: it travels with the error, as in both
         # libraries (``e.message``, ``e.original_length``)
@@ -552,7 +606,7 @@ def _ids_of(md: MQMD) -> tuple[bytes, bytes | None, bytes | None]:
     """The ids to get this message again by: its MsgId, and its CorrelId and GroupId
     where it has them (a transport matches a null one as an id, not as none)."""
     correl_id = None if md.CorrelId == C.MQCI_NONE else md.CorrelId
-    grouped = md.MsgFlags & (CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP)
+    grouped = md.MsgFlags & groups.HAS_GROUP_ID
     return md.MsgId, correl_id, md.GroupId if grouped else None
 
 
@@ -599,7 +653,19 @@ def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:
             if flags & CMQC.MQMF_MSG_IN_GROUP
             else CMQC.MQGS_NOT_IN_GROUP
         )
-        values.update(GroupStatus=chr(status), SegmentStatus=" ", Segmentation=" ")
+        segment = (
+            CMQC.MQSS_LAST_SEGMENT
+            if flags & CMQC.MQMF_LAST_SEGMENT
+            else CMQC.MQSS_SEGMENT
+            if flags & CMQC.MQMF_SEGMENT
+            else CMQC.MQSS_NOT_A_SEGMENT
+        )
+        allowed = flags & CMQC.MQMF_SEGMENTATION_ALLOWED
+        values.update(
+            GroupStatus=chr(status),
+            SegmentStatus=chr(segment),
+            Segmentation=chr(CMQC.MQSEG_ALLOWED if allowed else CMQC.MQSEG_INHIBITED),
+        )
     if version >= 3:
         values["ReturnedLength"] = returned
     for name, value in values.items():
