@@ -23,7 +23,7 @@ from mqjms.mq.pmo import MQPMO
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Connection, Context, Handle, put_destination, put_warning
 
-from . import command_server, fields, option_rules, properties, subscribing
+from . import command_server, fields, option_rules, properties, segments, subscribing
 from .hconn import Hconn, Hobj
 
 _PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
@@ -146,7 +146,9 @@ def _put(
                 new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
             )
         else:
-            result = conn.put(
+            result = _put_or_segment(
+                hconn,
+                conn,
                 target,
                 md,
                 data,
@@ -186,6 +188,43 @@ def _put(
     _pmo_into(pmo, target, conn.qmgr_name, went)  # the request's, not its replies'
     if warning is not None:
         raise warning
+
+
+def _put_or_segment(
+    hconn: Hconn,
+    conn: Connection,
+    target: str | Handle,
+    md: MQMD,
+    data: bytes,
+    *,
+    syncpoint: bool,
+    context: Context,
+    new_msg_id: bool,
+) -> MQMD:
+    """The transport's put; a message too long for its queue (2030) that allows
+    segmentation (MQMF_SEGMENTATION_ALLOWED) is put in segments of the queue's MAXMSGL
+    instead, as the queue manager segments it (:func:`.segments.put_segmented`)."""
+    try:
+        return conn.put(
+            target, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
+        )
+    except MQError as exc:
+        allowed = md.MsgFlags & CMQC.MQMF_SEGMENTATION_ALLOWED
+        if exc.reason != C.MQRC_MSG_TOO_BIG_FOR_Q or not allowed:
+            raise
+    if md.GroupId == C.MQGI_NONE:
+        md.GroupId = new_correl_id(conn.qmgr_name)
+    own = not syncpoint and not hconn.work and not hconn.begun
+    return segments.put_segmented(
+        conn,
+        target,
+        md,
+        data,
+        syncpoint=syncpoint,
+        own=own,
+        context=context,
+        new_msg_id=new_msg_id,
+    )
 
 
 _IN_GROUP = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
-from mqjms.semantics import Browse, Connection, Handle
+from mqjms.semantics import Browse, Connection, Context, Handle
 
 from . import groups
 
@@ -120,6 +120,50 @@ def take(
     whole.MsgFlags = parts[-1][0].MsgFlags | CMQC.MQMF_LAST_SEGMENT
     whole.Offset = 0
     return whole, b"".join(data for _, data in parts)
+
+
+def put_segmented(
+    conn: Connection,
+    target: str | Handle,
+    md: MQMD,
+    data: bytes,
+    *,
+    syncpoint: bool,
+    own: bool,
+    context: Context,
+    new_msg_id: bool,
+) -> MQMD:
+    """Segmentation by the queue manager: ``data`` put as segments no longer than the
+    queue's MAXMSGL, of ``md``'s GroupId and MsgSeqNumber, at Offsets from ``md``'s, all
+    in one unit of work (the program's with ``syncpoint``; ``own``: the drop-in's,
+    committed once every segment is put; else none); the first segment's MQMD."""
+    name = target.resolved_name if isinstance(target, Handle) else target
+    maxmsgl = int(conn.inquire(name, [C.MQIA_MAX_MSG_LENGTH])[C.MQIA_MAX_MSG_LENGTH])
+    size = max(maxmsgl, 1)
+    first: MQMD | None = None
+    try:
+        for start in range(0, len(data), size):
+            part = md.copy()
+            part.Offset = md.Offset + start
+            last = start + size >= len(data)
+            part.MsgFlags |= SEGMENTED if last else CMQC.MQMF_SEGMENT
+            put = conn.put(
+                target,
+                part,
+                data[start : start + size],
+                syncpoint=syncpoint or own,
+                context=context,
+                new_msg_id=new_msg_id,
+            )
+            first = first or put
+    except BaseException:
+        if own:
+            conn.backout()
+        raise
+    if own:
+        conn.commit()
+    assert first is not None
+    return first
 
 
 def _browse(

@@ -225,3 +225,40 @@ def test_segment_rules_incomplete_message_and_zero_length(mq: ModuleType, env: M
     assert md.Offset == 4
     queue.put(b"other", mq.MD(Version=mq.CMQC.MQMD_VERSION_2), pmo)
     assert env.depth(Q) == 3
+
+
+@pytest.mark.embedded_only(ORDER)
+@pytest.mark.parametrize("syncpoint", [False, True])
+def test_the_queue_manager_segments_a_message_too_long_for_its_queue_when_allowed(
+    mq: ModuleType, env: MQEnv, qmgr, syncpoint: bool
+) -> None:
+    # IBM's "Segmentation and reassembly by queue manager": MQMF_SEGMENTATION_ALLOWED on
+    # the put, MQGMO_COMPLETE_MSG on the get; the put was 2030 MQRC_MSG_TOO_BIG_FOR_Q
+    env.alter_queue(Q, MAXMSGL=10)
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    with pytest.raises(mq.MQMIError) as caught:
+        queue.put(b"x" * 25, mq.MD(Version=mq.CMQC.MQMD_VERSION_2))
+    assert caught.value.reason == mq.CMQC.MQRC_MSG_TOO_BIG_FOR_Q
+    body = bytes(range(65, 90))  # 25 bytes: three segments of at most 10
+    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_SEGMENTATION_ALLOWED)
+    pmo = mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT if syncpoint else 0)
+    queue.put(body, md, pmo)
+    if syncpoint:
+        qmgr.backout()  # every segment goes
+        assert env.depth(Q) == 0
+        queue.put(body, md, pmo)
+        qmgr.commit()
+    assert env.depth(Q) == 3
+    browse = mq.Queue(qmgr, Q, mq.CMQC.MQOO_BROWSE)
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_2, Options=mq.CMQC.MQGMO_BROWSE_FIRST)
+    seg = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+    assert browse.get(None, seg, gmo) == body[:10]
+    assert (seg.Offset, gmo.SegmentStatus, gmo.Segmentation) == (
+        0,
+        mq.CMQC.MQSS_SEGMENT,
+        mq.CMQC.MQSEG_ALLOWED,
+    )
+    whole = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+    assert queue.get(None, whole, _whole_gmo(mq)) == body
+    assert whole.GroupId == seg.GroupId != mq.CMQC.MQGI_NONE
+    assert env.depth(Q) == 0
