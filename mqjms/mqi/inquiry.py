@@ -22,6 +22,7 @@ from .hconn import AsyncPutStatus, Hconn
 _LENGTHS = {
     CMQC.MQCA_Q_DESC: 64,
     CMQC.MQCA_Q_MGR_DESC: 64,
+    CMQC.MQCA_TOPIC_DESC: 64,
     CMQC.MQCA_TRIGGER_DATA: 64,
     CMQC.MQCA_VERSION: 8,
     CMQC.MQCA_CREATION_DATE: 12,

@@ -471,3 +471,64 @@ def test_a_hand_built_message_that_is_no_command_is_answered_with_its_cfh_reason
     [(header, _)] = _responses(mq, replies, md.MsgId)
     assert (header.CompCode, header.Reason) == (mq.CMQC.MQCC_FAILED, getattr(cf, reason))
     replies.close()
+
+
+def test_topic_objects_are_created_inquired_changed_and_deleted(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    """CREATE/COPY/CHANGE/DELETE_TOPIC, INQUIRE_TOPIC and INQUIRE_TOPIC_NAMES (2298
+    before), on the topic objects DEFINE TOPIC makes; ASPARENT as its *_AS_PARENT value."""
+    C_, CF = mq.CMQC, mq.CMQCFC
+    pcf = mq.PCFExecute(qmgr)
+    created = pcf.MQCMD_CREATE_TOPIC(
+        {
+            C_.MQCA_TOPIC_NAME: "PRICES",
+            C_.MQCA_TOPIC_STRING: "prices/eu",
+            C_.MQCA_TOPIC_DESC: "EU prices",
+            C_.MQIA_TOPIC_DEF_PERSISTENCE: C_.MQPER_PERSISTENT,
+            C_.MQIA_DEF_PRIORITY: 4,
+        }
+    )
+    assert created == no_parameters(mq)
+    with pytest.raises(mq.MQMIError) as failure:  # no REPLACE
+        pcf.MQCMD_CREATE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES", C_.MQCA_TOPIC_STRING: "prices/eu"})
+    assert failure.value.reason == CF.MQRCCF_OBJECT_ALREADY_EXISTS
+    (found,) = pcf.MQCMD_INQUIRE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES"})
+    assert found[C_.MQCA_TOPIC_NAME] == text(mq, b"PRICES")
+    assert found[C_.MQIA_TOPIC_TYPE] == C_.MQTOPT_LOCAL
+    assert found[C_.MQCA_TOPIC_STRING] == b"prices/eu"  # a topic string has its own length
+    assert found[C_.MQCA_TOPIC_DESC].rstrip() == b"EU prices"
+    assert found[C_.MQIA_TOPIC_DEF_PERSISTENCE] == C_.MQPER_PERSISTENT
+    assert found[C_.MQIA_DEF_PRIORITY] == 4
+    assert found[C_.MQIA_INHIBIT_PUB] == C_.MQTA_PUB_AS_PARENT
+    assert found[C_.MQCA_MODEL_DURABLE_Q].strip() == b""  # inherited from above
+    pcf.MQCMD_CHANGE_TOPIC(
+        {C_.MQCA_TOPIC_NAME: "PRICES", C_.MQIA_INHIBIT_PUB: C_.MQTA_PUB_INHIBITED}
+    )
+    topic = mq.Topic(qmgr, topic_name="PRICES")
+    with pytest.raises(mq.MQMIError) as failure:
+        topic.open(open_opts=C_.MQOO_OUTPUT)
+        topic.pub(b"not now")
+    assert failure.value.reason == C_.MQRC_PUT_INHIBITED
+    pcf.MQCMD_COPY_TOPIC(
+        {
+            CF.MQCACF_FROM_TOPIC_NAME: "PRICES",
+            CF.MQCACF_TO_TOPIC_NAME: "PRICES.US",
+            C_.MQCA_TOPIC_STRING: "prices/us",
+        }
+    )
+    (names,) = pcf.MQCMD_INQUIRE_TOPIC_NAMES({C_.MQCA_TOPIC_NAME: "PRICES*"})
+    assert [name.strip() for name in names[CF.MQCACF_TOPIC_NAMES]] == [b"PRICES", b"PRICES.US"]
+    (copy,) = pcf.MQCMD_INQUIRE_TOPIC(
+        {C_.MQCA_TOPIC_NAME: "PRICES.US", CF.MQIACF_TOPIC_ATTRS: [C_.MQIA_INHIBIT_PUB]}
+    )
+    assert copy == {
+        C_.MQCA_TOPIC_NAME: text(mq, b"PRICES.US"),
+        C_.MQIA_TOPIC_TYPE: C_.MQTOPT_LOCAL,
+        C_.MQIA_INHIBIT_PUB: C_.MQTA_PUB_INHIBITED,  # LIKE the one copied
+    }
+    for name in ("PRICES", "PRICES.US"):
+        pcf.MQCMD_DELETE_TOPIC({C_.MQCA_TOPIC_NAME: name})
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES"})
+    assert failure.value.reason == C_.MQRC_UNKNOWN_OBJECT_NAME
