@@ -451,7 +451,12 @@ def _attempt(
                     max_length=limit,
                 )
         except TruncatedMessage as exc:
-            stripped = _length_once_stripped(ask, exc)
+            stripped = _length_once_stripped(ask, exc.md, exc.data, exc.original_length)
+            if stripped is None and _headers_cut(ask, exc):
+                # the buffer ends inside the RFH2s: read the whole message to measure them
+                whole = _browsed_whole(conn, obj, exc.md)
+                if whole is not None:
+                    stripped = _length_once_stripped(ask, exc.md, whole, len(whole))
             if stripped is not None:
                 exc.original_length = stripped  # MQ's DataLength: the data the get returns
                 retakes = Capability.BROWSE_AT_ONCE in conn.capabilities
@@ -610,15 +615,42 @@ def _ids_of(md: MQMD) -> tuple[bytes, bytes | None, bytes | None]:
     return md.MsgId, correl_id, md.GroupId if grouped else None
 
 
-def _length_once_stripped(ask: Request, exc: TruncatedMessage) -> int | None:
+def _headers_cut(ask: Request, exc: TruncatedMessage) -> bool:
+    """Whether a 2080's data ends inside the first RFH2 of a message whose headers a get
+    may take off (so that the length once they are off cannot be read from it)."""
+    md, data = exc.md, exc.data
+    if md is None or ask.properties == "rfh2" or not rfh2.is_rfh2(md.Format):
+        return False
+    if len(data) < 36:
+        return True
+    big = md.Encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL
+    return len(data) < int.from_bytes(data[8:12], "big" if big else "little", signed=True)
+
+
+def _browsed_whole(conn: Connection, obj: Hobj, md: MQMD | None) -> bytes | None:
+    """The whole of the message ``md`` describes, browsed by its ids through a handle of
+    the drop-in's own (None where a browse does not show the queue at once, or the message
+    is gone)."""
+    if md is None or Capability.BROWSE_AT_ONCE not in conn.capabilities:
+        return None
+    msg_id, correl_id, group_id = _ids_of(md)
+    browser = conn.open(obj.queue.name, C.MQOO_BROWSE, qmgr=obj.queue.qmgr)
+    try:
+        got = groups.browse(conn, browser, Browse.FIRST, msg_id, correl_id, group_id)
+    finally:
+        conn.close(browser)
+    return None if got is None else got[1]
+
+
+def _length_once_stripped(
+    ask: Request, md: MQMD | None, data: bytes, original_length: int
+) -> int | None:
     """The length of the data a get would return once it takes the message's RFH2
     properties off (MQGMO_NO_PROPERTIES, a message handle, or an RFH2 of ``mqps`` alone
     under PROPCTL(COMPAT)); None when it takes nothing off, or when the headers are not
     all in the part of the message the 2080 returned."""
-    md = exc.md
     if md is None or ask.properties == "rfh2" or not rfh2.is_rfh2(md.Format):
         return None
-    data = exc.data
     offset, fmt, encoding = 0, md.Format, md.Encoding
     while rfh2.is_rfh2(fmt):
         if offset + 36 > len(data):
@@ -637,7 +669,7 @@ def _length_once_stripped(ask: Request, exc: TruncatedMessage) -> int | None:
         properties.without_qmgr_properties(probe, bytes(data[:offset]))
         if rfh2.is_rfh2(probe.Format):
             return None  # COMPAT keeps this RFH2 in the data
-    return exc.original_length - offset
+    return original_length - offset
 
 
 def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:
