@@ -212,7 +212,7 @@ def test_channels_there_are_none_and_others_are_not_supported(
     with pytest.raises(mq.MQMIError) as failure:
         pcf.MQCMD_SET_AUTH_REC({mq.CMQCFC.MQCACF_AUTH_PROFILE_NAME: "Q1"})
     assert failure.value.reason == C.MQRC_FUNCTION_NOT_SUPPORTED
-    assert "MQCMD_INQUIRE_Q" in str(failure.value)  # the error lists what is supported
+    assert "MQCMD_INQUIRE_Q" in failure.value.detail  # the error lists what is supported
 
 
 def test_responses_list_gives_each_response_with_its_cfh(env: MQEnv) -> None:

@@ -262,7 +262,7 @@ def test_a_string_property_an_rfh2_cannot_carry_fails_the_set(
     with pytest.raises(mq.MQMIError) as failure:
         handle.properties.set("Ctl", value)
     assert failure.value.reason == mq.CMQC.MQRC_PROP_VALUE_NOT_CONVERTED
-    assert "'Ctl'" in str(failure.value)
+    assert "'Ctl'" in failure.value.detail
     _put_strings(mq, qmgr, {"Ctl": "fine"})  # the handle and the connection go on
     assert _get_into_handle(mq, qmgr).properties.get("Ctl") == "fine"
 
