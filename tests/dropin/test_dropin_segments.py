@@ -262,3 +262,21 @@ def test_the_queue_manager_segments_a_message_too_long_for_its_queue_when_allowe
     assert queue.get(None, whole, _whole_gmo(mq)) == body
     assert whole.GroupId == seg.GroupId != mq.CMQC.MQGI_NONE
     assert env.depth(Q) == 0
+
+
+def test_mqback_puts_the_segment_position_back(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # IBM's MQBACK usage notes: the group and segment information of each handle is
+    # restored to what it was before the unit of work
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
+    pmo = mq.PMO(Options=mq.CMQC.MQPMO_LOGICAL_ORDER | mq.CMQC.MQPMO_SYNCPOINT)
+    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_SEGMENT)
+    queue.put(b"backed out", md, pmo)
+    qmgr.backout()
+    again = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_SEGMENT)
+    queue.put(b"first", again, pmo)
+    assert again.Offset == 0 and again.GroupId != md.GroupId  # a new logical message
+    last = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_LAST_SEGMENT)
+    queue.put(b"!", last, pmo)
+    qmgr.commit()
+    assert (last.Offset, last.GroupId) == (5, again.GroupId)
+    assert env.depth(Q) == 2
