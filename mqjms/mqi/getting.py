@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from mqjms.backout import GetUnit
-from mqjms.mq import ccsid, rfh2
+from mqjms.mq import ccsid
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.gmo import MQGMO
@@ -37,7 +37,16 @@ from mqjms.semantics import (
     TruncatedMessage,
 )
 
-from . import fields, groups, interrupts, option_rules, properties, screening, segments
+from . import (
+    fields,
+    groups,
+    interrupts,
+    option_rules,
+    properties,
+    screening,
+    segments,
+    stripping,
+)
 from .hconn import Hconn, Hobj
 
 #: Seconds of one transport wait: how soon a waiting get lets other threads in and
@@ -451,19 +460,20 @@ def _attempt(
                     max_length=limit,
                 )
         except TruncatedMessage as exc:
-            stripped = _length_once_stripped(ask, exc.md, exc.data, exc.original_length)
-            if stripped is None and _headers_cut(ask, exc):
+            mode = ask.properties
+            stripped = stripping.length_once_stripped(mode, exc.md, exc.data, exc.original_length)
+            if stripped is None and stripping.headers_cut(mode, exc):
                 # the buffer ends inside the RFH2s: read the whole message to measure them
-                whole = _browsed_whole(conn, obj, exc.md)
+                whole = stripping.browsed_whole(conn, obj.queue, exc.md)
                 if whole is not None:
-                    stripped = _length_once_stripped(ask, exc.md, whole, len(whole))
+                    stripped = stripping.length_once_stripped(mode, exc.md, whole, len(whole))
             if stripped is not None:
                 exc.original_length = stripped  # MQ's DataLength: the data the get returns
                 retakes = Capability.BROWSE_AT_ONCE in conn.capabilities
                 if retakes and limit is not None and stripped <= limit:
                     # only the properties the get takes off made it too long: get it,
                     # by its ids, with no limit (IBM MQ checks the data it returns)
-                    msg_id, correl_id, group_id = _ids_of(exc.md)
+                    msg_id, correl_id, group_id = stripping.ids_of(exc.md)
                     limit = None
                     wait = max(wait, RETAKE_WAIT)  # it is there: a 2080 leaves it
                     continue
@@ -605,71 +615,6 @@ def _deliver(
         warning.__dict__.setdefault("original_length", original)
         raise warning
     return data
-
-
-def _ids_of(md: MQMD) -> tuple[bytes, bytes | None, bytes | None]:
-    """The ids to get this message again by: its MsgId, and its CorrelId and GroupId
-    where it has them (a transport matches a null one as an id, not as none)."""
-    correl_id = None if md.CorrelId == C.MQCI_NONE else md.CorrelId
-    grouped = md.MsgFlags & groups.HAS_GROUP_ID
-    return md.MsgId, correl_id, md.GroupId if grouped else None
-
-
-def _headers_cut(ask: Request, exc: TruncatedMessage) -> bool:
-    """Whether a 2080's data ends inside the first RFH2 of a message whose headers a get
-    may take off (so that the length once they are off cannot be read from it)."""
-    md, data = exc.md, exc.data
-    if md is None or ask.properties == "rfh2" or not rfh2.is_rfh2(md.Format):
-        return False
-    if len(data) < 36:
-        return True
-    big = md.Encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL
-    return len(data) < int.from_bytes(data[8:12], "big" if big else "little", signed=True)
-
-
-def _browsed_whole(conn: Connection, obj: Hobj, md: MQMD | None) -> bytes | None:
-    """The whole of the message ``md`` describes, browsed by its ids through a handle of
-    the drop-in's own (None where a browse does not show the queue at once, or the message
-    is gone)."""
-    if md is None or Capability.BROWSE_AT_ONCE not in conn.capabilities:
-        return None
-    msg_id, correl_id, group_id = _ids_of(md)
-    browser = conn.open(obj.queue.name, C.MQOO_BROWSE, qmgr=obj.queue.qmgr)
-    try:
-        got = groups.browse(conn, browser, Browse.FIRST, msg_id, correl_id, group_id)
-    finally:
-        conn.close(browser)
-    return None if got is None else got[1]
-
-
-def _length_once_stripped(
-    ask: Request, md: MQMD | None, data: bytes, original_length: int
-) -> int | None:
-    """The length of the data a get would return once it takes the message's RFH2
-    properties off (MQGMO_NO_PROPERTIES, a message handle, or an RFH2 of ``mqps`` alone
-    under PROPCTL(COMPAT)); None when it takes nothing off, or when the headers are not
-    all in the part of the message the 2080 returned."""
-    if md is None or ask.properties == "rfh2" or not rfh2.is_rfh2(md.Format):
-        return None
-    offset, fmt, encoding = 0, md.Format, md.Encoding
-    while rfh2.is_rfh2(fmt):
-        if offset + 36 > len(data):
-            return None
-        order: Literal["big", "little"] = (
-            "big" if encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL else "little"
-        )
-        length = int.from_bytes(data[offset + 8 : offset + 12], order, signed=True)
-        if length < 36 or offset + length > len(data):
-            return None
-        encoding = int.from_bytes(data[offset + 12 : offset + 16], order, signed=True)
-        fmt = data[offset + 20 : offset + 28].decode("latin-1")
-        offset += length
-    if ask.properties == "as_q_def":
-        probe = md.copy()
-        properties.without_qmgr_properties(probe, bytes(data[:offset]))
-        if rfh2.is_rfh2(probe.Format):
-            return None  # COMPAT keeps this RFH2 in the data
-    return original_length - offset
 
 
 def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:
