@@ -217,8 +217,12 @@ def _inquire_q(conn: Connection, command: str, params: Params) -> list[Response]
 
 
 def _inquire_q_names(conn: Connection, command: str, params: Params) -> list[Response]:
+    """The names of the queues that match, in one response: "zero or more names" (IBM's
+    Inquire Queue Names response), so none is an empty list, not 2085."""
     qm = _required(conn, command)
-    queues = _matching(qm, _pattern(params), int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL)))
+    qtype = int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL))
+    kind = "QUEUE" if qtype in (0, CMQC.MQQT_ALL) else _TYPES.get(qtype, "QUEUE")
+    queues = qm.display_queues(_pattern(params), kind)
     return [
         {
             CMQCFC.MQCACF_Q_NAMES: [str(q["QUEUE"]) for q in queues],
@@ -389,6 +393,11 @@ def _no_channels(conn: Connection, command: str, params: Params) -> list[Respons
     raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no channel matches {pattern!r}: mqjms has none")
 
 
+def _no_channel_names(conn: Connection, command: str, params: Params) -> list[Response]:
+    """Inquire Channel Names answers "zero or more names": here, none."""
+    return [{CMQCFC.MQCACH_CHANNEL_NAMES: []}]
+
+
 def _no_channel_status(conn: Connection, command: str, params: Params) -> list[Response]:
     """No channel instance runs (there are no channels): MQ's answer for that, 3065."""
     pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
@@ -412,7 +421,7 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
     "MQCMD_CHANGE_Q_MGR": _change_q_mgr,
     "MQCMD_INQUIRE_CONNECTION": _inquire_connection,
     "MQCMD_INQUIRE_CHANNEL": _no_channels,
-    "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channels,
+    "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channel_names,
     "MQCMD_INQUIRE_CHANNEL_STATUS": _no_channel_status,
 }
 #: Commands that work on the embedded queue manager itself (2298 over other transports).

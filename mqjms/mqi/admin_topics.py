@@ -129,7 +129,9 @@ def _inquire_topic(qm: QueueManager, params: Params) -> list[Response]:
 
 
 def _inquire_topic_names(qm: QueueManager, params: Params) -> list[Response]:
-    return [{CMQCFC.MQCACF_TOPIC_NAMES: [str(topic["TOPIC"]) for topic in _found(qm, params)]}]
+    """ "Zero or more names" (IBM's Inquire Topic Names response): none is an empty list."""
+    pattern = _text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
+    return [{CMQCFC.MQCACF_TOPIC_NAMES: [str(t["TOPIC"]) for t in qm.display_topics(pattern)]}]
 
 
 COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {

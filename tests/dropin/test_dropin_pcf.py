@@ -532,3 +532,20 @@ def test_topic_objects_are_created_inquired_changed_and_deleted(
     with pytest.raises(mq.MQMIError) as failure:
         pcf.MQCMD_INQUIRE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES"})
     assert failure.value.reason == C_.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_a_names_inquiry_that_matches_nothing_answers_an_empty_list(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    """IBM's Inquire Queue (Topic, Channel) Names response gives "zero or more names that
+    match": none is an empty list, where it was 2085 (and INQUIRE_Q, by contrast, is 2085)."""
+    pcf = mq.PCFExecute(qmgr)
+    (queues,) = pcf.MQCMD_INQUIRE_Q_NAMES({mq.CMQC.MQCA_Q_NAME: "NO.SUCH.*"})
+    assert queues[mq.CMQCFC.MQCACF_Q_NAMES] == [] and queues[mq.CMQCFC.MQIACF_Q_TYPES] == []
+    (topics,) = pcf.MQCMD_INQUIRE_TOPIC_NAMES({mq.CMQC.MQCA_TOPIC_NAME: "NO.SUCH.*"})
+    assert topics[mq.CMQCFC.MQCACF_TOPIC_NAMES] == []
+    (channels,) = pcf.MQCMD_INQUIRE_CHANNEL_NAMES({mq.CMQCFC.MQCACH_CHANNEL_NAME: "*"})
+    assert channels[mq.CMQCFC.MQCACH_CHANNEL_NAMES] == []
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "NO.SUCH.*"})
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
