@@ -549,3 +549,24 @@ def test_a_names_inquiry_that_matches_nothing_answers_an_empty_list(
     with pytest.raises(mq.MQMIError) as failure:
         pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "NO.SUCH.*"})
     assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_a_hand_built_names_inquiry_matching_nothing_is_answered_with_an_empty_string_list(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # an empty list of names goes as an MQCFSL of no strings (it would have been an MQCFIL)
+    od = mq.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"PCF.REPLY.*")
+    replies = mq.Queue(qmgr, od, mq.CMQC.MQOO_INPUT_EXCLUSIVE)
+    names = _request(
+        mq,
+        mq.CMQCFC.MQCMD_INQUIRE_Q_NAMES,
+        mq.CFST(Parameter=mq.CMQC.MQCA_Q_NAME, String=b"NO.SUCH.*"),
+    )
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=od.ObjectName)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", names, md)
+    [(header, body)] = _responses(mq, replies, md.MsgId)
+    assert (header.CompCode, header.Reason) == (0, 0)
+    _, parameters = parse_pcf(body)
+    [listed] = [p for p in parameters if p.Parameter == mq.CMQCFC.MQCACF_Q_NAMES]
+    assert type(listed).__name__ == "MQCFSL" and list(listed.Strings) == []
+    replies.close()
