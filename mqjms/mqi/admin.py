@@ -39,6 +39,7 @@ from mqjms.semantics.attributes import (
     inquire_value,
 )
 from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
+from mqjms.semantics.put import PutIdentity
 
 from . import admin_processes, admin_status, admin_subscriptions, admin_topics
 
@@ -374,15 +375,22 @@ def _change_q_mgr(conn: Connection, command: str, params: Params) -> list[Respon
 
 def _inquire_connection(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
+    user = PutIdentity.of().user
     out: list[Response] = []
     for found in qm.connections():
         ident = str(found["CONN"]).encode("ascii", "replace")
         out.append(
             {
                 CMQCFC.MQBACF_CONNECTION_ID: ident[:24].ljust(24, b"\x00"),
+                CMQCFC.MQIACF_CONN_INFO_TYPE: CMQCFC.MQIACF_CONN_INFO_CONN,
                 CMQCFC.MQCACF_APPL_TAG: str(found["APPLTAG"]),
+                CMQC.MQIA_APPL_TYPE: C.MQAT_DEFAULT,  # a program on this (UNIX) system
                 CMQCFC.MQIACF_PROCESS_ID: int(found["PID"]),
                 CMQCFC.MQBACF_CONN_TAG: ident.ljust(128, b"\x00"),
+                # a local (bindings) connection: no channel; the user programs run as
+                CMQCFC.MQCACH_CHANNEL_NAME: "",
+                CMQCFC.MQCACH_CONNECTION_NAME: "",
+                CMQCFC.MQCACF_USER_IDENTIFIER: user,
             }
         )
     return out

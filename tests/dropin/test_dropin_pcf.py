@@ -4,6 +4,8 @@ DELETE_Q, CLEAR_Q, INQUIRE_Q_MGR; parameters as a dict or a list of CF* structur
 
 from __future__ import annotations
 
+import getpass
+import os
 from types import ModuleType
 
 import pytest
@@ -570,3 +572,26 @@ def test_a_hand_built_names_inquiry_matching_nothing_is_answered_with_an_empty_s
     [listed] = [p for p in parameters if p.Parameter == mq.CMQCFC.MQCACF_Q_NAMES]
     assert type(listed).__name__ == "MQCFSL" and list(listed.Strings) == []
     replies.close()
+
+
+def test_inquire_connection_answers_what_monitoring_scripts_read(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    """Each connection's response has, besides its id, tag and process id, what a script
+    listing connections reads (a KeyError before): the info type, ApplType, UserId, and
+    the channel and connection names, blank for the local connections mqjms has."""
+    cf = mq.CMQCFC
+    found = mq.PCFExecute(qmgr).MQCMD_INQUIRE_CONNECTION(
+        {
+            cf.MQBACF_GENERIC_CONNECTION_ID: mq.ByteString(b""),
+            cf.MQIACF_CONN_INFO_TYPE: cf.MQIACF_CONN_INFO_ALL,
+        }
+    )
+    mine = [c for c in found if c[cf.MQIACF_PROCESS_ID] == os.getpid()]
+    assert mine
+    for conn in mine:
+        assert conn[cf.MQIACF_CONN_INFO_TYPE] == cf.MQIACF_CONN_INFO_CONN
+        assert conn[mq.CMQC.MQIA_APPL_TYPE] == mq.CMQC.MQAT_UNIX
+        assert conn[cf.MQCACF_USER_IDENTIFIER].strip() == getpass.getuser()[:12].encode()
+        assert conn[cf.MQCACH_CHANNEL_NAME].strip() == b""
+        assert conn[cf.MQCACH_CONNECTION_NAME].strip() == b""
