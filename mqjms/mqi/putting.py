@@ -212,19 +212,32 @@ def _put_or_segment(
         allowed = md.MsgFlags & CMQC.MQMF_SEGMENTATION_ALLOWED
         if exc.reason != C.MQRC_MSG_TOO_BIG_FOR_Q or not allowed:
             raise
-    if md.GroupId == C.MQGI_NONE:
-        md.GroupId = new_correl_id(conn.qmgr_name)
-    own = not syncpoint and not hconn.work and not hconn.begun
-    return segments.put_segmented(
-        conn,
-        target,
-        md,
-        data,
-        syncpoint=syncpoint,
-        own=own,
-        context=context,
-        new_msg_id=new_msg_id,
+    # MQPUT1 names the queue: open it (an alias resolves to its base queue, whose
+    # MAXMSGL counts), as MQPUT1 is MQOPEN, MQPUT and MQCLOSE
+    handle = (
+        target
+        if isinstance(target, Handle)
+        else conn.open(target, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT)
     )
+    try:
+        found = conn.inquire(handle.resolved_name, [C.MQIA_MAX_MSG_LENGTH])
+        if md.GroupId == C.MQGI_NONE:
+            md.GroupId = new_correl_id(conn.qmgr_name)
+        own = not syncpoint and not hconn.work and not hconn.begun
+        return segments.put_segmented(
+            conn,
+            handle,
+            md,
+            data,
+            size=int(found[C.MQIA_MAX_MSG_LENGTH]),
+            syncpoint=syncpoint,
+            own=own,
+            context=context,
+            new_msg_id=new_msg_id,
+        )
+    finally:
+        if handle is not target:
+            conn.close(handle)
 
 
 _IN_GROUP = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP

@@ -128,18 +128,17 @@ def put_segmented(
     md: MQMD,
     data: bytes,
     *,
+    size: int,
     syncpoint: bool,
     own: bool,
     context: Context,
     new_msg_id: bool,
 ) -> MQMD:
-    """Segmentation by the queue manager: ``data`` put as segments no longer than the
-    queue's MAXMSGL, of ``md``'s GroupId and MsgSeqNumber, at Offsets from ``md``'s, all
+    """Segmentation by the queue manager: ``data`` put as segments of at most ``size``
+    bytes (the queue's MAXMSGL), of ``md``'s GroupId and MsgSeqNumber, at Offsets from ``md``'s, all
     in one unit of work (the program's with ``syncpoint``; ``own``: the drop-in's,
     committed once every segment is put; else none); the first segment's MQMD."""
-    name = target.resolved_name if isinstance(target, Handle) else target
-    maxmsgl = int(conn.inquire(name, [C.MQIA_MAX_MSG_LENGTH])[C.MQIA_MAX_MSG_LENGTH])
-    size = max(maxmsgl, 1)
+    size = max(size, 1)
     first: MQMD | None = None
     try:
         for start in range(0, len(data), size):

@@ -280,3 +280,19 @@ def test_mqback_puts_the_segment_position_back(mq: ModuleType, env: MQEnv, qmgr)
     qmgr.commit()
     assert (last.Offset, last.GroupId) == (5, again.GroupId)
     assert env.depth(Q) == 2
+
+
+@pytest.mark.embedded_only(ORDER)
+def test_put1_segments_a_message_too_long_for_its_queue_or_an_alias_base_queue(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    env.alter_queue(Q, MAXMSGL=8)
+    alias = env.define_alias("SEG.ALIAS", Q)
+    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_SEGMENTATION_ALLOWED)
+    qmgr.put1(Q, b"0123456789abcdef!", md)
+    assert env.depth(Q) == 3
+    qmgr.put1(alias, b"through an alias", mq.MD(Version=2, MsgFlags=md.MsgFlags))
+    assert env.depth(Q) == 5  # cut by its base queue's MAXMSGL
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+    got = [queue.get(None, mq.MD(Version=2), _whole_gmo(mq)) for _ in range(2)]
+    assert got == [b"0123456789abcdef!", b"through an alias"]
