@@ -190,6 +190,10 @@ def _put(
         raise warning
 
 
+#: The smallest segment IBM MQ's queue manager makes (2030/2031's explanation).
+SMALLEST_SEGMENT = 16
+
+
 def _put_or_segment(
     hconn: Hconn,
     conn: Connection,
@@ -201,17 +205,20 @@ def _put_or_segment(
     context: Context,
     new_msg_id: bool,
 ) -> MQMD:
-    """The transport's put; a message too long for its queue (2030) that allows
-    segmentation (MQMF_SEGMENTATION_ALLOWED) is put in segments of the queue's MAXMSGL
-    instead, as the queue manager segments it (:func:`.segments.put_segmented`)."""
+    """The transport's put; a message too long for its queue or queue manager (2030,
+    2031) that allows segmentation (MQMF_SEGMENTATION_ALLOWED) is put in segments of the
+    lesser MAXMSGL instead (at least 16 bytes), as the queue manager segments it
+    (:func:`.segments.put_segmented`)."""
     try:
         return conn.put(
             target, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
         )
     except MQError as exc:
         allowed = md.MsgFlags & CMQC.MQMF_SEGMENTATION_ALLOWED
-        if exc.reason != C.MQRC_MSG_TOO_BIG_FOR_Q or not allowed:
+        too_big = (C.MQRC_MSG_TOO_BIG_FOR_Q, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if exc.reason not in too_big or not allowed:
             raise
+        refused = exc
     # MQPUT1 names the queue: open it (an alias resolves to its base queue, whose
     # MAXMSGL counts), as MQPUT1 is MQOPEN, MQPUT and MQCLOSE
     handle = (
@@ -221,6 +228,10 @@ def _put_or_segment(
     )
     try:
         found = conn.inquire(handle.resolved_name, [C.MQIA_MAX_MSG_LENGTH])
+        qmgr = conn.inquire_qmgr([C.MQIA_MAX_MSG_LENGTH])
+        size = min(int(found[C.MQIA_MAX_MSG_LENGTH]), int(qmgr[C.MQIA_MAX_MSG_LENGTH]))
+        if size < SMALLEST_SEGMENT:  # MQ makes no segment smaller: the refusal stands
+            raise refused
         if md.GroupId == C.MQGI_NONE:
             md.GroupId = new_correl_id(conn.qmgr_name)
         own = not syncpoint and not hconn.work and not hconn.begun
@@ -229,7 +240,7 @@ def _put_or_segment(
             handle,
             md,
             data,
-            size=int(found[C.MQIA_MAX_MSG_LENGTH]),
+            size=size,
             syncpoint=syncpoint,
             own=own,
             context=context,

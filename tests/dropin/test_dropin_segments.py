@@ -234,12 +234,12 @@ def test_the_queue_manager_segments_a_message_too_long_for_its_queue_when_allowe
 ) -> None:
     # IBM's "Segmentation and reassembly by queue manager": MQMF_SEGMENTATION_ALLOWED on
     # the put, MQGMO_COMPLETE_MSG on the get; the put was 2030 MQRC_MSG_TOO_BIG_FOR_Q
-    env.alter_queue(Q, MAXMSGL=10)
+    env.alter_queue(Q, MAXMSGL=16)  # the smallest segment MQ makes
     queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
     with pytest.raises(mq.MQMIError) as caught:
-        queue.put(b"x" * 25, mq.MD(Version=mq.CMQC.MQMD_VERSION_2))
+        queue.put(b"x" * 40, mq.MD(Version=mq.CMQC.MQMD_VERSION_2))
     assert caught.value.reason == mq.CMQC.MQRC_MSG_TOO_BIG_FOR_Q
-    body = bytes(range(65, 90))  # 25 bytes: three segments of at most 10
+    body = bytes(range(65, 105))  # 40 bytes: three segments of at most 16
     md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_SEGMENTATION_ALLOWED)
     pmo = mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT if syncpoint else 0)
     queue.put(body, md, pmo)
@@ -252,7 +252,7 @@ def test_the_queue_manager_segments_a_message_too_long_for_its_queue_when_allowe
     browse = mq.Queue(qmgr, Q, mq.CMQC.MQOO_BROWSE)
     gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_2, Options=mq.CMQC.MQGMO_BROWSE_FIRST)
     seg = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
-    assert browse.get(None, seg, gmo) == body[:10]
+    assert browse.get(None, seg, gmo) == body[:16]
     assert (seg.Offset, gmo.SegmentStatus, gmo.Segmentation) == (
         0,
         mq.CMQC.MQSS_SEGMENT,
@@ -286,13 +286,36 @@ def test_mqback_puts_the_segment_position_back(mq: ModuleType, env: MQEnv, qmgr)
 def test_put1_segments_a_message_too_long_for_its_queue_or_an_alias_base_queue(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
-    env.alter_queue(Q, MAXMSGL=8)
+    env.alter_queue(Q, MAXMSGL=16)
     alias = env.define_alias("SEG.ALIAS", Q)
     md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2, MsgFlags=mq.CMQC.MQMF_SEGMENTATION_ALLOWED)
     qmgr.put1(Q, b"0123456789abcdef!", md)
-    assert env.depth(Q) == 3
-    qmgr.put1(alias, b"through an alias", mq.MD(Version=2, MsgFlags=md.MsgFlags))
-    assert env.depth(Q) == 5  # cut by its base queue's MAXMSGL
+    assert env.depth(Q) == 2
+    qmgr.put1(alias, b"through an alias, cut", mq.MD(Version=2, MsgFlags=md.MsgFlags))
+    assert env.depth(Q) == 4  # cut by its base queue's MAXMSGL
+    env.alter_queue(Q, MAXMSGL=15)  # below the smallest segment: 2030 stands
+    with pytest.raises(mq.MQMIError) as caught:
+        qmgr.put1(Q, b"0123456789abcdef!", mq.MD(Version=2, MsgFlags=md.MsgFlags))
+    assert caught.value.reason == mq.CMQC.MQRC_MSG_TOO_BIG_FOR_Q
     queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
     got = [queue.get(None, mq.MD(Version=2), _whole_gmo(mq)) for _ in range(2)]
-    assert got == [b"0123456789abcdef!", b"through an alias"]
+    assert got == [b"0123456789abcdef!", b"through an alias, cut"]
+
+
+@pytest.mark.embedded_only(ORDER)
+def test_a_message_too_long_for_the_queue_manager_is_segmented_when_allowed(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # 2031 MQRC_MSG_TOO_BIG_FOR_Q_MGR: "...and MQMF_SEGMENTATION_ALLOWED was not specified"
+    env.alter_qmgr(MAXMSGL=32768)
+    try:
+        body = bytes(range(256)) * 160  # 40960 bytes
+        with pytest.raises(mq.MQMIError) as caught:
+            qmgr.put1(Q, body, mq.MD(Version=2))
+        assert caught.value.reason == mq.CMQC.MQRC_MSG_TOO_BIG_FOR_Q_MGR
+        qmgr.put1(Q, body, mq.MD(Version=2, MsgFlags=mq.CMQC.MQMF_SEGMENTATION_ALLOWED))
+        assert env.depth(Q) == 2  # 32768 and 8192
+        queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF)
+        assert queue.get(None, mq.MD(Version=2), _whole_gmo(mq)) == body
+    finally:
+        env.alter_qmgr(MAXMSGL=4194304)
