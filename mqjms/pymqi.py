@@ -98,7 +98,7 @@ CMQCFC = _constants("pymqi", "CMQCFC")
 CMQXC = _constants("pymqi", "CMQXC")
 CMQZC = _constants("pymqi", "CMQZC")
 
-__version__ = "1.12.13"
+__version__ = "1.12.11"  # what pymqi 1.12.13 itself says (its __init__.py was not bumped)
 __mqlevels__ = ("5.0", "5.1", "5.2", "5.3", "6.0", "7.0", "7.1", "7.5", "8.0.0", "8.0.1")
 __mqbuild__ = "server"
 

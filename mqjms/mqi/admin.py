@@ -8,7 +8,8 @@ INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, D
 CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
 and application names), CREATE/DELETE/INQUIRE_SUBSCRIPTION (:mod:`.admin_subscriptions`),
 INQUIRE_Q_MGR_STATUS and RESET_Q_STATS (:mod:`.admin_status`), INQUIRE_PROCESS
-(:mod:`.admin_processes`); INQUIRE_CHANNEL(_NAMES)
+(:mod:`.admin_processes`), CREATE/COPY/CHANGE/DELETE/INQUIRE_TOPIC and INQUIRE_TOPIC_NAMES
+(:mod:`.admin_topics`); INQUIRE_CHANNEL(_NAMES)
 answers that there are no channels (2085: the embedded queue manager has none), and
 INQUIRE_CHANNEL_STATUS that none is running (3065, MQRCCF_CHL_STATUS_NOT_FOUND, which
 monitoring programs take as "no active channels"). Over another transport, only
@@ -38,8 +39,9 @@ from mqjms.semantics.attributes import (
     inquire_value,
 )
 from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
+from mqjms.semantics.put import PutIdentity
 
-from . import admin_processes, admin_status, admin_subscriptions
+from . import admin_processes, admin_status, admin_subscriptions, admin_topics
 
 log = get_logger("mqjms.mqi")
 
@@ -216,8 +218,12 @@ def _inquire_q(conn: Connection, command: str, params: Params) -> list[Response]
 
 
 def _inquire_q_names(conn: Connection, command: str, params: Params) -> list[Response]:
+    """The names of the queues that match, in one response: "zero or more names" (IBM's
+    Inquire Queue Names response), so none is an empty list, not 2085."""
     qm = _required(conn, command)
-    queues = _matching(qm, _pattern(params), int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL)))
+    qtype = int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_ALL))
+    kind = "QUEUE" if qtype in (0, CMQC.MQQT_ALL) else _TYPES.get(qtype, "QUEUE")
+    queues = qm.display_queues(_pattern(params), kind)
     return [
         {
             CMQCFC.MQCACF_Q_NAMES: [str(q["QUEUE"]) for q in queues],
@@ -369,15 +375,22 @@ def _change_q_mgr(conn: Connection, command: str, params: Params) -> list[Respon
 
 def _inquire_connection(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
+    user = PutIdentity.of().user
     out: list[Response] = []
     for found in qm.connections():
         ident = str(found["CONN"]).encode("ascii", "replace")
         out.append(
             {
                 CMQCFC.MQBACF_CONNECTION_ID: ident[:24].ljust(24, b"\x00"),
+                CMQCFC.MQIACF_CONN_INFO_TYPE: CMQCFC.MQIACF_CONN_INFO_CONN,
                 CMQCFC.MQCACF_APPL_TAG: str(found["APPLTAG"]),
+                CMQC.MQIA_APPL_TYPE: C.MQAT_DEFAULT,  # a program on this (UNIX) system
                 CMQCFC.MQIACF_PROCESS_ID: int(found["PID"]),
                 CMQCFC.MQBACF_CONN_TAG: ident.ljust(128, b"\x00"),
+                # a local (bindings) connection: no channel; the user programs run as
+                CMQCFC.MQCACH_CHANNEL_NAME: "",
+                CMQCFC.MQCACH_CONNECTION_NAME: "",
+                CMQCFC.MQCACF_USER_IDENTIFIER: user,
             }
         )
     return out
@@ -386,6 +399,11 @@ def _inquire_connection(conn: Connection, command: str, params: Params) -> list[
 def _no_channels(conn: Connection, command: str, params: Params) -> list[Response]:
     pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
     raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no channel matches {pattern!r}: mqjms has none")
+
+
+def _no_channel_names(conn: Connection, command: str, params: Params) -> list[Response]:
+    """Inquire Channel Names answers "zero or more names": here, none."""
+    return [{CMQCFC.MQCACH_CHANNEL_NAMES: []}]
 
 
 def _no_channel_status(conn: Connection, command: str, params: Params) -> list[Response]:
@@ -411,7 +429,7 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
     "MQCMD_CHANGE_Q_MGR": _change_q_mgr,
     "MQCMD_INQUIRE_CONNECTION": _inquire_connection,
     "MQCMD_INQUIRE_CHANNEL": _no_channels,
-    "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channels,
+    "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channel_names,
     "MQCMD_INQUIRE_CHANNEL_STATUS": _no_channel_status,
 }
 #: Commands that work on the embedded queue manager itself (2298 over other transports).
@@ -419,6 +437,7 @@ _ON_QUEUE_MANAGER: dict[str, Callable[[QueueManager, Params], list[Response]]] =
     **admin_subscriptions.COMMANDS,
     **admin_status.COMMANDS,
     **admin_processes.COMMANDS,
+    **admin_topics.COMMANDS,
 }
 
 

@@ -185,6 +185,9 @@ def _parameters(result: dict[int, Any]) -> list[Any]:
             out.append(mqpcf.MQCFBS(Parameter=key, String=value))
         elif isinstance(value, str):
             out.append(mqpcf.MQCFST(Parameter=key, CodedCharSetId=1208, String=_padded(key, value)))
+        elif isinstance(value, list) and not value and CMQC.MQCA_FIRST <= key <= CMQC.MQCA_LAST:
+            # no names (an empty *_NAMES answer): a string list all the same
+            out.append(mqpcf.MQCFSL(Parameter=key, CodedCharSetId=1208, Strings=()))
         elif isinstance(value, list) and all(isinstance(v, int) for v in value):
             out.append(mqpcf.MQCFIL(Parameter=key, Values=tuple(int(v) for v in value)))
         elif isinstance(value, list):

@@ -3,7 +3,8 @@
 Each flavour module has its own hierarchy (a program catches ``pymqi.MQMIError`` or
 ``ibmmq.MQMIError``), subclasses of the classes here that set the texts:
 
-- pymqi 1.12: ``str(e)`` is ``'MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE'``,
+- pymqi 1.12: ``str(e)`` is ``'MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE'``
+  (never more: what mqjms found wrong is ``e.detail``),
   ``e.errorAsString()``; ``PYIFError`` reads ``'PYMQI Error: ...'``.
 - ibmmq 2.x: ``'MQI Error. Comp 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE'``,
   ``e.error_as_string()`` (and ``errorAsString``), ``e.get(name)``; ``'PYIBMMQ Error: ...'``.
@@ -63,13 +64,12 @@ class MQMIError(Error):
             setattr(self, key, value)
 
     def __str__(self) -> str:
-        text = (
+        # exactly the library's text: programs print it, compare it and parse it; what
+        # mqjms found wrong, for an error it raises, is ``e.detail``
+        return (
             f"MQI Error. {self.COMP_LABEL} {self.comp}, Reason {self.reason}: "
             f"{self.error_as_string()}"
         )
-        # an error from mqjms says what was wrong too (the libraries' own texts otherwise)
-        detail = self.__dict__.get("detail")
-        return f"{text} ({detail})" if detail else text
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.comp}, {self.reason})"

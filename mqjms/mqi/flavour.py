@@ -15,9 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mqjms.logs import get_logger
+from mqjms.mq.constants import MQRC_FUNCTION_NOT_SUPPORTED
 from mqjms.mq.errors import MQError
 
 from . import errors, exiting
+
+log = get_logger("mqjms.mqi")
 
 
 @dataclass(frozen=True)
@@ -73,4 +77,7 @@ class Flavour:
                     extras[name] = exc.__dict__[name]
             if "data_length" in exc.__dict__:
                 extras[self.property_length_name] = exc.__dict__["data_length"]
+            if exc.reason == MQRC_FUNCTION_NOT_SUPPORTED and exc.detail:
+                # str(e) is the library's text alone: say what mqjms does not do
+                log.warning("mqi.not_supported", reason=exc.reason, detail=exc.detail)
             raise self.MQMIError.from_mq_error(exc, **extras) from None

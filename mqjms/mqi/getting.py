@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from mqjms.backout import GetUnit
-from mqjms.mq import ccsid, rfh2
+from mqjms.mq import ccsid
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.mq.gmo import MQGMO
@@ -37,7 +37,16 @@ from mqjms.semantics import (
     TruncatedMessage,
 )
 
-from . import fields, groups, interrupts, option_rules, properties, screening
+from . import (
+    fields,
+    groups,
+    interrupts,
+    option_rules,
+    properties,
+    screening,
+    segments,
+    stripping,
+)
 from .hconn import Hconn, Hobj
 
 #: Seconds of one transport wait: how soon a waiting get lets other threads in and
@@ -91,6 +100,7 @@ class Request:
     unlock: bool = False  # MQGMO_UNLOCK: no message, the handle's lock ends
     logical_order: bool = False  # MQGMO_LOGICAL_ORDER: a group's messages one after another
     all_available: bool = False  # MQGMO_ALL_MSGS_AVAILABLE: only complete groups (groups.py)
+    complete_msg: bool = False  # MQGMO_COMPLETE_MSG: a segmented message whole (segments.py)
 
 
 _MATCHES_NOT_SUPPORTED = (
@@ -185,6 +195,7 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         unlock=bool(options & CMQC.MQGMO_UNLOCK),
         logical_order=bool(options & CMQC.MQGMO_LOGICAL_ORDER),
         all_available=bool(options & CMQC.MQGMO_ALL_MSGS_AVAILABLE),
+        complete_msg=bool(options & CMQC.MQGMO_COMPLETE_MSG),
     )
 
 
@@ -249,6 +260,8 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
         and not (ask.logical_order and obj.get_group is not None)
     )
     attempt = _attempt_complete if complete_only else _attempt
+    if ask.complete_msg and ask.browse is None and not ask.under_cursor:
+        attempt = _attempt_whole
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -357,6 +370,51 @@ def _attempt_complete(
         time.sleep(min(COMPLETE_GROUP_POLL, left))
 
 
+def _attempt_whole(
+    hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
+) -> tuple[MQMD, bytes] | str | None:
+    """One wait slice of a get with MQGMO_COMPLETE_MSG: look for the first message that
+    is no segment or a complete segmented one (:mod:`.segments`) and get it, a segmented
+    one whole (2080 and nothing got when it is longer than the buffer, but with
+    MQGMO_ACCEPT_TRUNCATED_MSG); look again every COMPLETE_GROUP_POLL seconds while none
+    is there. A transport whose browse does not show the queue at once (STOMP) gets as if
+    without the option."""
+    if Capability.BROWSE_AT_ONCE not in conn.capabilities:
+        return _attempt(hconn, conn, obj, ask, wait)
+    until = time.monotonic() + wait
+    while True:
+        found = segments.first_whole(
+            conn, obj.queue, msg_id=ask.msg_id, correl_id=ask.correl_id, group_id=ask.group_id
+        )
+        outcome: tuple[MQMD, bytes] | str | None = None
+        if found is not None and not found[0][0].MsgFlags & segments.SEGMENTED:
+            md = found[0][0]
+            taking = dataclasses.replace(
+                ask, msg_id=md.MsgId, correl_id=md.CorrelId, group_id=md.GroupId
+            )
+            outcome = _attempt(hconn, conn, obj, taking, 0.0)
+        elif found is not None:
+            length = sum(len(data) for _, data in found)
+            if ask.max_length is not None and length > ask.max_length and not ask.accept_truncated:
+                whole = found[0][0].copy()
+                whole.MsgFlags, whole.Offset = found[-1][0].MsgFlags, 0
+                head = b"".join(data for _, data in found)[: ask.max_length]
+                raise TruncatedMessage(whole, head, length, ask.max_length)
+            syncpoint = ask.syncpoint or (
+                ask.if_persistent and found[0][0].Persistence == C.MQPER_PERSISTENT
+            )
+            own = not syncpoint and not hconn.work and not hconn.begun
+            outcome = segments.take(conn, obj.queue, found, syncpoint=syncpoint, own=own)
+            if outcome is not None and syncpoint:
+                hconn.note_work()
+        if outcome is not None:
+            return outcome
+        left = until - time.monotonic()
+        if left <= 0:
+            return None
+        time.sleep(min(COMPLETE_GROUP_POLL, left))
+
+
 def _attempt(
     hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
 ) -> tuple[MQMD, bytes] | str | None:
@@ -402,14 +460,20 @@ def _attempt(
                     max_length=limit,
                 )
         except TruncatedMessage as exc:
-            stripped = _length_once_stripped(ask, exc)
+            mode = ask.properties
+            stripped = stripping.length_once_stripped(mode, exc.md, exc.data, exc.original_length)
+            if stripped is None and stripping.headers_cut(mode, exc):
+                # the buffer ends inside the RFH2s: read the whole message to measure them
+                whole = stripping.browsed_whole(conn, obj.queue, exc.md)
+                if whole is not None:
+                    stripped = stripping.length_once_stripped(mode, exc.md, whole, len(whole))
             if stripped is not None:
                 exc.original_length = stripped  # MQ's DataLength: the data the get returns
                 retakes = Capability.BROWSE_AT_ONCE in conn.capabilities
                 if retakes and limit is not None and stripped <= limit:
                     # only the properties the get takes off made it too long: get it,
                     # by its ids, with no limit (IBM MQ checks the data it returns)
-                    msg_id, correl_id, group_id = _ids_of(exc.md)
+                    msg_id, correl_id, group_id = stripping.ids_of(exc.md)
                     limit = None
                     wait = max(wait, RETAKE_WAIT)  # it is there: a 2080 leaves it
                     continue
@@ -536,9 +600,14 @@ def _deliver(
     if ask.logical_order and ask.browse is None and not ask.browse_under_cursor:
         in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP
         last = md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP
+        # a segment before the last: the rest of its logical message comes next
+        more_segments = md.MsgFlags & CMQC.MQMF_SEGMENT and not (
+            md.MsgFlags & CMQC.MQMF_LAST_SEGMENT
+        )
         if ask.syncpoint or (ask.if_persistent and md.Persistence == C.MQPER_PERSISTENT):
             hconn.mark_groups(obj)
-        obj.get_group = md.GroupId if in_group and not last else None
+        goes_on = (in_group and not last) or more_segments
+        obj.get_group = md.GroupId if goes_on else None
     if warning is not None:
         # a warning still delivers the message: it travels with the error, as in both
         # libraries (``e.message``, ``e.original_length``)
@@ -546,44 +615,6 @@ def _deliver(
         warning.__dict__.setdefault("original_length", original)
         raise warning
     return data
-
-
-def _ids_of(md: MQMD) -> tuple[bytes, bytes | None, bytes | None]:
-    """The ids to get this message again by: its MsgId, and its CorrelId and GroupId
-    where it has them (a transport matches a null one as an id, not as none)."""
-    correl_id = None if md.CorrelId == C.MQCI_NONE else md.CorrelId
-    grouped = md.MsgFlags & (CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP)
-    return md.MsgId, correl_id, md.GroupId if grouped else None
-
-
-def _length_once_stripped(ask: Request, exc: TruncatedMessage) -> int | None:
-    """The length of the data a get would return once it takes the message's RFH2
-    properties off (MQGMO_NO_PROPERTIES, a message handle, or an RFH2 of ``mqps`` alone
-    under PROPCTL(COMPAT)); None when it takes nothing off, or when the headers are not
-    all in the part of the message the 2080 returned."""
-    md = exc.md
-    if md is None or ask.properties == "rfh2" or not rfh2.is_rfh2(md.Format):
-        return None
-    data = exc.data
-    offset, fmt, encoding = 0, md.Format, md.Encoding
-    while rfh2.is_rfh2(fmt):
-        if offset + 36 > len(data):
-            return None
-        order: Literal["big", "little"] = (
-            "big" if encoding & C.MQENC_INTEGER_MASK == C.MQENC_INTEGER_NORMAL else "little"
-        )
-        length = int.from_bytes(data[offset + 8 : offset + 12], order, signed=True)
-        if length < 36 or offset + length > len(data):
-            return None
-        encoding = int.from_bytes(data[offset + 12 : offset + 16], order, signed=True)
-        fmt = data[offset + 20 : offset + 28].decode("latin-1")
-        offset += length
-    if ask.properties == "as_q_def":
-        probe = md.copy()
-        properties.without_qmgr_properties(probe, bytes(data[:offset]))
-        if rfh2.is_rfh2(probe.Format):
-            return None  # COMPAT keeps this RFH2 in the data
-    return exc.original_length - offset
 
 
 def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:
@@ -599,7 +630,19 @@ def _gmo_into(gmo: Any, obj: Hobj, returned: int, flags: int = 0) -> None:
             if flags & CMQC.MQMF_MSG_IN_GROUP
             else CMQC.MQGS_NOT_IN_GROUP
         )
-        values.update(GroupStatus=chr(status), SegmentStatus=" ", Segmentation=" ")
+        segment = (
+            CMQC.MQSS_LAST_SEGMENT
+            if flags & CMQC.MQMF_LAST_SEGMENT
+            else CMQC.MQSS_SEGMENT
+            if flags & CMQC.MQMF_SEGMENT
+            else CMQC.MQSS_NOT_A_SEGMENT
+        )
+        allowed = flags & CMQC.MQMF_SEGMENTATION_ALLOWED
+        values.update(
+            GroupStatus=chr(status),
+            SegmentStatus=chr(segment),
+            Segmentation=chr(CMQC.MQSEG_ALLOWED if allowed else CMQC.MQSEG_INHIBITED),
+        )
     if version >= 3:
         values["ReturnedLength"] = returned
     for name, value in values.items():

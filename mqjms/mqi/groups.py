@@ -22,6 +22,8 @@ from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Browse, Connection, Handle
 
 IN_A_GROUP = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP
+#: The flags of a message whose GroupId is its group's or its segmented message's.
+HAS_GROUP_ID = IN_A_GROUP | CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT
 
 
 @dataclass
@@ -87,10 +89,24 @@ def _browse(
     correl_id: bytes | None,
     group_id: bytes | None,
 ) -> MQMD | None:
+    got = browse(conn, browser, where, msg_id, correl_id, group_id)
+    return None if got is None else got[0]
+
+
+def browse(
+    conn: Connection,
+    browser: Handle,
+    where: Browse,
+    msg_id: bytes | None,
+    correl_id: bytes | None,
+    group_id: bytes | None,
+) -> tuple[MQMD, bytes] | None:
+    """The next message ``browser`` browses (matching the ids given), or None."""
     try:
-        got = conn.get(browser, browse=where, msg_id=msg_id, correl_id=correl_id, group_id=group_id)
+        return conn.get(
+            browser, browse=where, msg_id=msg_id, correl_id=correl_id, group_id=group_id
+        )
     except MQError as exc:
         if exc.reason == C.MQRC_NO_MSG_AVAILABLE:
             return None
         raise
-    return None if got is None else got[0]

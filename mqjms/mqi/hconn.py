@@ -47,6 +47,11 @@ _exit_registered = False
 _exit_lock = threading.Lock()
 
 
+#: A handle and its logical-order positions (put_group, get_group, put_segment) before
+#: the unit of work moved them.
+_GroupMark = tuple["Hobj", tuple[bytes, int] | None, bytes | None, tuple[bytes, int, int] | None]
+
+
 @dataclass(eq=False)
 class Hobj:
     """An open object: a queue (with its transport handle) or the queue manager."""
@@ -59,7 +64,11 @@ class Hobj:
     browsed: tuple[MQMD, bytes] | None = None  # MQGMO_BROWSE_MSG_UNDER_CURSOR shows it again
     created: bool = False  # its MQOPEN made the queue (from a model queue): MQCO_DELETE may
     put_group: tuple[bytes, int] | None = None  # MQPMO_LOGICAL_ORDER: GroupId, last seq
-    get_group: bytes | None = None  # MQGMO_LOGICAL_ORDER: the group being got
+    get_group: bytes | None = None  # MQGMO_LOGICAL_ORDER: the group (or segmented
+    # message) being got
+    # MQPMO_LOGICAL_ORDER: the segmented message being put (GroupId, MsgSeqNumber, Offset
+    # of its next segment), from its first segment until MQMF_LAST_SEGMENT
+    put_segment: tuple[bytes, int, int] | None = None
 
     @property
     def queue(self) -> Handle:
@@ -108,7 +117,7 @@ class Hconn:
         self.commit_at_exit = True
         self.closed = False
         # each handle's logical-order group positions before the unit of work changed them
-        self._group_marks: dict[int, tuple[Hobj, tuple[bytes, int] | None, bytes | None]] = {}
+        self._group_marks: dict[int, _GroupMark] = {}
         self.pid = os.getpid()  # a forked child may not use it (its parent's unit of work)
         self.work = 0  # the program's gets and puts under syncpoint in its unit of work
         self.begun = False  # MQBEGIN began the unit of work, not yet ended
@@ -190,11 +199,13 @@ class Hconn:
         position: keep the one before, which MQBACK restores (IBM's MQBACK usage notes:
         "the group and segment information ... is restored to the value that it had
         previously"); MQCMIT keeps the new one."""
-        self._group_marks.setdefault(obj.number, (obj, obj.put_group, obj.get_group))
+        self._group_marks.setdefault(
+            obj.number, (obj, obj.put_group, obj.get_group, obj.put_segment)
+        )
 
     def _restore_groups(self) -> None:
-        for obj, put_group, get_group in self._group_marks.values():
-            obj.put_group, obj.get_group = put_group, get_group
+        for obj, put_group, get_group, put_segment in self._group_marks.values():
+            obj.put_group, obj.get_group, obj.put_segment = put_group, get_group, put_segment
         self._group_marks.clear()
 
     def commit(self) -> None:

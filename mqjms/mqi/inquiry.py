@@ -22,6 +22,7 @@ from .hconn import AsyncPutStatus, Hconn
 _LENGTHS = {
     CMQC.MQCA_Q_DESC: 64,
     CMQC.MQCA_Q_MGR_DESC: 64,
+    CMQC.MQCA_TOPIC_DESC: 64,
     CMQC.MQCA_TRIGGER_DATA: 64,
     CMQC.MQCA_VERSION: 8,
     CMQC.MQCA_CREATION_DATE: 12,
@@ -40,6 +41,7 @@ _LENGTHS = {
     CMQC.MQCA_INSTALLATION_PATH: 256,
     # status answers' strings (PCF), as long as the command server writes them
     CMQCFC.MQCACF_APPL_TAG: 28,
+    CMQCFC.MQCACF_USER_IDENTIFIER: 12,
     CMQCFC.MQCACH_CHANNEL_NAME: 20,
     CMQCFC.MQCACH_CONNECTION_NAME: 264,
     CMQCFC.MQCACF_MEDIA_LOG_EXTENT_NAME: 24,
@@ -97,9 +99,15 @@ def set_attributes(hconn: Hconn, number: int, values: Mapping[int, object]) -> N
 
 def stat(hconn: Hconn, status_type: int) -> AsyncPutStatus:
     """MQSTAT(MQSTAT_TYPE_ASYNC_ERROR): the asynchronous puts' outcome since the last ask
-    (counted afresh afterwards). Other status types: 2298."""
+    (counted afresh afterwards). MQSTAT_TYPE_RECONNECTION and _RECONNECTION_ERROR: an STS
+    saying nothing went wrong (a connection here never reconnects: there is no failure to
+    describe). Another type: 2430 MQRC_STAT_TYPE_ERROR."""
+    reconnection = (CMQC.MQSTAT_TYPE_RECONNECTION, CMQC.MQSTAT_TYPE_RECONNECTION_ERROR)
+    if status_type in reconnection:
+        with hconn.call():
+            return AsyncPutStatus()
     if status_type != CMQC.MQSTAT_TYPE_ASYNC_ERROR:
-        raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, f"MQSTAT type {status_type} is not supported")
+        raise failed(CMQC.MQRC_STAT_TYPE_ERROR, f"MQSTAT type {status_type} is not valid")
     with hconn.call():
         status, hconn.async_puts = hconn.async_puts, AsyncPutStatus()
     return status

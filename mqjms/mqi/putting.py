@@ -23,7 +23,7 @@ from mqjms.mq.pmo import MQPMO
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Connection, Context, Handle, put_destination, put_warning
 
-from . import command_server, fields, option_rules, properties, subscribing
+from . import command_server, fields, option_rules, properties, segments, subscribing
 from .hconn import Hconn, Hobj
 
 _PMO_SPECS = {spec.name: spec for spec in MQPMO.SPECS}
@@ -100,19 +100,30 @@ def _put(
         # another name of this queue manager (the one connected with, say): stored as its
         # real name, so that replies and reports find the queue here, not down a route
         md.ReplyToQMgr = conn.qmgr_name
-    if md.MsgFlags & (CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT):  # the flag would be lost
+    if md.MsgFlags & CMQC.MQMF_SEGMENT and not md.MsgFlags & CMQC.MQMF_LAST_SEGMENT and not data:
         raise failed(
-            C.MQRC_FUNCTION_NOT_SUPPORTED,
-            "segmented messages (MQMF_SEGMENT, MQMF_LAST_SEGMENT) are not supported by mqjms",
+            CMQC.MQRC_SEGMENT_LENGTH_ZERO,
+            "a first or intermediate segment (MQMF_SEGMENT) needs at least one byte of data",
         )
     logical = obj is not None and bool(options & CMQC.MQPMO_LOGICAL_ORDER)
-    group = _logical_order(obj, md, conn.qmgr_name) if obj is not None and logical else None
-    # Without MQPMO_LOGICAL_ORDER a group's first message asks the queue manager for a new
-    # GroupId by giving MQGI_NONE, and the program puts the rest with the one returned
-    # (MQMD GroupId: "applications must not generate their own group identifiers").
-    new_group = not logical and bool(md.MsgFlags & _IN_GROUP) and md.GroupId == C.MQGI_NONE
+    group: tuple[bytes, int] | None = None
+    segment: tuple[bytes, int, int] | None = None
+    if obj is not None and logical:
+        group, segment = _logical_order(obj, md, conn.qmgr_name, len(data))
+    # Without MQPMO_LOGICAL_ORDER a group's (or a segmented message's) first message asks
+    # the queue manager for a new GroupId by giving MQGI_NONE, and the program puts the
+    # rest with the one returned (MQMD GroupId: "applications must not generate their own
+    # group identifiers").
+    grouped = bool(md.MsgFlags & (_IN_GROUP | _SEGMENTED))
+    new_group = not logical and grouped and md.GroupId == C.MQGI_NONE
     if new_group:
         md.GroupId = new_correl_id(conn.qmgr_name)
+    # the copy sent with the message has MQMF_MSG_IN_GROUP with MQMF_LAST_MSG_IN_GROUP and
+    # MQMF_SEGMENT with MQMF_LAST_SEGMENT (MQMD MsgFlags); the program's MQMD keeps its own
+    if md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP:
+        md.MsgFlags |= CMQC.MQMF_MSG_IN_GROUP
+    if md.MsgFlags & CMQC.MQMF_LAST_SEGMENT:
+        md.MsgFlags |= CMQC.MQMF_SEGMENT
     context = next((c for flag, c in _CONTEXTS if options & flag), Context.DEFAULT)
     if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
         _pass_context(hconn, md, fields.option(pmo, "Context"), context)
@@ -135,7 +146,9 @@ def _put(
                 new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
             )
         else:
-            result = conn.put(
+            result = _put_or_segment(
+                hconn,
+                conn,
                 target,
                 md,
                 data,
@@ -162,8 +175,9 @@ def _put(
     if obj is not None and logical:  # the queue manager numbers the group (output fields)
         if syncpoint:
             hconn.mark_groups(obj)
-        obj.put_group = group
-        written += ["GroupId", "MsgSeqNumber", "Offset", "MsgFlags"]
+        obj.put_group, obj.put_segment = group, segment
+        # MsgFlags is input only: the bits the queue manager adds are in its copy alone
+        written += ["GroupId", "MsgSeqNumber", "Offset"]
     elif new_group:
         written.append("GroupId")
     if options & CMQC.MQPMO_NEW_CORREL_ID:
@@ -176,27 +190,116 @@ def _put(
         raise warning
 
 
+#: The smallest segment IBM MQ's queue manager makes (2030/2031's explanation).
+SMALLEST_SEGMENT = 16
+
+
+def _put_or_segment(
+    hconn: Hconn,
+    conn: Connection,
+    target: str | Handle,
+    md: MQMD,
+    data: bytes,
+    *,
+    syncpoint: bool,
+    context: Context,
+    new_msg_id: bool,
+) -> MQMD:
+    """The transport's put; a message too long for its queue or queue manager (2030,
+    2031) that allows segmentation (MQMF_SEGMENTATION_ALLOWED) is put in segments of the
+    lesser MAXMSGL instead (at least 16 bytes), as the queue manager segments it
+    (:func:`.segments.put_segmented`)."""
+    try:
+        return conn.put(
+            target, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
+        )
+    except MQError as exc:
+        allowed = md.MsgFlags & CMQC.MQMF_SEGMENTATION_ALLOWED
+        too_big = (C.MQRC_MSG_TOO_BIG_FOR_Q, C.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
+        if exc.reason not in too_big or not allowed:
+            raise
+        refused = exc
+    # MQPUT1 names the queue: open it (an alias resolves to its base queue, whose
+    # MAXMSGL counts), as MQPUT1 is MQOPEN, MQPUT and MQCLOSE
+    handle = (
+        target
+        if isinstance(target, Handle)
+        else conn.open(target, CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT)
+    )
+    try:
+        found = conn.inquire(handle.resolved_name, [C.MQIA_MAX_MSG_LENGTH])
+        qmgr = conn.inquire_qmgr([C.MQIA_MAX_MSG_LENGTH])
+        size = min(int(found[C.MQIA_MAX_MSG_LENGTH]), int(qmgr[C.MQIA_MAX_MSG_LENGTH]))
+        if size < SMALLEST_SEGMENT:  # MQ makes no segment smaller: the refusal stands
+            raise refused
+        if md.GroupId == C.MQGI_NONE:
+            md.GroupId = new_correl_id(conn.qmgr_name)
+        own = not syncpoint and not hconn.work and not hconn.begun
+        return segments.put_segmented(
+            conn,
+            handle,
+            md,
+            data,
+            size=size,
+            syncpoint=syncpoint,
+            own=own,
+            context=context,
+            new_msg_id=new_msg_id,
+        )
+    finally:
+        if handle is not target:
+            conn.close(handle)
+
+
 _IN_GROUP = CMQC.MQMF_MSG_IN_GROUP | CMQC.MQMF_LAST_MSG_IN_GROUP
+_SEGMENTED = CMQC.MQMF_SEGMENT | CMQC.MQMF_LAST_SEGMENT
 
 
-def _logical_order(obj: Hobj, md: MQMD, qmgr: str) -> tuple[bytes, int] | None:
-    """MQPMO_LOGICAL_ORDER: the GroupId and MsgSeqNumber the queue manager gives the
-    message (a new group at its first message, the next number after); the handle's group
-    once the put is made (None: no group is open, after MQMF_LAST_MSG_IN_GROUP)."""
-    md.Offset = 0
-    if not md.MsgFlags & _IN_GROUP:
-        if obj.put_group is not None:
+def _logical_order(
+    obj: Hobj, md: MQMD, qmgr: str, length: int
+) -> tuple[tuple[bytes, int] | None, tuple[bytes, int, int] | None]:
+    """MQPMO_LOGICAL_ORDER: the GroupId, MsgSeqNumber and Offset the queue manager gives
+    the message (a new group at its first message, the next number after; a segment the
+    next offset of its logical message); the handle's group and segmented message once the
+    put is made (None: no group is open, after MQMF_LAST_MSG_IN_GROUP; no segmented
+    message, after MQMF_LAST_SEGMENT). MQRC_INCOMPLETE_MSG (2242) for a message that is no
+    segment while a segmented one lacks its last, MQRC_INCOMPLETE_GROUP (2241) for one in
+    no group while a group lacks its last."""
+    segment = md.MsgFlags & _SEGMENTED
+    last_segment = md.MsgFlags & CMQC.MQMF_LAST_SEGMENT
+    if obj.put_segment is not None:  # the next segment of the logical message being put
+        if not segment:
+            raise failed(
+                CMQC.MQRC_INCOMPLETE_MSG,
+                f"a segmented message put to {obj.name!r} in logical order is not complete: "
+                "its last segment must have MQMF_LAST_SEGMENT before a message that is not "
+                "a segment",
+            )
+        group_id, seq, offset = obj.put_segment
+        if obj.put_group is not None or md.MsgFlags & _IN_GROUP:
+            md.MsgFlags |= CMQC.MQMF_MSG_IN_GROUP
+    else:
+        offset = 0
+        if md.MsgFlags & _IN_GROUP:
+            group_id, seq = obj.put_group or (new_correl_id(qmgr), 0)
+            seq += 1
+            md.MsgFlags |= CMQC.MQMF_MSG_IN_GROUP
+        elif obj.put_group is not None:
             raise failed(
                 CMQC.MQRC_INCOMPLETE_GROUP,
                 f"a group put to {obj.name!r} in logical order is not complete: its last "
                 "message must have MQMF_LAST_MSG_IN_GROUP before a message not in a group",
             )
-        md.GroupId, md.MsgSeqNumber = C.MQGI_NONE, 1
-        return None
-    group_id, seq = obj.put_group or (new_correl_id(qmgr), 0)
-    md.GroupId, md.MsgSeqNumber = group_id, seq + 1
-    md.MsgFlags |= CMQC.MQMF_MSG_IN_GROUP
-    return None if md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP else (group_id, seq + 1)
+        else:  # a segmented message in no group still has a GroupId of its own
+            group_id, seq = (new_correl_id(qmgr) if segment else C.MQGI_NONE), 1
+    md.GroupId, md.MsgSeqNumber, md.Offset = group_id, seq, offset
+    if segment and not last_segment:  # the logical message goes on
+        in_group = md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP
+        return ((group_id, seq) if in_group else None), (group_id, seq, offset + length)
+    ends_group = not md.MsgFlags & CMQC.MQMF_MSG_IN_GROUP or (
+        md.MsgFlags & CMQC.MQMF_LAST_MSG_IN_GROUP
+    )
+    return (None if ends_group else (group_id, seq)), None
 
 
 def _pass_context(hconn: Hconn, md: MQMD, number: int, context: Context) -> None:

@@ -70,6 +70,15 @@ class QueueManager:
         with contextlib.suppress(Exception):
             connection.disconnect(commit=self._disconnect_on_exit)
 
+    def __enter__(self) -> QueueManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """``with pymqi.connect(...) as qmgr:`` (some later pymqi examples; 1.12 has no
+        context managers): MQDISC at the end of the block, which commits."""
+        if self._connected:
+            self.disconnect()
+
     def __repr__(self) -> str:
         state = "connected" if self._connected else "not connected"
         return f"<{type(self).__module__}.QueueManager {self._name!r} {state}>"
@@ -193,9 +202,9 @@ class QueueManager:
             raise self.FLAVOUR.PYIFError("not connected")
         return self._name or self._live().qmgr_name
 
-    @property
-    def is_connected(self) -> bool:
-        """Whether the connection answers (an MQINQ of the queue manager's name)."""
+    def _is_connected(self) -> bool:
+        """Whether the connection answers (an MQINQ of the queue manager's name). A
+        method, as in both libraries (programs call ``qmgr._is_connected()``)."""
         if not self._connected:
             return False
         try:
@@ -204,7 +213,7 @@ class QueueManager:
             return False
         return True
 
-    _is_connected = is_connected
+    is_connected = property(_is_connected)
 
     # ------------------------------------------------------------------ units of work
     def begin(self) -> None:

@@ -89,6 +89,14 @@ class Queue:
             with contextlib.suppress(Exception):
                 self.close()
 
+    def __enter__(self) -> Queue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """``with pymqi.Queue(qmgr, name) as queue:`` closes the queue (if open) at the end."""
+        if self._number is not None:
+            self.close()
+
     def __repr__(self) -> str:
         name = getattr(self._q_desc, "ObjectName", b"")
         return f"<{type(self).__module__}.Queue {name!r}>"

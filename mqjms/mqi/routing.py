@@ -19,9 +19,12 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.transport.url import ENV_VAR, redact
+
+log = get_logger("mqjms.mqi")
 
 
 class PoisonMode:
@@ -46,12 +49,14 @@ class Routes:
         found = self.qmgrs.get(name) or self.url or os.environ.get(ENV_VAR)
         if found:
             return found
-        raise failed(
+        error = failed(
             C.MQRC_Q_MGR_NOT_AVAILABLE,
             f"no transport URL for queue manager {name or '(default)'!r}: set {ENV_VAR} "
             "(e.g. MQJMS_URL=embedded:///tmp/qm1?qmgr=QM1 or stomp://localhost:61613) or "
             "call configure(url=...) before connecting",
         )
+        log.warning("mqi.no_url", qmgr=name, detail=error.detail)  # str(e) will not say
+        raise error
 
 
 _routes = Routes()

@@ -21,6 +21,7 @@ managed queue is gone then, and a durable one's is reached again by MQSO_RESUME.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, cast
 
 from mqjms.logs import get_logger
@@ -135,6 +136,12 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
     wanted = descriptor(sd)
     with hconn.call() as conn:
         calls = publisher(conn)
+        if Capability.BROWSE_AT_ONCE in conn.capabilities:
+            # IBM MQ gives every copy of a publication its topic string, MQTopicString
+            # (RFH2 mqps.Top): a get with a message handle reads it; a plain get under
+            # PROPCTL(COMPAT) leaves an RFH2 of mqps alone out of the data, and measures
+            # the message without it (getting.py browses it whole for that, which STOMP cannot)
+            wanted = dataclasses.replace(wanted, properties=True)
         queue = None
         if not wanted.managed and queue_number != CMQC.MQHO_NONE:
             queue = hconn.object(queue_number).queue

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from structlog.testing import capture_logs
 
 import mqjms.ibmmq
 import mqjms.pymqi
@@ -65,11 +66,14 @@ def test_without_a_url_the_error_says_to_set_mqjms_url(
 ) -> None:
     routing.reset()
     monkeypatch.delenv("MQJMS_URL", raising=False)
-    with pytest.raises(mq.MQMIError) as failure:
+    with pytest.raises(mq.MQMIError) as failure, capture_logs() as logged:
         mq.connect("QM1", "DEV.APP.SVRCONN", "localhost(1414)", "app", "s3cret-pw")
     assert failure.value.reason == C.MQRC_Q_MGR_NOT_AVAILABLE
-    assert "MQJMS_URL" in str(failure.value)
+    assert "MQJMS_URL" in failure.value.detail and "s3cret-pw" not in failure.value.detail
     assert "s3cret-pw" not in str(failure.value) and "s3cret-pw" not in repr(failure.value)
+    # str(e) is pymqi's or ibmmq's text alone; the warning logged says what to set
+    assert str(failure.value).endswith("Reason 2059: FAILED: MQRC_Q_MGR_NOT_AVAILABLE")
+    assert [e["event"] for e in logged if "MQJMS_URL" in e.get("detail", "")] == ["mqi.no_url"]
 
 
 def test_connect_needs_a_name_or_a_channel(mq: ModuleType) -> None:
@@ -131,6 +135,37 @@ def test_connection_states_and_handles(mq: ModuleType, env: MQEnv) -> None:
     assert qmgr.is_connected is False
     with pytest.raises(mq.PYIFError):
         qmgr.disconnect()
+
+
+def test_is_connected_is_a_property_over_the_method_is_connected(
+    mq: ModuleType, env: MQEnv
+) -> None:
+    """Both libraries define ``_is_connected`` as a method and ``is_connected =
+    property(_is_connected)``: programs call ``qmgr._is_connected()`` (it was the
+    property itself here, so the call raised ``'bool' object is not callable``)."""
+    qmgr = mq.QueueManager(None)
+    assert qmgr._is_connected() is False
+    qmgr.connect("QM1")
+    assert qmgr._is_connected() is True and qmgr.is_connected is True
+    assert isinstance(mq.QueueManager.is_connected, property)
+    qmgr.disconnect()
+    assert qmgr._is_connected() is False
+
+
+def test_connections_and_queues_are_context_managers(mq: ModuleType, env: MQEnv) -> None:
+    """Some of pymqi's later examples (its GitHub main branch, not 1.12) write
+    ``with pymqi.connect(...) as qmgr:`` and ``with pymqi.Queue(qmgr, name) as queue:``:
+    the queue is closed and the connection disconnected (MQDISC, committing) at the end
+    of the block."""
+    with mq.connect("QM1", "DEV.APP.SVRCONN", "127.0.0.1(1414)", "app", "pw") as qmgr:
+        with mq.Queue(qmgr, Q) as queue:
+            queue.put(b"in a block", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+        with pytest.raises(mq.PYIFError):
+            queue.close()  # closed by the block
+        with mq.Queue(qmgr, Q):
+            pass  # never opened: nothing to close
+    assert qmgr.is_connected is False
+    assert env.depth(Q) == 1  # MQDISC committed the put
 
 
 def test_the_embedded_url_names_the_queue_manager(mq: ModuleType, tmp_path: Path) -> None:

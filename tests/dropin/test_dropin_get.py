@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from mqjms.mq import MQMD, C
 from mqjms.mq.rfh2 import RFH2, build_chain
@@ -44,6 +45,24 @@ def test_no_message_is_2033_and_leaves_md_and_gmo(mq: ModuleType, env: MQEnv, qm
     assert (failure.value.comp, failure.value.reason) == (C.MQCC_FAILED, 2033)
     assert "MQRC_NO_MSG_AVAILABLE" in str(failure.value)
     assert md.get() == md_before and options.get() == gmo_before
+
+
+def test_an_errors_text_is_the_librarys_exactly(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    """``str(e)`` is pymqi's or ibmmq's text and nothing more (programs print it, compare
+    it, split it): mqjms's explanation, which it used to add in brackets, is ``e.detail``;
+    one for something mqjms does not support (2298) is logged as a warning too."""
+    with pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).get(None, mq.MD(), gmo(mq, wait_ms=0))
+    label = "Comp" if mq.__name__.endswith("ibmmq") else "Comp:"
+    expected = f"MQI Error. {label} 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE"
+    assert str(failure.value) == expected
+    assert Q in failure.value.detail
+    options = mq.GMO(Version=2, MatchOptions=mq.CMQC.MQMO_MATCH_OFFSET)
+    with capture_logs() as logged, pytest.raises(mq.MQMIError) as failure:
+        mq.Queue(qmgr, Q).get(None, mq.MD(Version=2), options)
+    assert str(failure.value).endswith("Reason 2298: FAILED: MQRC_FUNCTION_NOT_SUPPORTED")
+    warned = [event for event in logged if event["event"] == "mqi.not_supported"]
+    assert [event["detail"] for event in warned] == [failure.value.detail]
 
 
 def test_a_wait_ends_when_a_message_arrives(mq: ModuleType, env: MQEnv, qmgr) -> None:

@@ -76,21 +76,6 @@ def test_a_message_outside_the_group_before_its_end_is_2241(
     _put_group(mq, mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT), [b"x", b"y"])  # another handle
 
 
-@pytest.mark.parametrize("logical", [True, False])
-def test_segments_are_refused_rather_than_put_whole(
-    mq: ModuleType, env: MQEnv, qmgr, logical: bool
-) -> None:
-    # a segment put without logical order was taken and lost its MQMF_SEGMENT flag
-    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_OUTPUT)
-    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
-    md.MsgFlags = mq.CMQC.MQMF_SEGMENT
-    pmo = mq.PMO(Options=mq.CMQC.MQPMO_LOGICAL_ORDER if logical else 0)
-    with pytest.raises(mq.MQMIError) as caught:
-        queue.put(b"a segment", md, pmo)
-    assert caught.value.reason == mq.CMQC.MQRC_FUNCTION_NOT_SUPPORTED
-    assert env.depth(Q) == 0
-
-
 @pytest.mark.embedded_only("ActiveMQ hands a selector's matches over in an order of its own")
 @pytest.mark.parametrize("first_by", ["put", "put1"])
 def test_without_logical_order_a_group_given_no_group_id_gets_a_new_one(

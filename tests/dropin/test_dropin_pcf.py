@@ -4,6 +4,8 @@ DELETE_Q, CLEAR_Q, INQUIRE_Q_MGR; parameters as a dict or a list of CF* structur
 
 from __future__ import annotations
 
+import getpass
+import os
 from types import ModuleType
 
 import pytest
@@ -212,7 +214,7 @@ def test_channels_there_are_none_and_others_are_not_supported(
     with pytest.raises(mq.MQMIError) as failure:
         pcf.MQCMD_SET_AUTH_REC({mq.CMQCFC.MQCACF_AUTH_PROFILE_NAME: "Q1"})
     assert failure.value.reason == C.MQRC_FUNCTION_NOT_SUPPORTED
-    assert "MQCMD_INQUIRE_Q" in str(failure.value)  # the error lists what is supported
+    assert "MQCMD_INQUIRE_Q" in failure.value.detail  # the error lists what is supported
 
 
 def test_responses_list_gives_each_response_with_its_cfh(env: MQEnv) -> None:
@@ -471,3 +473,125 @@ def test_a_hand_built_message_that_is_no_command_is_answered_with_its_cfh_reason
     [(header, _)] = _responses(mq, replies, md.MsgId)
     assert (header.CompCode, header.Reason) == (mq.CMQC.MQCC_FAILED, getattr(cf, reason))
     replies.close()
+
+
+def test_topic_objects_are_created_inquired_changed_and_deleted(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    """CREATE/COPY/CHANGE/DELETE_TOPIC, INQUIRE_TOPIC and INQUIRE_TOPIC_NAMES (2298
+    before), on the topic objects DEFINE TOPIC makes; ASPARENT as its *_AS_PARENT value."""
+    C_, CF = mq.CMQC, mq.CMQCFC
+    pcf = mq.PCFExecute(qmgr)
+    created = pcf.MQCMD_CREATE_TOPIC(
+        {
+            C_.MQCA_TOPIC_NAME: "PRICES",
+            C_.MQCA_TOPIC_STRING: "prices/eu",
+            C_.MQCA_TOPIC_DESC: "EU prices",
+            C_.MQIA_TOPIC_DEF_PERSISTENCE: C_.MQPER_PERSISTENT,
+            C_.MQIA_DEF_PRIORITY: 4,
+        }
+    )
+    assert created == no_parameters(mq)
+    with pytest.raises(mq.MQMIError) as failure:  # no REPLACE
+        pcf.MQCMD_CREATE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES", C_.MQCA_TOPIC_STRING: "prices/eu"})
+    assert failure.value.reason == CF.MQRCCF_OBJECT_ALREADY_EXISTS
+    (found,) = pcf.MQCMD_INQUIRE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES"})
+    assert found[C_.MQCA_TOPIC_NAME] == text(mq, b"PRICES")
+    assert found[C_.MQIA_TOPIC_TYPE] == C_.MQTOPT_LOCAL
+    assert found[C_.MQCA_TOPIC_STRING] == b"prices/eu"  # a topic string has its own length
+    assert found[C_.MQCA_TOPIC_DESC].rstrip() == b"EU prices"
+    assert found[C_.MQIA_TOPIC_DEF_PERSISTENCE] == C_.MQPER_PERSISTENT
+    assert found[C_.MQIA_DEF_PRIORITY] == 4
+    assert found[C_.MQIA_INHIBIT_PUB] == C_.MQTA_PUB_AS_PARENT
+    assert found[C_.MQCA_MODEL_DURABLE_Q].strip() == b""  # inherited from above
+    pcf.MQCMD_CHANGE_TOPIC(
+        {C_.MQCA_TOPIC_NAME: "PRICES", C_.MQIA_INHIBIT_PUB: C_.MQTA_PUB_INHIBITED}
+    )
+    topic = mq.Topic(qmgr, topic_name="PRICES")
+    with pytest.raises(mq.MQMIError) as failure:
+        topic.open(open_opts=C_.MQOO_OUTPUT)
+        topic.pub(b"not now")
+    assert failure.value.reason == C_.MQRC_PUT_INHIBITED
+    pcf.MQCMD_COPY_TOPIC(
+        {
+            CF.MQCACF_FROM_TOPIC_NAME: "PRICES",
+            CF.MQCACF_TO_TOPIC_NAME: "PRICES.US",
+            C_.MQCA_TOPIC_STRING: "prices/us",
+        }
+    )
+    (names,) = pcf.MQCMD_INQUIRE_TOPIC_NAMES({C_.MQCA_TOPIC_NAME: "PRICES*"})
+    assert [name.strip() for name in names[CF.MQCACF_TOPIC_NAMES]] == [b"PRICES", b"PRICES.US"]
+    (copy,) = pcf.MQCMD_INQUIRE_TOPIC(
+        {C_.MQCA_TOPIC_NAME: "PRICES.US", CF.MQIACF_TOPIC_ATTRS: [C_.MQIA_INHIBIT_PUB]}
+    )
+    assert copy == {
+        C_.MQCA_TOPIC_NAME: text(mq, b"PRICES.US"),
+        C_.MQIA_TOPIC_TYPE: C_.MQTOPT_LOCAL,
+        C_.MQIA_INHIBIT_PUB: C_.MQTA_PUB_INHIBITED,  # LIKE the one copied
+    }
+    for name in ("PRICES", "PRICES.US"):
+        pcf.MQCMD_DELETE_TOPIC({C_.MQCA_TOPIC_NAME: name})
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_TOPIC({C_.MQCA_TOPIC_NAME: "PRICES"})
+    assert failure.value.reason == C_.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_a_names_inquiry_that_matches_nothing_answers_an_empty_list(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    """IBM's Inquire Queue (Topic, Channel) Names response gives "zero or more names that
+    match": none is an empty list, where it was 2085 (and INQUIRE_Q, by contrast, is 2085)."""
+    pcf = mq.PCFExecute(qmgr)
+    (queues,) = pcf.MQCMD_INQUIRE_Q_NAMES({mq.CMQC.MQCA_Q_NAME: "NO.SUCH.*"})
+    assert queues[mq.CMQCFC.MQCACF_Q_NAMES] == [] and queues[mq.CMQCFC.MQIACF_Q_TYPES] == []
+    (topics,) = pcf.MQCMD_INQUIRE_TOPIC_NAMES({mq.CMQC.MQCA_TOPIC_NAME: "NO.SUCH.*"})
+    assert topics[mq.CMQCFC.MQCACF_TOPIC_NAMES] == []
+    (channels,) = pcf.MQCMD_INQUIRE_CHANNEL_NAMES({mq.CMQCFC.MQCACH_CHANNEL_NAME: "*"})
+    assert channels[mq.CMQCFC.MQCACH_CHANNEL_NAMES] == []
+    with pytest.raises(mq.MQMIError) as failure:
+        pcf.MQCMD_INQUIRE_Q({mq.CMQC.MQCA_Q_NAME: "NO.SUCH.*"})
+    assert failure.value.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+
+
+def test_a_hand_built_names_inquiry_matching_nothing_is_answered_with_an_empty_string_list(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # an empty list of names goes as an MQCFSL of no strings (it would have been an MQCFIL)
+    od = mq.OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"PCF.REPLY.*")
+    replies = mq.Queue(qmgr, od, mq.CMQC.MQOO_INPUT_EXCLUSIVE)
+    names = _request(
+        mq,
+        mq.CMQCFC.MQCMD_INQUIRE_Q_NAMES,
+        mq.CFST(Parameter=mq.CMQC.MQCA_Q_NAME, String=b"NO.SUCH.*"),
+    )
+    md = mq.MD(Format=mq.CMQC.MQFMT_ADMIN, MsgType=mq.CMQC.MQMT_REQUEST, ReplyToQ=od.ObjectName)
+    qmgr.put1("SYSTEM.ADMIN.COMMAND.QUEUE", names, md)
+    [(header, body)] = _responses(mq, replies, md.MsgId)
+    assert (header.CompCode, header.Reason) == (0, 0)
+    _, parameters = parse_pcf(body)
+    [listed] = [p for p in parameters if p.Parameter == mq.CMQCFC.MQCACF_Q_NAMES]
+    assert type(listed).__name__ == "MQCFSL" and list(listed.Strings) == []
+    replies.close()
+
+
+def test_inquire_connection_answers_what_monitoring_scripts_read(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    """Each connection's response has, besides its id, tag and process id, what a script
+    listing connections reads (a KeyError before): the info type, ApplType, UserId, and
+    the channel and connection names, blank for the local connections mqjms has."""
+    cf = mq.CMQCFC
+    found = mq.PCFExecute(qmgr).MQCMD_INQUIRE_CONNECTION(
+        {
+            cf.MQBACF_GENERIC_CONNECTION_ID: mq.ByteString(b""),
+            cf.MQIACF_CONN_INFO_TYPE: cf.MQIACF_CONN_INFO_ALL,
+        }
+    )
+    mine = [c for c in found if c[cf.MQIACF_PROCESS_ID] == os.getpid()]
+    assert mine
+    for conn in mine:
+        assert conn[cf.MQIACF_CONN_INFO_TYPE] == cf.MQIACF_CONN_INFO_CONN
+        assert conn[mq.CMQC.MQIA_APPL_TYPE] == mq.CMQC.MQAT_UNIX
+        assert conn[cf.MQCACF_USER_IDENTIFIER].strip() == getpass.getuser()[:12].encode()
+        assert conn[cf.MQCACH_CHANNEL_NAME].strip() == b""
+        assert conn[cf.MQCACH_CONNECTION_NAME].strip() == b""

@@ -44,7 +44,7 @@ def test_a_name_mq_refuses_is_2442_at_the_set(mq: ModuleType, env: MQEnv, qmgr, 
         mq.CMQC.MQCC_FAILED,
         mq.CMQC.MQRC_PROPERTY_NAME_ERROR,
     )
-    assert repr(name) in str(failure.value)
+    assert repr(name) in failure.value.detail  # str(e) is the library's text alone
 
 
 def test_an_empty_name_is_2513(mq: ModuleType, env: MQEnv, qmgr) -> None:

@@ -263,3 +263,30 @@ def test_warn_if_no_subs_matched_warns_2550_and_only_when_asked(
     publisher.pub(b"heard", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
     assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"heard"
     sub.close()
+
+
+@pytest.mark.embedded_only("MQTopicString on the STOMP transport's copies is not checked here")
+def test_a_copy_carries_its_topic_string_for_a_message_handle_and_only_there(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    """IBM MQ gives every copy of a publication the property MQTopicString: a subscriber
+    on a wildcard reads which topic it came from with MQGMO_PROPERTIES_IN_HANDLE (2471
+    before: only JMS subscribers' copies had it). A plain get (PROPCTL(COMPAT)) still
+    returns the body alone, and a buffer that fits the body fits the message."""
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=sd(mq, mq.CMQC.MQSO_CREATE | mq.CMQC.MQSO_MANAGED, topic + "/#"))
+    publisher = mq.Topic(qmgr, topic_string=topic + "/eu")
+    publisher.pub(b"x" * 50)
+    publisher.pub(b"y" * 50)
+    handle = mq.MessageHandle(qmgr)
+    options = mq.GMO(Version=4, Options=mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    options.MsgHandle = handle.msg_handle
+    md = mq.MD()
+    assert sub.get(None, md, options) == b"x" * 50
+    assert md.Format.strip() == b""  # the body's, as published
+    value = handle.properties.get("MQTopicString")
+    assert (value.decode() if isinstance(value, bytes) else value) == topic + "/eu"
+    md = mq.MD()
+    assert sub.get(50, md) == b"y" * 50  # the RFH2 of mqps alone is not in the data
+    assert md.Format.strip() == b""
+    sub.close()

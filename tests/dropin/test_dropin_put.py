@@ -182,6 +182,26 @@ def test_async_puts_report_their_failures_at_stat(env: MQEnv) -> None:
         qmgr.disconnect()
 
 
+def test_stat_of_reconnection_says_nothing_went_wrong(env: MQEnv) -> None:
+    """MQSTAT_TYPE_RECONNECTION and _RECONNECTION_ERROR (asked by reconnecting clients)
+    return an STS with no failure, where they were 2298; an unknown type is 2430."""
+    import mqjms.ibmmq as ibmmq
+
+    qmgr = ibmmq.connect("QM1")
+    try:
+        for kind in (
+            ibmmq.CMQC.MQSTAT_TYPE_RECONNECTION,
+            ibmmq.CMQC.MQSTAT_TYPE_RECONNECTION_ERROR,
+        ):
+            sts = qmgr.stat(kind)
+            assert (sts.CompCode, sts.Reason) == (C.MQCC_OK, C.MQRC_NONE)
+        with pytest.raises(ibmmq.MQMIError) as failure:
+            qmgr.stat(99)
+        assert failure.value.reason == ibmmq.CMQC.MQRC_STAT_TYPE_ERROR
+    finally:
+        qmgr.disconnect()
+
+
 # --------------------------------------------------------------------------- properties
 
 
@@ -262,7 +282,7 @@ def test_a_string_property_an_rfh2_cannot_carry_fails_the_set(
     with pytest.raises(mq.MQMIError) as failure:
         handle.properties.set("Ctl", value)
     assert failure.value.reason == mq.CMQC.MQRC_PROP_VALUE_NOT_CONVERTED
-    assert "'Ctl'" in str(failure.value)
+    assert "'Ctl'" in failure.value.detail
     _put_strings(mq, qmgr, {"Ctl": "fine"})  # the handle and the connection go on
     assert _get_into_handle(mq, qmgr).properties.get("Ctl") == "fine"
 

@@ -16,12 +16,15 @@ is pointed at shared/testdata/rfh2 (nothing is copied).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import mqjms.ibmmq
+import mqjms.pymqi
 from tests.mqi import mqi_vendor as vendor
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,3 +82,15 @@ def test_connected_suites_pass_unchanged_on_the_embedded_queue_manager(
     qmgr, modules = CONNECTED[flavour]
     output = _run_suite(flavour, modules, tmp_path, f"embedded://{tmp_path}/qm?qmgr={qmgr}")
     assert "skipped" not in output.splitlines()[-1]
+
+
+@pytest.mark.parametrize("flavour", ["pymqi", "ibmmq"])
+def test_the_module_version_is_the_one_the_library_reports(flavour: str) -> None:
+    """``pymqi.__version__`` is what pymqi 1.12.13's __init__.py says, "1.12.11" (it was
+    "1.12.13" here); ibmmq's is its package version."""
+    if flavour == "pymqi":
+        source = (vendor.pymqi_package_dir() / "__init__.py").read_text()
+        found = re.search(r"^__version__ = '([^']+)'", source, re.MULTILINE)
+        assert found is not None and mqjms.pymqi.__version__ == found.group(1) == "1.12.11"
+    else:
+        assert mqjms.ibmmq.__version__ == vendor.IBMMQ_SDIST.split("-", 1)[1]

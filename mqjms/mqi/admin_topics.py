@@ -1,0 +1,146 @@
+"""PCF for TOPIC objects: CREATE_TOPIC (and COPY_TOPIC), CHANGE_TOPIC, DELETE_TOPIC,
+INQUIRE_TOPIC and INQUIRE_TOPIC_NAMES, on the embedded queue manager's topic
+administration (the one DEFINE/ALTER/DELETE/DISPLAY TOPIC use). An attribute left
+ASPARENT is answered as MQ does, with its ``*_AS_PARENT`` value (a model queue name
+left to inherit, blank)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mqjms.logs import get_logger
+from mqjms.mq import constants as C
+from mqjms.mq.errors import failed
+from mqjms.mqi.constants import CMQC, CMQCFC
+from mqjms.qmgr import QueueManager
+from mqjms.semantics.attributes import inquire_value
+from mqjms.semantics.topics import TOPIC_ATTRS
+
+log = get_logger("mqjms.mqi")
+
+Params = Mapping[int, Any]
+Response = dict[int, Any]
+
+_BY_SELECTOR = {attr.selector: attr for attr in TOPIC_ATTRS if attr.selector is not None}
+#: Parameters of the commands that are no attribute of the topic.
+_NOT_ATTRIBUTES = {
+    CMQC.MQCA_TOPIC_NAME,
+    CMQCFC.MQCACF_FROM_TOPIC_NAME,
+    CMQCFC.MQCACF_TO_TOPIC_NAME,
+    CMQC.MQIA_TOPIC_TYPE,
+    CMQCFC.MQIACF_REPLACE,
+    CMQCFC.MQIACF_TOPIC_ATTRS,
+    CMQC.MQIA_QSG_DISP,
+}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
+    return str(value).strip()
+
+
+def _attrs(params: Params) -> dict[str, object]:
+    """PCF attribute parameters as DEFINE TOPIC's; ones mqjms does not keep are logged."""
+    out: dict[str, object] = {}
+    for selector, value in params.items():
+        if selector in _NOT_ATTRIBUTES:
+            continue
+        attr = _BY_SELECTOR.get(selector)
+        if attr is None:
+            log.warning("pcf.attribute_ignored", selector=selector, detail="not kept by mqjms")
+            continue
+        if isinstance(value, str | bytes | bytearray):
+            text = value.decode("utf-8") if isinstance(value, bytes | bytearray) else value
+            out[attr.name] = text.split("\x00", 1)[0].rstrip(" ")
+            continue
+        mqsc: object = value
+        for mqsc_value, mq_value in attr.inquire_map:
+            if mq_value == value:
+                mqsc = mqsc_value
+                break
+        if attr.name == "DEFPRTY" and isinstance(mqsc, int):
+            mqsc = str(mqsc)
+        out[attr.name] = mqsc
+    return out
+
+
+def _name(params: Params, selector: int = CMQC.MQCA_TOPIC_NAME) -> str:
+    name = _text(params.get(selector, ""))
+    if not name:
+        raise failed(CMQCFC.MQRCCF_PARM_COUNT_TOO_SMALL, "the topic's name is missing")
+    return name
+
+
+def _create_topic(qm: QueueManager, params: Params) -> list[Response]:
+    copying = CMQCFC.MQCACF_TO_TOPIC_NAME in params
+    name = _name(params, CMQCFC.MQCACF_TO_TOPIC_NAME if copying else CMQC.MQCA_TOPIC_NAME)
+    like = _name(params, CMQCFC.MQCACF_FROM_TOPIC_NAME) if copying else None
+    replace = int(params.get(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO)) == CMQCFC.MQRP_YES
+    qm.define_topic(name, _attrs(params), like=like, replace=replace)
+    return []
+
+
+def _change_topic(qm: QueueManager, params: Params) -> list[Response]:
+    qm.alter_topic(_name(params), _attrs(params))
+    return []
+
+
+def _delete_topic(qm: QueueManager, params: Params) -> list[Response]:
+    qm.delete_topic(_name(params))
+    return []
+
+
+def _found(qm: QueueManager, params: Params) -> list[dict[str, int | str | bool]]:
+    pattern = _text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
+    found = qm.display_topics(pattern)
+    if not found:
+        generic = "*" in pattern
+        raise failed(
+            C.MQRC_UNKNOWN_OBJECT_NAME,
+            f"no topic matches {pattern!r}" if generic else f"topic {pattern!r} is not defined",
+        )
+    return found
+
+
+def _inquire_topic(qm: QueueManager, params: Params) -> list[Response]:
+    asked = params.get(CMQCFC.MQIACF_TOPIC_ATTRS)
+    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
+    wanted = None if CMQCFC.MQIACF_ALL in listed else set(listed)
+    out: list[Response] = []
+    for topic in _found(qm, params):
+        response: Response = {
+            CMQC.MQCA_TOPIC_NAME: str(topic["TOPIC"]),
+            CMQC.MQIA_TOPIC_TYPE: CMQC.MQTOPT_LOCAL,
+        }
+        for attr in TOPIC_ATTRS:
+            if attr.selector is None or (wanted is not None and attr.selector not in wanted):
+                continue
+            value = topic.get(attr.name, attr.default)
+            if attr.kind == "text":
+                response[attr.selector] = str(value)
+            elif attr.name == "DEFPRTY" and str(value).isdigit():
+                response[attr.selector] = int(str(value))
+            else:
+                response[attr.selector] = inquire_value(attr, value)
+        out.append(response)
+    return out
+
+
+def _inquire_topic_names(qm: QueueManager, params: Params) -> list[Response]:
+    """ "Zero or more names" (IBM's Inquire Topic Names response): none is an empty list."""
+    pattern = _text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
+    return [{CMQCFC.MQCACF_TOPIC_NAMES: [str(t["TOPIC"]) for t in qm.display_topics(pattern)]}]
+
+
+COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
+    "MQCMD_CREATE_TOPIC": _create_topic,
+    "MQCMD_COPY_TOPIC": _create_topic,
+    "MQCMD_CHANGE_TOPIC": _change_topic,
+    "MQCMD_DELETE_TOPIC": _delete_topic,
+    "MQCMD_INQUIRE_TOPIC": _inquire_topic,
+    "MQCMD_INQUIRE_TOPIC_NAMES": _inquire_topic_names,
+}
+
+__all__ = ["COMMANDS"]
