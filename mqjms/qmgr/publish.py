@@ -32,7 +32,7 @@ from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.publication import as_retained, with_topic_string
 from mqjms.semantics.put import check_md_for_put
 
-from . import catalog, messages, queues, remote, retained, subscriptions, topics
+from . import catalog, messages, queues, remote, retained, subscriptions, substatus, topics
 from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
@@ -67,11 +67,13 @@ def publish(
     md.BackoutCount = 0
     if new_msg_id:  # MQMI_NONE alone: each copy has its own, the MQMD's stays none (MQ)
         md.MsgId = messages.make_msg_id(qmgr_name)
-    delivered = 0
+    reached: list[str] = []
     for sub in subscriptions.matching(db, topic_string):
         copy, body = _copy_for(tx, sub, md, data, topic_string)
         if _deliver(tx, sub, copy, body, uow=uow):
-            delivered += 1
+            reached.append(sub.name)
+    substatus.put_to(db, reached)  # DISPLAY SBSTATUS's NUMMSGS, LMSGDATE, LMSGTIME
+    delivered = len(reached)
     if retain:  # a full disk here fails the put: the caller answers MQRC_PUT_NOT_RETAINED
         retained.keep(db, topic_string, md, data, uow)
     log.debug(
@@ -119,6 +121,7 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[
                 f"{sub.name!r}: {exc.detail}",
             ) from None
         sent += int(delivered)
+    substatus.put_to(tx.db, [sub.name] * sent)
     log.debug("topic.retained_sent", subscription=sub.name, publications=sent)
     return len(kept_ones), sent
 

@@ -32,7 +32,7 @@ from mqjms.mq.errors import failed
 from mqjms.semantics import topics as rules
 from mqjms.semantics.attributes import LOCAL, MODEL, default_queue_attrs
 
-from . import catalog, messages, topics
+from . import catalog, messages, substatus, topics
 from .admin import Administration
 from .failures import translating
 
@@ -181,11 +181,13 @@ def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
             sub.altered,
         ),
     )
+    substatus.made(db, sub.name, sub.created)
 
 
 def attach(db: sqlite3.Connection, conn_id: str, name: str) -> int:
     """Record that ``conn_id`` holds the subscription open; its hsub."""
     cur = db.execute("INSERT INTO subscribers (conn, sub) VALUES (?, ?)", (conn_id, name))
+    substatus.resumed(db, name)  # RESMDATE, RESMTIME
     return int(cur.lastrowid or 0)
 
 
@@ -198,6 +200,7 @@ def remove(db: sqlite3.Connection, sub: SubscriptionRow, *, reason: str) -> int:
     many messages were deleted with it."""
     db.execute("DELETE FROM subscribers WHERE sub = ?", (sub.name,))
     db.execute("DELETE FROM subscriptions WHERE name = ?", (sub.name,))
+    substatus.removed(db, sub.name)
     dropped = 0
     if sub.managed:
         db.execute("DELETE FROM handles WHERE queue = ?", (sub.dest,))
@@ -241,6 +244,7 @@ def on_restart(db: sqlite3.Connection) -> None:
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone():
         return
     db.execute("DELETE FROM subscribers")
+    substatus.on_restart(db)  # NUMMSGS counts from the restart
     for sub in every(db):
         if not sub.durable:
             remove(db, sub, reason="queue manager restart")
@@ -383,9 +387,41 @@ class SubscriptionAdministration(Administration):
         if wanted is not None and "ALL" in wanted:
             wanted = None
         with self._database() as db:
-            rows = every(db)
-        if pattern.endswith("*"):
-            rows = [r for r in rows if r.name.startswith(pattern[:-1])]
-        else:
-            rows = [r for r in rows if r.name == pattern]
+            rows = _named(every(db), pattern)
         return [_display(row, wanted) for row in rows]
+
+    def subscription_status(self, pattern: str = "*") -> list[dict[str, Value]]:
+        """DISPLAY SBSTATUS(pattern): each subscription's run-time status (``SUB`` first,
+        then SUBID, DURABLE, SUBTYPE, TOPICSTR, ACTCONN, RESMDATE, RESMTIME, NUMMSGS,
+        LMSGDATE, LMSGTIME, SUBUSER; see :mod:`.substatus`)."""
+        with self._database() as db:
+            rows = _named(every(db), pattern)
+            status = substatus.load(db)
+            active = substatus.active_connections(db)
+        out: list[dict[str, Value]] = []
+        for row in rows:
+            resumed, nummsgs, lastmsg = status.get(row.name, (row.created, 0, ""))
+            out.append(
+                {
+                    "SUB": row.name,
+                    "SUBID": row.subid.hex().upper(),
+                    "DURABLE": "YES" if row.durable else "NO",
+                    "SUBTYPE": "API" if row.subtype == JMS else row.subtype,
+                    "TOPICSTR": row.topic_string,
+                    "ACTCONN": substatus.actconn(self.name, active.get(row.name)),
+                    "RESMDATE": resumed[:10],
+                    "RESMTIME": resumed[11:],
+                    "NUMMSGS": nummsgs,
+                    "LMSGDATE": lastmsg[:10],
+                    "LMSGTIME": lastmsg[11:],
+                    "SUBUSER": "",
+                }
+            )
+        return out
+
+
+def _named(rows: list[SubscriptionRow], pattern: str) -> list[SubscriptionRow]:
+    """The subscriptions ``pattern`` names: one, or those its stem before a ``*`` starts."""
+    if pattern.endswith("*"):
+        return [r for r in rows if r.name.startswith(pattern[:-1])]
+    return [r for r in rows if r.name == pattern]

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from mqjms.cli import main
-from mqjms.mq import C, MQError
+from mqjms.mq import MQMD, C, MQError
 from mqjms.qmgr import QueueManager, subscriptions, topics
 from mqjms.qmgr.mqsc import CommandResult, run_script
+from mqjms.semantics.pubsub import SubscriptionDescriptor
+from mqjms.transport import connect
 
 
 def mqsc(qm: QueueManager, script: str) -> list[CommandResult]:
@@ -160,3 +162,69 @@ def test_a_storage_failure_in_a_topic_or_subscription_display_is_an_mq_reason(
         display(qm)
     assert raised.value.reason == C.MQRC_RESOURCE_PROBLEM
     assert "qmgr.db" in str(raised.value)
+
+
+def test_display_sbstatus_shows_each_subscriptions_run_time_status(
+    qm: QueueManager, embedded_url: str
+) -> None:
+    # IBM MQ, DISPLAY SBSTATUS: ACTCONN (the connection holding it, zeros for none),
+    # NUMMSGS (messages put to its destination since it was made or the queue manager
+    # started), LMSGDATE/LMSGTIME (the last one), RESMDATE/RESMTIME (the last MQSUB)
+    ok(qm, "DEFINE QLOCAL(SB.Q)\nDEFINE SUB(ADMIN.SUB) TOPICSTR('sb/#') DEST(SB.Q)")
+    conn = connect(embedded_url)
+    try:
+        options = C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_DURABLE
+        sub = conn.subscribe(
+            SubscriptionDescriptor(options=options, object_string="sb/a", sub_name="api.sub")
+        )
+        for _ in range(2):
+            handle = conn.open_topic("sb/a", C.MQOO_OUTPUT)
+            conn.put(handle, MQMD(Format=C.MQFMT_STRING), b"x")
+            conn.close(handle)
+        [shown] = ok(qm, "DISPLAY SBSTATUS(*)")
+        by_name = {o["SUB"]: o for o in shown.objects}
+        api, admin = by_name["api.sub"], by_name["ADMIN.SUB"]
+        assert api["NUMMSGS"] == 2 and admin["NUMMSGS"] == 2
+        assert api["LMSGDATE"] != "" and api["LMSGTIME"] != "" and api["RESMDATE"] != ""
+        assert (api["DURABLE"], api["SUBTYPE"], api["TOPICSTR"]) == ("YES", "API", "sb/a")
+        assert admin["SUBTYPE"] == "ADMIN"
+        assert admin["ACTCONN"] == "0" * 48  # nobody holds an administrative one
+        assert str(api["ACTCONN"]).endswith(conn.id.upper()) and len(str(api["ACTCONN"])) == 48
+        [one] = ok(qm, "DISPLAY SBSTATUS('api.sub') NUMMSGS")
+        assert one.objects == [{"SUB": "api.sub", "SUBID": api["SUBID"], "NUMMSGS": 2}]
+        assert "   SUB(api.sub)" in one.render()
+        [filtered] = ok(qm, "DISPLAY SBSTATUS(*) SUBTYPE(ADMIN)")
+        assert [o["SUB"] for o in filtered.objects] == ["ADMIN.SUB"]
+        [error] = mqsc(qm, "DISPLAY SBSTATUS(NOPE)")
+        assert error.error is not None and error.error.reason == C.MQRC_NO_SUBSCRIPTION
+        conn.close_subscription(sub)
+        [after] = ok(qm, "DISPLAY SBSTATUS('api.sub') ACTCONN")
+        assert after.objects[0]["ACTCONN"] == "0" * 48
+    finally:
+        conn.disconnect()
+    qm.restart()  # NUMMSGS counts from the queue manager's start
+    assert {o["SUB"]: o["NUMMSGS"] for o in qm.subscription_status()} == {
+        "ADMIN.SUB": 0,
+        "api.sub": 0,
+    }
+
+
+def test_display_sub_filters_by_durable_subtype_subid_and_where(qm: QueueManager) -> None:
+    ok(
+        qm,
+        """
+        DEFINE QLOCAL(F.Q)
+        DEFINE SUB(F.ONE) TOPICSTR('f/1') DEST(F.Q)
+        DEFINE SUB(F.TWO) TOPICSTR('f/2') DEST(F.Q)
+        """,
+    )
+    [durable] = ok(qm, "DISPLAY SUB(F.*) DURABLE(YES) SUBTYPE(ADMIN)")
+    assert [o["SUBNAME"] for o in durable.objects] == ["F.ONE", "F.TWO"]
+    [error] = mqsc(qm, "DISPLAY SUB(F.*) DURABLE(NO)")
+    assert error.error is not None and error.error.reason == C.MQRC_NO_SUBSCRIPTION
+    [where] = ok(qm, "DISPLAY SUB(*) WHERE(TOPICSTR EQ 'f/2')")
+    assert where.objects == [
+        {"SUBNAME": "F.TWO", "SUBID": where.objects[0]["SUBID"], "TOPICSTR": "f/2"}
+    ]
+    [by_id] = ok(qm, f"DISPLAY SUB(*) SUBID({where.objects[0]['SUBID']}) DEST")
+    assert [(o["SUBNAME"], o["DEST"]) for o in by_id.objects] == [("F.TWO", "F.Q")]
