@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mqjms.backout import SynchronousPoisonFlow, UnitOfWorkMode
+from mqjms.semantics import Capability
+from mqjms.semantics.pubsub import KnowsOwnPublications
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
 from .errors import IllegalStateException
@@ -44,6 +46,9 @@ class Session:
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
         self.mq = factory.connect_transport()
+        if connection is not None and Capability.OWN_PUBLICATIONS in self.mq.capabilities:
+            # noLocal means the JMS connection: its sessions' publications are all its own
+            cast(KnowsOwnPublications, self.mq).share_origin(connection.origin)
         # Cached BOTHRESH/BOQNAME belong to the JMS connection (else this session's).
         self.poison_flow = SynchronousPoisonFlow(
             factory.poison,
@@ -55,16 +60,20 @@ class Session:
         self._children: list[MessageConsumer | MessageProducer] = []
 
     # ------------------------------------------------------------------ factories
-    def consumer(self, destination: str | Queue | Topic) -> MessageConsumer:
+    def consumer(
+        self, destination: str | Queue | Topic, *, no_local: bool = False
+    ) -> MessageConsumer:
         """A consumer of a queue, or of a topic (a :class:`~.topic.Topic`, or a
-        ``topic://`` URI) through a non-durable subscription that ends with it."""
+        ``topic://`` URI) through a non-durable subscription that ends with it.
+        ``no_local`` (a topic's): not the messages published by this session's JMS
+        connection (any of its sessions), as JMS's noLocal."""
         from .consumer import MessageConsumer
 
         self._check()
         if isinstance(destination, Topic):
-            return self._subscriber(destination)
+            return self._subscriber(destination, no_local=no_local)
         if isinstance(destination, str) and destination.startswith("topic://"):
-            return self._subscriber(Topic.parse(destination))
+            return self._subscriber(Topic.parse(destination), no_local=no_local)
         consumer = MessageConsumer(self, Queue.parse(destination))
         self._children.append(consumer)
         return consumer
@@ -85,11 +94,14 @@ class Session:
         """The topic ``topic_string`` (``prices/eu``; ``#`` and ``+`` levels to subscribe)."""
         return Topic.parse(topic_string)
 
-    def durable_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+    def durable_consumer(
+        self, topic: str | Topic, name: str, *, no_local: bool = False
+    ) -> TopicSubscriber:
         """A consumer of the durable subscription ``name`` (made on first use, resumed
         after): its messages wait on its managed queue while nobody consumes. Needs the
-        connection's client id; one consumer at a time."""
-        return self._subscriber(Topic.parse(topic), name=name, durable=True)
+        connection's client id; one consumer at a time. ``no_local``: the messages this
+        JMS connection publishes while it consumes are not added to it (JMS 2.0)."""
+        return self._subscriber(Topic.parse(topic), name=name, durable=True, no_local=no_local)
 
     def shared_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
         """A consumer of the shared non-durable subscription ``name``: its consumers take
@@ -115,12 +127,20 @@ class Session:
         return self.factory.client_id
 
     def _subscriber(
-        self, topic: Topic, *, name: str | None = None, durable: bool = False, shared: bool = False
+        self,
+        topic: Topic,
+        *,
+        name: str | None = None,
+        durable: bool = False,
+        shared: bool = False,
+        no_local: bool = False,
     ) -> TopicSubscriber:
         from .subscriber import TopicSubscriber
 
         self._check()
-        consumer = TopicSubscriber(self, topic, name=name, durable=durable, shared=shared)
+        consumer = TopicSubscriber(
+            self, topic, name=name, durable=durable, shared=shared, no_local=no_local
+        )
         self._children.append(consumer)
         return consumer
 

@@ -32,8 +32,10 @@ class TopicSubscriber(MessageConsumer):
         name: str | None = None,
         durable: bool = False,
         shared: bool = False,
+        no_local: bool = False,
     ) -> None:
         self.session = session
+        self.no_local = no_local
         self.topic = topic
         self.subscription = open_subscription(
             session.mq,
@@ -42,6 +44,7 @@ class TopicSubscriber(MessageConsumer):
             client_id=session.client_id,
             durable=durable,
             shared=shared,
+            no_local=no_local,
         )
         self.handle = self.subscription.handle
         # the managed queue the messages are got from (and poison settings inquired on)

@@ -104,10 +104,14 @@ def open_subscription(
     durable: bool = False,
     shared: bool = False,
     listener: bool = False,
+    no_local: bool = False,
 ) -> Subscription:
     """MQSUB for a JMS consumer or a listener (see the module docstring); MQ failures
-    become JMS ones where JMS has one (a subscription in use: IllegalStateException)."""
+    become JMS ones where JMS has one (a subscription in use: IllegalStateException).
+    ``no_local``: not sent what the connection (its origin) publishes."""
     calls = subscriber(mq)
+    if no_local and Capability.OWN_PUBLICATIONS not in mq.capabilities:
+        raise JMSException(f"{mq!r} does not offer noLocal subscriptions")
     try:
         check_topic_string(topic.name, wildcards=True)
     except MQError as exc:
@@ -129,6 +133,7 @@ def open_subscription(
         sub_name=sub_name,
         shared=shared,
         properties=True,  # its copies name their topic (JMSDestination), as on IBM MQ
+        no_local=no_local,
     )
     subscription = _subscribe(calls, descriptor)
     if subscription.topic_string == topic.name:

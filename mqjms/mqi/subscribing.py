@@ -29,6 +29,7 @@ from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Capability, Connection, Handle
 from mqjms.semantics.pubsub import (
+    KnowsOwnPublications,
     RetainsPublications,
     Subscribes,
     Subscription,
@@ -60,6 +61,18 @@ def retainer(conn: Connection, target: object, options: int) -> RetainsPublicati
     if Capability.RETAINED_PUBLICATIONS not in conn.capabilities:
         return None
     return cast(RetainsPublications, conn)
+
+
+def not_to_own(conn: Connection) -> KnowsOwnPublications:
+    """The connection, for an MQPUT to a topic with MQPMO_NOT_OWN_SUBS: the publication is
+    not sent to the subscriptions it holds open. 2046 from a transport that cannot tell
+    (it does not declare Capability.OWN_PUBLICATIONS)."""
+    if Capability.OWN_PUBLICATIONS not in conn.capabilities:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            f"MQPMO_NOT_OWN_SUBS is not supported by this transport ({type(conn).__name__})",
+        )
+    return cast(KnowsOwnPublications, conn)
 
 
 def request_publications(hconn: Hconn, hsub: int, action: int) -> int:

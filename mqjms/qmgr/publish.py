@@ -47,9 +47,14 @@ def publish(
     uow: str | None,
     new_msg_id: bool,
     retain: bool = False,
+    origin: str = "",
+    not_own_subs: bool = False,
 ) -> tuple[MQMD, int]:
     """Publish ``md``/``data`` on ``topic_string`` in ``tx``; (the MQMD as published,
-    copies delivered). ``md`` has its context set already. ``retain``: MQPMO_RETAIN."""
+    subscriptions reached). ``md`` has its context set already. ``retain``: MQPMO_RETAIN.
+    ``origin``: the publisher's (its connection, or the JMS connection its sessions
+    share): a subscriber of that origin asking for noLocal is not sent the publication,
+    nor is any subscription it holds with ``not_own_subs`` (MQPMO_NOT_OWN_SUBS)."""
     db, qmgr_name = tx.db, tx.qmgr_name
     rules.check_topic_string(topic_string, wildcards=False)
     attrs = topics.resolved(db, topic_string)
@@ -68,7 +73,10 @@ def publish(
     if new_msg_id:  # MQMI_NONE alone: each copy has its own, the MQMD's stays none (MQ)
         md.MsgId = messages.make_msg_id(qmgr_name)
     reached: list[str] = []
+    own = subscriptions.own_subscriptions(db, origin, all_held=not_own_subs) if origin else set()
     for sub in subscriptions.matching(db, topic_string):
+        if sub.name in own:  # not sent (none sent: MQRC_NO_SUBS_MATCHED's warning)
+            continue
         copy, body = _copy_for(tx, sub, md, data, topic_string)
         if _deliver(tx, sub, copy, body, uow=uow):
             reached.append(sub.name)

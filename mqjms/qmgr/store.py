@@ -198,7 +198,9 @@ CREATE TABLE IF NOT EXISTS subscriptions (
 CREATE TABLE IF NOT EXISTS subscribers (
     hsub INTEGER PRIMARY KEY AUTOINCREMENT,
     conn TEXT NOT NULL,
-    sub TEXT NOT NULL
+    sub TEXT NOT NULL,
+    origin TEXT NOT NULL DEFAULT '',  -- whose own publications these are (conn, or JMS's)
+    no_local INTEGER NOT NULL DEFAULT 0  -- 1: not sent its origin's publications (noLocal)
 );
 CREATE INDEX IF NOT EXISTS subscribers_conn ON subscribers(conn);
 CREATE INDEX IF NOT EXISTS subscribers_sub ON subscribers(sub);
@@ -442,9 +444,17 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
     caller's write transaction: statement by statement, as executescript would commit it);
     True if added."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone():
+        if not pubsub_current(db):  # made before publications knew their origin
+            db.execute("ALTER TABLE subscribers ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+            db.execute("ALTER TABLE subscribers ADD COLUMN no_local INTEGER NOT NULL DEFAULT 0")
         return False
     _run_each(db, PUBSUB_SCHEMA)
     return True
+
+
+def pubsub_current(db: sqlite3.Connection) -> bool:
+    """Whether the pub/sub tables are as :func:`ensure_pubsub` makes them."""
+    return any(row[1] == "no_local" for row in db.execute("PRAGMA table_info(subscribers)"))
 
 
 def _file(db: sqlite3.Connection) -> Path:

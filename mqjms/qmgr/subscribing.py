@@ -48,6 +48,42 @@ class Subscribing(ConnectionState):
     """Publish/subscribe on a :class:`~.connection.QMConnection` (see the module docstring)."""
 
     _local_hobj: int
+    _origin: str = ""
+
+    @property
+    def origin(self) -> str:
+        """Whose publications are this connection's own (noLocal, MQPMO_NOT_OWN_SUBS): its
+        own, or those of every connection given the same origin (a JMS connection's
+        sessions, each on a connection of its own)."""
+        return self._origin or self.id
+
+    def share_origin(self, origin: str) -> None:
+        """Publish and subscribe as ``origin`` from now on (see :attr:`origin`)."""
+        self._origin = origin
+
+    def publish_not_to_own(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT with MQPMO_NOT_OWN_SUBS (see
+        :class:`~mqjms.semantics.pubsub.KnowsOwnPublications`)."""
+        if topic.topic is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"{topic.name!r} is not a topic handle")
+        return cast(EmulatedConnection, self).put(
+            topic,
+            md,
+            data,
+            syncpoint=syncpoint,
+            context=context,
+            new_msg_id=new_msg_id,
+            not_own_subs=True,
+        )
 
     def close(self, handle: Handle) -> None:
         """MQCLOSE of a queue handle: :class:`~.connection.QMConnection`'s."""
@@ -101,6 +137,8 @@ class Subscribing(ConnectionState):
                     uow=self.id if syncpoint else None,
                     new_msg_id=request.new_msg_id,
                     retain=request.retain,
+                    origin=self.origin,
+                    not_own_subs=request.not_own_subs,
                 )
 
         with self._session() as db:
@@ -256,14 +294,17 @@ class Subscribing(ConnectionState):
                 if not sd.options & (C.MQSO_RESUME | C.MQSO_ALTER):
                     raise failed(C.MQRC_SUB_ALREADY_EXISTS, f"subscription {name!r} already exists")
                 self._check_resume(db, existing, sd)
-                return existing, subscriptions.attach(db, self.id, existing.name), False
+                return existing, self._attach(db, existing.name, sd), False
             if not sd.options & C.MQSO_CREATE:
                 raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {name!r} does not exist")
             row = self._create(db, sd, name, queue)
             if not sd.options & C.MQSO_NEW_PUBLICATIONS_ONLY:
                 # made, not resumed: sent what is retained (2526 undoes the subscription)
                 publish.send_retained(tx, row)
-            return row, subscriptions.attach(db, self.id, row.name), True
+            return row, self._attach(db, row.name, sd), True
+
+    def _attach(self, db: sqlite3.Connection, name: str, sd: SubscriptionDescriptor) -> int:
+        return subscriptions.attach(db, self.id, name, origin=self.origin, no_local=sd.no_local)
 
     def _check_resume(
         self, db: sqlite3.Connection, existing: SubscriptionRow, sd: SubscriptionDescriptor

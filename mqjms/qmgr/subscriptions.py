@@ -184,11 +184,26 @@ def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
     substatus.made(db, sub.name, sub.created)
 
 
-def attach(db: sqlite3.Connection, conn_id: str, name: str) -> int:
-    """Record that ``conn_id`` holds the subscription open; its hsub."""
-    cur = db.execute("INSERT INTO subscribers (conn, sub) VALUES (?, ?)", (conn_id, name))
+def attach(
+    db: sqlite3.Connection, conn_id: str, name: str, *, origin: str = "", no_local: bool = False
+) -> int:
+    """Record that ``conn_id`` holds the subscription open; its hsub. ``origin``: whose
+    publications are its own (``conn_id`` unless a JMS connection's sessions share one);
+    ``no_local``: it is not sent them (JMS noLocal)."""
+    cur = db.execute(
+        "INSERT INTO subscribers (conn, sub, origin, no_local) VALUES (?, ?, ?, ?)",
+        (conn_id, name, origin or conn_id, int(no_local)),
+    )
     substatus.resumed(db, name)  # RESMDATE, RESMTIME
     return int(cur.lastrowid or 0)
+
+
+def own_subscriptions(db: sqlite3.Connection, origin: str, *, all_held: bool) -> set[str]:
+    """The subscriptions a publication from ``origin`` is not sent: held open by that
+    origin and asking for noLocal, or every one it holds (``all_held``: the publisher's
+    MQPMO_NOT_OWN_SUBS)."""
+    rows = db.execute("SELECT sub, no_local FROM subscribers WHERE origin = ?", (origin,))
+    return {str(sub) for sub, no_local in rows if all_held or no_local}
 
 
 def detach(db: sqlite3.Connection, hsub: int) -> None:

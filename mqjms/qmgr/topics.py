@@ -109,6 +109,7 @@ def ensure(db: sqlite3.Connection) -> None:
     has_tables = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone()
     if (
         has_tables
+        and store.pubsub_current(db)
         and retained.current(db)
         and substatus.present(db)
         and load(db, BASE_TOPIC) is not None

@@ -77,6 +77,10 @@ class SubscriptionDescriptor:
     # the subscriber reads message properties from an RFH2, as IBM MQ classes for JMS do:
     # a copy of a publication that has none gets one, with the topic string (mqps.Top)
     properties: bool = False
+    # JMS noLocal: not sent the publications of its own connection (or of the connections
+    # sharing its origin, see KnowsOwnPublications); for a transport declaring
+    # Capability.OWN_PUBLICATIONS only
+    no_local: bool = False
 
     @property
     def durable(self) -> bool:
@@ -191,6 +195,33 @@ class RetainsPublications(Protocol):
         """MQSUBRQ with MQSR_ACTION_PUBLICATION: the retained publications the
         subscription matches are sent to its queue again, marked MQIsRetained; how many
         (MQSRO NumPubs). MQRC_NO_RETAINED_MSG (2437) when there is none."""
+        ...
+
+
+class KnowsOwnPublications(Protocol):
+    """The calls a connection declaring :attr:`~.capabilities.Capability.OWN_PUBLICATIONS`
+    has: it knows which subscriptions are its own (held open by it) and which
+    publications are (put by it), so that MQPMO_NOT_OWN_SUBS and JMS noLocal can leave
+    them out. Its :meth:`Subscribes.subscribe` honours ``SubscriptionDescriptor.no_local``."""
+
+    def publish_not_to_own(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT to a topic handle with MQPMO_NOT_OWN_SUBS: published as ``put`` publishes,
+        except to the subscriptions this connection (or its origin) holds open."""
+        ...
+
+    def share_origin(self, origin: str) -> None:
+        """From now on this connection's publications and subscriptions are ``origin``'s,
+        as are those of every connection given the same one (a JMS connection's sessions,
+        each on a connection of its own: noLocal means the JMS connection)."""
         ...
 
 

@@ -248,3 +248,25 @@ def test_a_publication_of_a_program_that_is_not_jms_names_its_topic(env: Any) ->
     got = raw.get(plain.handle, wait=WAIT)
     assert got is not None
     assert (got[0].Format, got[1]) == (C.MQFMT_STRING, b"EUR 1.08")  # no RFH2 added
+
+
+@pytest.mark.requires("own_publications")
+def test_no_local_leaves_out_what_the_consumers_own_connection_publishes(env: Any) -> None:
+    # JMS 2.0 noLocal: "the MessageConsumer will not receive messages published to the
+    # topic by its own connection" (any session of it); a durable one: they are not added
+    # to the subscription (it was a TypeError: noLocal was not offered)
+    connection, other = env.connect(), env.connect()
+    connection.client_id = "jt-nolocal"
+    consumer_session, publisher_session = connection.session(), connection.session()
+    topic = consumer_session.topic("jt/nolocal")
+    local = consumer_session.consumer(topic, no_local=True)
+    everything = consumer_session.consumer(topic)
+    durable = consumer_session.durable_consumer(topic, "jt-nl", no_local=True)
+    consumer_session.producer(topic).send("same session")
+    publisher_session.producer(topic).send("same connection")
+    other.session().producer(topic).send("another connection")
+    assert _bodies(local) == ["another connection"]
+    assert _bodies(durable) == ["another connection"]
+    assert _bodies(everything) == ["same session", "same connection", "another connection"]
+    durable.close()
+    consumer_session.unsubscribe("jt-nl")

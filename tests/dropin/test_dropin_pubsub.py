@@ -263,3 +263,32 @@ def test_warn_if_no_subs_matched_warns_2550_and_only_when_asked(
     publisher.pub(b"heard", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_WARN_IF_NO_SUBS_MATCHED))
     assert sub.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"heard"
     sub.close()
+
+
+@pytest.mark.requires("own_publications")
+def test_not_own_subs_leaves_out_the_publishers_own_subscriptions(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MQPMO_NOT_OWN_SUBS: the publication is not sent to the subscriptions the
+    # publishing connection holds (it was accepted and ignored: the publisher got its own)
+    own = mq.Topic(qmgr, topic_string=topic).sub()
+    other_qmgr = mq.connect("QM1")
+    try:
+        other = mq.Topic(other_qmgr, topic_string=topic).sub()
+        publisher = mq.Topic(qmgr, topic_string=topic)
+        publisher.pub(b"not for me", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_NOT_OWN_SUBS))
+        publisher.pub(b"for all")
+        assert other.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"not for me"
+        assert other.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"for all"
+        assert own.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"for all"
+        no_message(mq, own)
+        # another connection's publication with the option reaches this one's subscription
+        mq.Topic(other_qmgr, topic_string=topic).pub(
+            b"from the other", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_NOT_OWN_SUBS)
+        )
+        assert own.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"from the other"
+        no_message(mq, other)
+        other.close()
+    finally:
+        other_qmgr.disconnect()
+    own.close()
