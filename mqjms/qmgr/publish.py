@@ -103,8 +103,8 @@ def _copy_for(
     copy.MsgId = messages.make_msg_id(tx.qmgr_name)
     if not sub.keep_correl_id:
         copy.CorrelId = sub.correl_id
-    if sub.pub_priority >= 0:
-        copy.Priority = sub.pub_priority
+    if sub.pub_priority >= 0 or sub.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        copy.Priority = sub.pub_priority  # AS_Q_DEF: the subscription's queue's DEFPRTY
     if sub.subtype == subscriptions.JMS:  # its subscriber reads JMSDestination
         return with_topic_string(copy, data, topic_string)
     return copy, data
@@ -116,7 +116,7 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[
     how many reached the queue: the others were dead-lettered). One its queue and the
     dead-letter queue both refuse fails the call with MQRC_RETAINED_NOT_DELIVERED (2526)."""
     sent = 0
-    kept_ones = retained.matching(tx.db, sub.topic_string)
+    kept_ones = retained.matching(tx.db, sub.topic_string, chars=sub.wildcard_chars)
     for kept in kept_ones:
         copy, body = _copy_for(tx, sub, kept.md, kept.data, kept.topic_string)
         copy, body = as_retained(copy, body, kept.topic_string)

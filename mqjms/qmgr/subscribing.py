@@ -336,7 +336,9 @@ class Subscribing(ConnectionState):
         rules.check_topic_string(sd.object_string, wildcards=True)
         full = topics.full_topic_string(db, sd.object_name, sd.object_string)
         rules.check_topic_string(full, wildcards=True)
-        attrs = topics.resolved(db, full)
+        chars = bool(sd.options & C.MQSO_WILDCARD_CHAR)
+        node = rules.char_node(full) if chars else full  # whose attributes apply
+        attrs = topics.resolved(db, node)
         if attrs["SUB"] == "DISABLED":
             raise failed(C.MQRC_SUB_INHIBITED, f"topic {full!r} is SUB(DISABLED)")
         if sd.durable and attrs["DURSUB"] == "NO":
@@ -345,7 +347,7 @@ class Subscribing(ConnectionState):
             )
         subid = subscriptions.new_subid()
         if sd.managed:
-            dest, _ = subscriptions.managed_queue(db, full, durable=sd.durable)
+            dest, _ = subscriptions.managed_queue(db, node, durable=sd.durable)
         else:
             if queue is None:
                 raise _no_queue()
@@ -373,6 +375,7 @@ class Subscribing(ConnectionState):
             sd.pub_priority,
             stamp,
             stamp,
+            chars,
         )
         subscriptions.insert(db, row)
         return row

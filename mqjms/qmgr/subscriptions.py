@@ -41,7 +41,7 @@ log = get_logger("mqjms.qmgr")
 Value = int | str | bool
 _COLUMNS = (
     "name, subid, topicstr, topicobj, durable, shared, managed, dest, subtype, userdata,"
-    " correl_id, keep_correl_id, pub_priority, created, altered"
+    " correl_id, keep_correl_id, pub_priority, created, altered, wschema"
 )
 
 
@@ -64,6 +64,7 @@ class SubscriptionRow:
     pub_priority: int
     created: str
     altered: str
+    wildcard_chars: bool = False  # WSCHEMA(CHAR): MQSO_WILDCARD_CHAR's wildcards
 
 
 def _row(raw: tuple[Any, ...]) -> SubscriptionRow:
@@ -83,6 +84,7 @@ def _row(raw: tuple[Any, ...]) -> SubscriptionRow:
         int(raw[12]),
         str(raw[13]),
         str(raw[14]),
+        str(raw[15]) == "CHAR",
     )
 
 
@@ -98,7 +100,11 @@ def every(db: sqlite3.Connection) -> list[SubscriptionRow]:
 def matching(db: sqlite3.Connection, topic_string: str) -> list[SubscriptionRow]:
     """The subscriptions a publication on ``topic_string`` reaches, oldest first."""
     rows = db.execute(f"SELECT {_COLUMNS} FROM subscriptions ORDER BY rowid").fetchall()
-    return [sub for sub in map(_row, rows) if rules.matches(sub.topic_string, topic_string)]
+    return [
+        sub
+        for sub in map(_row, rows)
+        if rules.matches(sub.topic_string, topic_string, chars=sub.wildcard_chars)
+    ]
 
 
 def holders(db: sqlite3.Connection, name: str) -> list[str]:
@@ -162,7 +168,7 @@ JMS = "JMS"
 
 def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
     db.execute(
-        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             sub.name,
             sub.subid,
@@ -179,6 +185,7 @@ def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
             sub.pub_priority,
             sub.created,
             sub.altered,
+            "CHAR" if sub.wildcard_chars else "TOPIC",
         ),
     )
     substatus.made(db, sub.name, sub.created)
@@ -284,11 +291,12 @@ def _display(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Va
         "SUBTYPE": "API" if sub.subtype == JMS else sub.subtype,
         "USERDATA": sub.userdata,
         "DESTCORL": sub.correl_id.hex().upper(),
-        "PUBPRTY": "ASPUB" if sub.pub_priority < 0 else sub.pub_priority,
+        "PUBPRTY": _PUBPRTY.get(sub.pub_priority, sub.pub_priority),
         "CRDATE": sub.created[:10],
         "CRTIME": sub.created[11:],
         "ALTDATE": sub.altered[:10],
         "ALTTIME": sub.altered[11:],
+        "WSCHEMA": "CHAR" if sub.wildcard_chars else "TOPIC",
     }
     item: dict[str, Value] = {"SUBNAME": sub.name}
     for key, value in values.items():
@@ -296,6 +304,11 @@ def _display(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Va
             item[key] = value
     return item
 
+
+_PUBPRTY: dict[int, Value] = {
+    C.MQPRI_PRIORITY_AS_PUBLISHED: "ASPUB",
+    C.MQPRI_PRIORITY_AS_Q_DEF: "ASQDEF",
+}
 
 #: DISPLAY SUB's attributes, in the order shown.
 SUB_DISPLAY = (
@@ -314,6 +327,7 @@ SUB_DISPLAY = (
     "CRTIME",
     "ALTDATE",
     "ALTTIME",
+    "WSCHEMA",
 )
 
 
@@ -332,9 +346,19 @@ class SubscriptionAdministration(Administration):
         managed: bool | None = None,
         userdata: str = "",
         replace: bool = False,
+        wildcard_chars: bool = False,
+        pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED,
     ) -> None:
-        """DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)."""
+        """DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)
+        [WSCHEMA(CHAR)] [PUBPRTY(ASPUB | ASQDEF | 0-9)]."""
         rules.validate_sub_name(name)
+        if not (
+            0 <= pub_priority <= 9
+            or pub_priority in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF)
+        ):
+            raise failed(
+                C.MQRCCF_ATTR_VALUE_ERROR, f"PUBPRTY {pub_priority} is not ASPUB, ASQDEF or 0-9"
+            )
         managed = not dest if managed is None else managed
         if not managed and not dest:
             raise failed(
@@ -357,7 +381,8 @@ class SubscriptionAdministration(Administration):
                     raise failed(C.MQRCCF_OBJECT_IN_USE, f"subscription {name!r} is in use")
                 remove(db, existing, reason="DEFINE SUB REPLACE")
             if managed:
-                dest, _ = managed_queue(db, full, durable=True)
+                node = rules.char_node(full) if wildcard_chars else full
+                dest, _ = managed_queue(db, node, durable=True)
             else:
                 catalog.resolve(db, dest)  # 2085 / 2082 when it names no queue
             stamp = _stamp()
@@ -376,9 +401,10 @@ class SubscriptionAdministration(Administration):
                     userdata,
                     messages.make_msg_id("SUB"),
                     False,
-                    C.MQPRI_PRIORITY_AS_PUBLISHED,
+                    pub_priority,
                     stamp,
                     stamp,
+                    wildcard_chars,
                 ),
             )
         log.info("qmgr.subscription_defined", subscription=name, topicstr=full, dest=dest)

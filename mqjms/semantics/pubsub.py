@@ -100,11 +100,10 @@ class SubscriptionDescriptor:
                 f"subscription options {opts:#x} ask for nothing: give MQSO_CREATE, "
                 "MQSO_RESUME or MQSO_ALTER",
             )
-        if opts & C.MQSO_WILDCARD_CHAR:
+        if opts & C.MQSO_WILDCARD_CHAR and opts & C.MQSO_WILDCARD_TOPIC:
             raise failed(
                 C.MQRC_OPTIONS_ERROR,
-                "MQSO_WILDCARD_CHAR (character-based wildcards) is not supported: use "
-                "topic-based wildcards (# and + levels, MQSO_WILDCARD_TOPIC)",
+                "MQSO_WILDCARD_CHAR and MQSO_WILDCARD_TOPIC are exclusive",
             )
         if opts & C.MQSO_PUBLICATIONS_ON_REQUEST or opts & C.MQSO_GROUP_SUB:
             raise failed(

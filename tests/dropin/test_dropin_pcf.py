@@ -278,6 +278,31 @@ def test_subscriptions_are_created_inquired_and_deleted(mq, env, qmgr) -> None:
     assert pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.*"}) == no_parameters(mq)
 
 
+def test_subscription_status_wildcard_schema_and_pub_priority(mq, env, qmgr) -> None:
+    # MQCMD_INQUIRE_SUB_STATUS (DISPLAY SBSTATUS; it was 'not a command'), and CREATE's
+    # WildcardSchema and PubPriority (they were ignored)
+    pcf = mq.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_SUBSCRIPTION(
+        {
+            mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR",
+            mq.CMQC.MQCA_TOPIC_STRING: "pcfc/*",
+            mq.CMQCFC.MQIACF_DESTINATION_CLASS: mq.CMQC.MQDC_MANAGED,
+            mq.CMQCFC.MQIACF_WILDCARD_SCHEMA: mq.CMQC.MQWS_CHAR,
+            mq.CMQCFC.MQIACF_PUB_PRIORITY: 6,
+        }
+    )
+    [found] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR"})
+    assert found[mq.CMQCFC.MQIACF_WILDCARD_SCHEMA] == mq.CMQC.MQWS_CHAR
+    assert found[mq.CMQCFC.MQIACF_PUB_PRIORITY] == 6
+    mq.Topic(qmgr, topic_string="pcfc/a/b").pub(b"one")
+    [status] = pcf.MQCMD_INQUIRE_SUB_STATUS({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR"})
+    assert status[mq.CMQCFC.MQIACF_MESSAGE_COUNT] == 1
+    assert status[mq.CMQCFC.MQBACF_SUB_ID] == found[mq.CMQCFC.MQBACF_SUB_ID]
+    assert status[mq.CMQCFC.MQBACF_CONNECTION_ID] == bytes(24)  # nobody holds it
+    assert status[mq.CMQCFC.MQIACF_SUB_TYPE] == mq.CMQCFC.MQSUBTYPE_ADMIN
+    pcf.MQCMD_DELETE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR"})
+
+
 def test_filters_keep_the_responses_that_pass_them(mq: ModuleType, env: MQEnv, qmgr) -> None:
     # as pymqi's own test_pcf.py: pcf.MQCMD_INQUIRE_Q(attrs, [Filter(...).greater(0)])
     mq.Queue(qmgr, "DEV.QUEUE.2", mq.CMQC.MQOO_OUTPUT).put(b"one")

@@ -292,3 +292,39 @@ def test_not_own_subs_leaves_out_the_publishers_own_subscriptions(
     finally:
         other_qmgr.disconnect()
     own.close()
+
+
+@pytest.mark.embedded_only("character-based wildcards are the embedded queue manager's")
+def test_character_based_wildcards_match_across_levels(mq, env: MQEnv, qmgr, topic) -> None:
+    # IBM MQ, MQSO_WILDCARD_CHAR: * any characters ('/' too), ? exactly one, % escapes;
+    # # and + are plain characters (it was refused with 2046)
+    def subscribe(pattern: str, *more: int) -> Any:
+        sub = mq.Subscription(qmgr)
+        sub.sub(sub_desc=sd(mq, managed(mq, *more), pattern))
+        return sub
+
+    def bodies(sub: Any) -> list[bytes]:
+        out = []
+        while True:
+            try:
+                out.append(sub.get(None, mq.MD(), gmo(mq, wait_ms=500)))
+            except mq.MQMIError:
+                return out
+
+    mq.Topic(qmgr, topic_string=f"{topic}/fruit/apple").pub(
+        b"kept", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_RETAIN)
+    )
+    star = subscribe(f"{topic}/*", mq.CMQC.MQSO_WILDCARD_CHAR)
+    one = subscribe(f"{topic}/fruit/?pple", mq.CMQC.MQSO_WILDCARD_CHAR)
+    plain = subscribe(f"{topic}/a#%*", mq.CMQC.MQSO_WILDCARD_CHAR)
+    for leaf in ("fruit/apple", "veg", "a#*", "fruit/apples"):
+        mq.Topic(qmgr, topic_string=f"{topic}/{leaf}").pub(leaf.encode())
+    mq.Topic(qmgr, topic_string=topic).pub(b"the node itself")
+    assert bodies(star) == [b"kept", b"fruit/apple", b"veg", b"a#*", b"fruit/apples"]
+    assert bodies(one) == [b"kept", b"fruit/apple"]
+    assert bodies(plain) == [b"a#*"]
+    with pytest.raises(mq.MQMIError) as failure:
+        subscribe(f"{topic}/*", mq.CMQC.MQSO_WILDCARD_CHAR, mq.CMQC.MQSO_WILDCARD_TOPIC)
+    assert failure.value.reason == mq.CMQC.MQRC_OPTIONS_ERROR
+    for sub in (star, one, plain):
+        sub.close()

@@ -228,3 +228,36 @@ def test_display_sub_filters_by_durable_subtype_subid_and_where(qm: QueueManager
     ]
     [by_id] = ok(qm, f"DISPLAY SUB(*) SUBID({where.objects[0]['SUBID']}) DEST")
     assert [(o["SUBNAME"], o["DEST"]) for o in by_id.objects] == [("F.TWO", "F.Q")]
+
+
+def test_define_sub_takes_wschema_char_and_pubprty(qm: QueueManager, embedded_url: str) -> None:
+    # DEFINE SUB WSCHEMA(CHAR): character-based wildcards; PUBPRTY(n | ASQDEF | ASPUB): the
+    # priority of its copies (both were syntax errors)
+    ok(
+        qm,
+        """
+        DEFINE QLOCAL(CH.Q) DEFPRTY(4)
+        DEFINE SUB(CH.CHAR) TOPICSTR('ch/*/eu') DEST(CH.Q) WSCHEMA(CHAR) PUBPRTY(7)
+        DEFINE SUB(CH.QDEF) TOPICSTR('ch/x/eu') DEST(CH.Q) PUBPRTY(ASQDEF)
+        """,
+    )
+    [shown] = ok(qm, "DISPLAY SUB(CH.*) WSCHEMA PUBPRTY")
+    assert [(o["SUBNAME"], o["WSCHEMA"], o["PUBPRTY"]) for o in shown.objects] == [
+        ("CH.CHAR", "CHAR", 7),
+        ("CH.QDEF", "TOPIC", "ASQDEF"),
+    ]
+    conn = connect(embedded_url)
+    try:
+        for topic_string in ("ch/x/eu", "ch/a/b/eu", "ch/x/us"):
+            handle = conn.open_topic(topic_string, C.MQOO_OUTPUT)
+            conn.put(handle, MQMD(Format=C.MQFMT_STRING, Priority=1), topic_string.encode())
+            conn.close(handle)
+        queue = conn.open("CH.Q", C.MQOO_INPUT_SHARED)
+        got = []
+        while (message := conn.get(queue)) is not None:
+            got.append((message[1], message[0].Priority))
+    finally:
+        conn.disconnect()
+    assert sorted(got) == [(b"ch/a/b/eu", 7), (b"ch/x/eu", 4), (b"ch/x/eu", 7)]
+    [error] = mqsc(qm, "DEFINE SUB(CH.BAD) TOPICSTR('a') DEST(CH.Q) WSCHEMA(FOO)")
+    assert error.error is not None

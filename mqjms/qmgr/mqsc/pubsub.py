@@ -172,7 +172,7 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         if key in ("REPLACE", "NOREPLACE") and not param.has_value:
             once(command, seen, param, "REPLACE")
             replace = key == "REPLACE"
-        elif key in ("TOPICSTR", "TOPICOBJ", "DEST", "DESTCLAS", "USERDATA"):
+        elif key in ("TOPICSTR", "TOPICOBJ", "DEST", "DESTCLAS", "USERDATA", "WSCHEMA", "PUBPRTY"):
             once(command, seen, param, key)
             values[key] = param.value()
         else:
@@ -182,6 +182,10 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         raise command.error("DESTCLAS must be PROVIDED or MANAGED")
     if not values.get("TOPICSTR") and not values.get("TOPICOBJ"):
         raise command.error("DEFINE SUB needs TOPICSTR('...') or TOPICOBJ(name)")
+    wschema = values.get("WSCHEMA", "TOPIC").upper()
+    if wschema not in ("TOPIC", "CHAR"):
+        raise command.error("WSCHEMA must be TOPIC or CHAR")
+    priority = _pub_priority(command, values.get("PUBPRTY", "ASPUB"))
     qm.define_subscription(
         name,
         topic_string=values.get("TOPICSTR", ""),
@@ -190,8 +194,20 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         managed=destclass == "MANAGED",
         userdata=values.get("USERDATA", ""),
         replace=replace,
+        wildcard_chars=wschema == "CHAR",
+        pub_priority=priority,
     )
     return CommandOutput("AMQ8094I: mqjms subscription created.")
+
+
+def _pub_priority(command: Command, text: str) -> int:
+    """PUBPRTY(ASPUB | ASQDEF | 0-9)."""
+    named = {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF}
+    if text.upper() in named:
+        return named[text.upper()]
+    if text.isdigit() and 0 <= int(text) <= 9:
+        return int(text)
+    raise command.error("PUBPRTY must be ASPUB, ASQDEF or 0-9")
 
 
 def delete_sub(qm: QueueManager, command: Command) -> CommandOutput:
