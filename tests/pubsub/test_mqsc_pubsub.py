@@ -261,3 +261,47 @@ def test_define_sub_takes_wschema_char_and_pubprty(qm: QueueManager, embedded_ur
     assert sorted(got) == [(b"ch/a/b/eu", 7), (b"ch/x/eu", 4), (b"ch/x/eu", 7)]
     [error] = mqsc(qm, "DEFINE SUB(CH.BAD) TOPICSTR('a') DEST(CH.Q) WSCHEMA(FOO)")
     assert error.error is not None
+
+
+def test_alter_sub_changes_what_ibm_mq_lets_one_change(qm: QueueManager, embedded_url: str) -> None:
+    # ALTER SUB (it was not a command): DEST of a provided one, USERDATA, PUBPRTY; TOPICSTR
+    # and the like are fixed, a managed subscription's DEST is its own
+    ok(
+        qm,
+        """
+        DEFINE QLOCAL(AL.OLD)
+        DEFINE QLOCAL(AL.NEW)
+        DEFINE SUB(AL.SUB) TOPICSTR('al/x') DEST(AL.OLD)
+        DEFINE SUB(AL.MANAGED) TOPICSTR('al/x') DESTCLAS(MANAGED)
+        ALTER SUB(AL.SUB) DEST(AL.NEW) USERDATA('moved') PUBPRTY(8)
+        """,
+    )
+    [shown] = ok(qm, "DISPLAY SUB(AL.SUB) DEST USERDATA PUBPRTY")
+    assert {k: shown.objects[0][k] for k in ("DEST", "USERDATA", "PUBPRTY")} == {
+        "DEST": "AL.NEW",
+        "USERDATA": "moved",
+        "PUBPRTY": 8,
+    }
+    conn = connect(embedded_url)
+    try:
+        handle = conn.open_topic("al/x", C.MQOO_OUTPUT)
+        conn.put(handle, MQMD(Format=C.MQFMT_STRING), b"after")
+        new = conn.open("AL.NEW", C.MQOO_INPUT_SHARED)
+        got = conn.get(new)
+        assert got is not None and got[1] == b"after" and got[0].Priority == 8
+        assert conn.get(conn.open("AL.OLD", C.MQOO_INPUT_SHARED)) is None
+    finally:
+        conn.disconnect()
+    fixed = mqsc(
+        qm,
+        """
+        ALTER SUB(AL.SUB) TOPICSTR('al/y')
+        ALTER SUB(AL.MANAGED) DEST(AL.OLD)
+        ALTER SUB(AL.NONE) USERDATA('x')
+        """,
+    )
+    assert [r.error.reason if r.error else None for r in fixed] == [
+        C.MQRCCF_ATTR_VALUE_FIXED,
+        C.MQRCCF_ATTR_VALUE_FIXED,
+        C.MQRC_NO_SUBSCRIPTION,
+    ]

@@ -210,6 +210,38 @@ def _pub_priority(command: Command, text: str) -> int:
     raise command.error("PUBPRTY must be ASPUB, ASQDEF or 0-9")
 
 
+def alter_sub(qm: QueueManager, command: Command) -> CommandOutput:
+    """ALTER SUB(name) [DEST(q)] [USERDATA('')] [PUBPRTY(ASPUB|ASQDEF|0-9)]; what IBM MQ
+    does not let one change (TOPICSTR, TOPICOBJ, DESTCLAS, WSCHEMA, ...) is refused."""
+    name = _sub_name(command)
+    values: dict[str, str] = {}
+    seen: set[str] = set()
+    for param in command.params:
+        key = param.keyword
+        if key in ("DEST", "USERDATA", "PUBPRTY"):
+            once(command, seen, param, key)
+            values[key] = param.value()
+        elif key in _FIXED_SUB_ATTRS:
+            raise failed(
+                C.MQRCCF_ATTR_VALUE_FIXED, f"{key} of a subscription cannot be altered (ALTER SUB)"
+            )
+        else:
+            raise command.error(f"{key} is not a keyword of ALTER SUB mqjms knows", param)
+    priority = values.get("PUBPRTY")
+    qm.alter_subscription(
+        name,
+        dest=values.get("DEST"),
+        userdata=values.get("USERDATA"),
+        pub_priority=None if priority is None else _pub_priority(command, priority),
+    )
+    return CommandOutput("AMQ8097I: mqjms subscription changed.")
+
+
+_FIXED_SUB_ATTRS = frozenset(
+    {"TOPICSTR", "TOPICOBJ", "DESTCLAS", "WSCHEMA", "DURABLE", "SUBSCOPE", "SELECTOR"}
+)
+
+
 def delete_sub(qm: QueueManager, command: Command) -> CommandOutput:
     name = _sub_name(command)
     if command.params:
@@ -339,5 +371,6 @@ register("DISPLAY", "TPSTATUS")(display_tpstatus)
 register("CLEAR", "TOPICSTR")(clear_topicstr)
 register("DEFINE", "SUB", "SUBSCRIPTION")(define_sub)
 register("DELETE", "SUB", "SUBSCRIPTION")(delete_sub)
+register("ALTER", "SUB", "SUBSCRIPTION")(alter_sub)
 register("DISPLAY", "SUB", "SUBSCRIPTION")(display_sub)
 register("DISPLAY", "SBSTATUS")(display_sbstatus)
