@@ -33,9 +33,11 @@ class TopicSubscriber(MessageConsumer):
         durable: bool = False,
         shared: bool = False,
         no_local: bool = False,
+        selector: str | None = None,
     ) -> None:
         self.session = session
         self.no_local = no_local
+        self.message_selector = selector or None
         self.topic = topic
         self.subscription = open_subscription(
             session.mq,
@@ -45,6 +47,7 @@ class TopicSubscriber(MessageConsumer):
             durable=durable,
             shared=shared,
             no_local=no_local,
+            selector=selector,
         )
         self.handle = self.subscription.handle
         # the managed queue the messages are got from (and poison settings inquired on)

@@ -37,9 +37,15 @@ from mqjms.semantics.pubsub import (
     SubscriptionDescriptor,
     jms_subscription_name,
 )
+from mqjms.semantics.selector import compile_selector
 from mqjms.semantics.topics import check_topic_string
 
-from .errors import IllegalStateException, InvalidDestinationException, JMSException
+from .errors import (
+    IllegalStateException,
+    InvalidDestinationException,
+    InvalidSelectorException,
+    JMSException,
+)
 from .message import TARGET_JMS, TARGET_MQ
 
 
@@ -105,13 +111,24 @@ def open_subscription(
     shared: bool = False,
     listener: bool = False,
     no_local: bool = False,
+    selector: str | None = None,
 ) -> Subscription:
     """MQSUB for a JMS consumer or a listener (see the module docstring); MQ failures
     become JMS ones where JMS has one (a subscription in use: IllegalStateException).
-    ``no_local``: not sent what the connection (its origin) publishes."""
+    ``no_local``: not sent what the connection (its origin) publishes; ``selector``: a
+    JMS message selector, the subscription's SelectionString (InvalidSelectorException
+    for bad syntax)."""
     calls = subscriber(mq)
     if no_local and Capability.OWN_PUBLICATIONS not in mq.capabilities:
         raise JMSException(f"{mq!r} does not offer noLocal subscriptions")
+    selector = (selector or "").strip()
+    if selector:
+        if Capability.SUBSCRIPTION_SELECTORS not in mq.capabilities:
+            raise JMSException(f"{mq!r} does not offer message selectors on topics")
+        try:
+            compile_selector(selector)
+        except MQError as exc:
+            raise InvalidSelectorException(exc.detail) from None
     try:
         check_topic_string(topic.name, wildcards=True)
     except MQError as exc:
@@ -134,11 +151,13 @@ def open_subscription(
         shared=shared,
         properties=True,  # its copies name their topic (JMSDestination), as on IBM MQ
         no_local=no_local,
+        selection_string=selector,
     )
     subscription = _subscribe(calls, descriptor)
-    if subscription.topic_string == topic.name:
+    if subscription.topic_string == topic.name and subscription.selection_string == selector:
         return subscription
-    # JMS 2.0: a durable subscription resumed with another topic is deleted and made anew
+    # JMS 2.0: a durable subscription resumed with another topic (or selector) is deleted
+    # and made anew
     try:
         calls.close_subscription(subscription, remove=True)
     except MQError as exc:
@@ -146,7 +165,8 @@ def open_subscription(
         with contextlib.suppress(MQError):
             calls.close_subscription(subscription)
         raise IllegalStateException(
-            f"subscription {name!r} is on {subscription.topic_string!r}, not {topic.name!r}, "
+            f"subscription {name!r} is on {subscription.topic_string!r} (selector "
+            f"{subscription.selection_string!r}), not {topic.name!r} (selector {selector!r}), "
             f"and another consumer holds it ({exc.reason_name})"
         ) from None
     return _subscribe(calls, descriptor)

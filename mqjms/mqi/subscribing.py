@@ -105,8 +105,8 @@ def vs_text(structure: Any, name: str) -> str:
 
 def refuse_selection_string(structure: Any, call: str, *, selecting: bool = True) -> None:
     """MQRC_SELECTION_NOT_AVAILABLE (2551), IBM MQ's reason when a selection string
-    cannot be evaluated, for an MQOD or MQSD that has one: mqjms does not select
-    messages, and a program that asked for some must not be handed all of them. Where no
+    cannot be evaluated, for an MQOD that has one: mqjms does not select messages on
+    queues, and a program that asked for some must not be handed all of them. Where no
     selection applies (``selecting`` False: an MQOPEN not for input or browse, MQPUT1)
     it is MQRC_SELECTOR_INVALID_FOR_TYPE (2516), as on MQ."""
     selection = vs_text(structure, "SelectionString").strip(" \x00")
@@ -135,6 +135,7 @@ def descriptor(sd: Any) -> SubscriptionDescriptor:
         sub_user_data=vs_text(sd, "SubUserData"),
         sub_correl_id=correl_id if isinstance(correl_id, bytes) else C.MQCI_NONE,
         pub_priority=fields.option(sd, "PubPriority", C.MQPRI_PRIORITY_AS_PUBLISHED),
+        selection_string=vs_text(sd, "SelectionString").strip(" \x00"),
     )
 
 
@@ -143,8 +144,8 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
 
     ``queue_number`` is MQSUB's Hobj: MQHO_NONE with MQSO_MANAGED (or to resume a
     subscription as it was made), else a queue the program opened for its publications
-    (2019 when the subscription needs one and it gives none)."""
-    refuse_selection_string(sd, "MQSUB")
+    (2019 when the subscription needs one and it gives none). A SelectionString is the
+    subscription's selector (the embedded queue manager; 2551 from a transport without)."""
     wanted = descriptor(sd)
     with hconn.call() as conn:
         calls = publisher(conn)

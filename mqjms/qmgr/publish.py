@@ -31,6 +31,7 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.publication import as_retained, with_topic_string
 from mqjms.semantics.put import check_md_for_put
+from mqjms.semantics.selector import compile_selector, message_values
 
 from . import catalog, messages, queues, remote, retained, subscriptions, substatus, topics
 from .transaction import Transaction
@@ -74,8 +75,11 @@ def publish(
         md.MsgId = messages.make_msg_id(qmgr_name)
     reached: list[str] = []
     own = subscriptions.own_subscriptions(db, origin, all_held=not_own_subs) if origin else set()
+    selecting = _Selection(md, data)
     for sub in subscriptions.matching(db, topic_string):
         if sub.name in own:  # not sent (none sent: MQRC_NO_SUBS_MATCHED's warning)
+            continue
+        if not selecting.selects(sub):  # its SELECTOR does not select it
             continue
         copy, body = _copy_for(tx, sub, md, data, topic_string)
         if _deliver(tx, sub, copy, body, uow=uow):
@@ -116,7 +120,11 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[
     how many reached the queue: the others were dead-lettered). One its queue and the
     dead-letter queue both refuse fails the call with MQRC_RETAINED_NOT_DELIVERED (2526)."""
     sent = 0
-    kept_ones = retained.matching(tx.db, sub.topic_string, chars=sub.wildcard_chars)
+    kept_ones = [
+        kept
+        for kept in retained.matching(tx.db, sub.topic_string, chars=sub.wildcard_chars)
+        if _Selection(kept.md, kept.data).selects(sub)
+    ]
     for kept in kept_ones:
         copy, body = _copy_for(tx, sub, kept.md, kept.data, kept.topic_string)
         copy, body = as_retained(copy, body, kept.topic_string)
@@ -132,6 +140,21 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[
     substatus.put_to(tx.db, [sub.name] * sent)
     log.debug("topic.retained_sent", subscription=sub.name, publications=sent)
     return len(kept_ones), sent
+
+
+class _Selection:
+    """A publication as subscriptions' selectors see it (read once, when one asks)."""
+
+    def __init__(self, md: MQMD, data: bytes) -> None:
+        self.md, self.data = md, data
+        self._values: dict[str, object] | None = None
+
+    def selects(self, sub: subscriptions.SubscriptionRow) -> bool:
+        if not sub.selector:
+            return True
+        if self._values is None:
+            self._values = message_values(self.md, self.data)
+        return compile_selector(sub.selector).matches(self._values)
 
 
 def _deliver(

@@ -194,7 +194,8 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     pub_priority INTEGER NOT NULL,
     created TEXT NOT NULL,
     altered TEXT NOT NULL,
-    wschema TEXT NOT NULL DEFAULT 'TOPIC'  -- CHAR: character-based wildcards (MQSO_WILDCARD_CHAR)
+    wschema TEXT NOT NULL DEFAULT 'TOPIC',  -- CHAR: character-based wildcards (MQSO_WILDCARD_CHAR)
+    selector TEXT NOT NULL DEFAULT ''  -- SELECTOR: a JMS message selector (SelectionString)
 );
 CREATE TABLE IF NOT EXISTS subscribers (
     hsub INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -450,6 +451,8 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
             db.execute("ALTER TABLE subscribers ADD COLUMN no_local INTEGER NOT NULL DEFAULT 0")
         if not _has_column(db, "subscriptions", "wschema"):  # before MQSO_WILDCARD_CHAR
             db.execute("ALTER TABLE subscriptions ADD COLUMN wschema TEXT NOT NULL DEFAULT 'TOPIC'")
+        if not _has_column(db, "subscriptions", "selector"):  # before selectors
+            db.execute("ALTER TABLE subscriptions ADD COLUMN selector TEXT NOT NULL DEFAULT ''")
         return False
     _run_each(db, PUBSUB_SCHEMA)
     return True
@@ -458,7 +461,7 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
 def pubsub_current(db: sqlite3.Connection) -> bool:
     """Whether the pub/sub tables are as :func:`ensure_pubsub` makes them."""
     return _has_column(db, "subscribers", "no_local") and _has_column(
-        db, "subscriptions", "wschema"
+        db, "subscriptions", "selector"
     )
 
 

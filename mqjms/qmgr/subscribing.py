@@ -21,6 +21,7 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.emulated import DEFAULT_DYNAMIC_NAME, EmulatedConnection, PutRequest
 from mqjms.semantics.pubsub import Subscription, SubscriptionDescriptor, topic_handle_name
 from mqjms.semantics.put import priority_warning, set_context
+from mqjms.semantics.selector import compile_selector
 
 from . import catalog, publish, subscriptions, topics
 from .connection_state import ConnectionState
@@ -281,6 +282,7 @@ class Subscribing(ConnectionState):
             topic_object=row.topic_object,
             created=created,
             correl_id=row.correl_id,
+            selection_string=row.selector,
         )
 
     def _subscribe(
@@ -336,6 +338,7 @@ class Subscribing(ConnectionState):
         rules.check_topic_string(sd.object_string, wildcards=True)
         full = topics.full_topic_string(db, sd.object_name, sd.object_string)
         rules.check_topic_string(full, wildcards=True)
+        compile_selector(sd.selection_string)  # 2459 for a selector that is not one
         chars = bool(sd.options & C.MQSO_WILDCARD_CHAR)
         node = rules.char_node(full) if chars else full  # whose attributes apply
         attrs = topics.resolved(db, node)
@@ -376,6 +379,7 @@ class Subscribing(ConnectionState):
             stamp,
             stamp,
             chars,
+            sd.selection_string.strip(),
         )
         subscriptions.insert(db, row)
         return row

@@ -10,6 +10,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.semantics import topics as rules
+from mqjms.semantics.selector import compile_selector
 
 from . import catalog, messages, subscriptions, substatus, topics
 from .admin import Administration
@@ -48,10 +49,12 @@ class SubscriptionAdministration(Administration):
         replace: bool = False,
         wildcard_chars: bool = False,
         pub_priority: int = C.MQPRI_PRIORITY_AS_PUBLISHED,
+        selector: str = "",
     ) -> None:
         """DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)
-        [WSCHEMA(CHAR)] [PUBPRTY(ASPUB | ASQDEF | 0-9)]."""
+        [WSCHEMA(CHAR)] [PUBPRTY(ASPUB | ASQDEF | 0-9)] [SELECTOR('a JMS selector')]."""
         rules.validate_sub_name(name)
+        compile_selector(selector)  # 2459 MQRC_SELECTOR_SYNTAX_ERROR, as MQ answers
         if not (
             0 <= pub_priority <= 9
             or pub_priority in (C.MQPRI_PRIORITY_AS_PUBLISHED, C.MQPRI_PRIORITY_AS_Q_DEF)
@@ -105,6 +108,7 @@ class SubscriptionAdministration(Administration):
                     made,
                     made,
                     wildcard_chars,
+                    selector.strip(),
                 ),
             )
         log.info("qmgr.subscription_defined", subscription=name, topicstr=full, dest=dest)

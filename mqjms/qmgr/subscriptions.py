@@ -39,7 +39,7 @@ log = get_logger("mqjms.qmgr")
 Value = int | str | bool
 _COLUMNS = (
     "name, subid, topicstr, topicobj, durable, shared, managed, dest, subtype, userdata,"
-    " correl_id, keep_correl_id, pub_priority, created, altered, wschema"
+    " correl_id, keep_correl_id, pub_priority, created, altered, wschema, selector"
 )
 
 
@@ -63,6 +63,7 @@ class SubscriptionRow:
     created: str
     altered: str
     wildcard_chars: bool = False  # WSCHEMA(CHAR): MQSO_WILDCARD_CHAR's wildcards
+    selector: str = ""  # SELECTOR: only what it selects reaches the subscription
 
 
 def _row(raw: tuple[Any, ...]) -> SubscriptionRow:
@@ -83,6 +84,7 @@ def _row(raw: tuple[Any, ...]) -> SubscriptionRow:
         str(raw[13]),
         str(raw[14]),
         str(raw[15]) == "CHAR",
+        str(raw[16]),
     )
 
 
@@ -166,7 +168,7 @@ JMS = "JMS"
 
 def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
     db.execute(
-        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             sub.name,
             sub.subid,
@@ -184,6 +186,7 @@ def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
             sub.created,
             sub.altered,
             "CHAR" if sub.wildcard_chars else "TOPIC",
+            sub.selector,
         ),
     )
     substatus.made(db, sub.name, sub.created)
@@ -295,6 +298,7 @@ def display_row(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str,
         "ALTDATE": sub.altered[:10],
         "ALTTIME": sub.altered[11:],
         "WSCHEMA": "CHAR" if sub.wildcard_chars else "TOPIC",
+        "SELECTOR": sub.selector,
     }
     item: dict[str, Value] = {"SUBNAME": sub.name}
     for key, value in values.items():
@@ -326,4 +330,5 @@ SUB_DISPLAY = (
     "ALTDATE",
     "ALTTIME",
     "WSCHEMA",
+    "SELECTOR",
 )

@@ -37,6 +37,9 @@ class Capability(StrEnum):
     # publish_not_to_own, share_origin (KnowsOwnPublications): MQPMO_NOT_OWN_SUBS, and
     # subscribe honours SubscriptionDescriptor.no_local (JMS noLocal)
     OWN_PUBLICATIONS = "own_publications"
+    # subscribe honours SubscriptionDescriptor.selection_string (MQSD SelectionString, a JMS
+    # message selector: semantics/selector.py); without it such an MQSUB is 2551
+    SUBSCRIPTION_SELECTORS = "subscription_selectors"
     MESSAGE_LOCK = "lock"  # lock_browsed, unlock (LocksMessages): MQGMO_LOCK, MQGMO_UNLOCK
     # conn.get_if_persistent(handle) (GetsIfPersistent): MQGMO_SYNCPOINT_IF_PERSISTENT
     SYNCPOINT_IF_PERSISTENT = "syncpoint_if_persistent"

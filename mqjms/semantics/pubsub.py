@@ -81,6 +81,9 @@ class SubscriptionDescriptor:
     # sharing its origin, see KnowsOwnPublications); for a transport declaring
     # Capability.OWN_PUBLICATIONS only
     no_local: bool = False
+    # MQSD.SelectionString: a JMS message selector (:mod:`.selector`) on the publication's
+    # properties and header fields; only what it selects reaches the subscription
+    selection_string: str = ""
 
     @property
     def durable(self) -> bool:
@@ -142,6 +145,8 @@ class Subscription:
     #: The CorrelId its publications carry (MQSD SubCorrelId on return); MQCI_NONE when
     #: they keep the publisher's, or when the transport sets none.
     correl_id: bytes = C.MQCI_NONE
+    #: The selector it was made with (MQSD SelectionString), '' for none.
+    selection_string: str = ""
 
 
 class Subscribes(Protocol):

@@ -270,3 +270,38 @@ def test_no_local_leaves_out_what_the_consumers_own_connection_publishes(env: An
     assert _bodies(everything) == ["same session", "same connection", "another connection"]
     durable.close()
     consumer_session.unsubscribe("jt-nl")
+
+
+@pytest.mark.requires("subscription_selectors")
+def test_a_topic_consumer_with_a_selector_gets_only_what_it_selects(env: Any) -> None:
+    # JMS createConsumer(topic, messageSelector) and createDurableConsumer(topic, name,
+    # messageSelector, noLocal): properties and header fields, SQL's three-valued logic
+    # (it was a TypeError: no selector was taken); a durable subscription resumed with
+    # another selector is made anew (JMS 2.0)
+    connection = env.connect()
+    connection.client_id = "jt-selector"
+    session = connection.session()
+    topic = session.topic("jt/selector")
+    cheap = session.consumer(topic, "price < 10 AND region IN ('eu', 'uk')")
+    urgent = session.consumer(topic, selector="JMSPriority > 6 OR urgent = TRUE")
+    kept = session.durable_consumer(topic, "jt-sel", "region LIKE 'e_'")
+    producer = session.producer(topic)
+    producer.send("cheap eu", properties={"price": 5, "region": "eu"})
+    producer.send("dear eu", properties={"price": 50, "region": "eu"}, priority=9)
+    producer.send("cheap us", properties={"price": 1, "region": "us", "urgent": True})
+    producer.send("nothing")
+    assert _bodies(cheap) == ["cheap eu"]
+    assert _bodies(urgent) == ["dear eu", "cheap us"]
+    assert sorted(_bodies(kept)) == ["cheap eu", "dear eu"]  # priority 9 comes first
+    assert kept.message_selector == "region LIKE 'e_'"
+    kept.close()
+    producer.send("while away", properties={"region": "us"})
+    again = session.durable_consumer(topic, "jt-sel", "region = 'us'")  # made anew
+    producer.send("after", properties={"region": "us"})
+    assert _bodies(again) == ["after"]
+    again.close()
+    session.unsubscribe("jt-sel")
+    with pytest.raises(mqjms.InvalidSelectorException):
+        session.consumer(topic, "price >")
+    with pytest.raises(mqjms.JMSException, match="queues"):
+        session.consumer("DEV.QUEUE.1", "price > 1")

@@ -305,3 +305,43 @@ def test_alter_sub_changes_what_ibm_mq_lets_one_change(qm: QueueManager, embedde
         C.MQRCCF_ATTR_VALUE_FIXED,
         C.MQRC_NO_SUBSCRIPTION,
     ]
+
+
+def test_define_sub_selector_selects_what_reaches_its_queue(
+    qm: QueueManager, embedded_url: str
+) -> None:
+    # DEFINE SUB SELECTOR('...') (a syntax error before): IBM MQ's SelectionString; a
+    # selector that is not one is 2459; ALTER SUB cannot change it
+    ok(
+        qm,
+        """
+        DEFINE QLOCAL(SE.Q)
+        DEFINE SUB(SE.SUB) TOPICSTR('se/#') DEST(SE.Q) SELECTOR('JMSPriority >= 5')
+        """,
+    )
+    [shown] = ok(qm, "DISPLAY SUB(SE.SUB) SELECTOR")
+    assert shown.objects[0]["SELECTOR"] == "JMSPriority >= 5"
+    conn = connect(embedded_url)
+    try:
+        for priority in (1, 7):
+            handle = conn.open_topic("se/x", C.MQOO_OUTPUT)
+            conn.put(handle, MQMD(Format=C.MQFMT_STRING, Priority=priority), b"%d" % priority)
+            conn.close(handle)
+        queue = conn.open("SE.Q", C.MQOO_INPUT_SHARED)
+        bodies = []
+        while (message := conn.get(queue)) is not None:
+            bodies.append(message[1])
+    finally:
+        conn.disconnect()
+    assert bodies == [b"7"]
+    errors = mqsc(
+        qm,
+        """
+        DEFINE SUB(SE.BAD) TOPICSTR('se/#') DEST(SE.Q) SELECTOR('JMSPriority >=')
+        ALTER SUB(SE.SUB) SELECTOR('x = 1')
+        """,
+    )
+    assert [r.error.reason if r.error else None for r in errors] == [
+        C.MQRC_SELECTOR_SYNTAX_ERROR,
+        C.MQRCCF_ATTR_VALUE_FIXED,
+    ]

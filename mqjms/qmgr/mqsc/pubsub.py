@@ -162,6 +162,18 @@ def _sub_name(command: Command, *, generic: bool = False) -> str:
     return name
 
 
+_DEFINE_SUB_KEYWORDS = (
+    "TOPICSTR",
+    "TOPICOBJ",
+    "DEST",
+    "DESTCLAS",
+    "USERDATA",
+    "WSCHEMA",
+    "PUBPRTY",
+    "SELECTOR",
+)
+
+
 def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
     name = _sub_name(command)
     values: dict[str, str] = {}
@@ -172,7 +184,7 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         if key in ("REPLACE", "NOREPLACE") and not param.has_value:
             once(command, seen, param, "REPLACE")
             replace = key == "REPLACE"
-        elif key in ("TOPICSTR", "TOPICOBJ", "DEST", "DESTCLAS", "USERDATA", "WSCHEMA", "PUBPRTY"):
+        elif key in _DEFINE_SUB_KEYWORDS:
             once(command, seen, param, key)
             values[key] = param.value()
         else:
@@ -196,6 +208,7 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         replace=replace,
         wildcard_chars=wschema == "CHAR",
         pub_priority=priority,
+        selector=values.get("SELECTOR", ""),
     )
     return CommandOutput("AMQ8094I: mqjms subscription created.")
 

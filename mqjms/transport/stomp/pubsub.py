@@ -249,6 +249,11 @@ class PublishSubscribe(StompState):
             )
         if descriptor.no_local:
             raise failed(C.MQRC_OPTIONS_ERROR, "noLocal subscriptions are not supported over STOMP")
+        if descriptor.selection_string.strip():
+            raise failed(
+                C.MQRC_SELECTION_NOT_AVAILABLE,
+                "a subscription's selector is not supported over STOMP",
+            )
         sd = descriptor
         with self._lock:
             full = self._topic_string(sd.object_name, sd.object_string)
