@@ -345,3 +345,13 @@ def test_define_sub_selector_selects_what_reaches_its_queue(
         C.MQRC_SELECTOR_SYNTAX_ERROR,
         C.MQRCCF_ATTR_VALUE_FIXED,
     ]
+
+
+def test_display_sub_shows_the_name_as_runmqsc_does(qm: QueueManager) -> None:
+    # runmqsc: "SUBID(...)  SUB(ORANGE)  TOPICSTR(ORANGE)"; the objects keep SUBNAME
+    ok(qm, "DEFINE QLOCAL(SH.Q)\nDEFINE SUB(ORANGE) TOPICSTR('ORANGE') DEST(SH.Q)")
+    [shown] = ok(qm, "DISPLAY SUB(ORANGE) TOPICSTR")
+    assert shown.objects[0]["SUBNAME"] == "ORANGE"
+    lines = shown.render()
+    assert "   SUB(ORANGE)" in lines and "   TOPICSTR(ORANGE)" in lines
+    assert not any("SUBNAME" in line for line in lines)
