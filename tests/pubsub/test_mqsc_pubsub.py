@@ -355,3 +355,24 @@ def test_display_sub_shows_the_name_as_runmqsc_does(qm: QueueManager) -> None:
     lines = shown.render()
     assert "   SUB(ORANGE)" in lines and "   TOPICSTR(ORANGE)" in lines
     assert not any("SUBNAME" in line for line in lines)
+
+
+def test_display_tpstatus_type_sub_lists_each_nodes_subscriptions(qm: QueueManager) -> None:
+    # IBM MQ, DISPLAY TPSTATUS TYPE(SUB) (it was a syntax error): a subscription's status
+    # per node it is on
+    ok(
+        qm,
+        """
+        DEFINE QLOCAL(TS.Q)
+        DEFINE SUB(TS.ONE) TOPICSTR('ts/a') DEST(TS.Q)
+        DEFINE SUB(TS.ALL) TOPICSTR('ts/#') DEST(TS.Q)
+        """,
+    )
+    [one] = ok(qm, "DISPLAY TPSTATUS('ts/a') TYPE(SUB)")
+    subid = qm.display_subscriptions("TS.ONE")[0]["SUBID"]
+    assert [(o["TOPICSTR"], o["SUBID"], o["DURABLE"]) for o in one.objects] == [
+        ("ts/a", subid, "YES")
+    ]
+    assert set(one.objects[0]) >= {"ACTCONN", "NUMMSGS", "RESMDATE", "LMSGDATE", "SUBTYPE"}
+    [tree] = ok(qm, "DISPLAY TPSTATUS('ts/#') TYPE(SUB)")
+    assert sorted(str(o["TOPICSTR"]) for o in tree.objects) == ["ts/#", "ts/a"]

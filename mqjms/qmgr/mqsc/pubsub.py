@@ -11,7 +11,8 @@ loads:
   (subscription names are quoted when they have lower case or ``:``, as JMS ones do);
 * ``DISPLAY SBSTATUS(pattern) [SUBID(id)] [DURABLE(ALL|YES|NO)] [SUBTYPE(USER|ADMIN|API|
   PROXY|ALL)] [ALL | attrs] [WHERE(...)]``: each subscription's run-time status;
-* ``DISPLAY TPSTATUS('topic string') [RETAINED | ALL]``, ``#`` for the whole tree;
+* ``DISPLAY TPSTATUS('topic string') [TYPE(TOPIC | SUB)] [RETAINED | ALL]``, ``#`` for
+  the whole tree;
 * ``CLEAR TOPICSTR('topic string') CLRTYPE(RETAINED)``: its retained publication goes.
 """
 
@@ -102,14 +103,18 @@ _TPSTATUS_ATTRS = ("ALL", "RETAINED", "SUBCOUNT", "ADMIN", "DURSUBS")
 
 
 def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
+    """DISPLAY TPSTATUS('topic string') [TYPE(TOPIC | SUB)]: TYPE(SUB) shows, for each
+    node, the status of each subscription on it (as DISPLAY SBSTATUS does)."""
     topic_string = command.name or ""
+    status_type = "TOPIC"
     for param in command.params:
-        if param.keyword == "TYPE" and param.value() == "TOPIC":
+        if param.keyword == "TYPE" and param.value() in ("TOPIC", "SUB"):
+            status_type = param.value()
             continue
         if param.keyword in _TPSTATUS_ATTRS and not param.has_value:
             continue
         raise command.error(
-            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC), "
+            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC|SUB), "
             f"{', '.join(_TPSTATUS_ATTRS)})",
             param,
         )
@@ -117,7 +122,31 @@ def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
         objects = qm.topic_status(topic_string)
     except MQError as exc:
         raise failed(C.MQRCCF_TOPIC_STRING_NOT_FOUND, exc.detail) from None
+    if status_type == "SUB":
+        by_node: dict[str, list[ObjectAttrs]] = {}
+        for status in qm.subscription_status("*"):
+            by_node.setdefault(str(status["TOPICSTR"]), []).append(status)
+        objects = [
+            {"TOPICSTR": node["TOPICSTR"], **{k: s[k] for k in _TPSTATUS_SUB}}
+            for node in objects
+            for s in by_node.get(str(node["TOPICSTR"]), [])
+        ]
     return CommandOutput("AMQ8754I: Display topic status details.", objects)
+
+
+#: DISPLAY TPSTATUS TYPE(SUB)'s fields, for each subscription on a node.
+_TPSTATUS_SUB = (
+    "SUBID",
+    "SUBUSER",
+    "RESMDATE",
+    "RESMTIME",
+    "LMSGDATE",
+    "LMSGTIME",
+    "ACTCONN",
+    "DURABLE",
+    "SUBTYPE",
+    "NUMMSGS",
+)
 
 
 def clear_topicstr(qm: QueueManager, command: Command) -> CommandOutput:
