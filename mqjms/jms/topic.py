@@ -206,6 +206,11 @@ def unsubscribe(mq: Connection, name: str, *, client_id: str | None) -> None:
                 ) from None
             if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE and not shared:
                 continue  # a shared one, or an unshared one in use: find out which
+            if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE:  # the unshared one, held
+                raise IllegalStateException(
+                    f"durable subscription {name!r} has an active consumer: close it first "
+                    f"({exc.reason_name})"
+                ) from None
             raise IllegalStateException(
                 f"durable subscription {name!r} cannot be deleted: {exc.detail}"
             ) from None
