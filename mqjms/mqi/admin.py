@@ -7,6 +7,7 @@ them: a list of dicts keyed by MQCA_*/MQIA_*/MQCACF_* selectors. Supported: PING
 INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, DELETE_Q,
 CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
 and application names), CREATE/DELETE/INQUIRE_SUBSCRIPTION (:mod:`.admin_subscriptions`),
+the TOPIC commands and INQUIRE_TOPIC_STATUS (:mod:`.admin_topics`),
 INQUIRE_Q_MGR_STATUS and RESET_Q_STATS (:mod:`.admin_status`), INQUIRE_PROCESS
 (:mod:`.admin_processes`); INQUIRE_CHANNEL(_NAMES)
 answers that there are no channels (2085: the embedded queue manager has none), and
@@ -39,7 +40,7 @@ from mqjms.semantics.attributes import (
 )
 from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
 
-from . import admin_processes, admin_status, admin_subscriptions
+from . import admin_processes, admin_status, admin_subscriptions, admin_topics
 
 log = get_logger("mqjms.mqi")
 
@@ -417,6 +418,7 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
 #: Commands that work on the embedded queue manager itself (2298 over other transports).
 _ON_QUEUE_MANAGER: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
     **admin_subscriptions.COMMANDS,
+    **admin_topics.COMMANDS,
     **admin_status.COMMANDS,
     **admin_processes.COMMANDS,
 }
