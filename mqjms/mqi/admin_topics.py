@@ -1,11 +1,12 @@
 """PCF topic commands answered by the embedded queue manager's administration.
 
 CREATE_TOPIC (and COPY_TOPIC), CHANGE_TOPIC, DELETE_TOPIC, INQUIRE_TOPIC,
-INQUIRE_TOPIC_NAMES and INQUIRE_TOPIC_STATUS are DEFINE, ALTER, DELETE and DISPLAY TOPIC
-and DISPLAY TPSTATUS (the administration MQSC uses), with IBM MQ's PCF parameters:
-MQCA_TOPIC_NAME, MQCA_TOPIC_STRING, MQCA_TOPIC_DESC, MQCA_MODEL_DURABLE_Q,
-MQCA_MODEL_NON_DURABLE_Q, MQIA_TOPIC_DEF_PERSISTENCE, MQIA_DEF_PRIORITY, MQIA_INHIBIT_PUB,
-MQIA_INHIBIT_SUB, MQIA_DURABLE_SUB, and their ``AS_PARENT`` values.
+INQUIRE_TOPIC_NAMES, INQUIRE_TOPIC_STATUS and CLEAR_TOPIC_STRING are DEFINE, ALTER, DELETE
+and DISPLAY TOPIC, DISPLAY TPSTATUS and CLEAR TOPICSTR (the administration MQSC uses),
+with IBM MQ's PCF parameters: MQCA_TOPIC_NAME, MQCA_TOPIC_STRING, MQCA_TOPIC_DESC,
+MQCA_MODEL_DURABLE_Q, MQCA_MODEL_NON_DURABLE_Q, MQIA_TOPIC_DEF_PERSISTENCE,
+MQIA_DEF_PRIORITY, MQIA_INHIBIT_PUB, MQIA_INHIBIT_SUB, MQIA_DURABLE_SUB, and their
+``AS_PARENT`` values.
 """
 
 from __future__ import annotations
@@ -174,6 +175,21 @@ def inquire_status(qm: QueueManager, params: Params) -> list[Response]:
     return out
 
 
+def clear_topic_string(qm: QueueManager, params: Params) -> list[Response]:
+    """MQCMD_CLEAR_TOPIC_STRING with MQIACF_CLEAR_TYPE MQCLRT_RETAINED: CLEAR TOPICSTR
+    CLRTYPE(RETAINED), its retained publication goes (none is no error, as on MQ)."""
+    if CMQC.MQCA_TOPIC_STRING not in params:
+        raise failed(CMQCFC.MQRCCF_PARM_MISSING, "give MQCA_TOPIC_STRING")
+    clear_type = int(params.get(CMQCFC.MQIACF_CLEAR_TYPE, 0))
+    if clear_type != CMQCFC.MQCLRT_RETAINED:
+        raise failed(
+            C.MQRCCF_ATTR_VALUE_ERROR,
+            f"MQIACF_CLEAR_TYPE {clear_type} is not MQCLRT_RETAINED ({CMQCFC.MQCLRT_RETAINED})",
+        )
+    qm.clear_topic_string(_text(params[CMQC.MQCA_TOPIC_STRING]))
+    return []
+
+
 COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
     "MQCMD_CREATE_TOPIC": create,
     "MQCMD_COPY_TOPIC": create,
@@ -182,4 +198,5 @@ COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
     "MQCMD_INQUIRE_TOPIC": inquire,
     "MQCMD_INQUIRE_TOPIC_NAMES": inquire_names,
     "MQCMD_INQUIRE_TOPIC_STATUS": inquire_status,
+    "MQCMD_CLEAR_TOPIC_STRING": clear_topic_string,
 }
