@@ -295,7 +295,11 @@ def test_a_topic_consumer_with_a_selector_gets_only_what_it_selects(env: Any) ->
     assert _bodies(cheap) == ["cheap eu"]
     assert _bodies(urgent) == ["dear eu", "cheap us"]
     assert sorted(_bodies(kept)) == ["cheap eu", "dear eu"]  # priority 9 comes first
-    assert kept.message_selector == "region LIKE 'e_'"
+    assert kept.message_selector == "region LIKE 'e_'" and not kept.no_local
+    env.define_queue("JT.SEL.Q")
+    queue_consumer = session.consumer("JT.SEL.Q")
+    assert queue_consumer.message_selector is None and not queue_consumer.no_local
+    queue_consumer.close()
     kept.close()
     producer.send("while away", properties={"region": "us"})
     again = session.durable_consumer(topic, "jt-sel", "region = 'us'")  # made anew
