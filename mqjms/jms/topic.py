@@ -7,7 +7,8 @@ non-durable subscription, MDURMDL for a durable one (seed 002: BOTHRESH and BOQN
 the managed queue's, inherited from the model, and are inquired and cached there like a
 queue's).
 
-JMS 2.0's four kinds map onto MQSUB as follows (SubName ``JMS:<client id>:<name>``):
+JMS 2.0's four kinds map onto MQSUB as follows (SubName ``JMS:<client id>:<name>``, and
+``JMSND:<client id>:<name>`` for a shared non-durable one, apart from a durable one):
 
 =============================  =========================  ==================================
 JMS                            MQSUB                      when it ends
@@ -98,7 +99,7 @@ def subscription_name(
             f"durable subscription {name!r} needs a client id: "
             "ConnectionFactory(url, client_id=...) or connection.client_id = ..."
         )
-    return jms_subscription_name(client_id or "", name)
+    return jms_subscription_name(client_id or "", name, durable=durable)
 
 
 def open_subscription(

@@ -234,8 +234,11 @@ def topic_handle_name(topic_string: str) -> str:
     return f"topic://{topic_string}"
 
 
-def jms_subscription_name(client_id: str, name: str) -> str:
-    """The SubName a JMS durable or shared subscription has on the queue manager, as IBM MQ
-    classes for JMS form it: ``JMS:<client id>:<name>`` (the client id may be blank for a
-    shared subscription)."""
-    return f"JMS:{client_id}:{name}"
+def jms_subscription_name(client_id: str, name: str, *, durable: bool = True) -> str:
+    """The SubName a JMS durable or shared subscription has on the queue manager:
+    ``JMS:<client id>:<name>`` for a durable one, as IBM MQ classes for JMS form it (the
+    client id may be blank for a shared one), ``JMSND:<client id>:<name>`` for a shared
+    non-durable one: JMS 2.0 keeps the two apart ("there is no restriction on durable
+    subscriptions and shared non-durable subscriptions having the same name and clientId.
+    Such subscriptions would be completely separate")."""
+    return f"{'JMS' if durable else 'JMSND'}:{client_id}:{name}"

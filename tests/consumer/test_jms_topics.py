@@ -311,3 +311,23 @@ def test_a_topic_consumer_with_a_selector_gets_only_what_it_selects(env: Any) ->
         session.consumer(topic, "price >")
     with pytest.raises(mqjms.JMSException, match="queues"):
         session.consumer("DEV.QUEUE.1", "price > 1")
+
+
+def test_a_shared_non_durable_and_a_durable_subscription_of_one_name_are_separate(
+    env: Any,
+) -> None:
+    # JMS 2.0, createSharedConsumer: "There is no restriction on durable subscriptions and
+    # shared non-durable subscriptions having the same name and clientId. Such
+    # subscriptions would be completely separate." (the second was IllegalStateException)
+    connection = env.connect()
+    connection.client_id = "jt-apart"
+    session = connection.session()
+    topic = session.topic("jt/apart")
+    shared = session.shared_consumer(topic, "same")
+    durable = session.durable_consumer(topic, "same")
+    session.producer(topic).send("to both")
+    assert _bodies(shared) == ["to both"]
+    assert _bodies(durable) == ["to both"]
+    shared.close()
+    durable.close()
+    session.unsubscribe("same")  # the durable one; the shared one ended with its consumer
