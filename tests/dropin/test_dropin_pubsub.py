@@ -328,3 +328,25 @@ def test_character_based_wildcards_match_across_levels(mq, env: MQEnv, qmgr, top
     assert failure.value.reason == mq.CMQC.MQRC_OPTIONS_ERROR
     for sub in (star, one, plain):
         sub.close()
+
+
+@pytest.mark.embedded_only("PubPriority's AS_Q_DEF is the embedded queue manager's")
+def test_pub_priority_as_q_def_takes_the_managed_queues_default_priority(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MQSD PubPriority MQPRI_PRIORITY_AS_Q_DEF (pymqi's SD default): "the priority
+    # for the message is taken from the DefPriority attribute of the model queue" (it was
+    # ignored: the publisher's priority stood); MQPRI_PRIORITY_AS_PUBLISHED keeps it
+    env.broker.alter_queue("SYSTEM.NDURABLE.MODEL.QUEUE", DEFPRTY=3)
+    as_q_def = mq.Subscription(qmgr)
+    as_q_def.sub(sub_desc=sd(mq, managed(mq), topic))
+    as_published = mq.Subscription(qmgr)
+    desc = sd(mq, managed(mq), topic)
+    desc["PubPriority"] = mq.CMQC.MQPRI_PRIORITY_AS_PUBLISHED
+    as_published.sub(sub_desc=desc)
+    mq.Topic(qmgr, topic_string=topic).pub(b"urgent", mq.MD(Priority=8))
+    for sub, priority in ((as_q_def, 3), (as_published, 8)):
+        md = mq.MD()
+        assert sub.get(None, md, gmo(mq, wait_ms=5000)) == b"urgent"
+        assert md.Priority == priority
+        sub.close()
