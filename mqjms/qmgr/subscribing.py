@@ -296,6 +296,8 @@ class Subscribing(ConnectionState):
                 if not sd.options & (C.MQSO_RESUME | C.MQSO_ALTER):
                     raise failed(C.MQRC_SUB_ALREADY_EXISTS, f"subscription {name!r} already exists")
                 self._check_resume(db, existing, sd)
+                if sd.options & C.MQSO_ALTER:
+                    existing = subscriptions.alter(db, existing, sd.sub_user_data, sd.pub_priority)
                 return existing, self._attach(db, existing.name, sd), False
             if not sd.options & C.MQSO_CREATE:
                 raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {name!r} does not exist")

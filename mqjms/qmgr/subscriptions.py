@@ -23,7 +23,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mqjms.logs import get_logger
@@ -105,6 +105,21 @@ def matching(db: sqlite3.Connection, topic_string: str) -> list[SubscriptionRow]
         for sub in map(_row, rows)
         if rules.matches(sub.topic_string, topic_string, chars=sub.wildcard_chars)
     ]
+
+
+def alter(
+    db: sqlite3.Connection, sub: SubscriptionRow, userdata: str, pub_priority: int
+) -> SubscriptionRow:
+    """MQSUB with MQSO_ALTER: the subscription takes the MQSD's SubUserData and PubPriority
+    (what IBM MQ lets an application alter); the row as it is now."""
+    if (sub.userdata, sub.pub_priority) == (userdata, pub_priority):
+        return sub
+    altered = stamp()
+    db.execute(
+        "UPDATE subscriptions SET userdata = ?, pub_priority = ?, altered = ? WHERE name = ?",
+        (userdata, pub_priority, altered, sub.name),
+    )
+    return replace(sub, userdata=userdata, pub_priority=pub_priority, altered=altered)
 
 
 def holders(db: sqlite3.Connection, name: str) -> list[str]:

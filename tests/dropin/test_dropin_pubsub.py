@@ -350,3 +350,29 @@ def test_pub_priority_as_q_def_takes_the_managed_queues_default_priority(
         assert sub.get(None, md, gmo(mq, wait_ms=5000)) == b"urgent"
         assert md.Priority == priority
         sub.close()
+
+
+@pytest.mark.embedded_only("MQSO_ALTER's changes are the embedded queue manager's")
+def test_mqso_alter_changes_the_subscriptions_user_data_and_priority(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MQSO_ALTER: "the subscription is altered to match the MQSD" (SubUserData,
+    # PubPriority among what may change); it was taken as MQSO_RESUME, changing nothing
+    made = sd(mq, managed(mq, mq.CMQC.MQSO_DURABLE), topic, SubName="alterable")
+    made.set_vs("SubUserData", "first")
+    made["PubPriority"] = mq.CMQC.MQPRI_PRIORITY_AS_PUBLISHED
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=made)
+    sub.close()
+    altered = sd(mq, mq.CMQC.MQSO_ALTER | mq.CMQC.MQSO_DURABLE, topic, SubName="alterable")
+    altered.set_vs("SubUserData", "second")
+    altered["PubPriority"] = 7
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=altered)
+    mq.Topic(qmgr, topic_string=topic).pub(b"after", mq.MD(Priority=2))
+    md = mq.MD()
+    assert sub.get(None, md, gmo(mq, wait_ms=5000)) == b"after"
+    assert md.Priority == 7
+    shown = env.broker.qm.display_subscriptions("alterable", ["USERDATA", "PUBPRTY"])
+    assert (shown[0]["USERDATA"], shown[0]["PUBPRTY"]) == ("second", 7)
+    sub.close(sub_close_options=mq.CMQC.MQCO_REMOVE_SUB)
