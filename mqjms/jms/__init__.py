@@ -10,6 +10,7 @@ from .consumer import MessageConsumer
 from .errors import (
     IllegalStateException,
     InvalidDestinationException,
+    InvalidSelectorException,
     JMSException,
     MessageFormatException,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "ConnectionFactory",
     "IllegalStateException",
     "InvalidDestinationException",
+    "InvalidSelectorException",
     "JMSException",
     "MapMessage",
     "Message",

@@ -34,6 +34,10 @@ class MessageConsumer:
     """Receives from one queue. Poison messages never reach the caller: seed 002 says they
     are requeued within the unit of work that was active at the get."""
 
+    #: JMS getMessageSelector / getNoLocal: a topic subscriber's (see TopicSubscriber)
+    message_selector: str | None = None
+    no_local: bool = False
+
     def __init__(self, session: Session, queue: Queue) -> None:
         self.session = session
         self.queue = queue

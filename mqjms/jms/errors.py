@@ -16,6 +16,11 @@ class MessageFormatException(JMSException):
     """A body asked for as a type it is not (receive_body)."""
 
 
+class InvalidSelectorException(JMSException):
+    """A message selector whose syntax is not a JMS selector's (IBM MQ: 2459
+    MQRC_SELECTOR_SYNTAX_ERROR)."""
+
+
 class InvalidDestinationException(JMSException):
     """A destination or subscription that is not valid or does not exist (a topic string
     with a wildcard to publish on, ``unsubscribe`` of a name nobody subscribed with)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 
 from mqjms import transport
 from mqjms.backout import PoisonHandler
@@ -63,6 +64,9 @@ class Connection:
         self._sessions: list[Session] = []
         self._lock = threading.Lock()
         self._closed = False
+        #: whose publications are this connection's own, for noLocal: its sessions', each
+        #: on an MQ connection of its own, share it (see Session)
+        self.origin = "jms:" + uuid.uuid4().hex
 
     @property
     def client_id(self) -> str | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from mqjms.backout import SynchronousPoisonFlow, UnitOfWorkMode
+from mqjms.semantics import Capability
+from mqjms.semantics.pubsub import KnowsOwnPublications
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
-from .errors import IllegalStateException
+from .errors import IllegalStateException, JMSException
 from .message import Queue
 from .topic import Topic, unsubscribe
 
@@ -44,6 +46,9 @@ class Session:
         self.transacted = transacted
         self.ack_mode = 0 if transacted else ack_mode
         self.mq = factory.connect_transport()
+        if connection is not None and Capability.OWN_PUBLICATIONS in self.mq.capabilities:
+            # noLocal means the JMS connection: its sessions' publications are all its own
+            cast(KnowsOwnPublications, self.mq).share_origin(connection.origin)
         # Cached BOTHRESH/BOQNAME belong to the JMS connection (else this session's).
         self.poison_flow = SynchronousPoisonFlow(
             factory.poison,
@@ -55,16 +60,30 @@ class Session:
         self._children: list[MessageConsumer | MessageProducer] = []
 
     # ------------------------------------------------------------------ factories
-    def consumer(self, destination: str | Queue | Topic) -> MessageConsumer:
+    def consumer(
+        self,
+        destination: str | Queue | Topic,
+        selector: str | None = None,
+        *,
+        no_local: bool = False,
+    ) -> MessageConsumer:
         """A consumer of a queue, or of a topic (a :class:`~.topic.Topic`, or a
-        ``topic://`` URI) through a non-durable subscription that ends with it."""
+        ``topic://`` URI) through a non-durable subscription that ends with it.
+        A topic's may have a ``selector`` (a JMS message selector: only the messages it
+        selects) and ``no_local`` (not the messages published by this session's JMS
+        connection, any of its sessions), as JMS's createConsumer."""
         from .consumer import MessageConsumer
 
         self._check()
-        if isinstance(destination, Topic):
-            return self._subscriber(destination)
         if isinstance(destination, str) and destination.startswith("topic://"):
-            return self._subscriber(Topic.parse(destination))
+            destination = Topic.parse(destination)
+        if isinstance(destination, Topic):
+            return self._subscriber(destination, no_local=no_local, selector=selector)
+        if selector:
+            raise JMSException(
+                f"message selectors on queues are not supported (queue {destination!r}): "
+                "select by correlation id, or subscribe to a topic with the selector"
+            )
         consumer = MessageConsumer(self, Queue.parse(destination))
         self._children.append(consumer)
         return consumer
@@ -85,21 +104,39 @@ class Session:
         """The topic ``topic_string`` (``prices/eu``; ``#`` and ``+`` levels to subscribe)."""
         return Topic.parse(topic_string)
 
-    def durable_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+    def durable_consumer(
+        self,
+        topic: str | Topic,
+        name: str,
+        selector: str | None = None,
+        *,
+        no_local: bool = False,
+    ) -> TopicSubscriber:
         """A consumer of the durable subscription ``name`` (made on first use, resumed
         after): its messages wait on its managed queue while nobody consumes. Needs the
-        connection's client id; one consumer at a time."""
-        return self._subscriber(Topic.parse(topic), name=name, durable=True)
+        connection's client id; one consumer at a time. ``selector``: only what it
+        selects is kept (resumed with another selector, or topic, it is made anew, as
+        JMS 2.0 says); ``no_local``: the messages this JMS connection publishes while it
+        consumes are not added to it (JMS 2.0)."""
+        return self._subscriber(
+            Topic.parse(topic), name=name, durable=True, no_local=no_local, selector=selector
+        )
 
-    def shared_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+    def shared_consumer(
+        self, topic: str | Topic, name: str, selector: str | None = None
+    ) -> TopicSubscriber:
         """A consumer of the shared non-durable subscription ``name``: its consumers take
         turns at its messages; it ends when the last one closes."""
-        return self._subscriber(Topic.parse(topic), name=name, shared=True)
+        return self._subscriber(Topic.parse(topic), name=name, shared=True, selector=selector)
 
-    def shared_durable_consumer(self, topic: str | Topic, name: str) -> TopicSubscriber:
+    def shared_durable_consumer(
+        self, topic: str | Topic, name: str, selector: str | None = None
+    ) -> TopicSubscriber:
         """A consumer of the shared durable subscription ``name``: any number of
         consumers, in any process, take turns at its messages."""
-        return self._subscriber(Topic.parse(topic), name=name, durable=True, shared=True)
+        return self._subscriber(
+            Topic.parse(topic), name=name, durable=True, shared=True, selector=selector
+        )
 
     def unsubscribe(self, name: str) -> None:
         """Delete the durable subscription ``name`` and the messages waiting for it
@@ -115,12 +152,27 @@ class Session:
         return self.factory.client_id
 
     def _subscriber(
-        self, topic: Topic, *, name: str | None = None, durable: bool = False, shared: bool = False
+        self,
+        topic: Topic,
+        *,
+        name: str | None = None,
+        durable: bool = False,
+        shared: bool = False,
+        no_local: bool = False,
+        selector: str | None = None,
     ) -> TopicSubscriber:
         from .subscriber import TopicSubscriber
 
         self._check()
-        consumer = TopicSubscriber(self, topic, name=name, durable=durable, shared=shared)
+        consumer = TopicSubscriber(
+            self,
+            topic,
+            name=name,
+            durable=durable,
+            shared=shared,
+            no_local=no_local,
+            selector=selector,
+        )
         self._children.append(consumer)
         return consumer
 

@@ -32,8 +32,12 @@ class TopicSubscriber(MessageConsumer):
         name: str | None = None,
         durable: bool = False,
         shared: bool = False,
+        no_local: bool = False,
+        selector: str | None = None,
     ) -> None:
         self.session = session
+        self.no_local = no_local
+        self.message_selector = selector or None
         self.topic = topic
         self.subscription = open_subscription(
             session.mq,
@@ -42,6 +46,8 @@ class TopicSubscriber(MessageConsumer):
             client_id=session.client_id,
             durable=durable,
             shared=shared,
+            no_local=no_local,
+            selector=selector,
         )
         self.handle = self.subscription.handle
         # the managed queue the messages are got from (and poison settings inquired on)

@@ -7,7 +7,8 @@ non-durable subscription, MDURMDL for a durable one (seed 002: BOTHRESH and BOQN
 the managed queue's, inherited from the model, and are inquired and cached there like a
 queue's).
 
-JMS 2.0's four kinds map onto MQSUB as follows (SubName ``JMS:<client id>:<name>``):
+JMS 2.0's four kinds map onto MQSUB as follows (SubName ``JMS:<client id>:<name>``, and
+``JMSND:<client id>:<name>`` for a shared non-durable one, apart from a durable one):
 
 =============================  =========================  ==================================
 JMS                            MQSUB                      when it ends
@@ -37,9 +38,15 @@ from mqjms.semantics.pubsub import (
     SubscriptionDescriptor,
     jms_subscription_name,
 )
+from mqjms.semantics.selector import compile_selector
 from mqjms.semantics.topics import check_topic_string
 
-from .errors import IllegalStateException, InvalidDestinationException, JMSException
+from .errors import (
+    IllegalStateException,
+    InvalidDestinationException,
+    InvalidSelectorException,
+    JMSException,
+)
 from .message import TARGET_JMS, TARGET_MQ
 
 
@@ -92,7 +99,7 @@ def subscription_name(
             f"durable subscription {name!r} needs a client id: "
             "ConnectionFactory(url, client_id=...) or connection.client_id = ..."
         )
-    return jms_subscription_name(client_id or "", name)
+    return jms_subscription_name(client_id or "", name, durable=durable)
 
 
 def open_subscription(
@@ -104,10 +111,25 @@ def open_subscription(
     durable: bool = False,
     shared: bool = False,
     listener: bool = False,
+    no_local: bool = False,
+    selector: str | None = None,
 ) -> Subscription:
     """MQSUB for a JMS consumer or a listener (see the module docstring); MQ failures
-    become JMS ones where JMS has one (a subscription in use: IllegalStateException)."""
+    become JMS ones where JMS has one (a subscription in use: IllegalStateException).
+    ``no_local``: not sent what the connection (its origin) publishes; ``selector``: a
+    JMS message selector, the subscription's SelectionString (InvalidSelectorException
+    for bad syntax)."""
     calls = subscriber(mq)
+    if no_local and Capability.OWN_PUBLICATIONS not in mq.capabilities:
+        raise JMSException(f"{mq!r} does not offer noLocal subscriptions")
+    selector = (selector or "").strip()
+    if selector:
+        if Capability.SUBSCRIPTION_SELECTORS not in mq.capabilities:
+            raise JMSException(f"{mq!r} does not offer message selectors on topics")
+        try:
+            compile_selector(selector)
+        except MQError as exc:
+            raise InvalidSelectorException(exc.detail) from None
     try:
         check_topic_string(topic.name, wildcards=True)
     except MQError as exc:
@@ -129,11 +151,14 @@ def open_subscription(
         sub_name=sub_name,
         shared=shared,
         properties=True,  # its copies name their topic (JMSDestination), as on IBM MQ
+        no_local=no_local,
+        selection_string=selector,
     )
     subscription = _subscribe(calls, descriptor)
-    if subscription.topic_string == topic.name:
+    if subscription.topic_string == topic.name and subscription.selection_string == selector:
         return subscription
-    # JMS 2.0: a durable subscription resumed with another topic is deleted and made anew
+    # JMS 2.0: a durable subscription resumed with another topic (or selector) is deleted
+    # and made anew
     try:
         calls.close_subscription(subscription, remove=True)
     except MQError as exc:
@@ -141,7 +166,8 @@ def open_subscription(
         with contextlib.suppress(MQError):
             calls.close_subscription(subscription)
         raise IllegalStateException(
-            f"subscription {name!r} is on {subscription.topic_string!r}, not {topic.name!r}, "
+            f"subscription {name!r} is on {subscription.topic_string!r} (selector "
+            f"{subscription.selection_string!r}), not {topic.name!r} (selector {selector!r}), "
             f"and another consumer holds it ({exc.reason_name})"
         ) from None
     return _subscribe(calls, descriptor)
@@ -181,6 +207,11 @@ def unsubscribe(mq: Connection, name: str, *, client_id: str | None) -> None:
                 ) from None
             if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE and not shared:
                 continue  # a shared one, or an unshared one in use: find out which
+            if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE:  # the unshared one, held
+                raise IllegalStateException(
+                    f"durable subscription {name!r} has an active consumer: close it first "
+                    f"({exc.reason_name})"
+                ) from None
             raise IllegalStateException(
                 f"durable subscription {name!r} cannot be deleted: {exc.detail}"
             ) from None

@@ -17,9 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mqjms.backout import PoisonHook
+from mqjms.jms.errors import InvalidSelectorException
 from mqjms.jms.message import Message, Queue
 from mqjms.jms.topic import Topic
+from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
+from mqjms.semantics.selector import compile_selector
 
 from .reconnect import WaitStrategy, wait_seconds
 
@@ -49,6 +52,7 @@ class Listener:
     topic: str | None = None  # the topic string subscribed to (wildcards allowed)
     subscription: str | None = None  # a durable subscription's name
     shared: bool = False  # the consumer threads (and processes) share the subscription
+    selector: str | None = None  # a JMS message selector on the topic's publications
     #: ``module.function``: recorded on a failure, in log events and as the key of its
     #: statistics; a Worker makes it unique (:meth:`unique_in`).
     name: str = field(init=False)
@@ -94,6 +98,7 @@ class Listener:
         topic: str | Topic | None = None,
         subscription: str | None = None,
         shared: bool | None = None,
+        selector: str | None = None,
     ) -> Listener:
         """Validate the options and make a Listener (errors name what was wrong)."""
         if not callable(fn):
@@ -105,6 +110,18 @@ class Listener:
                 f"listener {_qualname(fn)}: concurrency must be an int >= 1, not {concurrency!r}"
             )
         topic_string = _topic_of(fn, queue, topic, subscription)
+        if selector is not None:
+            if not isinstance(selector, str):
+                raise TypeError(f"listener {_qualname(fn)}: selector must be a str")
+            if topic_string is None:
+                raise ValueError(
+                    f"listener {_qualname(fn)}: a selector is for a topic= listener "
+                    "(message selectors on queues are not supported)"
+                )
+            try:
+                compile_selector(selector)
+            except MQError as exc:
+                raise InvalidSelectorException(f"listener {_qualname(fn)}: {exc.detail}") from None
         if topic_string is not None:
             name = Topic(topic_string).uri
         else:
@@ -141,6 +158,7 @@ class Listener:
             topic_string,
             subscription,
             bool(concurrency > 1 if shared is None else shared) and topic_string is not None,
+            (selector or "").strip() or None,
         )
 
     def moves_on(self, exc: BaseException) -> bool:

@@ -256,6 +256,7 @@ class ListenerThread:
             durable=lst.durable,
             shared=lst.shared,
             listener=True,
+            selector=lst.selector,
         )
         self.activity.source = subscription.handle.resolved_name
         return subscription.handle

@@ -162,6 +162,7 @@ class Worker:
         topic: str | Topic | None = None,
         subscription: str | None = None,
         shared: bool | None = None,
+        selector: str | None = None,
     ) -> Callable[[F], F]:
         """Register ``fn(msg) -> None`` (or ``async def``) to consume ``queue``, or
         ``topic`` through a subscription (durable when ``subscription`` names it); the
@@ -180,6 +181,7 @@ class Worker:
                     topic=topic,
                     subscription=subscription,
                     shared=shared,
+                    selector=selector,
                 )
             )
             return fn

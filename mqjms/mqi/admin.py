@@ -8,8 +8,8 @@ INQUIRE_Q, INQUIRE_Q_NAMES, INQUIRE_Q_STATUS, CREATE_Q (and COPY_Q), CHANGE_Q, D
 CLEAR_Q, INQUIRE_Q_MGR, CHANGE_Q_MGR, INQUIRE_CONNECTION (the connections' ids, process ids
 and application names), CREATE/DELETE/INQUIRE_SUBSCRIPTION (:mod:`.admin_subscriptions`),
 INQUIRE_Q_MGR_STATUS and RESET_Q_STATS (:mod:`.admin_status`), INQUIRE_PROCESS
-(:mod:`.admin_processes`), CREATE/COPY/CHANGE/DELETE/INQUIRE_TOPIC and INQUIRE_TOPIC_NAMES
-(:mod:`.admin_topics`); INQUIRE_CHANNEL(_NAMES)
+(:mod:`.admin_processes`), CREATE/COPY/CHANGE/DELETE/INQUIRE_TOPIC, INQUIRE_TOPIC_NAMES,
+INQUIRE_TOPIC_STATUS and CLEAR_TOPIC_STRING (:mod:`.admin_topics`); INQUIRE_CHANNEL(_NAMES)
 answers that there are no channels (2085: the embedded queue manager has none), and
 INQUIRE_CHANNEL_STATUS that none is running (3065, MQRCCF_CHL_STATUS_NOT_FOUND, which
 monitoring programs take as "no active channels"). Over another transport, only
@@ -435,9 +435,9 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
 #: Commands that work on the embedded queue manager itself (2298 over other transports).
 _ON_QUEUE_MANAGER: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
     **admin_subscriptions.COMMANDS,
+    **admin_topics.COMMANDS,
     **admin_status.COMMANDS,
     **admin_processes.COMMANDS,
-    **admin_topics.COMMANDS,
 }
 
 

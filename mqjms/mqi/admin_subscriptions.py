@@ -58,6 +58,9 @@ def create(qm: QueueManager, params: Params) -> list[Response]:
         managed=klass == CMQC.MQDC_MANAGED,
         userdata=_text(params.get(CMQCFC.MQCACF_SUB_USER_DATA, "")),
         replace=int(params.get(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO)) == CMQCFC.MQRP_YES,
+        wildcard_chars=int(params.get(CMQCFC.MQIACF_WILDCARD_SCHEMA, CMQC.MQWS_TOPIC))
+        == CMQC.MQWS_CHAR,
+        pub_priority=int(params.get(CMQCFC.MQIACF_PUB_PRIORITY, CMQC.MQPRI_PRIORITY_AS_PUBLISHED)),
     )
     return []
 
@@ -95,11 +98,52 @@ def _response(row: Mapping[str, Any]) -> Response:
             CMQCFC.MQSUBTYPE_ADMIN if row["SUBTYPE"] == "ADMIN" else CMQCFC.MQSUBTYPE_API
         ),
         CMQCFC.MQCACF_SUB_USER_DATA: str(row["USERDATA"]),
+        CMQCFC.MQIACF_WILDCARD_SCHEMA: (
+            CMQC.MQWS_CHAR if row["WSCHEMA"] == "CHAR" else CMQC.MQWS_TOPIC
+        ),
+        CMQCFC.MQIACF_PUB_PRIORITY: _PRIORITIES.get(str(row["PUBPRTY"]), row["PUBPRTY"]),
     }
+
+
+_PRIORITIES = {
+    "ASPUB": CMQC.MQPRI_PRIORITY_AS_PUBLISHED,
+    "ASQDEF": CMQC.MQPRI_PRIORITY_AS_Q_DEF,
+}
+
+
+def inquire_status(qm: QueueManager, params: Params) -> list[Response]:
+    """MQCMD_INQUIRE_SUB_STATUS: DISPLAY SBSTATUS; 2428 when a name that is not generic
+    names no subscription."""
+    pattern = _name(qm, params) if params else "*"
+    rows = qm.subscription_status(pattern or "*")
+    if not rows and "*" not in pattern:
+        raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {pattern!r} does not exist")
+    return [
+        {
+            CMQCFC.MQCACF_SUB_NAME: str(row["SUB"]),
+            CMQCFC.MQBACF_SUB_ID: bytes.fromhex(str(row["SUBID"])),
+            CMQCFC.MQIACF_DURABLE_SUBSCRIPTION: (
+                CMQC.MQSUB_DURABLE_YES if row["DURABLE"] == "YES" else CMQC.MQSUB_DURABLE_NO
+            ),
+            CMQCFC.MQIACF_SUB_TYPE: (
+                CMQCFC.MQSUBTYPE_ADMIN if row["SUBTYPE"] == "ADMIN" else CMQCFC.MQSUBTYPE_API
+            ),
+            CMQC.MQCA_TOPIC_STRING: str(row["TOPICSTR"]),
+            CMQCFC.MQBACF_CONNECTION_ID: bytes.fromhex(str(row["ACTCONN"])),
+            CMQC.MQCA_RESUME_DATE: str(row["RESMDATE"]),
+            CMQC.MQCA_RESUME_TIME: str(row["RESMTIME"]),
+            CMQCFC.MQIACF_MESSAGE_COUNT: int(row["NUMMSGS"]),
+            CMQCFC.MQCACF_LAST_MSG_DATE: str(row["LMSGDATE"]),
+            CMQCFC.MQCACF_LAST_MSG_TIME: str(row["LMSGTIME"]),
+            CMQCFC.MQCACF_SUB_USER_ID: str(row["SUBUSER"]),
+        }
+        for row in rows
+    ]
 
 
 COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
     "MQCMD_CREATE_SUBSCRIPTION": create,
     "MQCMD_DELETE_SUBSCRIPTION": delete,
     "MQCMD_INQUIRE_SUBSCRIPTION": inquire,
+    "MQCMD_INQUIRE_SUB_STATUS": inquire_status,
 }

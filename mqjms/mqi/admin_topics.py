@@ -1,8 +1,8 @@
 """PCF for TOPIC objects: CREATE_TOPIC (and COPY_TOPIC), CHANGE_TOPIC, DELETE_TOPIC,
-INQUIRE_TOPIC and INQUIRE_TOPIC_NAMES, on the embedded queue manager's topic
-administration (the one DEFINE/ALTER/DELETE/DISPLAY TOPIC use). An attribute left
-ASPARENT is answered as MQ does, with its ``*_AS_PARENT`` value (a model queue name
-left to inherit, blank)."""
+INQUIRE_TOPIC, INQUIRE_TOPIC_NAMES, INQUIRE_TOPIC_STATUS and CLEAR_TOPIC_STRING, on the
+embedded queue manager's topic administration (the one DEFINE/ALTER/DELETE/DISPLAY TOPIC,
+DISPLAY TPSTATUS and CLEAR TOPICSTR use). An attribute left ASPARENT is answered as MQ
+does, with its ``*_AS_PARENT`` value (a model queue name left to inherit, blank)."""
 
 from __future__ import annotations
 
@@ -114,24 +114,61 @@ def _inquire_topic(qm: QueueManager, params: Params) -> list[Response]:
             CMQC.MQCA_TOPIC_NAME: str(topic["TOPIC"]),
             CMQC.MQIA_TOPIC_TYPE: CMQC.MQTOPT_LOCAL,
         }
-        for attr in TOPIC_ATTRS:
-            if attr.selector is None or (wanted is not None and attr.selector not in wanted):
-                continue
-            value = topic.get(attr.name, attr.default)
-            if attr.kind == "text":
-                response[attr.selector] = str(value)
-            elif attr.name == "DEFPRTY" and str(value).isdigit():
-                response[attr.selector] = int(str(value))
-            else:
-                response[attr.selector] = inquire_value(attr, value)
+        response.update(_attributes(topic, wanted))
         out.append(response)
     return out
+
+
+def _attributes(topic: Mapping[str, int | str | bool], wanted: set[int] | None = None) -> Response:
+    """The topic attributes of a DISPLAY row as PCF parameters (``wanted``: those only)."""
+    response: Response = {}
+    for attr in TOPIC_ATTRS:
+        if attr.selector is None or (wanted is not None and attr.selector not in wanted):
+            continue
+        value = topic.get(attr.name, attr.default)
+        if attr.kind == "text":
+            response[attr.selector] = str(value)
+        elif attr.name == "DEFPRTY" and str(value).isdigit():
+            response[attr.selector] = int(str(value))
+        else:
+            response[attr.selector] = inquire_value(attr, value)
+    return response
 
 
 def _inquire_topic_names(qm: QueueManager, params: Params) -> list[Response]:
     """ "Zero or more names" (IBM's Inquire Topic Names response): none is an empty list."""
     pattern = _text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
     return [{CMQCFC.MQCACF_TOPIC_NAMES: [str(t["TOPIC"]) for t in qm.display_topics(pattern)]}]
+
+
+def _inquire_topic_status(qm: QueueManager, params: Params) -> list[Response]:
+    """MQCMD_INQUIRE_TOPIC_STATUS: DISPLAY TPSTATUS(string) (``#`` for the tree)."""
+    topic_string = _text(params.get(CMQC.MQCA_TOPIC_STRING, ""))
+    out = []
+    for row in qm.topic_status(topic_string):
+        response: Response = {CMQC.MQCA_TOPIC_STRING: str(row.get("TOPICSTR", topic_string))}
+        response[CMQC.MQCA_ADMIN_TOPIC_NAME] = str(row["ADMIN"])
+        response[CMQC.MQIA_SUB_COUNT] = int(str(row["SUBCOUNT"]))
+        response[CMQCFC.MQIACF_RETAINED_PUBLICATION] = (
+            CMQCFC.MQQSO_YES if row["RETAINED"] == "YES" else CMQCFC.MQQSO_NO
+        )
+        out.append(response)
+    return out
+
+
+def _clear_topic_string(qm: QueueManager, params: Params) -> list[Response]:
+    """MQCMD_CLEAR_TOPIC_STRING with MQIACF_CLEAR_TYPE MQCLRT_RETAINED: CLEAR TOPICSTR
+    CLRTYPE(RETAINED), its retained publication goes (none is no error, as on MQ)."""
+    if CMQC.MQCA_TOPIC_STRING not in params:
+        raise failed(CMQCFC.MQRCCF_PARM_MISSING, "give MQCA_TOPIC_STRING")
+    clear_type = int(params.get(CMQCFC.MQIACF_CLEAR_TYPE, 0))
+    if clear_type != CMQCFC.MQCLRT_RETAINED:
+        raise failed(
+            C.MQRCCF_ATTR_VALUE_ERROR,
+            f"MQIACF_CLEAR_TYPE {clear_type} is not MQCLRT_RETAINED ({CMQCFC.MQCLRT_RETAINED})",
+        )
+    qm.clear_topic_string(_text(params[CMQC.MQCA_TOPIC_STRING]))
+    return []
 
 
 COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
@@ -141,6 +178,8 @@ COMMANDS: dict[str, Callable[[QueueManager, Params], list[Response]]] = {
     "MQCMD_DELETE_TOPIC": _delete_topic,
     "MQCMD_INQUIRE_TOPIC": _inquire_topic,
     "MQCMD_INQUIRE_TOPIC_NAMES": _inquire_topic_names,
+    "MQCMD_INQUIRE_TOPIC_STATUS": _inquire_topic_status,
+    "MQCMD_CLEAR_TOPIC_STRING": _clear_topic_string,
 }
 
 __all__ = ["COMMANDS"]

@@ -145,6 +145,15 @@ def _put(
                 context=context,
                 new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
             )
+        elif options & CMQC.MQPMO_NOT_OWN_SUBS and isinstance(target, Handle) and target.topic:
+            result = subscribing.not_to_own(conn).publish_not_to_own(
+                target,
+                md,
+                data,
+                syncpoint=syncpoint,
+                context=context,
+                new_msg_id=bool(options & CMQC.MQPMO_NEW_MSG_ID),
+            )
         else:
             result = _put_or_segment(
                 hconn,

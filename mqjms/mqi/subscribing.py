@@ -30,6 +30,7 @@ from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Capability, Connection, Handle
 from mqjms.semantics.pubsub import (
+    KnowsOwnPublications,
     RetainsPublications,
     Subscribes,
     Subscription,
@@ -63,6 +64,18 @@ def retainer(conn: Connection, target: object, options: int) -> RetainsPublicati
     return cast(RetainsPublications, conn)
 
 
+def not_to_own(conn: Connection) -> KnowsOwnPublications:
+    """The connection, for an MQPUT to a topic with MQPMO_NOT_OWN_SUBS: the publication is
+    not sent to the subscriptions it holds open. 2046 from a transport that cannot tell
+    (it does not declare Capability.OWN_PUBLICATIONS)."""
+    if Capability.OWN_PUBLICATIONS not in conn.capabilities:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            f"MQPMO_NOT_OWN_SUBS is not supported by this transport ({type(conn).__name__})",
+        )
+    return cast(KnowsOwnPublications, conn)
+
+
 def request_publications(hconn: Hconn, hsub: int, action: int) -> int:
     """MQSUBRQ: the retained publications the subscription matches are sent to its queue
     (MQSRO NumPubs returned); MQRC_NO_RETAINED_MSG (2437) when there is none, as from a
@@ -93,8 +106,8 @@ def vs_text(structure: Any, name: str) -> str:
 
 def refuse_selection_string(structure: Any, call: str, *, selecting: bool = True) -> None:
     """MQRC_SELECTION_NOT_AVAILABLE (2551), IBM MQ's reason when a selection string
-    cannot be evaluated, for an MQOD or MQSD that has one: mqjms does not select
-    messages, and a program that asked for some must not be handed all of them. Where no
+    cannot be evaluated, for an MQOD that has one: mqjms does not select messages on
+    queues, and a program that asked for some must not be handed all of them. Where no
     selection applies (``selecting`` False: an MQOPEN not for input or browse, MQPUT1)
     it is MQRC_SELECTOR_INVALID_FOR_TYPE (2516), as on MQ."""
     selection = vs_text(structure, "SelectionString").strip(" \x00")
@@ -123,6 +136,7 @@ def descriptor(sd: Any) -> SubscriptionDescriptor:
         sub_user_data=vs_text(sd, "SubUserData"),
         sub_correl_id=correl_id if isinstance(correl_id, bytes) else C.MQCI_NONE,
         pub_priority=fields.option(sd, "PubPriority", C.MQPRI_PRIORITY_AS_PUBLISHED),
+        selection_string=vs_text(sd, "SelectionString").strip(" \x00"),
     )
 
 
@@ -131,8 +145,8 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
 
     ``queue_number`` is MQSUB's Hobj: MQHO_NONE with MQSO_MANAGED (or to resume a
     subscription as it was made), else a queue the program opened for its publications
-    (2019 when the subscription needs one and it gives none)."""
-    refuse_selection_string(sd, "MQSUB")
+    (2019 when the subscription needs one and it gives none). A SelectionString is the
+    subscription's selector (the embedded queue manager; 2551 from a transport without)."""
     wanted = descriptor(sd)
     with hconn.call() as conn:
         calls = publisher(conn)

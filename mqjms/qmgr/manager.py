@@ -68,6 +68,7 @@ from . import (
     retained,
     status,
     store,
+    subscription_admin,
     subscriptions,
     topics,
     wakeup,
@@ -161,7 +162,7 @@ def default_qmgr_name(path: Path) -> str:
 @translating
 class QueueManager(
     topics.TopicAdministration,
-    subscriptions.SubscriptionAdministration,
+    subscription_admin.SubscriptionAdministration,
     status.QueueManagerStatus,
 ):
     """An embedded queue manager on a directory; thread-safe; one per directory per process

@@ -31,8 +31,9 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.deadletter import dead_letter_message
 from mqjms.semantics.publication import as_retained, with_topic_string
 from mqjms.semantics.put import check_md_for_put
+from mqjms.semantics.selector import compile_selector, message_values
 
-from . import catalog, messages, queues, remote, retained, subscriptions, topics
+from . import catalog, messages, queues, remote, retained, subscriptions, substatus, topics
 from .transaction import Transaction
 
 log = get_logger("mqjms.qmgr")
@@ -47,9 +48,14 @@ def publish(
     uow: str | None,
     new_msg_id: bool,
     retain: bool = False,
+    origin: str = "",
+    not_own_subs: bool = False,
 ) -> tuple[MQMD, int]:
     """Publish ``md``/``data`` on ``topic_string`` in ``tx``; (the MQMD as published,
-    copies delivered). ``md`` has its context set already. ``retain``: MQPMO_RETAIN."""
+    subscriptions reached). ``md`` has its context set already. ``retain``: MQPMO_RETAIN.
+    ``origin``: the publisher's (its connection, or the JMS connection its sessions
+    share): a subscriber of that origin asking for noLocal is not sent the publication,
+    nor is any subscription it holds with ``not_own_subs`` (MQPMO_NOT_OWN_SUBS)."""
     db, qmgr_name = tx.db, tx.qmgr_name
     rules.check_topic_string(topic_string, wildcards=False)
     attrs = topics.resolved(db, topic_string)
@@ -67,11 +73,19 @@ def publish(
     md.BackoutCount = 0
     if new_msg_id:  # MQMI_NONE alone: each copy has its own, the MQMD's stays none (MQ)
         md.MsgId = messages.make_msg_id(qmgr_name)
-    delivered = 0
+    reached: list[str] = []
+    own = subscriptions.own_subscriptions(db, origin, all_held=not_own_subs) if origin else set()
+    selecting = _Selection(md, data)
     for sub in subscriptions.matching(db, topic_string):
+        if sub.name in own:  # not sent (none sent: MQRC_NO_SUBS_MATCHED's warning)
+            continue
+        if not selecting.selects(sub):  # its SELECTOR does not select it
+            continue
         copy, body = _copy_for(tx, sub, md, data, topic_string)
         if _deliver(tx, sub, copy, body, uow=uow):
-            delivered += 1
+            reached.append(sub.name)
+    substatus.put_to(db, reached)  # DISPLAY SBSTATUS's NUMMSGS, LMSGDATE, LMSGTIME
+    delivered = len(reached)
     if retain:  # a full disk here fails the put: the caller answers MQRC_PUT_NOT_RETAINED
         retained.keep(db, topic_string, md, data, uow)
     log.debug(
@@ -93,8 +107,8 @@ def _copy_for(
     copy.MsgId = messages.make_msg_id(tx.qmgr_name)
     if not sub.keep_correl_id:
         copy.CorrelId = sub.correl_id
-    if sub.pub_priority >= 0:
-        copy.Priority = sub.pub_priority
+    if sub.pub_priority >= 0 or sub.pub_priority == C.MQPRI_PRIORITY_AS_Q_DEF:
+        copy.Priority = sub.pub_priority  # AS_Q_DEF: the subscription's queue's DEFPRTY
     if sub.subtype == subscriptions.JMS:  # its subscriber reads JMSDestination
         return with_topic_string(copy, data, topic_string)
     return copy, data
@@ -106,7 +120,11 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[
     how many reached the queue: the others were dead-lettered). One its queue and the
     dead-letter queue both refuse fails the call with MQRC_RETAINED_NOT_DELIVERED (2526)."""
     sent = 0
-    kept_ones = retained.matching(tx.db, sub.topic_string)
+    kept_ones = [
+        kept
+        for kept in retained.matching(tx.db, sub.topic_string, chars=sub.wildcard_chars)
+        if _Selection(kept.md, kept.data).selects(sub)
+    ]
     for kept in kept_ones:
         copy, body = _copy_for(tx, sub, kept.md, kept.data, kept.topic_string)
         copy, body = as_retained(copy, body, kept.topic_string)
@@ -119,8 +137,24 @@ def send_retained(tx: Transaction, sub: subscriptions.SubscriptionRow) -> tuple[
                 f"{sub.name!r}: {exc.detail}",
             ) from None
         sent += int(delivered)
+    substatus.put_to(tx.db, [sub.name] * sent)
     log.debug("topic.retained_sent", subscription=sub.name, publications=sent)
     return len(kept_ones), sent
+
+
+class _Selection:
+    """A publication as subscriptions' selectors see it (read once, when one asks)."""
+
+    def __init__(self, md: MQMD, data: bytes) -> None:
+        self.md, self.data = md, data
+        self._values: dict[str, object] | None = None
+
+    def selects(self, sub: subscriptions.SubscriptionRow) -> bool:
+        if not sub.selector:
+            return True
+        if self._values is None:
+            self._values = message_values(self.md, self.data)
+        return compile_selector(sub.selector).matches(self._values)
 
 
 def _deliver(

@@ -115,11 +115,11 @@ def on_restart(db: sqlite3.Connection) -> int:
     return int(db.execute("DELETE FROM retained WHERE persistent = 0").rowcount)
 
 
-def matching(db: sqlite3.Connection, topic_filter: str) -> list[Retained]:
+def matching(db: sqlite3.Connection, topic_filter: str, *, chars: bool = False) -> list[Retained]:
     """The committed retained publications whose topic string ``topic_filter`` (a
-    subscription's, wildcards allowed) matches and that have not expired, in topic string
-    order; each MQMD's Expiry is what remains of it now. Only the matches' bodies are
-    read (this runs in MQSUB's write transaction)."""
+    subscription's, wildcards allowed; ``chars``: character-based ones) matches and that
+    have not expired, in topic string order; each MQMD's Expiry is what remains of it now.
+    Only the matches' bodies are read (this runs in MQSUB's write transaction)."""
     if not current(db):
         return []
     now = time.time()
@@ -133,7 +133,7 @@ def matching(db: sqlite3.Connection, topic_filter: str) -> list[Retained]:
     ]
     found = []
     for topic in topics:
-        if not rules.matches(topic_filter, topic):
+        if not rules.matches(topic_filter, topic, chars=chars):
             continue
         row = db.execute(
             "SELECT md, data, expires FROM retained WHERE uow = ? AND topicstr = ?",

@@ -193,12 +193,16 @@ CREATE TABLE IF NOT EXISTS subscriptions (
     keep_correl_id INTEGER NOT NULL,  -- 1: publications keep the publisher's CorrelId
     pub_priority INTEGER NOT NULL,
     created TEXT NOT NULL,
-    altered TEXT NOT NULL
+    altered TEXT NOT NULL,
+    wschema TEXT NOT NULL DEFAULT 'TOPIC',  -- CHAR: character-based wildcards (MQSO_WILDCARD_CHAR)
+    selector TEXT NOT NULL DEFAULT ''  -- SELECTOR: a JMS message selector (SelectionString)
 );
 CREATE TABLE IF NOT EXISTS subscribers (
     hsub INTEGER PRIMARY KEY AUTOINCREMENT,
     conn TEXT NOT NULL,
-    sub TEXT NOT NULL
+    sub TEXT NOT NULL,
+    origin TEXT NOT NULL DEFAULT '',  -- whose own publications these are (conn, or JMS's)
+    no_local INTEGER NOT NULL DEFAULT 0  -- 1: not sent its origin's publications (noLocal)
 );
 CREATE INDEX IF NOT EXISTS subscribers_conn ON subscribers(conn);
 CREATE INDEX IF NOT EXISTS subscribers_sub ON subscribers(sub);
@@ -442,9 +446,27 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
     caller's write transaction: statement by statement, as executescript would commit it);
     True if added."""
     if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone():
+        if not _has_column(db, "subscribers", "no_local"):  # before publications' origins
+            db.execute("ALTER TABLE subscribers ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+            db.execute("ALTER TABLE subscribers ADD COLUMN no_local INTEGER NOT NULL DEFAULT 0")
+        if not _has_column(db, "subscriptions", "wschema"):  # before MQSO_WILDCARD_CHAR
+            db.execute("ALTER TABLE subscriptions ADD COLUMN wschema TEXT NOT NULL DEFAULT 'TOPIC'")
+        if not _has_column(db, "subscriptions", "selector"):  # before selectors
+            db.execute("ALTER TABLE subscriptions ADD COLUMN selector TEXT NOT NULL DEFAULT ''")
         return False
     _run_each(db, PUBSUB_SCHEMA)
     return True
+
+
+def pubsub_current(db: sqlite3.Connection) -> bool:
+    """Whether the pub/sub tables are as :func:`ensure_pubsub` makes them."""
+    return _has_column(db, "subscribers", "no_local") and _has_column(
+        db, "subscriptions", "selector"
+    )
+
+
+def _has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(row[1] == column for row in db.execute(f"PRAGMA table_info({table})"))
 
 
 def _file(db: sqlite3.Connection) -> Path:

@@ -21,6 +21,7 @@ from mqjms.semantics import topics as rules
 from mqjms.semantics.emulated import DEFAULT_DYNAMIC_NAME, EmulatedConnection, PutRequest
 from mqjms.semantics.pubsub import Subscription, SubscriptionDescriptor, topic_handle_name
 from mqjms.semantics.put import priority_warning, set_context
+from mqjms.semantics.selector import compile_selector
 
 from . import catalog, publish, subscriptions, topics
 from .connection_state import ConnectionState
@@ -48,6 +49,42 @@ class Subscribing(ConnectionState):
     """Publish/subscribe on a :class:`~.connection.QMConnection` (see the module docstring)."""
 
     _local_hobj: int
+    _origin: str = ""
+
+    @property
+    def origin(self) -> str:
+        """Whose publications are this connection's own (noLocal, MQPMO_NOT_OWN_SUBS): its
+        own, or those of every connection given the same origin (a JMS connection's
+        sessions, each on a connection of its own)."""
+        return self._origin or self.id
+
+    def share_origin(self, origin: str) -> None:
+        """Publish and subscribe as ``origin`` from now on (see :attr:`origin`)."""
+        self._origin = origin
+
+    def publish_not_to_own(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT with MQPMO_NOT_OWN_SUBS (see
+        :class:`~mqjms.semantics.pubsub.KnowsOwnPublications`)."""
+        if topic.topic is None:
+            raise failed(C.MQRC_HOBJ_ERROR, f"{topic.name!r} is not a topic handle")
+        return cast(EmulatedConnection, self).put(
+            topic,
+            md,
+            data,
+            syncpoint=syncpoint,
+            context=context,
+            new_msg_id=new_msg_id,
+            not_own_subs=True,
+        )
 
     def close(self, handle: Handle) -> None:
         """MQCLOSE of a queue handle: :class:`~.connection.QMConnection`'s."""
@@ -101,6 +138,8 @@ class Subscribing(ConnectionState):
                     uow=self.id if syncpoint else None,
                     new_msg_id=request.new_msg_id,
                     retain=request.retain,
+                    origin=self.origin,
+                    not_own_subs=request.not_own_subs,
                 )
 
         with self._session() as db:
@@ -243,6 +282,7 @@ class Subscribing(ConnectionState):
             topic_object=row.topic_object,
             created=created,
             correl_id=row.correl_id,
+            selection_string=row.selector,
         )
 
     def _subscribe(
@@ -256,14 +296,19 @@ class Subscribing(ConnectionState):
                 if not sd.options & (C.MQSO_RESUME | C.MQSO_ALTER):
                     raise failed(C.MQRC_SUB_ALREADY_EXISTS, f"subscription {name!r} already exists")
                 self._check_resume(db, existing, sd)
-                return existing, subscriptions.attach(db, self.id, existing.name), False
+                if sd.options & C.MQSO_ALTER:
+                    existing = subscriptions.alter(db, existing, sd.sub_user_data, sd.pub_priority)
+                return existing, self._attach(db, existing.name, sd), False
             if not sd.options & C.MQSO_CREATE:
                 raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {name!r} does not exist")
             row = self._create(db, sd, name, queue)
             if not sd.options & C.MQSO_NEW_PUBLICATIONS_ONLY:
                 # made, not resumed: sent what is retained (2526 undoes the subscription)
                 publish.send_retained(tx, row)
-            return row, subscriptions.attach(db, self.id, row.name), True
+            return row, self._attach(db, row.name, sd), True
+
+    def _attach(self, db: sqlite3.Connection, name: str, sd: SubscriptionDescriptor) -> int:
+        return subscriptions.attach(db, self.id, name, origin=self.origin, no_local=sd.no_local)
 
     def _check_resume(
         self, db: sqlite3.Connection, existing: SubscriptionRow, sd: SubscriptionDescriptor
@@ -295,7 +340,10 @@ class Subscribing(ConnectionState):
         rules.check_topic_string(sd.object_string, wildcards=True)
         full = topics.full_topic_string(db, sd.object_name, sd.object_string)
         rules.check_topic_string(full, wildcards=True)
-        attrs = topics.resolved(db, full)
+        compile_selector(sd.selection_string)  # 2459 for a selector that is not one
+        chars = bool(sd.options & C.MQSO_WILDCARD_CHAR)
+        node = rules.char_node(full) if chars else full  # whose attributes apply
+        attrs = topics.resolved(db, node)
         if attrs["SUB"] == "DISABLED":
             raise failed(C.MQRC_SUB_INHIBITED, f"topic {full!r} is SUB(DISABLED)")
         if sd.durable and attrs["DURSUB"] == "NO":
@@ -304,7 +352,7 @@ class Subscribing(ConnectionState):
             )
         subid = subscriptions.new_subid()
         if sd.managed:
-            dest, _ = subscriptions.managed_queue(db, full, durable=sd.durable)
+            dest, _ = subscriptions.managed_queue(db, node, durable=sd.durable)
         else:
             if queue is None:
                 raise _no_queue()
@@ -332,6 +380,8 @@ class Subscribing(ConnectionState):
             sd.pub_priority,
             stamp,
             stamp,
+            chars,
+            sd.selection_string.strip(),
         )
         subscriptions.insert(db, row)
         return row

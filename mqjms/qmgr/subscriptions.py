@@ -23,7 +23,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mqjms.logs import get_logger
@@ -32,16 +32,14 @@ from mqjms.mq.errors import failed
 from mqjms.semantics import topics as rules
 from mqjms.semantics.attributes import LOCAL, MODEL, default_queue_attrs
 
-from . import catalog, messages, topics
-from .admin import Administration
-from .failures import translating
+from . import catalog, substatus, topics
 
 log = get_logger("mqjms.qmgr")
 
 Value = int | str | bool
 _COLUMNS = (
     "name, subid, topicstr, topicobj, durable, shared, managed, dest, subtype, userdata,"
-    " correl_id, keep_correl_id, pub_priority, created, altered"
+    " correl_id, keep_correl_id, pub_priority, created, altered, wschema, selector"
 )
 
 
@@ -64,6 +62,8 @@ class SubscriptionRow:
     pub_priority: int
     created: str
     altered: str
+    wildcard_chars: bool = False  # WSCHEMA(CHAR): MQSO_WILDCARD_CHAR's wildcards
+    selector: str = ""  # SELECTOR: only what it selects reaches the subscription
 
 
 def _row(raw: tuple[Any, ...]) -> SubscriptionRow:
@@ -83,6 +83,8 @@ def _row(raw: tuple[Any, ...]) -> SubscriptionRow:
         int(raw[12]),
         str(raw[13]),
         str(raw[14]),
+        str(raw[15]) == "CHAR",
+        str(raw[16]),
     )
 
 
@@ -98,7 +100,26 @@ def every(db: sqlite3.Connection) -> list[SubscriptionRow]:
 def matching(db: sqlite3.Connection, topic_string: str) -> list[SubscriptionRow]:
     """The subscriptions a publication on ``topic_string`` reaches, oldest first."""
     rows = db.execute(f"SELECT {_COLUMNS} FROM subscriptions ORDER BY rowid").fetchall()
-    return [sub for sub in map(_row, rows) if rules.matches(sub.topic_string, topic_string)]
+    return [
+        sub
+        for sub in map(_row, rows)
+        if rules.matches(sub.topic_string, topic_string, chars=sub.wildcard_chars)
+    ]
+
+
+def alter(
+    db: sqlite3.Connection, sub: SubscriptionRow, userdata: str, pub_priority: int
+) -> SubscriptionRow:
+    """MQSUB with MQSO_ALTER: the subscription takes the MQSD's SubUserData and PubPriority
+    (what IBM MQ lets an application alter); the row as it is now."""
+    if (sub.userdata, sub.pub_priority) == (userdata, pub_priority):
+        return sub
+    altered = stamp()
+    db.execute(
+        "UPDATE subscriptions SET userdata = ?, pub_priority = ?, altered = ? WHERE name = ?",
+        (userdata, pub_priority, altered, sub.name),
+    )
+    return replace(sub, userdata=userdata, pub_priority=pub_priority, altered=altered)
 
 
 def holders(db: sqlite3.Connection, name: str) -> list[str]:
@@ -112,7 +133,7 @@ def new_subid() -> bytes:
     return b"AMQSUB" + uuid.uuid4().bytes + b"\x00\x00"
 
 
-def _stamp() -> str:
+def stamp() -> str:
     return time.strftime("%Y-%m-%d %H.%M.%S", time.gmtime())
 
 
@@ -162,7 +183,7 @@ JMS = "JMS"
 
 def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
     db.execute(
-        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT INTO subscriptions ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             sub.name,
             sub.subid,
@@ -179,14 +200,33 @@ def insert(db: sqlite3.Connection, sub: SubscriptionRow) -> None:
             sub.pub_priority,
             sub.created,
             sub.altered,
+            "CHAR" if sub.wildcard_chars else "TOPIC",
+            sub.selector,
         ),
     )
+    substatus.made(db, sub.name, sub.created)
 
 
-def attach(db: sqlite3.Connection, conn_id: str, name: str) -> int:
-    """Record that ``conn_id`` holds the subscription open; its hsub."""
-    cur = db.execute("INSERT INTO subscribers (conn, sub) VALUES (?, ?)", (conn_id, name))
+def attach(
+    db: sqlite3.Connection, conn_id: str, name: str, *, origin: str = "", no_local: bool = False
+) -> int:
+    """Record that ``conn_id`` holds the subscription open; its hsub. ``origin``: whose
+    publications are its own (``conn_id`` unless a JMS connection's sessions share one);
+    ``no_local``: it is not sent them (JMS noLocal)."""
+    cur = db.execute(
+        "INSERT INTO subscribers (conn, sub, origin, no_local) VALUES (?, ?, ?, ?)",
+        (conn_id, name, origin or conn_id, int(no_local)),
+    )
+    substatus.resumed(db, name)  # RESMDATE, RESMTIME
     return int(cur.lastrowid or 0)
+
+
+def own_subscriptions(db: sqlite3.Connection, origin: str, *, all_held: bool) -> set[str]:
+    """The subscriptions a publication from ``origin`` is not sent: held open by that
+    origin and asking for noLocal, or every one it holds (``all_held``: the publisher's
+    MQPMO_NOT_OWN_SUBS)."""
+    rows = db.execute("SELECT sub, no_local FROM subscribers WHERE origin = ?", (origin,))
+    return {str(sub) for sub, no_local in rows if all_held or no_local}
 
 
 def detach(db: sqlite3.Connection, hsub: int) -> None:
@@ -198,6 +238,7 @@ def remove(db: sqlite3.Connection, sub: SubscriptionRow, *, reason: str) -> int:
     many messages were deleted with it."""
     db.execute("DELETE FROM subscribers WHERE sub = ?", (sub.name,))
     db.execute("DELETE FROM subscriptions WHERE name = ?", (sub.name,))
+    substatus.removed(db, sub.name)
     dropped = 0
     if sub.managed:
         db.execute("DELETE FROM handles WHERE queue = ?", (sub.dest,))
@@ -241,6 +282,7 @@ def on_restart(db: sqlite3.Connection) -> None:
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone():
         return
     db.execute("DELETE FROM subscribers")
+    substatus.on_restart(db)  # NUMMSGS counts from the restart
     for sub in every(db):
         if not sub.durable:
             remove(db, sub, reason="queue manager restart")
@@ -253,7 +295,7 @@ def in_use(name: str) -> Exception:
     )
 
 
-def _display(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Value]:
+def display_row(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Value]:
     values: dict[str, Value] = {
         "SUBID": sub.subid.hex().upper(),
         "TOPICSTR": sub.topic_string,
@@ -265,11 +307,13 @@ def _display(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Va
         "SUBTYPE": "API" if sub.subtype == JMS else sub.subtype,
         "USERDATA": sub.userdata,
         "DESTCORL": sub.correl_id.hex().upper(),
-        "PUBPRTY": "ASPUB" if sub.pub_priority < 0 else sub.pub_priority,
+        "PUBPRTY": _PUBPRTY.get(sub.pub_priority, sub.pub_priority),
         "CRDATE": sub.created[:10],
         "CRTIME": sub.created[11:],
         "ALTDATE": sub.altered[:10],
         "ALTTIME": sub.altered[11:],
+        "WSCHEMA": "CHAR" if sub.wildcard_chars else "TOPIC",
+        "SELECTOR": sub.selector,
     }
     item: dict[str, Value] = {"SUBNAME": sub.name}
     for key, value in values.items():
@@ -277,6 +321,11 @@ def _display(sub: SubscriptionRow, wanted: Sequence[str] | None) -> dict[str, Va
             item[key] = value
     return item
 
+
+_PUBPRTY: dict[int, Value] = {
+    C.MQPRI_PRIORITY_AS_PUBLISHED: "ASPUB",
+    C.MQPRI_PRIORITY_AS_Q_DEF: "ASQDEF",
+}
 
 #: DISPLAY SUB's attributes, in the order shown.
 SUB_DISPLAY = (
@@ -295,97 +344,6 @@ SUB_DISPLAY = (
     "CRTIME",
     "ALTDATE",
     "ALTTIME",
+    "WSCHEMA",
+    "SELECTOR",
 )
-
-
-@translating
-class SubscriptionAdministration(Administration):
-    """DEFINE SUB, DELETE SUB and DISPLAY SUB on a QueueManager (administrative
-    subscriptions are durable, as on MQ)."""
-
-    def define_subscription(
-        self,
-        name: str,
-        *,
-        topic_string: str = "",
-        topic_object: str = "",
-        dest: str = "",
-        managed: bool | None = None,
-        userdata: str = "",
-        replace: bool = False,
-    ) -> None:
-        """DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)."""
-        rules.validate_sub_name(name)
-        managed = not dest if managed is None else managed
-        if not managed and not dest:
-            raise failed(
-                C.MQRCCF_ATTR_VALUE_ERROR, f"SUB({name}) needs DEST(queue) or DESTCLAS(MANAGED)"
-            )
-        if managed and dest:
-            raise failed(C.MQRCCF_PARM_CONFLICT, "DEST cannot be given with DESTCLAS(MANAGED)")
-        with self._writing() as tx:
-            db = tx.db
-            full = topics.full_topic_string(db, topic_object, topic_string)
-            rules.check_topic_string(full, wildcards=True)
-            existing = load(db, name)
-            if existing is not None:
-                if not replace:
-                    raise failed(
-                        C.MQRCCF_SUB_ALREADY_EXISTS,
-                        f"subscription {name!r} already exists (add REPLACE to redefine it)",
-                    )
-                if holders(db, name):
-                    raise failed(C.MQRCCF_OBJECT_IN_USE, f"subscription {name!r} is in use")
-                remove(db, existing, reason="DEFINE SUB REPLACE")
-            if managed:
-                dest, _ = managed_queue(db, full, durable=True)
-            else:
-                catalog.resolve(db, dest)  # 2085 / 2082 when it names no queue
-            stamp = _stamp()
-            insert(
-                db,
-                SubscriptionRow(
-                    name,
-                    new_subid(),
-                    full,
-                    topic_object,
-                    True,
-                    False,
-                    bool(managed),
-                    dest,
-                    "ADMIN",
-                    userdata,
-                    messages.make_msg_id("SUB"),
-                    False,
-                    C.MQPRI_PRIORITY_AS_PUBLISHED,
-                    stamp,
-                    stamp,
-                ),
-            )
-        log.info("qmgr.subscription_defined", subscription=name, topicstr=full, dest=dest)
-
-    def delete_subscription(self, name: str) -> None:
-        """DELETE SUB(name): refused while a subscriber holds it (MQRCCF_OBJECT_IN_USE)."""
-        with self._writing() as tx:
-            db = tx.db
-            sub = load(db, name)
-            if sub is None:
-                raise failed(C.MQRC_NO_SUBSCRIPTION, f"subscription {name!r} does not exist")
-            if holders(db, name):
-                raise failed(C.MQRCCF_OBJECT_IN_USE, f"subscription {name!r} is in use")
-            remove(db, sub, reason="DELETE SUB")
-
-    def display_subscriptions(
-        self, pattern: str = "*", attrs: Sequence[str] | None = None
-    ) -> list[dict[str, Value]]:
-        """DISPLAY SUB(pattern) [ALL | attrs]: SUBNAME first, then the attributes."""
-        wanted = None if attrs is None else [a.upper() for a in attrs]
-        if wanted is not None and "ALL" in wanted:
-            wanted = None
-        with self._database() as db:
-            rows = every(db)
-        if pattern.endswith("*"):
-            rows = [r for r in rows if r.name.startswith(pattern[:-1])]
-        else:
-            rows = [r for r in rows if r.name == pattern]
-        return [_display(row, wanted) for row in rows]

@@ -23,7 +23,7 @@ from mqjms.mq.errors import failed
 from mqjms.semantics import topics as rules
 from mqjms.semantics.topics import BASE_TOPIC, BASE_TOPIC_ATTRS, TOPIC_ATTRS
 
-from . import retained, store
+from . import retained, store, substatus
 from .admin import Administration
 from .failures import translating
 
@@ -104,14 +104,21 @@ def full_topic_string(db: sqlite3.Connection, topic_object: str, topic_string: s
 
 
 def ensure(db: sqlite3.Connection) -> None:
-    """The pub/sub tables (retained publications' too) and SYSTEM.BASE.TOPIC, also in a
-    queue manager made before them."""
+    """The pub/sub tables (retained publications' and subscriptions' status too) and
+    SYSTEM.BASE.TOPIC, also in a queue manager made before them."""
     has_tables = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers'").fetchone()
-    if has_tables and retained.current(db) and load(db, BASE_TOPIC) is not None:
+    if (
+        has_tables
+        and store.pubsub_current(db)
+        and retained.current(db)
+        and substatus.present(db)
+        and load(db, BASE_TOPIC) is not None
+    ):
         return
     with store.write(db) as tx:
         store.ensure_pubsub(tx)
         retained.ensure(tx)
+        substatus.ensure(tx)
         if load(tx, BASE_TOPIC) is None:
             _insert(tx, BASE_TOPIC, dict(BASE_TOPIC_ATTRS))
 

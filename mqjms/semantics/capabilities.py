@@ -34,6 +34,12 @@ class Capability(StrEnum):
     # publish_retained, request_publications (RetainsPublications): MQPMO_RETAIN, MQSUBRQ,
     # and a new subscription is sent the retained publications it matches
     RETAINED_PUBLICATIONS = "retained"
+    # publish_not_to_own, share_origin (KnowsOwnPublications): MQPMO_NOT_OWN_SUBS, and
+    # subscribe honours SubscriptionDescriptor.no_local (JMS noLocal)
+    OWN_PUBLICATIONS = "own_publications"
+    # subscribe honours SubscriptionDescriptor.selection_string (MQSD SelectionString, a JMS
+    # message selector: semantics/selector.py); without it such an MQSUB is 2551
+    SUBSCRIPTION_SELECTORS = "subscription_selectors"
     MESSAGE_LOCK = "lock"  # lock_browsed, unlock (LocksMessages): MQGMO_LOCK, MQGMO_UNLOCK
     # conn.get_if_persistent(handle) (GetsIfPersistent): MQGMO_SYNCPOINT_IF_PERSISTENT
     SYNCPOINT_IF_PERSISTENT = "syncpoint_if_persistent"

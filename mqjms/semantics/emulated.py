@@ -62,6 +62,7 @@ class PutRequest:
     new_msg_id: bool
     qmgr: str = ""  # the queue manager that owns the queue, when it is another one
     retain: bool = False  # MQPMO_RETAIN: a publication kept as its topic's retained one
+    not_own_subs: bool = False  # MQPMO_NOT_OWN_SUBS: not to the publisher's own subscriptions
 
 
 class EmulatedConnection(ABC):
@@ -187,9 +188,12 @@ class EmulatedConnection(ABC):
         context: Context = Context.DEFAULT,
         new_msg_id: bool = True,
         retain: bool = False,
+        not_own_subs: bool = False,
     ) -> MQMD:
         """MQPUT (to a handle) or MQPUT1 (to a name); returns the MQMD as put. ``retain``
-        (MQPMO_RETAIN) applies to a topic handle, of a subclass that retains publications."""
+        (MQPMO_RETAIN) applies to a topic handle, of a subclass that retains publications;
+        ``not_own_subs`` (MQPMO_NOT_OWN_SUBS) to a topic handle too: the publication is not
+        sent to the subscriptions this connection holds open."""
         self._check_open()
         self.last_warning = None
         self.last_resolved = None
@@ -197,7 +201,7 @@ class EmulatedConnection(ABC):
             self._check_handle(target)
         name = check_put(target, data, context)
         remote = target.qmgr if isinstance(target, Handle) else ""
-        request = PutRequest(syncpoint, context, new_msg_id, remote, retain)
+        request = PutRequest(syncpoint, context, new_msg_id, remote, retain, not_own_subs)
         if isinstance(target, Handle) and target.topic is not None:
             return self._publish(target, md, bytes(data), request)
         if isinstance(target, Handle):

@@ -77,6 +77,13 @@ class SubscriptionDescriptor:
     # the subscriber reads message properties from an RFH2, as IBM MQ classes for JMS do:
     # a copy of a publication that has none gets one, with the topic string (mqps.Top)
     properties: bool = False
+    # JMS noLocal: not sent the publications of its own connection (or of the connections
+    # sharing its origin, see KnowsOwnPublications); for a transport declaring
+    # Capability.OWN_PUBLICATIONS only
+    no_local: bool = False
+    # MQSD.SelectionString: a JMS message selector (:mod:`.selector`) on the publication's
+    # properties and header fields; only what it selects reaches the subscription
+    selection_string: str = ""
 
     @property
     def durable(self) -> bool:
@@ -96,11 +103,10 @@ class SubscriptionDescriptor:
                 f"subscription options {opts:#x} ask for nothing: give MQSO_CREATE, "
                 "MQSO_RESUME or MQSO_ALTER",
             )
-        if opts & C.MQSO_WILDCARD_CHAR:
+        if opts & C.MQSO_WILDCARD_CHAR and opts & C.MQSO_WILDCARD_TOPIC:
             raise failed(
                 C.MQRC_OPTIONS_ERROR,
-                "MQSO_WILDCARD_CHAR (character-based wildcards) is not supported: use "
-                "topic-based wildcards (# and + levels, MQSO_WILDCARD_TOPIC)",
+                "MQSO_WILDCARD_CHAR and MQSO_WILDCARD_TOPIC are exclusive",
             )
         if opts & C.MQSO_PUBLICATIONS_ON_REQUEST or opts & C.MQSO_GROUP_SUB:
             raise failed(
@@ -139,6 +145,8 @@ class Subscription:
     #: The CorrelId its publications carry (MQSD SubCorrelId on return); MQCI_NONE when
     #: they keep the publisher's, or when the transport sets none.
     correl_id: bytes = C.MQCI_NONE
+    #: The selector it was made with (MQSD SelectionString), '' for none.
+    selection_string: str = ""
 
 
 class Subscribes(Protocol):
@@ -194,13 +202,43 @@ class RetainsPublications(Protocol):
         ...
 
 
+class KnowsOwnPublications(Protocol):
+    """The calls a connection declaring :attr:`~.capabilities.Capability.OWN_PUBLICATIONS`
+    has: it knows which subscriptions are its own (held open by it) and which
+    publications are (put by it), so that MQPMO_NOT_OWN_SUBS and JMS noLocal can leave
+    them out. Its :meth:`Subscribes.subscribe` honours ``SubscriptionDescriptor.no_local``."""
+
+    def publish_not_to_own(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        """MQPUT to a topic handle with MQPMO_NOT_OWN_SUBS: published as ``put`` publishes,
+        except to the subscriptions this connection (or its origin) holds open."""
+        ...
+
+    def share_origin(self, origin: str) -> None:
+        """From now on this connection's publications and subscriptions are ``origin``'s,
+        as are those of every connection given the same one (a JMS connection's sessions,
+        each on a connection of its own: noLocal means the JMS connection)."""
+        ...
+
+
 def topic_handle_name(topic_string: str) -> str:
     """How a topic handle names itself in messages and logs."""
     return f"topic://{topic_string}"
 
 
-def jms_subscription_name(client_id: str, name: str) -> str:
-    """The SubName a JMS durable or shared subscription has on the queue manager, as IBM MQ
-    classes for JMS form it: ``JMS:<client id>:<name>`` (the client id may be blank for a
-    shared subscription)."""
-    return f"JMS:{client_id}:{name}"
+def jms_subscription_name(client_id: str, name: str, *, durable: bool = True) -> str:
+    """The SubName a JMS durable or shared subscription has on the queue manager:
+    ``JMS:<client id>:<name>`` for a durable one, as IBM MQ classes for JMS form it (the
+    client id may be blank for a shared one), ``JMSND:<client id>:<name>`` for a shared
+    non-durable one: JMS 2.0 keeps the two apart ("there is no restriction on durable
+    subscriptions and shared non-durable subscriptions having the same name and clientId.
+    Such subscriptions would be completely separate")."""
+    return f"{'JMS' if durable else 'JMSND'}:{client_id}:{name}"

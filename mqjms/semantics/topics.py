@@ -18,6 +18,8 @@ manager in SQLite, STOMP in configuration); this module is the rules written onc
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -199,12 +201,68 @@ def join(object_string: str, topic_string: str) -> str:
     return object_string or topic_string
 
 
-def matches(pattern: str, topic_string: str) -> bool:
+def matches(pattern: str, topic_string: str, *, chars: bool = False) -> bool:
     """Whether a publication on ``topic_string`` reaches a subscription on ``pattern``.
 
     ``#`` matches any number of levels (none included: ``a/#`` matches ``a``), ``+``
-    exactly one; a level that is not all wildcard is compared as it is."""
+    exactly one; a level that is not all wildcard is compared as it is. ``chars``: the
+    subscription's wildcards are character-based (MQSO_WILDCARD_CHAR, see
+    :func:`char_matches`)."""
+    if chars:
+        return char_matches(pattern, topic_string)
     return _match(levels(pattern), levels(topic_string))
+
+
+# IBM MQ's character-based wildcards (MQSO_WILDCARD_CHAR, DEFINE SUB WSCHEMA(CHAR)): ``*``
+# any number of characters, ``/`` included, ``?`` exactly one, ``%`` makes the next
+# character plain; ``#`` and ``+`` are plain characters then.
+CHAR_ANY, CHAR_ONE, CHAR_ESCAPE = "*", "?", "%"
+
+
+def char_matches(pattern: str, topic_string: str) -> bool:
+    """Whether ``topic_string`` matches the character-based ``pattern``."""
+    return _char_regex(pattern).fullmatch(topic_string) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_regex(pattern: str) -> re.Pattern[str]:
+    out: list[str] = []
+    escaped = False
+    for char in pattern:
+        if escaped:
+            out.append(re.escape(char))
+            escaped = False
+        elif char == CHAR_ESCAPE:
+            escaped = True
+        elif char == CHAR_ANY:
+            if not out or out[-1] != ".*":  # a run of * is one (no backtracking blow-up)
+                out.append(".*")
+        elif char == CHAR_ONE:
+            out.append(".")
+        else:
+            out.append(re.escape(char))
+    if escaped:
+        out.append(re.escape(CHAR_ESCAPE))
+    return re.compile("".join(out), re.DOTALL)
+
+
+def char_node(pattern: str) -> str:
+    """The topic node whose attributes a character-based subscription on ``pattern`` takes:
+    its whole levels before the first wildcard (escapes removed)."""
+    fixed: list[str] = []
+    escaped = False
+    for char in pattern:
+        if escaped:
+            fixed.append(char)
+            escaped = False
+        elif char == CHAR_ESCAPE:
+            escaped = True
+        elif char in (CHAR_ANY, CHAR_ONE):
+            text = "".join(fixed)
+            return text[: text.rfind(SEPARATOR)] if SEPARATOR in text else ""
+        else:
+            fixed.append(char)
+    return "".join(fixed)
 
 
 def _match(pattern: list[str], topic: list[str]) -> bool:

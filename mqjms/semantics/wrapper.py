@@ -34,7 +34,13 @@ from .contract import (
     SyncpointPut,
     WarnsOnPut,
 )
-from .pubsub import RetainsPublications, Subscribes, Subscription, SubscriptionDescriptor
+from .pubsub import (
+    KnowsOwnPublications,
+    RetainsPublications,
+    Subscribes,
+    Subscription,
+    SubscriptionDescriptor,
+)
 
 
 class ConnectionWrapper:
@@ -281,6 +287,28 @@ class ConnectionWrapper:
 
     def request_publications(self, subscription: Subscription) -> int:
         return self._retains().request_publications(subscription)
+
+    # :attr:`Capability.OWN_PUBLICATIONS`: see :class:`~.pubsub.KnowsOwnPublications`
+    def _knows_own(self) -> KnowsOwnPublications:
+        self._require(Capability.OWN_PUBLICATIONS)
+        return cast(KnowsOwnPublications, self.inner)
+
+    def publish_not_to_own(
+        self,
+        topic: Handle,
+        md: MQMD,
+        data: bytes,
+        *,
+        syncpoint: bool = False,
+        context: Context = Context.DEFAULT,
+        new_msg_id: bool = True,
+    ) -> MQMD:
+        return self._knows_own().publish_not_to_own(
+            topic, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
+        )
+
+    def share_origin(self, origin: str) -> None:
+        self._knows_own().share_origin(origin)
 
     def give_back_reserved(self, owner: str, after: int = 0, *, untagged_only: bool = False) -> int:
         return self._reserves().give_back_reserved(owner, after, untagged_only=untagged_only)

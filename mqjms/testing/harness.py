@@ -161,6 +161,7 @@ class TestQueueManager:
                     durable=True,
                     shared=lst.shared,
                     listener=True,
+                    selector=lst.selector,
                 )
                 queues.append(made.handle.resolved_name)
                 subscriber(conn).close_subscription(made)

@@ -280,6 +280,70 @@ def test_subscriptions_are_created_inquired_and_deleted(mq, env, qmgr) -> None:
     assert pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.*"}) == no_parameters(mq)
 
 
+def test_subscription_status_wildcard_schema_and_pub_priority(mq, env, qmgr) -> None:
+    # MQCMD_INQUIRE_SUB_STATUS (DISPLAY SBSTATUS; it was 'not a command'), and CREATE's
+    # WildcardSchema and PubPriority (they were ignored)
+    pcf = mq.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_SUBSCRIPTION(
+        {
+            mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR",
+            mq.CMQC.MQCA_TOPIC_STRING: "pcfc/*",
+            mq.CMQCFC.MQIACF_DESTINATION_CLASS: mq.CMQC.MQDC_MANAGED,
+            mq.CMQCFC.MQIACF_WILDCARD_SCHEMA: mq.CMQC.MQWS_CHAR,
+            mq.CMQCFC.MQIACF_PUB_PRIORITY: 6,
+        }
+    )
+    [found] = pcf.MQCMD_INQUIRE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR"})
+    assert found[mq.CMQCFC.MQIACF_WILDCARD_SCHEMA] == mq.CMQC.MQWS_CHAR
+    assert found[mq.CMQCFC.MQIACF_PUB_PRIORITY] == 6
+    mq.Topic(qmgr, topic_string="pcfc/a/b").pub(b"one")
+    [status] = pcf.MQCMD_INQUIRE_SUB_STATUS({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR"})
+    assert status[mq.CMQCFC.MQIACF_MESSAGE_COUNT] == 1
+    assert status[mq.CMQCFC.MQBACF_SUB_ID] == found[mq.CMQCFC.MQBACF_SUB_ID]
+    assert status[mq.CMQCFC.MQBACF_CONNECTION_ID] == bytes(24)  # nobody holds it
+    assert status[mq.CMQCFC.MQIACF_SUB_TYPE] == mq.CMQCFC.MQSUBTYPE_ADMIN
+    pcf.MQCMD_DELETE_SUBSCRIPTION({mq.CMQCFC.MQCACF_SUB_NAME: "PCF.CHAR"})
+
+
+def test_topics_are_created_changed_inquired_and_deleted(mq, env, qmgr) -> None:
+    # MQCMD_CREATE/CHANGE/DELETE/INQUIRE_TOPIC, INQUIRE_TOPIC_NAMES, INQUIRE_TOPIC_STATUS
+    # (each was 2298 "not supported"): DEFINE/ALTER/DELETE/DISPLAY TOPIC and TPSTATUS
+    cmqc = mq.CMQC
+    pcf = mq.PCFExecute(qmgr)
+    pcf.MQCMD_CREATE_TOPIC(
+        {
+            cmqc.MQCA_TOPIC_NAME: "PCF.TOPIC",
+            cmqc.MQCA_TOPIC_STRING: "pcft",
+            cmqc.MQIA_TOPIC_DEF_PERSISTENCE: cmqc.MQPER_PERSISTENT,
+            cmqc.MQIA_INHIBIT_PUB: cmqc.MQTA_PUB_INHIBITED,
+        }
+    )
+    [found] = pcf.MQCMD_INQUIRE_TOPIC({cmqc.MQCA_TOPIC_NAME: "PCF.*"})
+    assert found[cmqc.MQCA_TOPIC_NAME].strip() == b"PCF.TOPIC"
+    assert found[cmqc.MQCA_TOPIC_STRING].strip() == b"pcft"
+    assert found[cmqc.MQIA_TOPIC_DEF_PERSISTENCE] == cmqc.MQPER_PERSISTENT
+    assert found[cmqc.MQIA_INHIBIT_PUB] == cmqc.MQTA_PUB_INHIBITED
+    assert found[cmqc.MQIA_INHIBIT_SUB] == cmqc.MQTA_SUB_AS_PARENT
+    assert found[cmqc.MQIA_DEF_PRIORITY] == cmqc.MQPRI_PRIORITY_AS_PARENT
+    with pytest.raises(mq.MQMIError) as inhibited:
+        mq.Topic(qmgr, topic_string="pcft/x").pub(b"x")
+    assert inhibited.value.reason == cmqc.MQRC_PUT_INHIBITED
+    pcf.MQCMD_CHANGE_TOPIC(
+        {cmqc.MQCA_TOPIC_NAME: "PCF.TOPIC", cmqc.MQIA_INHIBIT_PUB: cmqc.MQTA_PUB_AS_PARENT}
+    )
+    mq.Topic(qmgr, topic_string="pcft/x").pub(b"x")
+    [names] = pcf.MQCMD_INQUIRE_TOPIC_NAMES({cmqc.MQCA_TOPIC_NAME: "PCF.*"})
+    assert [n.strip() for n in names[mq.CMQCFC.MQCACF_TOPIC_NAMES]] == [b"PCF.TOPIC"]
+    [status] = pcf.MQCMD_INQUIRE_TOPIC_STATUS({cmqc.MQCA_TOPIC_STRING: "pcft/x"})
+    assert status[cmqc.MQCA_ADMIN_TOPIC_NAME].strip() == b""
+    assert status[cmqc.MQIA_TOPIC_DEF_PERSISTENCE] == cmqc.MQPER_PERSISTENT  # inherited
+    assert status[cmqc.MQIA_INHIBIT_PUB] == cmqc.MQTA_PUB_ALLOWED
+    pcf.MQCMD_DELETE_TOPIC({cmqc.MQCA_TOPIC_NAME: "PCF.TOPIC"})
+    with pytest.raises(mq.MQMIError) as gone:
+        pcf.MQCMD_INQUIRE_TOPIC({cmqc.MQCA_TOPIC_NAME: "PCF.TOPIC"})
+    assert gone.value.reason == cmqc.MQRC_UNKNOWN_OBJECT_NAME
+
+
 def test_filters_keep_the_responses_that_pass_them(mq: ModuleType, env: MQEnv, qmgr) -> None:
     # as pymqi's own test_pcf.py: pcf.MQCMD_INQUIRE_Q(attrs, [Filter(...).greater(0)])
     mq.Queue(qmgr, "DEV.QUEUE.2", mq.CMQC.MQOO_OUTPUT).put(b"one")

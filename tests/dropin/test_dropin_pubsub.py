@@ -290,3 +290,116 @@ def test_a_copy_carries_its_topic_string_for_a_message_handle_and_only_there(
     assert sub.get(50, md) == b"y" * 50  # the RFH2 of mqps alone is not in the data
     assert md.Format.strip() == b""
     sub.close()
+
+
+@pytest.mark.requires("own_publications")
+def test_not_own_subs_leaves_out_the_publishers_own_subscriptions(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MQPMO_NOT_OWN_SUBS: the publication is not sent to the subscriptions the
+    # publishing connection holds (it was accepted and ignored: the publisher got its own)
+    own = mq.Topic(qmgr, topic_string=topic).sub()
+    other_qmgr = mq.connect("QM1")
+    try:
+        other = mq.Topic(other_qmgr, topic_string=topic).sub()
+        publisher = mq.Topic(qmgr, topic_string=topic)
+        publisher.pub(b"not for me", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_NOT_OWN_SUBS))
+        publisher.pub(b"for all")
+        assert other.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"not for me"
+        assert other.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"for all"
+        assert own.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"for all"
+        no_message(mq, own)
+        # another connection's publication with the option reaches this one's subscription
+        mq.Topic(other_qmgr, topic_string=topic).pub(
+            b"from the other", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_NOT_OWN_SUBS)
+        )
+        assert own.get(None, mq.MD(), gmo(mq, wait_ms=5000)) == b"from the other"
+        no_message(mq, other)
+        other.close()
+    finally:
+        other_qmgr.disconnect()
+    own.close()
+
+
+@pytest.mark.embedded_only("character-based wildcards are the embedded queue manager's")
+def test_character_based_wildcards_match_across_levels(mq, env: MQEnv, qmgr, topic) -> None:
+    # IBM MQ, MQSO_WILDCARD_CHAR: * any characters ('/' too), ? exactly one, % escapes;
+    # # and + are plain characters (it was refused with 2046)
+    def subscribe(pattern: str, *more: int) -> Any:
+        sub = mq.Subscription(qmgr)
+        sub.sub(sub_desc=sd(mq, managed(mq, *more), pattern))
+        return sub
+
+    def bodies(sub: Any) -> list[bytes]:
+        out = []
+        while True:
+            try:
+                out.append(sub.get(None, mq.MD(), gmo(mq, wait_ms=500)))
+            except mq.MQMIError:
+                return out
+
+    mq.Topic(qmgr, topic_string=f"{topic}/fruit/apple").pub(
+        b"kept", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_RETAIN)
+    )
+    star = subscribe(f"{topic}/*", mq.CMQC.MQSO_WILDCARD_CHAR)
+    one = subscribe(f"{topic}/fruit/?pple", mq.CMQC.MQSO_WILDCARD_CHAR)
+    plain = subscribe(f"{topic}/a#%*", mq.CMQC.MQSO_WILDCARD_CHAR)
+    for leaf in ("fruit/apple", "veg", "a#*", "fruit/apples"):
+        mq.Topic(qmgr, topic_string=f"{topic}/{leaf}").pub(leaf.encode())
+    mq.Topic(qmgr, topic_string=topic).pub(b"the node itself")
+    assert bodies(star) == [b"kept", b"fruit/apple", b"veg", b"a#*", b"fruit/apples"]
+    assert bodies(one) == [b"kept", b"fruit/apple"]
+    assert bodies(plain) == [b"a#*"]
+    with pytest.raises(mq.MQMIError) as failure:
+        subscribe(f"{topic}/*", mq.CMQC.MQSO_WILDCARD_CHAR, mq.CMQC.MQSO_WILDCARD_TOPIC)
+    assert failure.value.reason == mq.CMQC.MQRC_OPTIONS_ERROR
+    for sub in (star, one, plain):
+        sub.close()
+
+
+@pytest.mark.embedded_only("PubPriority's AS_Q_DEF is the embedded queue manager's")
+def test_pub_priority_as_q_def_takes_the_managed_queues_default_priority(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MQSD PubPriority MQPRI_PRIORITY_AS_Q_DEF (pymqi's SD default): "the priority
+    # for the message is taken from the DefPriority attribute of the model queue" (it was
+    # ignored: the publisher's priority stood); MQPRI_PRIORITY_AS_PUBLISHED keeps it
+    env.broker.alter_queue("SYSTEM.NDURABLE.MODEL.QUEUE", DEFPRTY=3)
+    as_q_def = mq.Subscription(qmgr)
+    as_q_def.sub(sub_desc=sd(mq, managed(mq), topic))
+    as_published = mq.Subscription(qmgr)
+    desc = sd(mq, managed(mq), topic)
+    desc["PubPriority"] = mq.CMQC.MQPRI_PRIORITY_AS_PUBLISHED
+    as_published.sub(sub_desc=desc)
+    mq.Topic(qmgr, topic_string=topic).pub(b"urgent", mq.MD(Priority=8))
+    for sub, priority in ((as_q_def, 3), (as_published, 8)):
+        md = mq.MD()
+        assert sub.get(None, md, gmo(mq, wait_ms=5000)) == b"urgent"
+        assert md.Priority == priority
+        sub.close()
+
+
+@pytest.mark.embedded_only("MQSO_ALTER's changes are the embedded queue manager's")
+def test_mqso_alter_changes_the_subscriptions_user_data_and_priority(
+    mq, env: MQEnv, qmgr, topic
+) -> None:
+    # IBM MQ, MQSO_ALTER: "the subscription is altered to match the MQSD" (SubUserData,
+    # PubPriority among what may change); it was taken as MQSO_RESUME, changing nothing
+    made = sd(mq, managed(mq, mq.CMQC.MQSO_DURABLE), topic, SubName="alterable")
+    made.set_vs("SubUserData", "first")
+    made["PubPriority"] = mq.CMQC.MQPRI_PRIORITY_AS_PUBLISHED
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=made)
+    sub.close()
+    altered = sd(mq, mq.CMQC.MQSO_ALTER | mq.CMQC.MQSO_DURABLE, topic, SubName="alterable")
+    altered.set_vs("SubUserData", "second")
+    altered["PubPriority"] = 7
+    sub = mq.Subscription(qmgr)
+    sub.sub(sub_desc=altered)
+    mq.Topic(qmgr, topic_string=topic).pub(b"after", mq.MD(Priority=2))
+    md = mq.MD()
+    assert sub.get(None, md, gmo(mq, wait_ms=5000)) == b"after"
+    assert md.Priority == 7
+    shown = env.broker.qm.display_subscriptions("alterable", ["USERDATA", "PUBPRTY"])
+    assert (shown[0]["USERDATA"], shown[0]["PUBPRTY"]) == ("second", 7)
+    sub.close(sub_close_options=mq.CMQC.MQCO_REMOVE_SUB)

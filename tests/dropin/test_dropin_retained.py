@@ -180,3 +180,21 @@ def test_a_buffer_the_size_of_the_body_gets_a_marked_copy(mq, env: MQEnv, qmgr, 
     sub = subscribe(mq, qmgr, topic)
     assert sub.get(len(body), mq.MD(), mq.GMO()) == body
     sub.close()
+
+
+def test_pcf_clear_topic_string_removes_the_retained_publication(mq, env, qmgr) -> None:
+    # MQCMD_CLEAR_TOPIC_STRING, MQCLRT_RETAINED (it was 2298 "not supported")
+    mq.Topic(qmgr, topic_string="pcfclear/x").pub(
+        b"kept", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_RETAIN)
+    )
+    pcf = mq.PCFExecute(qmgr)
+    [before] = pcf.MQCMD_INQUIRE_TOPIC_STATUS({mq.CMQC.MQCA_TOPIC_STRING: "pcfclear/x"})
+    assert before[mq.CMQCFC.MQIACF_RETAINED_PUBLICATION] == mq.CMQCFC.MQQSO_YES
+    pcf.MQCMD_CLEAR_TOPIC_STRING(
+        {
+            mq.CMQC.MQCA_TOPIC_STRING: "pcfclear/x",
+            mq.CMQCFC.MQIACF_CLEAR_TYPE: mq.CMQCFC.MQCLRT_RETAINED,
+        }
+    )
+    [after] = pcf.MQCMD_INQUIRE_TOPIC_STATUS({mq.CMQC.MQCA_TOPIC_STRING: "pcfclear/x"})
+    assert after[mq.CMQCFC.MQIACF_RETAINED_PUBLICATION] == mq.CMQCFC.MQQSO_NO

@@ -104,3 +104,26 @@ def test_a_topic_listener_needs_a_topic_or_a_queue_not_both() -> None:
     app.listener(topic="t/#", subscription="s", concurrency=2)(handle)
     [listener] = app.listeners
     assert listener.queue == "topic://t/#" and listener.durable and listener.shared
+
+
+@pytest.mark.requires("subscription_selectors")
+def test_a_topic_listener_with_a_selector_gets_only_what_it_selects(mq, make_worker, seen) -> None:
+    # a message-driven bean's messageSelector: the subscription's selector (it was a
+    # TypeError: listener() took no selector)
+    app = make_worker(client_id="lt-sel")
+
+    @app.listener(topic="lt/sel/#", subscription="big", selector="qty >= 100")
+    def big(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+
+    mq.subscribe(app)
+    for body, qty in (("small", 5), ("large", 500), ("exact", 100)):
+        mq.publish("lt/sel/x", mqjms.TextMessage(body, properties={"qty": qty}))
+    mq.publish("lt/sel/x", "no properties")
+    summary = mq.run_until_idle(app)
+    assert summary.committed == 2
+    assert sorted(seen.items) == ["exact", "large"]
+    with pytest.raises(mqjms.InvalidSelectorException):
+        app.listener(topic="lt/sel", selector="qty >=")(big)
+    with pytest.raises(ValueError, match="topic="):
+        app.listener("Q", selector="qty > 1")(big)

@@ -9,7 +9,10 @@ loads:
 * ``DEFINE SUB(name) TOPICSTR('a/#') [TOPICOBJ(t)] DEST(q) | DESTCLAS(MANAGED)
   [USERDATA('')] [REPLACE]``, ``DELETE SUB(name)``, ``DISPLAY SUB(pattern) [ALL | attrs]``
   (subscription names are quoted when they have lower case or ``:``, as JMS ones do);
-* ``DISPLAY TPSTATUS('topic string') [RETAINED | ALL]``, ``#`` for the whole tree;
+* ``DISPLAY SBSTATUS(pattern) [SUBID(id)] [DURABLE(ALL|YES|NO)] [SUBTYPE(USER|ADMIN|API|
+  PROXY|ALL)] [ALL | attrs] [WHERE(...)]``: each subscription's run-time status;
+* ``DISPLAY TPSTATUS('topic string') [TYPE(TOPIC | SUB)] [RETAINED | ALL]``, ``#`` for
+  the whole tree;
 * ``CLEAR TOPICSTR('topic string') CLRTYPE(RETAINED)``: its retained publication goes.
 """
 
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
 from mqjms.semantics import topics as rules
+from mqjms.semantics.attributes import INT, KEYWORD, LOCAL, TEXT, Attr
 from mqjms.semantics.topics import TOPIC_ATTR_BY_NAME
 
 from ..subscriptions import SUB_DISPLAY
@@ -32,7 +36,7 @@ from .keywords import (
     once,
 )
 from .parser import Command, Param
-from .registry import CommandOutput, register
+from .registry import CommandOutput, ObjectAttrs, register
 
 if TYPE_CHECKING:
     from ..manager import QueueManager
@@ -74,21 +78,6 @@ def delete_topic(qm: QueueManager, command: Command) -> CommandOutput:
     return CommandOutput("AMQ8692I: mqjms topic deleted.")
 
 
-def _wanted(command: Command, names: tuple[str, ...]) -> tuple[list[str], bool]:
-    """DISPLAY SUB's attribute keywords and ALL."""
-    wanted: list[str] = []
-    show_all = False
-    for param in command.params:
-        if param.keyword == "ALL" and not param.has_value:
-            show_all = True
-        elif param.keyword in names and not param.has_value:
-            if param.keyword not in wanted:
-                wanted.append(param.keyword)
-        else:
-            raise command.error(f"{param.keyword} is not an attribute to display", param)
-    return wanted, show_all
-
-
 def display_topic(qm: QueueManager, command: Command) -> CommandOutput:
     pattern = object_name(command, generic=True)
     seen: set[str] = set()
@@ -114,14 +103,18 @@ _TPSTATUS_ATTRS = ("ALL", "RETAINED", "SUBCOUNT", "ADMIN", "DURSUBS")
 
 
 def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
+    """DISPLAY TPSTATUS('topic string') [TYPE(TOPIC | SUB)]: TYPE(SUB) shows, for each
+    node, the status of each subscription on it (as DISPLAY SBSTATUS does)."""
     topic_string = command.name or ""
+    status_type = "TOPIC"
     for param in command.params:
-        if param.keyword == "TYPE" and param.value() == "TOPIC":
+        if param.keyword == "TYPE" and param.value() in ("TOPIC", "SUB"):
+            status_type = param.value()
             continue
         if param.keyword in _TPSTATUS_ATTRS and not param.has_value:
             continue
         raise command.error(
-            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC), "
+            f"{param.keyword} is not a keyword of DISPLAY TPSTATUS mqjms knows (TYPE(TOPIC|SUB), "
             f"{', '.join(_TPSTATUS_ATTRS)})",
             param,
         )
@@ -129,7 +122,31 @@ def display_tpstatus(qm: QueueManager, command: Command) -> CommandOutput:
         objects = qm.topic_status(topic_string)
     except MQError as exc:
         raise failed(C.MQRCCF_TOPIC_STRING_NOT_FOUND, exc.detail) from None
+    if status_type == "SUB":
+        by_node: dict[str, list[ObjectAttrs]] = {}
+        for status in qm.subscription_status("*"):
+            by_node.setdefault(str(status["TOPICSTR"]), []).append(status)
+        objects = [
+            {"TOPICSTR": node["TOPICSTR"], **{k: s[k] for k in _TPSTATUS_SUB}}
+            for node in objects
+            for s in by_node.get(str(node["TOPICSTR"]), [])
+        ]
     return CommandOutput("AMQ8754I: Display topic status details.", objects)
+
+
+#: DISPLAY TPSTATUS TYPE(SUB)'s fields, for each subscription on a node.
+_TPSTATUS_SUB = (
+    "SUBID",
+    "SUBUSER",
+    "RESMDATE",
+    "RESMTIME",
+    "LMSGDATE",
+    "LMSGTIME",
+    "ACTCONN",
+    "DURABLE",
+    "SUBTYPE",
+    "NUMMSGS",
+)
 
 
 def clear_topicstr(qm: QueueManager, command: Command) -> CommandOutput:
@@ -159,6 +176,8 @@ def clear_topicstr(qm: QueueManager, command: Command) -> CommandOutput:
 
 # --- subscriptions ----------------------------------------------------------------------
 
+_SUB_KEYWORDS = frozenset({"DESTCLAS", "DURABLE", "SHARED", "SUBTYPE"})
+
 
 def _sub_name(command: Command, *, generic: bool = False) -> str:
     name = command.name or ""
@@ -172,6 +191,18 @@ def _sub_name(command: Command, *, generic: bool = False) -> str:
     return name
 
 
+_DEFINE_SUB_KEYWORDS = (
+    "TOPICSTR",
+    "TOPICOBJ",
+    "DEST",
+    "DESTCLAS",
+    "USERDATA",
+    "WSCHEMA",
+    "PUBPRTY",
+    "SELECTOR",
+)
+
+
 def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
     name = _sub_name(command)
     values: dict[str, str] = {}
@@ -182,7 +213,7 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         if key in ("REPLACE", "NOREPLACE") and not param.has_value:
             once(command, seen, param, "REPLACE")
             replace = key == "REPLACE"
-        elif key in ("TOPICSTR", "TOPICOBJ", "DEST", "DESTCLAS", "USERDATA"):
+        elif key in _DEFINE_SUB_KEYWORDS:
             once(command, seen, param, key)
             values[key] = param.value()
         else:
@@ -192,6 +223,10 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         raise command.error("DESTCLAS must be PROVIDED or MANAGED")
     if not values.get("TOPICSTR") and not values.get("TOPICOBJ"):
         raise command.error("DEFINE SUB needs TOPICSTR('...') or TOPICOBJ(name)")
+    wschema = values.get("WSCHEMA", "TOPIC").upper()
+    if wschema not in ("TOPIC", "CHAR"):
+        raise command.error("WSCHEMA must be TOPIC or CHAR")
+    priority = _pub_priority(command, values.get("PUBPRTY", "ASPUB"))
     qm.define_subscription(
         name,
         topic_string=values.get("TOPICSTR", ""),
@@ -200,8 +235,53 @@ def define_sub(qm: QueueManager, command: Command) -> CommandOutput:
         managed=destclass == "MANAGED",
         userdata=values.get("USERDATA", ""),
         replace=replace,
+        wildcard_chars=wschema == "CHAR",
+        pub_priority=priority,
+        selector=values.get("SELECTOR", ""),
     )
     return CommandOutput("AMQ8094I: mqjms subscription created.")
+
+
+def _pub_priority(command: Command, text: str) -> int:
+    """PUBPRTY(ASPUB | ASQDEF | 0-9)."""
+    named = {"ASPUB": C.MQPRI_PRIORITY_AS_PUBLISHED, "ASQDEF": C.MQPRI_PRIORITY_AS_Q_DEF}
+    if text.upper() in named:
+        return named[text.upper()]
+    if text.isdigit() and 0 <= int(text) <= 9:
+        return int(text)
+    raise command.error("PUBPRTY must be ASPUB, ASQDEF or 0-9")
+
+
+def alter_sub(qm: QueueManager, command: Command) -> CommandOutput:
+    """ALTER SUB(name) [DEST(q)] [USERDATA('')] [PUBPRTY(ASPUB|ASQDEF|0-9)]; what IBM MQ
+    does not let one change (TOPICSTR, TOPICOBJ, DESTCLAS, WSCHEMA, ...) is refused."""
+    name = _sub_name(command)
+    values: dict[str, str] = {}
+    seen: set[str] = set()
+    for param in command.params:
+        key = param.keyword
+        if key in ("DEST", "USERDATA", "PUBPRTY"):
+            once(command, seen, param, key)
+            values[key] = param.value()
+        elif key in _FIXED_SUB_ATTRS:
+            raise failed(
+                C.MQRCCF_ATTR_VALUE_FIXED, f"{key} of a subscription cannot be altered (ALTER SUB)"
+            )
+        else:
+            raise command.error(f"{key} is not a keyword of ALTER SUB mqjms knows", param)
+    priority = values.get("PUBPRTY")
+    qm.alter_subscription(
+        name,
+        dest=values.get("DEST"),
+        userdata=values.get("USERDATA"),
+        pub_priority=None if priority is None else _pub_priority(command, priority),
+    )
+    return CommandOutput("AMQ8097I: mqjms subscription changed.")
+
+
+_FIXED_SUB_ATTRS = frozenset(
+    {"TOPICSTR", "TOPICOBJ", "DESTCLAS", "WSCHEMA", "DURABLE", "SUBSCOPE", "SELECTOR"}
+)
 
 
 def delete_sub(qm: QueueManager, command: Command) -> CommandOutput:
@@ -214,20 +294,115 @@ def delete_sub(qm: QueueManager, command: Command) -> CommandOutput:
 
 
 def display_sub(qm: QueueManager, command: Command) -> CommandOutput:
+    """DISPLAY SUB(generic) [SUBID(id)] [DURABLE(ALL|YES|NO)] [SUBTYPE(USER|...|ALL)]
+    [ALL | attrs] [WHERE(...)]: SUBNAME and SUBID always."""
     pattern = _sub_name(command, generic=True)
-    wanted, show_all = _wanted(command, SUB_DISPLAY)
-    objects = qm.display_subscriptions(pattern)
+    filters = _SubFilters(command)
+    selection = display_selection(command, SUB_ATTRS, "subscription", filters.take)
+    objects: list[ObjectAttrs] = [o for o in qm.display_subscriptions(pattern) if filters.keeps(o)]
     if not objects:
-        raise failed(
-            C.MQRC_NO_SUBSCRIPTION,
-            f"no subscription matches {pattern!r}"
-            if pattern.endswith("*")
-            else f"subscription {pattern!r} does not exist",
-        )
-    if not show_all:
-        keep = {"SUBNAME", "SUBID", *wanted}
-        objects = [{k: v for k, v in o.items() if k in keep} for o in objects]
-    return CommandOutput("AMQ8096I: mqjms subscription inquired.", objects)
+        raise _no_subscription(pattern, filters.subid)
+    shown = selection.apply(objects, always=("SUBNAME", "SUBID"))
+    return CommandOutput("AMQ8096I: mqjms subscription inquired.", shown)
+
+
+#: DISPLAY SUB's attributes (for the attribute list and WHERE).
+SUB_ATTRS: dict[str, Attr] = {
+    name: Attr(name, KEYWORD if name in _SUB_KEYWORDS else TEXT, (LOCAL,), "", readonly=True)
+    for name in SUB_DISPLAY
+}
+
+
+#: DISPLAY SBSTATUS's status attributes (read only; for the attribute list and WHERE).
+SBSTATUS_ATTRS: dict[str, Attr] = {
+    name: Attr(name, kind, (LOCAL,), 0 if kind == INT else "", readonly=True)
+    for name, kind in (
+        ("SUBID", TEXT),
+        ("DURABLE", KEYWORD),
+        ("SUBTYPE", KEYWORD),
+        ("TOPICSTR", TEXT),
+        ("ACTCONN", TEXT),
+        ("RESMDATE", TEXT),
+        ("RESMTIME", TEXT),
+        ("NUMMSGS", INT),
+        ("LMSGDATE", TEXT),
+        ("LMSGTIME", TEXT),
+        ("SUBUSER", TEXT),
+        ("MCASTREL", TEXT),
+    )
+}
+_SUBTYPES = {
+    "USER": ("API", "ADMIN"),
+    "API": ("API",),
+    "ADMIN": ("ADMIN",),
+    "PROXY": ("PROXY",),
+    "ALL": ("API", "ADMIN", "PROXY"),
+}
+
+
+def display_sbstatus(qm: QueueManager, command: Command) -> CommandOutput:
+    """DISPLAY SBSTATUS(generic) [SUBID(id)] [DURABLE(ALL|YES|NO)] [SUBTYPE(USER|...|ALL)]
+    [ALL | attrs] [WHERE(...)]: SUB and SUBID always, every status attribute unless some
+    are named (MCASTREL is blank: no multicast here)."""
+    pattern = _sub_name(command, generic=True)
+    filters = _SubFilters(command)
+    selection = display_selection(command, SBSTATUS_ATTRS, "subscription status", filters.take)
+    objects: list[ObjectAttrs] = [
+        {**o, "MCASTREL": ""} for o in qm.subscription_status(pattern) if filters.keeps(o)
+    ]
+    if not objects:
+        raise _no_subscription(pattern, filters.subid)
+    if not selection.wanted and selection.where is None:
+        selection.show_all = True
+    shown = selection.apply(objects, always=("SUB", "SUBID"))
+    return CommandOutput("AMQ8099I: mqjms subscription status inquired.", shown)
+
+
+class _SubFilters:
+    """DISPLAY SUB's and DISPLAY SBSTATUS's SUBID(id), DURABLE(...) and SUBTYPE(...)."""
+
+    def __init__(self, command: Command) -> None:
+        self.command = command
+        self.subid = ""
+        self.durable = "ALL"
+        self.subtypes = _SUBTYPES["USER"]
+        self._seen: set[str] = set()
+
+    def take(self, param: Param) -> bool:
+        keyword = param.keyword
+        if keyword not in ("SUBID", "DURABLE", "SUBTYPE") or not param.has_value:
+            return False  # an attribute to display
+        once(self.command, self._seen, param, keyword)
+        value = param.value().upper()
+        if keyword == "SUBID":
+            self.subid = value
+        elif keyword == "DURABLE":
+            if value not in ("ALL", "YES", "NO"):
+                raise self.command.error("DURABLE must be ALL, YES or NO", param)
+            self.durable = value
+        else:
+            if value not in _SUBTYPES:
+                raise self.command.error("SUBTYPE must be USER, ADMIN, API, PROXY or ALL", param)
+            self.subtypes = _SUBTYPES[value]
+        return True
+
+    def keeps(self, obj: ObjectAttrs) -> bool:
+        if self.subid and obj.get("SUBID") != self.subid:
+            return False
+        if self.durable != "ALL" and obj.get("DURABLE") != self.durable:
+            return False
+        return obj.get("SUBTYPE") in self.subtypes
+
+
+def _no_subscription(pattern: str, subid: str = "") -> MQError:
+    if subid:
+        return failed(C.MQRC_NO_SUBSCRIPTION, f"no subscription {pattern!r} has SUBID {subid}")
+    return failed(
+        C.MQRC_NO_SUBSCRIPTION,
+        f"no subscription matches {pattern!r}"
+        if pattern.endswith("*")
+        else f"subscription {pattern!r} does not exist",
+    )
 
 
 register("DEFINE", "TOPIC")(define_topic)
@@ -238,4 +413,6 @@ register("DISPLAY", "TPSTATUS")(display_tpstatus)
 register("CLEAR", "TOPICSTR")(clear_topicstr)
 register("DEFINE", "SUB", "SUBSCRIPTION")(define_sub)
 register("DELETE", "SUB", "SUBSCRIPTION")(delete_sub)
+register("ALTER", "SUB", "SUBSCRIPTION")(alter_sub)
 register("DISPLAY", "SUB", "SUBSCRIPTION")(display_sub)
+register("DISPLAY", "SBSTATUS")(display_sbstatus)

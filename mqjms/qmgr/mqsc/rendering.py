@@ -14,11 +14,15 @@ from .lexer import MQSCSyntaxError
 from .registry import ObjectAttrs, Value
 
 _FLAG_NEGATIVE = {attr.name: negative for negative, attr in NEGATIVE_FLAGS.items()}
+#: Keys shown under another keyword: runmqsc shows a subscription's name as SUB(...), which
+#: DISPLAY's objects key SUBNAME (PCF's SubName), apart from a TOPIC's SUB(ENABLED).
+_SHOWN_AS = {"SUBNAME": "SUB"}
 
 
 def format_attribute(name: str, value: Value) -> str:
     """``ATTR(value)`` as runmqsc displays it: on/off flags as the bare keyword
     (``HARDENBO``/``NOHARDENBO``), blank text as ``( )``, no quotes, EXPRYINT 0 as OFF."""
+    name = _SHOWN_AS.get(name, name)
     if isinstance(value, bool):
         negative = _FLAG_NEGATIVE.get(name)
         if negative is not None:

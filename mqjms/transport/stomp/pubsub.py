@@ -241,6 +241,19 @@ class PublishSubscribe(StompState):
         """MQSUB (see :class:`~mqjms.semantics.pubsub.Subscribes` and the module docstring)."""
         self._check_open()
         descriptor.check()
+        if descriptor.options & C.MQSO_WILDCARD_CHAR:
+            raise failed(
+                C.MQRC_OPTIONS_ERROR,
+                "MQSO_WILDCARD_CHAR (character-based wildcards) is not supported over STOMP: "
+                "use topic-based wildcards (# and + levels)",
+            )
+        if descriptor.no_local:
+            raise failed(C.MQRC_OPTIONS_ERROR, "noLocal subscriptions are not supported over STOMP")
+        if descriptor.selection_string.strip():
+            raise failed(
+                C.MQRC_SELECTION_NOT_AVAILABLE,
+                "a subscription's selector is not supported over STOMP",
+            )
         sd = descriptor
         with self._lock:
             full = self._topic_string(sd.object_name, sd.object_string)
