@@ -119,11 +119,16 @@ def _inquire_topic(qm: QueueManager, params: Params) -> list[Response]:
     return out
 
 
-def _attributes(topic: Mapping[str, int | str | bool], wanted: set[int] | None = None) -> Response:
-    """The topic attributes of a DISPLAY row as PCF parameters (``wanted``: those only)."""
+def _attributes(
+    topic: Mapping[str, int | str | bool], wanted: set[int] | None = None, *, given: bool = False
+) -> Response:
+    """The topic attributes of a DISPLAY row as PCF parameters (``wanted``: those only;
+    ``given``: only those the row has, as a status row's resolved ones)."""
     response: Response = {}
     for attr in TOPIC_ATTRS:
         if attr.selector is None or (wanted is not None and attr.selector not in wanted):
+            continue
+        if given and attr.name not in topic:
             continue
         value = topic.get(attr.name, attr.default)
         if attr.kind == "text":
@@ -146,7 +151,8 @@ def _inquire_topic_status(qm: QueueManager, params: Params) -> list[Response]:
     topic_string = _text(params.get(CMQC.MQCA_TOPIC_STRING, ""))
     out = []
     for row in qm.topic_status(topic_string):
-        response: Response = {CMQC.MQCA_TOPIC_STRING: str(row.get("TOPICSTR", topic_string))}
+        response = _attributes(row, given=True)
+        response[CMQC.MQCA_TOPIC_STRING] = str(row.get("TOPICSTR", topic_string))
         response[CMQC.MQCA_ADMIN_TOPIC_NAME] = str(row["ADMIN"])
         response[CMQC.MQIA_SUB_COUNT] = int(str(row["SUBCOUNT"]))
         response[CMQCFC.MQIACF_RETAINED_PUBLICATION] = (
