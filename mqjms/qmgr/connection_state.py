@@ -20,7 +20,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
@@ -50,10 +50,15 @@ class UnitOfWorkState:
     puts: bool = False
     durable: bool = False  # it touched persistent messages: its end is made durable
     retains: bool = False  # it put a retained publication: MQCMIT makes it the retained one
+    #: the row ids of the messages got in it (every get under syncpoint names its row),
+    #: so that MQCMIT deletes them by id: a DELETE through messages_uow costs several
+    #: times one by row id
+    got_ids: list[int] = field(default_factory=list)
 
-    def got(self, persistent: bool) -> None:
+    def got(self, persistent: bool, message_id: int) -> None:
         self.active = self.gets = True
         self.durable = self.durable or persistent
+        self.got_ids.append(message_id)
 
     def put(self, persistent: bool) -> None:
         self.active = self.puts = True
@@ -61,9 +66,12 @@ class UnitOfWorkState:
 
     def end(self) -> None:
         self.active = self.gets = self.puts = self.durable = self.retains = False
+        self.got_ids = []
 
     def copy(self) -> UnitOfWorkState:
-        return UnitOfWorkState(self.active, self.gets, self.puts, self.durable, self.retains)
+        return UnitOfWorkState(
+            self.active, self.gets, self.puts, self.durable, self.retains, list(self.got_ids)
+        )
 
     def restore(self, saved: UnitOfWorkState) -> None:
         self.active, self.gets, self.puts, self.durable, self.retains = (
@@ -73,6 +81,7 @@ class UnitOfWorkState:
             saved.durable,
             saved.retains,
         )
+        self.got_ids = list(saved.got_ids)
 
 
 class Session:
