@@ -26,10 +26,6 @@ from .putting import Putting
 from .transaction import Transaction
 
 _NEXT_UNDER_SYNCPOINT = GetRequest(0, True, None, None, None)
-# MQCMIT deletes up to this many messages got one by one, by row id (a DELETE through
-# messages_uow reads the rows first, then deletes them: several times the cost for one);
-# a larger unit of work in one statement
-_BY_ID = 16
 
 
 @translating
@@ -84,7 +80,7 @@ class UnitOfWork(Getting, Putting):
     def _commit_statements(self, tx: Transaction) -> None:
         if self._uow.gets:
             ids = self._uow.got_ids
-            if len(ids) <= _BY_ID:  # each by its row id, still this unit of work's
+            if len(ids) <= recovery.BY_ID:  # each by its row id, still this unit of work's
                 tx.db.executemany(
                     "DELETE FROM messages WHERE id = ? AND uow = ? AND state = ?",
                     [(message_id, self.id, store.GOT_IN_UOW) for message_id in ids],
@@ -273,5 +269,5 @@ class UnitOfWork(Getting, Putting):
         self._uow.end()
 
     def _backout_statements(self, tx: Transaction) -> None:
-        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)
+        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts, got_ids=self._uow.got_ids)
         tx.wake_getters()
