@@ -54,6 +54,8 @@ class UnitOfWorkState:
     #: so that MQCMIT deletes them by id: a DELETE through messages_uow costs several
     #: times one by row id
     got_ids: list[int] = field(default_factory=list)
+    #: the row ids of the messages put in it (see :meth:`note_put`), for MQCMIT likewise
+    put_ids: list[int] = field(default_factory=list)
 
     def got(self, persistent: bool, message_id: int) -> None:
         self.active = self.gets = True
@@ -64,13 +66,25 @@ class UnitOfWorkState:
         self.active = self.puts = True
         self.durable = self.durable or persistent
 
+    def note_put(self, message_id: int) -> None:
+        """A message was stored in this unit of work (by any put of the connection: its
+        own, a trigger message, a report, a publication)."""
+        self.put_ids.append(message_id)
+
     def end(self) -> None:
         self.active = self.gets = self.puts = self.durable = self.retains = False
         self.got_ids = []
+        self.put_ids = []
 
     def copy(self) -> UnitOfWorkState:
         return UnitOfWorkState(
-            self.active, self.gets, self.puts, self.durable, self.retains, list(self.got_ids)
+            self.active,
+            self.gets,
+            self.puts,
+            self.durable,
+            self.retains,
+            list(self.got_ids),
+            list(self.put_ids),
         )
 
     def restore(self, saved: UnitOfWorkState) -> None:
@@ -82,6 +96,7 @@ class UnitOfWorkState:
             saved.retains,
         )
         self.got_ids = list(saved.got_ids)
+        self.put_ids = list(saved.put_ids)
 
 
 class Session:
@@ -146,7 +161,12 @@ class ConnectionState(EmulatedConnection):
     def _writing(self, *, durable: bool = True, putting: bool = False) -> Transaction:
         """One write transaction of this connection (inside :meth:`_session`)."""
         return Transaction(
-            self._db, self.qm.name, conn_id=self.id, durable=durable, putting=putting
+            self._db,
+            self.qm.name,
+            conn_id=self.id,
+            durable=durable,
+            putting=putting,
+            note_put=self._uow.note_put,
         )
 
     def _reading(self) -> Transaction:
