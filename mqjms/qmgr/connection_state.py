@@ -40,6 +40,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+#: A unit of work's messages are noted by row id up to this many gets and as many puts, so
+#: that MQCMIT and MQBACK find them by id (SQLite reads the rows of an UPDATE or DELETE
+#: through messages_uow into a row set first: several times the cost for one message); a
+#: larger unit of work is ended through the index, in one statement, its ids not kept.
+TRACKED = 16
+
+
 @dataclass(slots=True)
 class UnitOfWorkState:
     """What the connection's current unit of work holds, to know what MQCMIT and MQBACK
@@ -50,17 +57,16 @@ class UnitOfWorkState:
     puts: bool = False
     durable: bool = False  # it touched persistent messages: its end is made durable
     retains: bool = False  # it put a retained publication: MQCMIT makes it the retained one
-    #: the row ids of the messages got in it (every get under syncpoint names its row),
-    #: so that MQCMIT deletes them by id: a DELETE through messages_uow costs several
-    #: times one by row id
+    #: the row ids of the messages got in it (every get under syncpoint names its row)
+    #: and put in it (see :meth:`note_put`), up to TRACKED + 1 (more: see TRACKED)
     got_ids: list[int] = field(default_factory=list)
-    #: the row ids of the messages put in it (see :meth:`note_put`), for MQCMIT likewise
     put_ids: list[int] = field(default_factory=list)
 
     def got(self, persistent: bool, message_id: int) -> None:
         self.active = self.gets = True
         self.durable = self.durable or persistent
-        self.got_ids.append(message_id)
+        if len(self.got_ids) <= TRACKED:
+            self.got_ids.append(message_id)
 
     def put(self, persistent: bool) -> None:
         self.active = self.puts = True
@@ -69,7 +75,16 @@ class UnitOfWorkState:
     def note_put(self, message_id: int) -> None:
         """A message was stored in this unit of work (by any put of the connection: its
         own, a trigger message, a report, a publication)."""
-        self.put_ids.append(message_id)
+        if len(self.put_ids) <= TRACKED:
+            self.put_ids.append(message_id)
+
+    def tracked_gets(self) -> list[int] | None:
+        """The row ids of the messages got in it; None when there are too many to keep."""
+        return self.got_ids if len(self.got_ids) <= TRACKED else None
+
+    def tracked_puts(self) -> list[int] | None:
+        """The row ids of the messages put in it; None when there are too many to keep."""
+        return self.put_ids if len(self.put_ids) <= TRACKED else None
 
     def end(self) -> None:
         self.active = self.gets = self.puts = self.durable = self.retains = False

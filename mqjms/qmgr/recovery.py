@@ -17,11 +17,6 @@ from mqjms.mq import constants as C
 from . import catalog, queues, retained, store, subscriptions, triggers
 from .transaction import Transaction
 
-#: A unit of work of up to this many gets is ended message by message, by row id (SQLite
-#: reads the rows of an UPDATE or DELETE through an index into a row set first: several
-#: times the cost for one message); a larger one in one statement through messages_uow.
-BY_ID = 16
-
 
 def backout_uow(
     db: sqlite3.Connection,
@@ -35,10 +30,10 @@ def backout_uow(
     ``puts=False``: the caller knows it put nothing (a connection's own MQBACK), so
     only its gets are looked for. ``got_ids``: the row ids of every message the unit of
     work got (a connection's own, which it tracks), each then returned by its id, which
-    costs a fraction of an UPDATE through messages_uow when they are few. Returns
-    (messages got, messages put)."""
+    costs a fraction of an UPDATE through messages_uow. Returns (messages got, messages
+    put)."""
     put = withdraw_puts(db, uow) if puts else 0
-    if got_ids is not None and len(got_ids) <= BY_ID:
+    if got_ids is not None:
         got = 0
         for message_id in got_ids:  # each only if still in flight in this unit of work
             got += db.execute(

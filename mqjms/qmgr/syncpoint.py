@@ -82,8 +82,8 @@ class UnitOfWork(Getting, Putting):
 
     def _commit_statements(self, tx: Transaction) -> None:
         if self._uow.gets:
-            ids = self._uow.got_ids
-            if len(ids) <= recovery.BY_ID:  # each by its row id, still this unit of work's
+            ids = self._uow.tracked_gets()
+            if ids is not None:  # each by its row id, still in flight in this unit of work
                 tx.db.executemany(
                     "DELETE FROM messages WHERE id = ? AND uow = ? AND state = ?",
                     [(message_id, self.id, store.GOT_IN_UOW) for message_id in ids],
@@ -103,8 +103,8 @@ class UnitOfWork(Getting, Putting):
         """Make the messages put in the unit of work available: by row id when they are
         few, then, should the unit of work's index still hold a put of it (a put noted
         nowhere), by unit of work as well."""
-        ids = self._uow.put_ids
-        if len(ids) <= recovery.BY_ID:
+        ids = self._uow.tracked_puts()
+        if ids is not None:
             tx.db.executemany(
                 "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
                 " WHERE id = ? AND uow = ? AND state = ?",
@@ -287,5 +287,5 @@ class UnitOfWork(Getting, Putting):
         self._uow.end()
 
     def _backout_statements(self, tx: Transaction) -> None:
-        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts, got_ids=self._uow.got_ids)
+        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts, got_ids=self._uow.tracked_gets())
         tx.wake_getters()

@@ -18,6 +18,7 @@ import pytest
 from mqjms.mq import MQMD, C
 from mqjms.mq.errors import MQError
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.qmgr.connection_state import TRACKED
 
 QUEUE = "APP.STATEMENTS"
 
@@ -173,4 +174,27 @@ def test_a_put_in_the_unit_of_work_noted_nowhere_is_still_committed(qm: QueueMan
     conn.commit()
     assert qm.queue_depth(QUEUE) == 2
     assert [conn.get(handle)[1] for _ in range(2)] == [b"noted", b"not noted"]
+    conn.disconnect()
+
+
+def test_a_large_unit_of_work_is_ended_through_the_index(qm: QueueManager) -> None:
+    # past TRACKED messages the ids are no longer kept: one statement ends them all
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    count = TRACKED + 4
+    for i in range(count):
+        conn.put(handle, MQMD(), b"%d" % i)
+    for _ in range(count):
+        assert conn.get(handle, syncpoint=True) is not None
+        conn.put(handle, MQMD(), b"new", syncpoint=True)
+    assert len(conn._uow.got_ids) == len(conn._uow.put_ids) == TRACKED + 1
+    commit = traced(conn, conn.commit)
+    assert any("WHERE uow = " in s for s in commit if s.startswith("DELETE")), commit
+    assert any("WHERE uow = " in s for s in commit if s.startswith("UPDATE")), commit
+    assert qm.queue_depth(QUEUE) == count
+    for _ in range(count):
+        assert conn.get(handle, syncpoint=True) is not None
+    conn.backout()
+    assert qm.queue_depth(QUEUE) == count
+    assert all(conn.get(handle)[0].BackoutCount == 1 for _ in range(count))
     conn.disconnect()
