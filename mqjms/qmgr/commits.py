@@ -122,6 +122,11 @@ class GroupSync:
 
     def __init__(self, wal_file: Path, mode: int) -> None:
         self._wal = wal_file
+        self._wal_path = str(wal_file)
+        # the log's descriptor, kept between fsyncs (see _log_descriptor), and the file
+        # (device, inode) and process it was opened in
+        self._wal_fd = -1
+        self._wal_file_id = (0, 0, 0)
         self._changed = threading.Condition(threading.Lock())
         self._syncing = False
         self._lock_file = wal_file.with_name("sync.lock")
@@ -196,6 +201,7 @@ class GroupSync:
         if self._lock_fd >= 0:
             os.close(self._lock_fd)
             self._lock_fd = -1
+        self._drop_log_descriptor()
         if isinstance(self._counters, mmap.mmap):
             self._counters.close()
 
@@ -209,18 +215,45 @@ class GroupSync:
         return self._lock_fd
 
     def _fsync(self) -> None:
-        try:
-            fd = os.open(self._wal, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:
+        fd = self._log_descriptor()
+        if fd < 0:
             return  # no log: everything is in the database file, synced by its checkpoint
-        except OSError as exc:
-            raise _sync_failed(self._wal, exc) from exc
         try:
             os.fdatasync(fd)
         except OSError as exc:
             raise _sync_failed(self._wal, exc) from exc
-        finally:
-            os.close(fd)
+
+    def _log_descriptor(self) -> int:
+        """A descriptor of the log file now at its path (-1: there is none), kept open
+        between fsyncs: a ``stat`` finds the same file (device and inode) there, where an
+        open and a close per fsync cost three times that. Another file there (the log
+        removed by the last connection's close, and made again) is opened afresh."""
+        try:
+            st = os.stat(self._wal_path)
+        except FileNotFoundError:
+            self._drop_log_descriptor()
+            return -1
+        except OSError as exc:
+            raise _sync_failed(self._wal, exc) from exc
+        file_id = (st.st_dev, st.st_ino, os.getpid())
+        if self._wal_fd >= 0 and file_id == self._wal_file_id:
+            return self._wal_fd
+        self._drop_log_descriptor()
+        try:
+            fd = os.open(self._wal_path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return -1
+        except OSError as exc:
+            raise _sync_failed(self._wal, exc) from exc
+        opened = os.fstat(fd)
+        self._wal_fd, self._wal_file_id = fd, (opened.st_dev, opened.st_ino, os.getpid())
+        return fd
+
+    def _drop_log_descriptor(self) -> None:
+        fd, self._wal_fd = self._wal_fd, -1
+        if fd >= 0:
+            with suppress(OSError):
+                os.close(fd)
 
 
 _COUNTER = struct.Struct("=Q")
@@ -392,6 +425,7 @@ def _close_in_child() -> None:
             with suppress(OSError):
                 os.close(fd)
         sync._changed, sync._syncing = threading.Condition(threading.Lock()), False
+        sync._drop_log_descriptor()  # the parent's: the child opens its own
 
 
 os.register_at_fork(after_in_child=_close_in_child)

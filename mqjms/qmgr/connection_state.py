@@ -20,7 +20,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
@@ -40,6 +40,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+#: A unit of work's messages are noted by row id up to this many gets and as many puts, so
+#: that MQCMIT and MQBACK find them by id (SQLite reads the rows of an UPDATE or DELETE
+#: through messages_uow into a row set first: several times the cost for one message); a
+#: larger unit of work is ended through the index, in one statement, its ids not kept.
+TRACKED = 16
+
+
 @dataclass(slots=True)
 class UnitOfWorkState:
     """What the connection's current unit of work holds, to know what MQCMIT and MQBACK
@@ -50,20 +57,50 @@ class UnitOfWorkState:
     puts: bool = False
     durable: bool = False  # it touched persistent messages: its end is made durable
     retains: bool = False  # it put a retained publication: MQCMIT makes it the retained one
+    #: the row ids of the messages got in it (every get under syncpoint names its row)
+    #: and put in it (see :meth:`note_put`), up to TRACKED + 1 (more: see TRACKED)
+    got_ids: list[int] = field(default_factory=list)
+    put_ids: list[int] = field(default_factory=list)
 
-    def got(self, persistent: bool) -> None:
+    def got(self, persistent: bool, message_id: int) -> None:
         self.active = self.gets = True
         self.durable = self.durable or persistent
+        if len(self.got_ids) <= TRACKED:
+            self.got_ids.append(message_id)
 
     def put(self, persistent: bool) -> None:
         self.active = self.puts = True
         self.durable = self.durable or persistent
 
+    def note_put(self, message_id: int) -> None:
+        """A message was stored in this unit of work (by any put of the connection: its
+        own, a trigger message, a report, a publication)."""
+        if len(self.put_ids) <= TRACKED:
+            self.put_ids.append(message_id)
+
+    def tracked_gets(self) -> list[int] | None:
+        """The row ids of the messages got in it; None when there are too many to keep."""
+        return self.got_ids if len(self.got_ids) <= TRACKED else None
+
+    def tracked_puts(self) -> list[int] | None:
+        """The row ids of the messages put in it; None when there are too many to keep."""
+        return self.put_ids if len(self.put_ids) <= TRACKED else None
+
     def end(self) -> None:
         self.active = self.gets = self.puts = self.durable = self.retains = False
+        self.got_ids = []
+        self.put_ids = []
 
     def copy(self) -> UnitOfWorkState:
-        return UnitOfWorkState(self.active, self.gets, self.puts, self.durable, self.retains)
+        return UnitOfWorkState(
+            self.active,
+            self.gets,
+            self.puts,
+            self.durable,
+            self.retains,
+            list(self.got_ids),
+            list(self.put_ids),
+        )
 
     def restore(self, saved: UnitOfWorkState) -> None:
         self.active, self.gets, self.puts, self.durable, self.retains = (
@@ -73,6 +110,8 @@ class UnitOfWorkState:
             saved.durable,
             saved.retains,
         )
+        self.got_ids = list(saved.got_ids)
+        self.put_ids = list(saved.put_ids)
 
 
 class Session:
@@ -137,7 +176,12 @@ class ConnectionState(EmulatedConnection):
     def _writing(self, *, durable: bool = True, putting: bool = False) -> Transaction:
         """One write transaction of this connection (inside :meth:`_session`)."""
         return Transaction(
-            self._db, self.qm.name, conn_id=self.id, durable=durable, putting=putting
+            self._db,
+            self.qm.name,
+            conn_id=self.id,
+            durable=durable,
+            putting=putting,
+            note_put=self._uow.note_put,
         )
 
     def _reading(self) -> Transaction:

@@ -76,14 +76,15 @@ def next_message(
     return db.execute(lower, [*head, after.priority]).fetchone()  # type: ignore[no-any-return]
 
 
-# The head's row is read as stored and its large body (if any) only by the outer select:
-# SQLite materialises the joined subquery, and would copy a body of megabytes into it.
+# The head is found by its id (a scalar subquery seeking the delivery-order index), then
+# its row read by that id in the join: no subquery is materialised (which copied the row,
+# a large body included, and cost a get a fifth of this statement's time).
 _QUEUE_AND_HEAD = (
     "SELECT q.name, q.qtype, q.attrs, q.depth, q.deftype, q.owner,"
     f" {', '.join('m.' + c for c in messages.STORED_COLUMNS.split(', '))}"
-    " FROM queues q LEFT JOIN"
-    f" (SELECT {messages.STORED_COLUMNS} FROM messages{_AVAILABLE}"
-    " ORDER BY priority DESC, id LIMIT 1) m WHERE q.name = ?"
+    " FROM queues q LEFT JOIN messages m ON m.id ="
+    f" (SELECT id FROM messages{_AVAILABLE} ORDER BY priority DESC, id LIMIT 1)"
+    " WHERE q.name = ?"
 ).replace(" m.data,", f" {messages.body_column('m')},")
 
 

@@ -341,7 +341,7 @@ class Getting(ConnectionState):
                 "UPDATE messages SET state = ?, uow = ? WHERE id = ?",
                 (store.GOT_IN_UOW, self.id, msg.id),
             )
-            self._uow.got(msg.persistent)
+            self._uow.got(msg.persistent, msg.id)
             if md.Report & C.MQRO_COD_MASK and reporting.confirm(
                 tx, md, data, reporting.COD, uow=self.id
             ):  # sent with the commit, withdrawn by a backout

@@ -107,6 +107,8 @@ def put_message(
         release_on_backout=release_on_backout,
         priority=priority,
     )
+    if uow is not None and uow == tx.conn_id:
+        tx.put_in_unit_of_work(row_id)
     xmitq.record_arrival(tx.db, row_id, md, tx.now)
     base.depth += 1
     if uow is None:

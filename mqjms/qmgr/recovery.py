@@ -10,6 +10,7 @@ ends the connection for it with :func:`end_connection`.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 
 from mqjms.mq import constants as C
 
@@ -17,12 +18,30 @@ from . import catalog, queues, retained, store, subscriptions, triggers
 from .transaction import Transaction
 
 
-def backout_uow(db: sqlite3.Connection, uow: str, *, puts: bool = True) -> tuple[int, int]:
+def backout_uow(
+    db: sqlite3.Connection,
+    uow: str,
+    *,
+    puts: bool = True,
+    got_ids: Sequence[int] | None = None,
+) -> tuple[int, int]:
     """Undo a unit of work: its puts vanish, its gets return with BackoutCount + 1 in
     their original position (rows keep their id, which is their place in the queue).
     ``puts=False``: the caller knows it put nothing (a connection's own MQBACK), so
-    only its gets are looked for. Returns (messages got, messages put)."""
+    only its gets are looked for. ``got_ids``: the row ids of every message the unit of
+    work got (a connection's own, which it tracks), each then returned by its id, which
+    costs a fraction of an UPDATE through messages_uow. Returns (messages got, messages
+    put)."""
     put = withdraw_puts(db, uow) if puts else 0
+    if got_ids is not None:
+        got = 0
+        for message_id in got_ids:  # each only if still in flight in this unit of work
+            got += db.execute(
+                "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
+                " WHERE id = ? AND uow = ? AND state = ?",
+                (store.AVAILABLE, message_id, uow, store.GOT_IN_UOW),
+            ).rowcount
+        return got, int(put)
     got = db.execute(
         "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
         " WHERE uow = ? AND state = ?",

@@ -130,7 +130,7 @@ class Reserving(ConnectionState):
             msg = self._with_room(attempt)
             if msg is None:
                 return None
-            self._uow.got(msg.persistent)
+            self._uow.got(msg.persistent, msg.id)
         return msg.descriptor(time.time()), msg.data
 
     def give_back_reserved(self, owner: str, after: int = 0, *, untagged_only: bool = False) -> int:

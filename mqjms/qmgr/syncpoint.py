@@ -26,6 +26,9 @@ from .putting import Putting
 from .transaction import Transaction
 
 _NEXT_UNDER_SYNCPOINT = GetRequest(0, True, None, None, None)
+# a message put in a unit of work and not yet made available (an index seek: the puts made
+# available have left messages_uow, so it finds nothing)
+_PUT_LEFT = "SELECT 1 FROM messages INDEXED BY messages_uow WHERE uow = ? AND state = ? LIMIT 1"
 
 
 @translating
@@ -79,19 +82,41 @@ class UnitOfWork(Getting, Putting):
 
     def _commit_statements(self, tx: Transaction) -> None:
         if self._uow.gets:
-            tx.db.execute(
-                "DELETE FROM messages WHERE uow = ? AND state = ?",
-                (self.id, store.GOT_IN_UOW),
-            )
+            ids = self._uow.tracked_gets()
+            if ids is not None:  # each by its row id, still in flight in this unit of work
+                tx.db.executemany(
+                    "DELETE FROM messages WHERE id = ? AND uow = ? AND state = ?",
+                    [(message_id, self.id, store.GOT_IN_UOW) for message_id in ids],
+                )
+            else:
+                tx.db.execute(
+                    "DELETE FROM messages WHERE uow = ? AND state = ?",
+                    (self.id, store.GOT_IN_UOW),
+                )
         if self._uow.puts:
-            tx.db.execute(
-                "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
-                " WHERE uow = ? AND state = ?",
-                (store.AVAILABLE, self.id, store.PUT_IN_UOW),
-            )
+            self._commit_puts(tx)
         if self._uow.retains:  # its retained publications replace the ones before
             retained.commit(tx.db, self.id)
         tx.wake_getters()
+
+    def _commit_puts(self, tx: Transaction) -> None:
+        """Make the messages put in the unit of work available: by row id when they are
+        few, then, should the unit of work's index still hold a put of it (a put noted
+        nowhere), by unit of work as well."""
+        ids = self._uow.tracked_puts()
+        if ids is not None:
+            tx.db.executemany(
+                "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+                " WHERE id = ? AND uow = ? AND state = ?",
+                [(store.AVAILABLE, message_id, self.id, store.PUT_IN_UOW) for message_id in ids],
+            )
+            if not tx.db.execute(_PUT_LEFT, (self.id, store.PUT_IN_UOW)).fetchone():
+                return
+        tx.db.execute(
+            "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"
+            " WHERE uow = ? AND state = ?",
+            (store.AVAILABLE, self.id, store.PUT_IN_UOW),
+        )
 
     def commit_and_get(
         self, handle: Handle, puts: Sequence[SyncpointPut] = ()
@@ -262,5 +287,5 @@ class UnitOfWork(Getting, Putting):
         self._uow.end()
 
     def _backout_statements(self, tx: Transaction) -> None:
-        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts)
+        recovery.backout_uow(tx.db, self.id, puts=self._uow.puts, got_ids=self._uow.tracked_gets())
         tx.wake_getters()

@@ -31,6 +31,7 @@ class Transaction:
         "_after",
         "_attrs",
         "_durable",
+        "_note_put",
         "_now",
         "_putting",
         "_ring",
@@ -49,6 +50,7 @@ class Transaction:
         writable: bool = True,
         durable: bool = True,
         putting: bool = False,
+        note_put: Callable[[int], None] | None = None,
     ) -> None:
         self.db = db
         self.qmgr_name = qmgr_name
@@ -64,6 +66,7 @@ class Transaction:
         self._attrs: dict[str, meta.AttrValue] | None = None
         self._ring = False
         self._after: list[Callable[[], None]] = []
+        self._note_put = note_put
 
     @property
     def now(self) -> float:
@@ -89,6 +92,12 @@ class Transaction:
         """Messages become available when this transaction commits: wake the waiting gets
         then (never before: they would look and find nothing)."""
         self._ring = True
+
+    def put_in_unit_of_work(self, message_id: int) -> None:
+        """A message was stored in the unit of work of the connection this transaction
+        works for: the connection's MQCMIT finds it by its row id."""
+        if self._note_put is not None:
+            self._note_put(message_id)
 
     def after_commit(self, action: Callable[[], None]) -> None:
         """Run ``action`` once the transaction has committed (not if it rolls back)."""

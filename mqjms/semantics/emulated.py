@@ -13,9 +13,9 @@ checks its own calls.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Self
 
 from mqjms.mq import constants as C
@@ -268,18 +268,31 @@ class EmulatedConnection(ABC):
         """The queue manager's attributes under MQSC names (missing ones: MQ's defaults)."""
 
 
-@contextmanager
-def _still_there(handle: Handle) -> Iterator[None]:
+class _still_there:  # named as the function it replaced: ``with _still_there(handle)``
     """A call on an open queue's handle: the queue gone since the MQOPEN (a dynamic queue
     its creator closed and so deleted, the one kind of queue deleted while others have it
-    open) is MQRC_Q_DELETED (2052), as IBM MQ says, not the 2085 of a name never defined."""
-    try:
-        yield
-    except MQError as exc:
-        if exc.reason != C.MQRC_UNKNOWN_OBJECT_NAME or handle.topic is not None:
-            raise
-        if handle.resolved_qmgr:
-            raise  # a remote queue's route: what is unknown is along it
+    open) is MQRC_Q_DELETED (2052), as IBM MQ says, not the 2085 of a name never defined.
+    A class, not a generator: every get and put enters one."""
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, handle: Handle) -> None:
+        self._handle = handle
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if not isinstance(exc, MQError) or exc.reason != C.MQRC_UNKNOWN_OBJECT_NAME:
+            return
+        handle = self._handle
+        if handle.topic is not None or handle.resolved_qmgr:
+            return  # a remote queue's route: what is unknown is along it
         raise failed(
             C.MQRC_Q_DELETED,
             f"queue {handle.name!r} was deleted after this handle opened it "

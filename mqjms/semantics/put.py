@@ -42,11 +42,22 @@ REPORTS_NEEDING_REPLY_Q = (
 # --------------------------------------------------------------------------- context
 
 
+#: the second last formatted by :func:`put_date_time`, with its date and HHMMSS: the puts
+#: of one second format it once (gmtime and two strftimes cost a put several microseconds)
+_last_second: tuple[int, str, str] = (-1, "", "")
+
+
 def put_date_time(now: float) -> tuple[str, str]:
     """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT, as MQ sets them."""
-    t = time.gmtime(now)
-    hundredths = int((now - math.floor(now)) * 100)
-    return time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t) + f"{hundredths:02d}"
+    global _last_second
+    floor = math.floor(now)
+    hundredths = int((now - floor) * 100)
+    second, date, hhmmss = _last_second  # one tuple: read whole, whatever other threads do
+    if second != floor:
+        t = time.gmtime(now)
+        date, hhmmss = time.strftime("%Y%m%d", t), time.strftime("%H%M%S", t)
+        _last_second = (floor, date, hhmmss)
+    return date, f"{hhmmss}{hundredths:02d}"
 
 
 #: IBM MQ's environment variable naming the application of the connections a program

@@ -18,6 +18,7 @@ import pytest
 from mqjms.mq import MQMD, C
 from mqjms.mq.errors import MQError
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.qmgr.connection_state import TRACKED
 
 QUEUE = "APP.STATEMENTS"
 
@@ -138,4 +139,62 @@ def test_a_backout_of_gets_alone_looks_for_no_puts(qm: QueueManager) -> None:
     assert qm.queue_depth(QUEUE) == 1
     got = conn.get(handle)
     assert got is not None and got[1] == b"m" and got[0].BackoutCount == 2
+    conn.disconnect()
+
+
+def test_a_commit_ends_its_unit_of_work_message_by_message(qm: QueueManager) -> None:
+    # MQCMIT and MQBACK find the messages of the connection's unit of work by their row
+    # ids (a statement through messages_uow costs several times as much for one message)
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"got")
+    assert conn.get(handle, syncpoint=True) is not None
+    conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"put", syncpoint=True)
+    commit = traced(conn, conn.commit)
+    deletes = [s for s in commit if s.startswith("DELETE FROM messages")]
+    updates = [s for s in commit if s.startswith("UPDATE messages")]
+    assert deletes and all("WHERE id = " in s for s in deletes), commit
+    assert updates and all("WHERE id = " in s for s in updates), commit
+    got = conn.get(handle, syncpoint=True)
+    assert got is not None and got[1] == b"put"
+    backout = traced(conn, conn.backout)
+    assert all("WHERE id = " in s for s in backout if s.startswith("UPDATE messages")), backout
+    assert conn.get(handle) is not None and qm.queue_depth(QUEUE) == 0
+    conn.disconnect()
+
+
+def test_a_put_in_the_unit_of_work_noted_nowhere_is_still_committed(qm: QueueManager) -> None:
+    # the ids are a shortcut, never the only way: a message of the unit of work that the
+    # connection did not note (a put by some future path) is found through messages_uow
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    conn.put(handle, MQMD(), b"noted", syncpoint=True)
+    conn.put(handle, MQMD(), b"not noted", syncpoint=True)
+    conn._uow.put_ids.pop()
+    conn.commit()
+    assert qm.queue_depth(QUEUE) == 2
+    assert [conn.get(handle)[1] for _ in range(2)] == [b"noted", b"not noted"]
+    conn.disconnect()
+
+
+def test_a_large_unit_of_work_is_ended_through_the_index(qm: QueueManager) -> None:
+    # past TRACKED messages the ids are no longer kept: one statement ends them all
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    count = TRACKED + 4
+    for i in range(count):
+        conn.put(handle, MQMD(), b"%d" % i)
+    for _ in range(count):
+        assert conn.get(handle, syncpoint=True) is not None
+        conn.put(handle, MQMD(), b"new", syncpoint=True)
+    assert len(conn._uow.got_ids) == len(conn._uow.put_ids) == TRACKED + 1
+    commit = traced(conn, conn.commit)
+    assert any("WHERE uow = " in s for s in commit if s.startswith("DELETE")), commit
+    assert any("WHERE uow = " in s for s in commit if s.startswith("UPDATE")), commit
+    assert qm.queue_depth(QUEUE) == count
+    for _ in range(count):
+        assert conn.get(handle, syncpoint=True) is not None
+    conn.backout()
+    assert qm.queue_depth(QUEUE) == count
+    assert all(conn.get(handle)[0].BackoutCount == 1 for _ in range(count))
     conn.disconnect()
