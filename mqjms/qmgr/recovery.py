@@ -33,16 +33,22 @@ def backout_uow(
     costs a fraction of an UPDATE through messages_uow. Returns (messages got, messages
     put)."""
     put = withdraw_puts(db, uow) if puts else 0
+    got = 0
     if got_ids is not None:
-        got = 0
         for message_id in got_ids:  # each only if still in flight in this unit of work
             got += db.execute(
                 "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
                 " WHERE id = ? AND uow = ? AND state = ?",
                 (store.AVAILABLE, message_id, uow, store.GOT_IN_UOW),
             ).rowcount
-        return got, int(put)
-    got = db.execute(
+        # a get noted nowhere would stay in flight until the connection ends: look for one
+        # (an index seek that finds nothing when every get was noted)
+        if not db.execute(
+            "SELECT 1 FROM messages INDEXED BY messages_uow WHERE uow = ? AND state = ? LIMIT 1",
+            (uow, store.GOT_IN_UOW),
+        ).fetchone():
+            return got, int(put)
+    got += db.execute(
         "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1"
         " WHERE uow = ? AND state = ?",
         (store.AVAILABLE, uow, store.GOT_IN_UOW),

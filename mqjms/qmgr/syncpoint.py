@@ -26,9 +26,9 @@ from .putting import Putting
 from .transaction import Transaction
 
 _NEXT_UNDER_SYNCPOINT = GetRequest(0, True, None, None, None)
-# a message put in a unit of work and not yet made available (an index seek: the puts made
-# available have left messages_uow, so it finds nothing)
-_PUT_LEFT = "SELECT 1 FROM messages INDEXED BY messages_uow WHERE uow = ? AND state = ? LIMIT 1"
+# a message of a unit of work still in a state (GOT_IN_UOW, PUT_IN_UOW) after its commit by
+# row id (an index seek: the messages committed have left messages_uow, so it finds nothing)
+_LEFT = "SELECT 1 FROM messages INDEXED BY messages_uow WHERE uow = ? AND state = ? LIMIT 1"
 
 
 @translating
@@ -82,22 +82,28 @@ class UnitOfWork(Getting, Putting):
 
     def _commit_statements(self, tx: Transaction) -> None:
         if self._uow.gets:
-            ids = self._uow.tracked_gets()
-            if ids is not None:  # each by its row id, still in flight in this unit of work
-                tx.db.executemany(
-                    "DELETE FROM messages WHERE id = ? AND uow = ? AND state = ?",
-                    [(message_id, self.id, store.GOT_IN_UOW) for message_id in ids],
-                )
-            else:
-                tx.db.execute(
-                    "DELETE FROM messages WHERE uow = ? AND state = ?",
-                    (self.id, store.GOT_IN_UOW),
-                )
+            self._commit_gets(tx)
         if self._uow.puts:
             self._commit_puts(tx)
         if self._uow.retains:  # its retained publications replace the ones before
             retained.commit(tx.db, self.id)
         tx.wake_getters()
+
+    def _commit_gets(self, tx: Transaction) -> None:
+        """Remove the messages got in the unit of work: by row id when they are few, then,
+        should the unit of work's index still hold a get of it (one noted nowhere, which
+        would otherwise stay in flight and be redelivered: a duplicate), by unit of work."""
+        ids = self._uow.tracked_gets()
+        if ids is not None:  # each by its row id, still in flight in this unit of work
+            tx.db.executemany(
+                "DELETE FROM messages WHERE id = ? AND uow = ? AND state = ?",
+                [(message_id, self.id, store.GOT_IN_UOW) for message_id in ids],
+            )
+            if not tx.db.execute(_LEFT, (self.id, store.GOT_IN_UOW)).fetchone():
+                return
+        tx.db.execute(
+            "DELETE FROM messages WHERE uow = ? AND state = ?", (self.id, store.GOT_IN_UOW)
+        )
 
     def _commit_puts(self, tx: Transaction) -> None:
         """Make the messages put in the unit of work available: by row id when they are
@@ -110,7 +116,7 @@ class UnitOfWork(Getting, Putting):
                 " WHERE id = ? AND uow = ? AND state = ?",
                 [(store.AVAILABLE, message_id, self.id, store.PUT_IN_UOW) for message_id in ids],
             )
-            if not tx.db.execute(_PUT_LEFT, (self.id, store.PUT_IN_UOW)).fetchone():
+            if not tx.db.execute(_LEFT, (self.id, store.PUT_IN_UOW)).fetchone():
                 return
         tx.db.execute(
             "UPDATE messages SET state = ?, uow = NULL, release_on_backout = 0"

@@ -60,8 +60,8 @@ def test_a_put_reads_the_queue_and_the_qmgr_attributes_in_one_statement(
     commit = traced(conn, conn.commit)
     # BEGIN, DELETE (+1 for depth_down, whose WHEN skips a message got in the unit of
     # work; +2 for bodies_gone, whose DELETE of a body stored apart is a lookup in an
-    # empty table), COMMIT
-    assert len(commit) == 6, commit
+    # empty table), the look for a get noted nowhere, COMMIT
+    assert len(commit) == 7, commit
     conn.disconnect()
 
 
@@ -130,7 +130,8 @@ def test_a_backout_of_gets_alone_looks_for_no_puts(qm: QueueManager) -> None:
     conn.put(handle, MQMD(Persistence=C.MQPER_PERSISTENT), b"m")
     assert conn.get(handle, syncpoint=True) is not None
     backout = traced(conn, conn.backout)
-    assert len(backout) == 5, backout  # BEGIN, UPDATE the gets (+2 trigger), COMMIT
+    # BEGIN, UPDATE the gets (+2 trigger), the look for a get noted nowhere, COMMIT
+    assert len(backout) == 6, backout
     got = conn.get(handle, syncpoint=True)
     assert got is not None and got[0].BackoutCount == 1
     conn.put(handle, MQMD(), b"put in the unit of work", syncpoint=True)
@@ -174,6 +175,38 @@ def test_a_put_in_the_unit_of_work_noted_nowhere_is_still_committed(qm: QueueMan
     conn.commit()
     assert qm.queue_depth(QUEUE) == 2
     assert [conn.get(handle)[1] for _ in range(2)] == [b"noted", b"not noted"]
+    conn.disconnect()
+
+
+def test_a_get_in_the_unit_of_work_noted_nowhere_is_still_committed(qm: QueueManager) -> None:
+    # a get the connection did not note would stay in flight after MQCMIT, and be
+    # redelivered once the connection ended: a duplicate. It is found through messages_uow
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for body in (b"noted", b"not noted"):
+        conn.put(handle, MQMD(), body)
+    assert conn.get(handle, syncpoint=True) is not None
+    assert conn.get(handle, syncpoint=True) is not None
+    conn._uow.got_ids.pop()
+    conn.commit()
+    conn.disconnect()
+    assert qm.queue_depth(QUEUE) == 0
+    other = qm.connect()
+    assert other.get(other.open(QUEUE, C.MQOO_INPUT_SHARED)) is None
+    other.disconnect()
+
+
+def test_a_get_in_the_unit_of_work_noted_nowhere_is_still_backed_out(qm: QueueManager) -> None:
+    conn = qm.connect()
+    handle = conn.open(QUEUE, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for body in (b"noted", b"not noted"):
+        conn.put(handle, MQMD(), body)
+    assert conn.get(handle, syncpoint=True) is not None
+    assert conn.get(handle, syncpoint=True) is not None
+    conn._uow.got_ids.pop()
+    conn.backout()
+    got = [conn.get(handle) for _ in range(2)]  # both available again, at once
+    assert [(md.BackoutCount, data) for md, data in got] == [(1, b"noted"), (1, b"not noted")]
     conn.disconnect()
 
 
