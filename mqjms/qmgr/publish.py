@@ -152,9 +152,33 @@ class _Selection:
     def selects(self, sub: subscriptions.SubscriptionRow) -> bool:
         if not sub.selector:
             return True
+        if (sub.name, sub.selector) in _unreadable:
+            return False
+        try:
+            selector = compile_selector(sub.selector)
+        except (MQError, RecursionError) as exc:
+            # one stored selector that cannot be read (an edited database, a grammar
+            # change) selects nothing for its subscription, never failing every publisher
+            _unreadable.add((sub.name, sub.selector))
+            detail = exc.detail if isinstance(exc, MQError) else "nested too deeply"
+            log.warning(
+                "topic.selector_unreadable",
+                subscription=sub.name,
+                selector=sub.selector[:200],
+                error=detail,
+            )
+            return False
         if self._values is None:
             self._values = message_values(self.md, self.data)
-        return compile_selector(sub.selector).matches(self._values)
+        try:
+            return selector.matches(self._values)
+        except RecursionError:
+            return False
+
+
+#: (subscription name, stored selector) pairs whose selector cannot be compiled: reported
+#: once each, then skipped.
+_unreadable: set[tuple[str, str]] = set()
 
 
 def _deliver(

@@ -206,6 +206,7 @@ CREATE TABLE IF NOT EXISTS subscribers (
 );
 CREATE INDEX IF NOT EXISTS subscribers_conn ON subscribers(conn);
 CREATE INDEX IF NOT EXISTS subscribers_sub ON subscribers(sub);
+CREATE INDEX IF NOT EXISTS subscribers_origin ON subscribers(origin);  -- each publish asks
 """
 
 
@@ -240,6 +241,7 @@ class Database(sqlite3.Connection):
     durable: bool = False  # ... and its commit waits for an fsync
     bodies_apart: bool = False  # large bodies go to BODIES (see prepare)
     queue_stats: bool = False  # the depth triggers keep RESET QSTATS's counts (see prepare)
+    substatus_present: bool = False  # the substatus table was seen (it is never dropped)
 
     def close(self) -> None:
         super().close()
@@ -453,6 +455,7 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
             db.execute("ALTER TABLE subscriptions ADD COLUMN wschema TEXT NOT NULL DEFAULT 'TOPIC'")
         if not _has_column(db, "subscriptions", "selector"):  # before selectors
             db.execute("ALTER TABLE subscriptions ADD COLUMN selector TEXT NOT NULL DEFAULT ''")
+        db.execute(_ORIGIN_INDEX)  # before publications asked by origin through an index
         return False
     _run_each(db, PUBSUB_SCHEMA)
     return True
@@ -460,9 +463,15 @@ def ensure_pubsub(db: sqlite3.Connection) -> bool:
 
 def pubsub_current(db: sqlite3.Connection) -> bool:
     """Whether the pub/sub tables are as :func:`ensure_pubsub` makes them."""
-    return _has_column(db, "subscribers", "no_local") and _has_column(
-        db, "subscriptions", "selector"
+    return (
+        _has_column(db, "subscribers", "no_local")
+        and _has_column(db, "subscriptions", "selector")
+        and db.execute("SELECT 1 FROM sqlite_master WHERE name = 'subscribers_origin'").fetchone()
+        is not None
     )
+
+
+_ORIGIN_INDEX = "CREATE INDEX IF NOT EXISTS subscribers_origin ON subscribers(origin)"
 
 
 def _has_column(db: sqlite3.Connection, table: str, column: str) -> bool:

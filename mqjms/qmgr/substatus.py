@@ -14,6 +14,8 @@ import sqlite3
 import time
 from collections.abc import Iterable
 
+from .store import Database
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS substatus (
     name TEXT PRIMARY KEY,        -- subscriptions.name
@@ -32,12 +34,20 @@ def _stamp() -> str:
 
 
 def present(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE name = 'substatus'").fetchone() is not None
+    """Whether the table exists; once seen, remembered on the connection (it is made at
+    open and never dropped), so a publication does not look it up each time."""
+    if isinstance(db, Database) and db.substatus_present:
+        return True
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'substatus'").fetchone()
+    if found is not None and isinstance(db, Database):
+        db.substatus_present = True
+    return found is not None
 
 
 def ensure(db: sqlite3.Connection) -> bool:
-    """Create the table in the caller's write transaction if it is missing; True if made."""
-    if present(db):
+    """Create the table in the caller's write transaction if it is missing; True if made
+    (not remembered as present: the transaction may yet roll back)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'substatus'").fetchone():
         return False
     db.execute(SCHEMA)
     return True

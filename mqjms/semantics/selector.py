@@ -12,6 +12,12 @@ identifiers, parentheses, ``NOT AND OR``, ``= <> < <= > >=``, ``+ - * /`` (unary
 ``[NOT] BETWEEN a AND b``, ``[NOT] IN ('a', ...)``, ``[NOT] LIKE 'p%t_rn' [ESCAPE 'c']``,
 ``IS [NOT] NULL``. Keywords are case-insensitive, identifiers case-sensitive.
 Comparing values of different types (a string with a number) is false, as JMS says.
+JMS 2.0 also says: ``/`` of two exact (integer) numbers divides as integers do (Java's
+truncation toward zero: ``7 / 2 = 3``); strings and booleans compare with ``=`` and ``<>``
+only (``<`` on a string or boolean literal is 2459, on such a value at run time unknown);
+``NOT``, ``AND`` and ``OR`` of a value that is not a boolean are unknown. ``LIKE`` matches
+without backtracking blow-up (:mod:`.globbing`), and a selector nested too deeply to parse
+is 2459, never a RecursionError.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.mq.jms import JmsHeaders, parse_jms_folders
 from mqjms.mq.md import MQMD
 from mqjms.mq.rfh2 import chain_folders, is_rfh2
+
+from .globbing import ANY, ONE, Tokens, glob
 
 Value = str | int | float | bool | None
 Expr = Callable[[Mapping[str, object]], Value]
@@ -61,12 +69,14 @@ def compile_selector(text: str) -> Selector:
     return _compiled(text)
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=16384)  # every publish asks for each subscription's selector
 def _compiled(text: str) -> Selector:
     if not text.strip():
         return Selector(text, lambda values: True)
-    parser = _Parser(text)
-    expr = parser.parse()
+    try:
+        expr = _Parser(text).parse()
+    except RecursionError:
+        raise _error(text, "nested too deeply") from None
     return Selector(text, expr)
 
 
@@ -91,6 +101,8 @@ class _Parser:
             self.tokens.append((kind, value))
             pos = found.end()
         self.at = 0
+        # the expressions whose type is known as they are parsed: literals, "string"/"bool"
+        self.literal_kind: dict[Expr, str] = {}
 
     # ------------------------------------------------------------------ tokens
     def _peek(self) -> tuple[str, str]:
@@ -129,7 +141,7 @@ class _Parser:
     def _not(self) -> Expr:
         if self._take("kw", "NOT"):
             inner = self._not()
-            return lambda v: None if (r := inner(v)) is None else not r
+            return lambda v: None if (r := _truth(inner(v))) is None else not r
         return self._predicate()
 
     def _predicate(self) -> Expr:
@@ -137,7 +149,15 @@ class _Parser:
         kind, value = self._peek()
         if kind == "op" and value in _COMPARE:
             self.at += 1
-            return _comparison(value, left, self._sum())
+            right = self._sum()
+            if value not in ("=", "<>"):
+                for side in (left, right):
+                    if side in self.literal_kind:
+                        raise _error(
+                            self.text,
+                            f"{value} compares numbers only, not a {self.literal_kind[side]}",
+                        )
+            return _comparison(value, left, right)
         negate = self._take("kw", "NOT")
         if self._take("kw", "BETWEEN"):
             low = self._sum()
@@ -172,21 +192,26 @@ class _Parser:
         self.at += 1
         return value[1:-1].replace("''", "'")
 
-    def _pattern(self) -> re.Pattern[str]:
+    def _pattern(self) -> Tokens:
         pattern = self._string_literal()
         escape = self._string_literal() if self._take("kw", "ESCAPE") else None
         if escape is not None and len(escape) != 1:
             raise _error(self.text, f"ESCAPE {escape!r} is not one character")
-        out, i = [], 0
+        out: list[str] = []
+        i = 0
         while i < len(pattern):
             char = pattern[i]
             if escape is not None and char == escape and i + 1 < len(pattern):
-                out.append(re.escape(pattern[i + 1]))
+                out.append(pattern[i + 1])
                 i += 2
                 continue
-            out.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
+            if char == "%":
+                if not out or out[-1] != ANY:  # a run of % is one
+                    out.append(ANY)
+            else:
+                out.append(ONE if char == "_" else char)
             i += 1
-        return re.compile("".join(out), re.DOTALL)
+        return tuple(out)
 
     def _sum(self) -> Expr:
         left = self._product()
@@ -220,13 +245,17 @@ class _Parser:
             return inner
         if kind == "string":
             text = value[1:-1].replace("''", "'")
-            return lambda v: text
+            string: Expr = lambda v: text  # noqa: E731
+            self.literal_kind[string] = "string"
+            return string
         if kind == "number":
             number = _number(value)
             return lambda v: number
         if kind == "kw" and value in ("TRUE", "FALSE"):
             truth = value == "TRUE"
-            return lambda v: truth
+            boolean: Expr = lambda v: truth  # noqa: E731
+            self.literal_kind[boolean] = "boolean"
+            return boolean
         if kind == "kw" and value == "NULL":
             return lambda v: None
         if kind == "ident":
@@ -252,25 +281,30 @@ def _is_number(value: Value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _truth(value: Value) -> bool | None:
+    """A value as NOT, AND and OR take it: a boolean, else unknown."""
+    return value if isinstance(value, bool) else None
+
+
 def _and(left: Expr, right: Expr) -> Expr:
     def both(v: Mapping[str, object]) -> Value:
-        a = left(v)
+        a = _truth(left(v))
         if a is False:
             return False
-        b = right(v)
+        b = _truth(right(v))
         if b is False:
             return False
-        return None if a is None or b is None else bool(a) and bool(b)
+        return None if a is None or b is None else True
 
     return both
 
 
 def _or(left: Expr, right: Expr) -> Expr:
     def either(v: Mapping[str, object]) -> Value:
-        a = left(v)
+        a = _truth(left(v))
         if a is True:
             return True
-        b = right(v)
+        b = _truth(right(v))
         if b is True:
             return True
         return None if a is None or b is None else False
@@ -300,7 +334,7 @@ def _comparison(op: str, left: Expr, right: Expr) -> Expr:
         if type(a) is not type(b):
             return False  # JMS: comparing values of different types is false
         if op not in ("=", "<>"):
-            return False  # strings and booleans compare for equality only
+            return None  # strings and booleans compare for equality only
         return compare(a, b)
 
     return evaluate
@@ -321,6 +355,9 @@ def _arithmetic(op: str, left: Expr, right: Expr) -> Expr:
             return a * b
         if b == 0:
             return None
+        if isinstance(a, int) and isinstance(b, int):  # exact: Java's, toward zero
+            quotient = abs(a) // abs(b)
+            return quotient if (a < 0) == (b < 0) else -quotient
         return a / b
 
     return evaluate
@@ -348,12 +385,12 @@ def _in(value: Expr, items: tuple[str, ...]) -> Expr:
     return evaluate
 
 
-def _like(value: Expr, pattern: re.Pattern[str]) -> Expr:
+def _like(value: Expr, pattern: Tokens) -> Expr:
     def evaluate(v: Mapping[str, object]) -> Value:
         x = value(v)
         if x is None:
             return None
-        return isinstance(x, str) and pattern.fullmatch(x) is not None
+        return isinstance(x, str) and glob(pattern, x)
 
     return evaluate
 

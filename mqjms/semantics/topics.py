@@ -19,7 +19,6 @@ manager in SQLite, STOMP in configuration); this module is the rules written onc
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -28,6 +27,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 
 from .attributes import Attr, attr_error, normalize, validate_name
+from .globbing import ANY, ONE, Tokens, glob
 
 BASE_TOPIC = "SYSTEM.BASE.TOPIC"
 DURABLE_MODEL = "SYSTEM.DURABLE.MODEL.QUEUE"
@@ -220,30 +220,31 @@ CHAR_ANY, CHAR_ONE, CHAR_ESCAPE = "*", "?", "%"
 
 
 def char_matches(pattern: str, topic_string: str) -> bool:
-    """Whether ``topic_string`` matches the character-based ``pattern``."""
-    return _char_regex(pattern).fullmatch(topic_string) is not None
+    """Whether ``topic_string`` matches the character-based ``pattern`` (in at most
+    pattern x topic steps, see :mod:`.globbing`)."""
+    return glob(_char_tokens(pattern), topic_string)
 
 
 @functools.lru_cache(maxsize=4096)
-def _char_regex(pattern: str) -> re.Pattern[str]:
+def _char_tokens(pattern: str) -> Tokens:
     out: list[str] = []
     escaped = False
     for char in pattern:
         if escaped:
-            out.append(re.escape(char))
+            out.append(char)
             escaped = False
         elif char == CHAR_ESCAPE:
             escaped = True
         elif char == CHAR_ANY:
-            if not out or out[-1] != ".*":  # a run of * is one (no backtracking blow-up)
-                out.append(".*")
+            if not out or out[-1] != ANY:  # a run of * is one
+                out.append(ANY)
         elif char == CHAR_ONE:
-            out.append(".")
+            out.append(ONE)
         else:
-            out.append(re.escape(char))
+            out.append(char)
     if escaped:
-        out.append(re.escape(CHAR_ESCAPE))
-    return re.compile("".join(out), re.DOTALL)
+        out.append(CHAR_ESCAPE)
+    return tuple(out)
 
 
 def char_node(pattern: str) -> str:

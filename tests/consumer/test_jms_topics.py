@@ -309,6 +309,8 @@ def test_a_topic_consumer_with_a_selector_gets_only_what_it_selects(env: Any) ->
     session.unsubscribe("jt-sel")
     with pytest.raises(mqjms.InvalidSelectorException):
         session.consumer(topic, "price >")
+    with pytest.raises(mqjms.InvalidSelectorException):  # too deep: never a RecursionError
+        session.consumer(topic, "(" * 5000 + "price > 1" + ")" * 5000)
     with pytest.raises(mqjms.JMSException, match="queues"):
         session.consumer("DEV.QUEUE.1", "price > 1")
 

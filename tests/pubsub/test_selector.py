@@ -33,7 +33,17 @@ VALUES = {"price": 150, "region": "eu", "name": "it's", "rate": 1.5, "flag": Tru
         ("missing = 1 OR price = 150", True),
         ("missing = 1 AND price = 150", False),
         ("region = 1", False),  # different types: false
-        ("region > 'a'", False),  # strings compare for equality only
+        ("region > name", False),  # strings compare for equality only: unknown
+        ("NOT region > name", False),  # ... so NOT of it is unknown too
+        ("NOT flag > flag OR flag", True),
+        ("price / 7 = 21", True),  # exact / exact divides as integers (150 / 7 = 21)
+        ("-price / 7 = -21", True),  # toward zero, as Java does
+        ("price / 7.0 = 21", False),
+        ("NOT region", False),  # NOT, AND, OR of a non-boolean: unknown
+        ("NOT (region AND price = 150)", False),
+        ("region OR price = 1", False),
+        ("NOT (price OR price = 1)", False),
+        ("region OR price = 150", True),
         ("(price > 1000 OR region = 'eu') AND NOT flag = FALSE", True),
         ("Price > 100", False),  # identifiers are case-sensitive
         ("price > 100 and REGION is null", True),  # keywords are not
@@ -44,7 +54,23 @@ def test_a_selector_selects_what_it_says(selector: str, selected: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    "selector", ["price >", "AND", "price IN 1", "x LIKE 3", "'a' ==", "x NOT = 1", "(a = 1"]
+    "selector",
+    [
+        "price >",
+        "AND",
+        "price IN 1",
+        "x LIKE 3",
+        "'a' ==",
+        "x NOT = 1",
+        "(a = 1",
+        "region > 'a'",  # JMS: strings and booleans compare with = and <> only
+        "'a' <= region",
+        "flag >= TRUE",
+        "FALSE < flag",
+        # too deep to parse: 2459, never a RecursionError
+        pytest.param("(" * 5000 + "a = 1" + ")" * 5000, id="deep-parentheses"),
+        pytest.param("NOT " * 5000 + "a = 1", id="deep-not"),
+    ],
 )
 def test_a_selector_that_is_not_one_is_2459(selector: str) -> None:
     with pytest.raises(MQError) as failure:
@@ -59,3 +85,15 @@ def test_header_fields_come_from_the_mqmd() -> None:
     assert values["JMSDeliveryMode"] == "PERSISTENT"
     assert values["JMSMessageID"] == "ID:" + "01" * 24
     assert compile_selector("JMSDeliveryMode = 'PERSISTENT' AND JMSPriority > 4").matches(values)
+
+
+def test_integer_division_is_integer_and_the_jms_example_holds() -> None:
+    assert compile_selector("x / 2 = 3").matches({"x": 7})
+    assert compile_selector("x / 2 = 3.5").matches({"x": 7.0})
+    assert compile_selector("x / -2 = -3").matches({"x": 7})
+
+
+def test_string_ordering_at_run_time_is_unknown() -> None:
+    values = {"a": "x", "b": "y", "t": True}
+    for text in ("a < b", "NOT a < b", "t > t", "NOT t >= t"):
+        assert not compile_selector(text).matches(values), text

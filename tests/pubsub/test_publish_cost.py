@@ -1,0 +1,69 @@
+"""What a publication costs in SQL on the embedded queue manager, counted with sqlite3's
+``set_trace_callback`` (never timed): no sqlite_master lookup per publication, the
+publisher's own subscriptions found through an index, selectors compiled once."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from mqjms.mq import MQMD, C
+from mqjms.qmgr import QueueManager
+from mqjms.semantics import selector
+from mqjms.semantics.pubsub import SubscriptionDescriptor
+
+MANAGED = C.MQSO_CREATE | C.MQSO_MANAGED
+
+
+def test_a_publication_does_not_look_up_sqlite_master(tmp_path: Path) -> None:
+    qm = QueueManager(tmp_path / "qm")
+    conn = qm.connect()
+    try:
+        conn.subscribe(SubscriptionDescriptor(options=MANAGED, object_string="cost/t"))
+        handle = conn.open_topic("cost/t", C.MQOO_OUTPUT)
+        conn.put(handle, MQMD(Format=C.MQFMT_STRING), b"warm")  # first-use work
+        statements: list[str] = []
+        conn._db.set_trace_callback(statements.append)
+        try:
+            for _ in range(3):
+                conn.put(handle, MQMD(Format=C.MQFMT_STRING), b"m")
+        finally:
+            conn._db.set_trace_callback(None)
+        assert not [s for s in statements if "sqlite_master" in s], statements
+        assert any("substatus" in s for s in statements)  # NUMMSGS still counted
+        counted = conn._db.execute("SELECT nummsgs FROM substatus").fetchall()
+        assert counted == [(4,)]
+    finally:
+        conn.disconnect()
+        qm.close()
+
+
+def test_the_publishers_own_subscriptions_are_found_through_an_index(tmp_path: Path) -> None:
+    with QueueManager(tmp_path / "qm"):
+        pass
+    db = sqlite3.connect(tmp_path / "qm" / "qmgr.db")
+    with db:  # as a queue manager made before the index left it
+        db.execute("DROP INDEX subscribers_origin")
+    db.close()
+    with QueueManager(tmp_path / "qm"):  # gains it at open
+        pass
+    db = sqlite3.connect(tmp_path / "qm" / "qmgr.db")
+    try:
+        for query in (
+            "SELECT sub FROM subscribers WHERE origin = ?",
+            "SELECT sub FROM subscribers WHERE origin = ? AND no_local",
+        ):
+            plan = " ".join(str(r[-1]) for r in db.execute("EXPLAIN QUERY PLAN " + query, ("",)))
+            assert "subscribers_origin" in plan, plan
+    finally:
+        db.close()
+
+
+def test_many_distinct_selectors_stay_compiled() -> None:
+    texts = [f"n = {i}" for i in range(2000)]
+    for text in texts:
+        selector.compile_selector(text)
+    before = selector._compiled.cache_info().hits
+    for text in texts:
+        selector.compile_selector(text)
+    assert selector._compiled.cache_info().hits - before == len(texts)
