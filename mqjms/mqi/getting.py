@@ -376,9 +376,10 @@ def _attempt_whole(
     """One wait slice of a get with MQGMO_COMPLETE_MSG: look for the first message that
     is no segment or a complete segmented one (:mod:`.segments`) and get it, a segmented
     one whole (2080 and nothing got when it is longer than the buffer, but with
-    MQGMO_ACCEPT_TRUNCATED_MSG); look again every COMPLETE_GROUP_POLL seconds while none
-    is there. A transport whose browse does not show the queue at once (STOMP) gets as if
-    without the option."""
+    MQGMO_ACCEPT_TRUNCATED_MSG), all or nothing in a unit of work holding nothing else
+    (2072 while the program's holds other work); look again every COMPLETE_GROUP_POLL
+    seconds while none is there. A transport whose browse does not show the queue at once
+    (STOMP) gets as if without the option."""
     if Capability.BROWSE_AT_ONCE not in conn.capabilities:
         return _attempt(hconn, conn, obj, ask, wait)
     until = time.monotonic() + wait
@@ -403,8 +404,14 @@ def _attempt_whole(
             syncpoint = ask.syncpoint or (
                 ask.if_persistent and found[0][0].Persistence == C.MQPER_PERSISTENT
             )
-            own = not syncpoint and not hconn.work and not hconn.begun
-            outcome = segments.take(conn, obj.queue, found, syncpoint=syncpoint, own=own)
+            if len(found) > 1 and hconn.work:
+                raise failed(
+                    C.MQRC_SYNCPOINT_NOT_AVAILABLE,
+                    "a segmented message is got whole in a unit of work holding nothing "
+                    "else (so a segment gone meanwhile backs out the others): MQCMIT or "
+                    "MQBACK the unit of work first",
+                )
+            outcome = segments.take(conn, obj.queue, found, syncpoint=syncpoint)
             if outcome is not None and syncpoint:
                 hconn.note_work()
         if outcome is not None:
