@@ -9,6 +9,11 @@ leaves no segment; with other work in the unit of work it is not segmented (2030
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -16,11 +21,12 @@ import pytest
 
 from mqjms.mq import constants as C
 from mqjms.mqi import segments
-from tests.support.mqenv import MQEnv
+from tests.support.mqenv import MQEnv, wait_until
 
 Q = "DEV.QUEUE.2"
 OTHER = "DEV.QUEUE.3"
 ORDER = "ActiveMQ hands a selector's matches over in an order of its own, and browses late"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _put_segments(mq: ModuleType, queue: Any, parts: list[bytes]) -> None:
@@ -94,6 +100,57 @@ def test_a_segmented_message_is_not_got_beside_other_work_in_the_unit_of_work(
     assert queue.get(None, mq.MD(Version=2, MsgId=plain), gmo) == b"plain"
     qmgr.commit()
     assert queue.get(None, mq.MD(Version=2), _whole_gmo(mq)) == b"abcdef"  # once it is empty
+
+
+@pytest.mark.embedded_only(ORDER)
+def test_a_process_killed_while_it_gets_a_segmented_message_leaves_it_whole(
+    mq: ModuleType, env: MQEnv, qmgr: Any, tmp_path: Path
+) -> None:
+    # a get without syncpoint, killed (kill -9) once it has got the first segment: the
+    # unit of work it was in is backed out, the message whole on the queue again
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_segments(mq, queue, [b"ab", b"cd", b"ef"])
+    program = tmp_path / "killed.py"
+    program.write_text(
+        textwrap.dedent(
+            f"""
+            import os, signal
+            import pymqi
+            from mqjms.mqi import segments
+            real = segments.take
+            def dying(conn, queue, found, **kwargs):
+                class Dying:
+                    def __getattr__(self, name):
+                        return getattr(conn, name)
+                    def get(self, *args, **kw):
+                        got = conn.get(*args, **kw)
+                        os.kill(os.getpid(), signal.SIGKILL)
+                return real(Dying(), queue, found, **kwargs)
+            segments.take = dying
+            qmgr = pymqi.connect("QM1")
+            gmo = pymqi.GMO(Version=2, MatchOptions=0, Options=pymqi.CMQC.MQGMO_COMPLETE_MSG)
+            pymqi.Queue(qmgr, "{Q}").get(None, pymqi.MD(Version=2), gmo)
+            """
+        )
+    )
+    child_env = dict(os.environ, MQJMS_URL=env.url)
+    child_env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(REPO), child_env.get("PYTHONPATH")])
+    )
+    child = subprocess.run(
+        [sys.executable, "-m", "mqjms.pymqi", str(program)],
+        env=child_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert child.returncode == -9, child.stderr
+    # a get that finds nothing backs out a dead process's unit of work once it has
+    # noticed the death (a browse, as MQGMO_COMPLETE_MSG's look, does not)
+    assert wait_until(lambda: env.get_raw(OTHER) is None and len(env.browse(Q)) == 3)
+    md = mq.MD(Version=mq.CMQC.MQMD_VERSION_2)
+    assert queue.get(None, md, _whole_gmo(mq)) == b"abcdef"
+    assert env.depth(Q) == 0
 
 
 @pytest.mark.embedded_only(ORDER)
