@@ -103,14 +103,26 @@ def first_whole(
     return None
 
 
+class PartlyTaken(Exception):
+    """Some segments of a logical message were got into a unit of work holding other work
+    when another was found gone: they cannot be backed out alone."""
+
+
 def take(
-    conn: Connection, queue: Handle, found: list[tuple[MQMD, bytes]], *, syncpoint: bool
+    conn: Connection,
+    queue: Handle,
+    found: list[tuple[MQMD, bytes]],
+    *,
+    syncpoint: bool,
+    alone: bool = True,
 ) -> tuple[MQMD, bytes] | None:
     """Get the segments ``found`` and return the logical message they make, with its first
     segment's MQMD (MsgFlags its last one's, Offset 0), all under syncpoint in the
-    connection's unit of work, which holds nothing else: left there with ``syncpoint``,
-    else committed. None when one was got meanwhile by another handle (or expired): the
-    unit of work is backed out, every segment got before it back on the queue."""
+    connection's unit of work: left there with ``syncpoint``, else committed. None when
+    one was got meanwhile by another handle (or expired): when the unit of work holds
+    nothing else (``alone``) it is backed out, every segment got before it back on the
+    queue; otherwise :class:`PartlyTaken` is raised (the caller dooms the unit of work,
+    so its MQCMIT backs everything out)."""
     parts: list[tuple[MQMD, bytes]] = []
     try:
         for md, _ in found:
@@ -126,9 +138,15 @@ def take(
                 break
             parts.append(got)
     except BaseException:
+        if not alone:
+            raise PartlyTaken from None
         conn.backout()
         raise
     if len(parts) < len(found):
+        if not alone:
+            if parts:
+                raise PartlyTaken
+            return None
         if parts:
             conn.backout()
         return None

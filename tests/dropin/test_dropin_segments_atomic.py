@@ -2,7 +2,9 @@
 
 MQGMO_COMPLETE_MSG gets the segments one by one after a browse (:mod:`mqjms.mqi.segments`):
 a segment gone meanwhile (another consumer's get) backs out the ones already got, and
-with other work in the program's unit of work a segmented message is not got (2072).
+outside syncpoint with other work in the program's unit of work a segmented message is
+not got (2072); under syncpoint beside other work, a segment gone meanwhile dooms the
+unit of work (its MQCMIT backs it out, 2003).
 A put the queue manager segments (MQMF_SEGMENTATION_ALLOWED) that fails part-way (2053)
 leaves no segment; with other work in the unit of work it is not segmented (2030).
 ``with connect(...) as qmgr:`` backs the unit of work out when the block raises."""
@@ -76,16 +78,16 @@ def test_a_segment_gone_meanwhile_backs_out_the_segments_got(
 
 
 @pytest.mark.embedded_only(ORDER)
-@pytest.mark.parametrize("syncpoint", [False, True])
-def test_a_segmented_message_is_not_got_beside_other_work_in_the_unit_of_work(
-    mq: ModuleType, env: MQEnv, qmgr: Any, syncpoint: bool
+def test_a_segmented_message_is_not_got_outside_syncpoint_beside_other_work(
+    mq: ModuleType, env: MQEnv, qmgr: Any
 ) -> None:
-    # the drop-in could not back its segments out apart from the program's other work
+    # outside syncpoint its segments are got in a unit of work of their own, which the
+    # program's pending work leaves no room for: 2072, nothing taken
     queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
     _put_segments(mq, queue, [b"ab", b"cd", b"ef"])
     queue.put(b"plain", mq.MD(Version=mq.CMQC.MQMD_VERSION_2))
     qmgr.put1(OTHER, b"other work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
-    options = mq.CMQC.MQGMO_SYNCPOINT if syncpoint else mq.CMQC.MQGMO_NO_SYNCPOINT
+    options = mq.CMQC.MQGMO_NO_SYNCPOINT
     with pytest.raises(mq.MQMIError) as caught:
         queue.get(None, mq.MD(Version=mq.CMQC.MQMD_VERSION_2), _whole_gmo(mq, options))
     assert caught.value.reason == mq.CMQC.MQRC_SYNCPOINT_NOT_AVAILABLE
@@ -100,6 +102,50 @@ def test_a_segmented_message_is_not_got_beside_other_work_in_the_unit_of_work(
     assert queue.get(None, mq.MD(Version=2, MsgId=plain), gmo) == b"plain"
     qmgr.commit()
     assert queue.get(None, mq.MD(Version=2), _whole_gmo(mq)) == b"abcdef"  # once it is empty
+
+
+@pytest.mark.embedded_only(ORDER)
+def test_segmented_messages_are_got_under_syncpoint_beside_other_work(
+    mq: ModuleType, env: MQEnv, qmgr: Any
+) -> None:
+    # a batch: several whole messages, and other work, in one unit of work, as on IBM MQ
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_segments(mq, queue, [b"ab", b"cd"])
+    _put_segments(mq, queue, [b"ef", b"gh"])
+    qmgr.put1(OTHER, b"other work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    options = mq.CMQC.MQGMO_SYNCPOINT
+    assert queue.get(None, mq.MD(Version=2), _whole_gmo(mq, options)) == b"abcd"
+    assert queue.get(None, mq.MD(Version=2), _whole_gmo(mq, options)) == b"efgh"
+    qmgr.backout()
+    assert env.depth(Q) == 4 and env.depth(OTHER) == 0  # all of it back
+    qmgr.put1(OTHER, b"other work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    assert queue.get(None, mq.MD(Version=2), _whole_gmo(mq, options)) == b"abcd"
+    qmgr.commit()
+    assert env.depth(Q) == 2 and env.depth(OTHER) == 1
+
+
+@pytest.mark.embedded_only(ORDER)
+def test_a_segment_gone_beside_other_work_dooms_the_unit_of_work(
+    mq: ModuleType, env: MQEnv, qmgr: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the segments got cannot be backed out apart from the program's other work: its
+    # MQCMIT backs everything out (2003) and nothing is lost or half-taken
+    queue = mq.Queue(qmgr, Q, mq.CMQC.MQOO_INPUT_AS_Q_DEF | mq.CMQC.MQOO_OUTPUT)
+    _put_segments(mq, queue, [b"ab", b"cd", b"ef"])
+    qmgr.put1(OTHER, b"other work", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    _last_segment_taken_meanwhile(monkeypatch, env)
+    options = mq.CMQC.MQGMO_SYNCPOINT
+    with pytest.raises(mq.MQMIError) as caught:
+        queue.get(None, mq.MD(Version=mq.CMQC.MQMD_VERSION_2), _whole_gmo(mq, options))
+    assert caught.value.reason == mq.CMQC.MQRC_NO_MSG_AVAILABLE
+    with pytest.raises(mq.MQMIError) as committed:
+        qmgr.commit()
+    assert committed.value.reason == mq.CMQC.MQRC_BACKED_OUT
+    assert [data for _, data in env.browse(Q)] == [b"ab", b"cd"]
+    assert env.depth(OTHER) == 0
+    qmgr.put1(OTHER, b"after", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_SYNCPOINT))
+    qmgr.commit()  # the next unit of work commits
+    assert env.depth(OTHER) == 1
 
 
 @pytest.mark.embedded_only(ORDER)
