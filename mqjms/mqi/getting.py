@@ -427,6 +427,10 @@ def _attempt_whole(
                     "got whole; the unit of work holds part of it and is backed out at "
                     "MQCMIT (2003) or MQBACK",
                 ) from None
+            except BaseException:
+                if not alone:  # part of it may be in the unit of work with the other work
+                    hconn.doom("a get of a segmented message failed part-way")
+                raise
             if outcome is not None and syncpoint:
                 hconn.note_work()
         if outcome is not None:

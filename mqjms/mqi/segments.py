@@ -138,10 +138,9 @@ def take(
                 break
             parts.append(got)
     except BaseException:
-        if not alone:
-            raise PartlyTaken from None
-        conn.backout()
-        raise
+        if alone:
+            conn.backout()
+        raise  # not alone: the caller dooms the unit of work
     if len(parts) < len(found):
         if not alone:
             if parts:
