@@ -376,9 +376,12 @@ def _attempt_whole(
     """One wait slice of a get with MQGMO_COMPLETE_MSG: look for the first message that
     is no segment or a complete segmented one (:mod:`.segments`) and get it, a segmented
     one whole (2080 and nothing got when it is longer than the buffer, but with
-    MQGMO_ACCEPT_TRUNCATED_MSG); look again every COMPLETE_GROUP_POLL seconds while none
-    is there. A transport whose browse does not show the queue at once (STOMP) gets as if
-    without the option."""
+    MQGMO_ACCEPT_TRUNCATED_MSG), all or nothing: in a unit of work holding nothing else
+    a segment gone meanwhile backs out the others; under syncpoint in the program's unit
+    of work with other work (which cannot be backed out alone) it dooms that unit of work
+    (outside syncpoint with other work pending: 2072); look again every COMPLETE_GROUP_POLL
+    seconds while none is there. A transport whose browse does not show the queue at once
+    (STOMP) gets as if without the option."""
     if Capability.BROWSE_AT_ONCE not in conn.capabilities:
         return _attempt(hconn, conn, obj, ask, wait)
     until = time.monotonic() + wait
@@ -403,8 +406,31 @@ def _attempt_whole(
             syncpoint = ask.syncpoint or (
                 ask.if_persistent and found[0][0].Persistence == C.MQPER_PERSISTENT
             )
-            own = not syncpoint and not hconn.work and not hconn.begun
-            outcome = segments.take(conn, obj.queue, found, syncpoint=syncpoint, own=own)
+            alone = not hconn.work
+            if len(found) > 1 and not alone and not syncpoint:
+                raise failed(
+                    C.MQRC_SYNCPOINT_NOT_AVAILABLE,
+                    "a segmented message got whole outside syncpoint is got in a unit of "
+                    "work of its own (so a segment gone meanwhile backs out the others), "
+                    "and the program's holds other work: MQCMIT or MQBACK it first, or get "
+                    "under syncpoint",
+                )
+            try:
+                outcome = segments.take(conn, obj.queue, found, syncpoint=syncpoint, alone=alone)
+            except segments.PartlyTaken:
+                # segments of it are in the program's unit of work with its other work:
+                # none can be backed out alone, so the unit of work is (its MQCMIT: 2003)
+                hconn.doom("a segmented message's segments went while it was got whole")
+                raise failed(
+                    C.MQRC_NO_MSG_AVAILABLE,
+                    "a segment of the message went (another get, or expiry) while it was "
+                    "got whole; the unit of work holds part of it and is backed out at "
+                    "MQCMIT (2003) or MQBACK",
+                ) from None
+            except BaseException:
+                if not alone:  # part of it may be in the unit of work with the other work
+                    hconn.doom("a get of a segmented message failed part-way")
+                raise
             if outcome is not None and syncpoint:
                 hconn.note_work()
         if outcome is not None:

@@ -121,6 +121,7 @@ class Hconn:
         self.pid = os.getpid()  # a forked child may not use it (its parent's unit of work)
         self.work = 0  # the program's gets and puts under syncpoint in its unit of work
         self.begun = False  # MQBEGIN began the unit of work, not yet ended
+        self.doomed = ""  # why the unit of work can only be backed out ("": it can commit)
         self.callbacks: object = None  # MQCB registrations (callbacks.Delivery), once made
         self.connected_as = ""  # the queue manager name the program's MQCONN gave
         _live.add(self)
@@ -208,9 +209,22 @@ class Hconn:
             obj.put_group, obj.get_group, obj.put_segment = put_group, get_group, put_segment
         self._group_marks.clear()
 
+    def doom(self, why: str) -> None:
+        """The unit of work holds work that cannot be completed nor backed out alone: its
+        MQCMIT backs it out (2003 MQRC_BACKED_OUT, as a queue manager that had to)."""
+        self.doomed = why
+        self.note_work()
+
     def commit(self) -> None:
-        """MQCMIT."""
+        """MQCMIT (MQBACK and 2003 when the unit of work was doomed)."""
         with self.call() as conn:
+            if self.doomed:
+                why, self.doomed = self.doomed, ""
+                conn.backout()
+                self.work, self.begun = 0, False
+                self._restore_groups()
+                screening.backed_out(self.flow)
+                raise failed(C.MQRC_BACKED_OUT, f"the unit of work was backed out: {why}")
             try:
                 conn.commit()
             except MQError as exc:
@@ -228,7 +242,7 @@ class Hconn:
         handle's logical-order group position is what it was before the unit of work."""
         with self.call() as conn:
             conn.backout()
-            self.work, self.begun = 0, False
+            self.work, self.begun, self.doomed = 0, False, ""
             self._restore_groups()
             screening.backed_out(self.flow)
 
@@ -237,7 +251,8 @@ class Hconn:
         that ends without MQDISC does). A second call fails with 2018."""
         with self.call() as conn:
             self.closed = True
-            self.work, self.begun = 0, False
+            commit = commit and not self.doomed  # a doomed unit of work is backed out
+            self.work, self.begun, self.doomed = 0, False, ""
             self._group_marks.clear()
             self.objects.clear()
             self.subscriptions.clear()

@@ -217,7 +217,8 @@ def _put_or_segment(
     """The transport's put; a message too long for its queue or queue manager (2030,
     2031) that allows segmentation (MQMF_SEGMENTATION_ALLOWED) is put in segments of the
     lesser MAXMSGL instead (at least 16 bytes), as the queue manager segments it
-    (:func:`.segments.put_segmented`)."""
+    (:func:`.segments.put_segmented`), all or nothing: only while the program's unit of
+    work holds no work (else the 2030 or 2031 stands)."""
     try:
         return conn.put(
             target, md, data, syncpoint=syncpoint, context=context, new_msg_id=new_msg_id
@@ -228,6 +229,10 @@ def _put_or_segment(
         if exc.reason not in too_big or not allowed:
             raise
         refused = exc
+    if hconn.work:
+        # the segments could not be backed out apart from the program's other work in its
+        # unit of work, and a failed MQPUT must leave nothing: not segmented then
+        raise refused
     # MQPUT1 names the queue: open it (an alias resolves to its base queue, whose
     # MAXMSGL counts), as MQPUT1 is MQOPEN, MQPUT and MQCLOSE
     handle = (
@@ -243,7 +248,6 @@ def _put_or_segment(
             raise refused
         if md.GroupId == C.MQGI_NONE:
             md.GroupId = new_correl_id(conn.qmgr_name)
-        own = not syncpoint and not hconn.work and not hconn.begun
         return segments.put_segmented(
             conn,
             handle,
@@ -251,7 +255,6 @@ def _put_or_segment(
             data,
             size=size,
             syncpoint=syncpoint,
-            own=own,
             context=context,
             new_msg_id=new_msg_id,
         )

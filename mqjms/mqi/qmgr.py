@@ -75,9 +75,11 @@ class QueueManager:
 
     def __exit__(self, *exc: object) -> None:
         """``with pymqi.connect(...) as qmgr:`` (some later pymqi examples; 1.12 has no
-        context managers): MQDISC at the end of the block, which commits."""
+        context managers): MQDISC at the end of the block, which commits; a block that
+        ends in an exception backs the unit of work out first (MQBACK), so what it got
+        under syncpoint goes back on its queue and what it put is not sent."""
         if self._connected:
-            self.disconnect()
+            self._disconnect(commit=exc[0] is None)
 
     def __repr__(self) -> str:
         state = "connected" if self._connected else "not connected"
@@ -185,10 +187,13 @@ class QueueManager:
 
     def disconnect(self) -> None:
         """MQDISC: the unit of work is committed. PYIFError when not connected."""
+        self._disconnect(commit=True)
+
+    def _disconnect(self, *, commit: bool) -> None:
         connection = self._live()
         self._qmobj = None
         with self.FLAVOUR.errors():
-            connection.disconnect(commit=True)
+            connection.disconnect(commit=commit)
 
     def get_handle(self) -> int:
         """The connection handle (an int); PYIFError when not connected."""

@@ -9,10 +9,20 @@ No transport has such a get, so the drop-in looks first, as for MQGMO_ALL_MSGS_A
 (:mod:`.groups`): it browses the queue through a handle of its own (the program's browse
 cursor stays where it was), finds the first message that is no segment, or the first
 segment (Offset 0) of a logical message whose last segment (MQMF_LAST_SEGMENT) is there
-with every offset between, and then gets the segments one by one by their MsgIds, in one
-unit of work: the program's with MQGMO_SYNCPOINT, else one of the drop-in's own,
-committed once every segment is got (when the program's unit of work holds work, plain
-gets). The segments are not screened for poison messages.
+with every offset between, and then gets the segments one by one by their MsgIds, all in
+the connection's unit of work, which must hold nothing else: left there with
+MQGMO_SYNCPOINT, else committed once every segment is got; backed out as a whole when
+one has gone meanwhile (another consumer's get, expiry), so the message stays whole on
+the queue (its segments' BackoutCount + 1), and a process killed part-way leaves an
+uncommitted unit of work, which the queue manager backs out. A program whose unit of
+work holds other work cannot have that: a segmented message is then not got, 2072
+MQRC_SYNCPOINT_NOT_AVAILABLE (:mod:`.getting`); MQCMIT or MQBACK first. The segments
+are not screened for poison messages.
+
+A segmented put by the queue manager (:func:`put_segmented`) is all or nothing the same
+way: every segment under syncpoint in a unit of work that held nothing else, backed out
+if one put fails; with other work in the program's unit of work the put is not
+segmented (its 2030 or 2031 stands, :mod:`.putting`).
 """
 
 from __future__ import annotations
@@ -93,28 +103,53 @@ def first_whole(
     return None
 
 
+class PartlyTaken(Exception):
+    """Some segments of a logical message were got into a unit of work holding other work
+    when another was found gone: they cannot be backed out alone."""
+
+
 def take(
-    conn: Connection, queue: Handle, found: list[tuple[MQMD, bytes]], *, syncpoint: bool, own: bool
+    conn: Connection,
+    queue: Handle,
+    found: list[tuple[MQMD, bytes]],
+    *,
+    syncpoint: bool,
+    alone: bool = True,
 ) -> tuple[MQMD, bytes] | None:
     """Get the segments ``found`` and return the logical message they make, with its first
-    segment's MQMD (MsgFlags its last one's, Offset 0); None when one was got meanwhile by
-    another handle (in the drop-in's own unit of work, ``own``, the others go back)."""
+    segment's MQMD (MsgFlags its last one's, Offset 0), all under syncpoint in the
+    connection's unit of work: left there with ``syncpoint``, else committed. None when
+    one was got meanwhile by another handle (or expired): when the unit of work holds
+    nothing else (``alone``) it is backed out, every segment got before it back on the
+    queue; otherwise :class:`PartlyTaken` is raised (the caller dooms the unit of work,
+    so its MQCMIT backs everything out)."""
     parts: list[tuple[MQMD, bytes]] = []
-    for md, _ in found:
-        got = conn.get(
-            queue,
-            wait=0.0,
-            syncpoint=syncpoint or own,
-            msg_id=md.MsgId,
-            correl_id=None if md.CorrelId == C.MQCI_NONE else md.CorrelId,
-            group_id=md.GroupId,
-        )
-        if got is None:
-            if own and parts:
-                conn.backout()
+    try:
+        for md, _ in found:
+            got = conn.get(
+                queue,
+                wait=0.0,
+                syncpoint=True,
+                msg_id=md.MsgId,
+                correl_id=None if md.CorrelId == C.MQCI_NONE else md.CorrelId,
+                group_id=md.GroupId,
+            )
+            if got is None:
+                break
+            parts.append(got)
+    except BaseException:
+        if alone:
+            conn.backout()
+        raise  # not alone: the caller dooms the unit of work
+    if len(parts) < len(found):
+        if not alone:
+            if parts:
+                raise PartlyTaken
             return None
-        parts.append(got)
-    if own:
+        if parts:
+            conn.backout()
+        return None
+    if not syncpoint:
         conn.commit()
     whole = parts[0][0].copy()
     whole.MsgFlags = parts[-1][0].MsgFlags | CMQC.MQMF_LAST_SEGMENT
@@ -130,14 +165,15 @@ def put_segmented(
     *,
     size: int,
     syncpoint: bool,
-    own: bool,
     context: Context,
     new_msg_id: bool,
 ) -> MQMD:
     """Segmentation by the queue manager: ``data`` put as segments of at most ``size``
-    bytes (the queue's MAXMSGL), of ``md``'s GroupId and MsgSeqNumber, at Offsets from ``md``'s, all
-    in one unit of work (the program's with ``syncpoint``; ``own``: the drop-in's,
-    committed once every segment is put; else none); the first segment's MQMD."""
+    bytes (the queue's MAXMSGL), of ``md``'s GroupId and MsgSeqNumber, at Offsets from
+    ``md``'s, all under syncpoint in the connection's unit of work, which holds nothing
+    else: left there with ``syncpoint``, else committed once every segment is put; backed
+    out, and the failure raised, when one put fails (a 2053 queue full part-way), so no
+    part of the message stays. The first segment's MQMD."""
     size = max(size, 1)
     first: MQMD | None = None
     try:
@@ -150,17 +186,16 @@ def put_segmented(
                 target,
                 part,
                 data[start : start + size],
-                syncpoint=syncpoint or own,
+                syncpoint=True,
                 context=context,
                 new_msg_id=new_msg_id,
             )
             first = first or put
+        if not syncpoint:
+            conn.commit()
     except BaseException:
-        if own:
-            conn.backout()
+        conn.backout()
         raise
-    if own:
-        conn.commit()
     assert first is not None
     return first
 
