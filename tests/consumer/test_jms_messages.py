@@ -509,6 +509,7 @@ def test_jms_ibm_report_values_are_checked(env: Any, value: Any, error: type) ->
     assert env.depth(Q) == 0
 
 
+@pytest.mark.requires("expiration_report")
 def test_a_jms_sender_gets_the_expiration_report_it_asked_for(env: Any) -> None:
     # seed 000: "A report is generated when an expired message is discarded, if the
     # message specified one of the MQRO_EXPIRATION_* report options"
