@@ -35,6 +35,7 @@ import pytest
 import structlog
 from structlog.testing import LogCapture
 
+import mqjms.logs
 from mqjms.qmgr import QMConnection, QueueManager
 from mqjms.semantics import Capability
 from mqjms.transport import embedded
@@ -119,6 +120,22 @@ def _close_embedded_managers() -> Iterator[None]:
     locks released), so no test sees another's state."""
     yield
     embedded.close_all()
+
+
+@pytest.fixture(autouse=True)
+def _structlog_as_it_was() -> Iterator[None]:
+    """structlog's configuration after each test is what it was before: structlog's own
+    ``capture_logs`` leaves structlog *configured* (with its defaults: every event printed
+    on standard output), so mqjms's events would then go there in every later test."""
+    was_configured = structlog.is_configured()
+    old = structlog.get_config()
+    command_default = mqjms.logs._command_default
+    yield
+    if was_configured:
+        structlog.configure(**old)
+        mqjms.logs._command_default = command_default
+    elif structlog.is_configured():
+        mqjms.logs.reset()
 
 
 @pytest.fixture
