@@ -7,6 +7,7 @@ from .acknowledge import (
     SESSION_TRANSACTED,
 )
 from .consumer import MessageConsumer
+from .delivery import MessageListener
 from .errors import (
     IllegalStateException,
     InvalidDestinationException,
@@ -60,6 +61,7 @@ __all__ = [
     "Message",
     "MessageConsumer",
     "MessageFormatException",
+    "MessageListener",
     "MessageProducer",
     "ObjectMessage",
     "Queue",

@@ -15,6 +15,7 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics import Browse, Capability, Handle
 from mqjms.semantics.contract import interrupt_wait
 
+from .delivery import ListenerLike, as_callable
 from .errors import IllegalStateException, MessageFormatException
 from .message import Message, Queue, TextMessage, to_message
 
@@ -46,10 +47,45 @@ class MessageConsumer:
 
     def _ready(self) -> None:
         self._closed = False
+        self._listener: ListenerLike | None = None
         self._browser: Handle | None = None  # receive_body's look at the next message
         self._idle = threading.Event()  # clear while a receive is in progress
         self._idle.set()
 
+    # ------------------------------------------------------------------ listener
+    @property
+    def message_listener(self) -> ListenerLike | None:
+        """JMS getMessageListener: the listener messages are delivered to, if any."""
+        return self._listener
+
+    @message_listener.setter
+    def message_listener(self, listener: ListenerLike | None) -> None:
+        self.set_message_listener(listener)
+
+    def set_message_listener(self, listener: ListenerLike | None) -> None:
+        """JMS setMessageListener: deliver this consumer's messages to ``listener`` (a
+        callable taking the message, or an object with ``on_message``), one at a time, on
+        the session's delivery thread while the connection is started; None stops. Poison
+        messages are requeued before delivery (seed 002 for asynchronous applications);
+        see :mod:`.delivery` for how each delivery's unit of work ends."""
+        if self._closed:
+            raise IllegalStateException("the consumer is closed")
+        if listener is None:
+            self._listener = None
+            self.session.drop_listener(self)
+            return
+        call = as_callable(listener)
+        if not self._idle.is_set():
+            raise IllegalStateException(
+                "a receive() is in progress on this consumer: set the listener after it ends"
+            )
+        self._listener = listener
+        self.session.listening().set(self, call)
+
+    def get_message_listener(self) -> ListenerLike | None:
+        return self._listener
+
+    # ------------------------------------------------------------------ receive
     def receive(self, timeout: float | None = None) -> Message | None:
         """The next message, waiting up to ``timeout`` seconds (None: without limit);
         None when nothing arrived."""
@@ -132,6 +168,7 @@ class MessageConsumer:
         or the consumer was closed meanwhile."""
         if self._closed:
             raise IllegalStateException("the consumer is closed")
+        self.session.check_synchronous()
         mq = self.session.mq
         if self._browser is None:
             self._browser = mq.open(self.queue.name, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
@@ -151,6 +188,7 @@ class MessageConsumer:
     ) -> Message | None:
         if self._closed:
             raise IllegalStateException("the consumer is closed")
+        self.session.check_synchronous()
         timeout = _checked_timeout(timeout)
         self._idle.clear()
         try:
@@ -225,6 +263,9 @@ class MessageConsumer:
 
     def close(self) -> None:
         if not self._closed:
+            if self._listener is not None:
+                self._listener = None
+                self.session.drop_listener(self)
             self._closed = True
             self._end_receive()
             self._close_browser()

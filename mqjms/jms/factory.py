@@ -64,6 +64,7 @@ class Connection:
         self._sessions: list[Session] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._stopped = False
         #: whose publications are this connection's own, for noLocal: its sessions', each
         #: on an MQ connection of its own, share it (see Session)
         self.origin = "jms:" + uuid.uuid4().hex
@@ -95,6 +96,43 @@ class Connection:
         with self._lock:
             self._sessions.append(session)
         return session
+
+    # ------------------------------------------------------------------ delivery
+    @property
+    def stopped(self) -> bool:
+        """Whether delivery to message listeners is stopped (:meth:`stop`)."""
+        return self._stopped
+
+    def start(self) -> None:
+        """JMS start(): (re)start delivery to the sessions' message listeners. A
+        connection is started when made (receive() never waits for start(), unlike JMS),
+        so calling this is only needed after :meth:`stop`."""
+        if self._closed:
+            raise IllegalStateException("the connection is closed")
+        self._set_stopped(False)
+
+    def stop(self) -> None:
+        """JMS stop(): pause delivery to message listeners; returns once none is running.
+        Not from a listener of this connection (IllegalStateException, as JMS says)."""
+        if self._closed:
+            raise IllegalStateException("the connection is closed")
+        with self._lock:
+            sessions = list(self._sessions)
+        for session in sessions:
+            delivery = session._delivery
+            if delivery is not None and delivery.in_delivery_thread():
+                raise IllegalStateException(
+                    "a message listener cannot stop its own connection (JMS)"
+                )
+        self._set_stopped(True)
+
+    def _set_stopped(self, stopped: bool) -> None:
+        with self._lock:
+            self._stopped = stopped
+            sessions = list(self._sessions)
+        for session in sessions:
+            if session._delivery is not None:
+                session._delivery.pause(stopped)
 
     def close(self) -> None:
         with self._lock:

@@ -15,6 +15,7 @@ from .topic import Topic, unsubscribe
 
 if TYPE_CHECKING:
     from .consumer import MessageConsumer
+    from .delivery import SessionDelivery
     from .factory import Connection, ConnectionFactory
     from .producer import MessageProducer
     from .subscriber import TopicSubscriber
@@ -58,6 +59,8 @@ class Session:
         )
         self._closed = False
         self._children: list[MessageConsumer | MessageProducer] = []
+        self._delivery: SessionDelivery | None = None  # made by the first listener
+        self._work_pending = False  # a message was delivered in this unit of work
 
     # ------------------------------------------------------------------ factories
     def consumer(
@@ -208,16 +211,49 @@ class Session:
 
     def delivered(self) -> None:
         """A message was handed to the application (counted until it is acknowledged)."""
+        self._work_pending = not self.auto_acknowledges
         self.poison_flow.delivered()
+
+    @property
+    def work_pending(self) -> bool:
+        """Whether the unit of work holds a message delivered and not yet committed or
+        acknowledged (transacted and CLIENT_ACKNOWLEDGE sessions)."""
+        return self._work_pending
 
     def end_unit_of_work(self, *, commit: bool) -> None:
         """MQCMIT or MQBACK, reported to the poison flow (its pending requeues end too)."""
+        self._work_pending = False
         if commit:
             self.mq.commit()
             self.poison_flow.committed()
         else:
             self.mq.backout()
             self.poison_flow.backed_out()
+
+    # ------------------------------------------------------------------ message listeners
+    def listening(self) -> SessionDelivery:
+        """The session's delivery to message listeners (its thread starts with the first)."""
+        from .delivery import SessionDelivery
+
+        self._check()
+        if self._delivery is None:
+            self._delivery = SessionDelivery(self)
+            if self.connection is not None and self.connection.stopped:
+                self._delivery.pause(True)
+        return self._delivery
+
+    def drop_listener(self, consumer: MessageConsumer) -> None:
+        """No more deliveries to ``consumer``'s listener (returns once it is not running)."""
+        if self._delivery is not None:
+            self._delivery.remove(consumer)
+
+    def check_synchronous(self) -> None:
+        """JMS: a session whose consumers have message listeners cannot also receive."""
+        if self._delivery is not None and self._delivery.active:
+            raise IllegalStateException(
+                "receive() on a session with a message listener: JMS delivers a session's "
+                "messages one way; use another session to receive synchronously"
+            )
 
     # ------------------------------------------------------------------ lifecycle
     def _check(self) -> None:
@@ -230,6 +266,8 @@ class Session:
             return
         self._closed = True
         try:
+            if self._delivery is not None:
+                self._delivery.stop()  # no listener runs after this (but the caller)
             for child in self._children:
                 child.close()
             self.mq.disconnect()  # backs out what was not committed or acknowledged

@@ -1,0 +1,270 @@
+"""JMS message listeners (``consumer.set_message_listener``): asynchronous delivery on the
+session's thread, and seed 002's "Processing poison messages for asynchronous
+applications" for them."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any
+
+import pytest
+
+import mqjms
+from mqjms.mq import MQMD, C
+from tests.support.mqenv import wait_until
+
+Q, BOQ, DLQ = "ML.IN", "ML.BACKOUT", "ML.DEAD"
+BOTHRESH = 3
+
+
+class Collected:
+    """A listener that records each message's body and BackoutCount."""
+
+    def __init__(self, fail: object = None) -> None:
+        self.seen: queue.Queue[tuple[Any, int]] = queue.Queue()
+        self.fail = fail  # a body the listener raises for
+
+    def __call__(self, message: mqjms.Message) -> None:
+        self.seen.put((message.body, message.delivery_count - 1))
+        if message.body == self.fail:
+            raise RuntimeError(f"cannot process {message.body!r}")
+
+    def next(self, timeout: float = 10.0) -> tuple[Any, int]:
+        return self.seen.get(timeout=timeout)
+
+    def bodies(self, n: int) -> list[Any]:
+        return [self.next()[0] for _ in range(n)]
+
+
+def test_a_listener_gets_every_message_in_order_and_auto_acknowledge_commits(env: Any) -> None:
+    env.define_queue(Q)
+    for i in range(5):
+        env.send(Q, f"m{i}")
+    listener = Collected()
+    session = env.connect().session()
+    consumer = session.consumer(Q)
+    consumer.set_message_listener(listener)
+    assert listener.bodies(5) == [f"m{i}" for i in range(5)]
+    assert consumer.message_listener is listener
+    assert wait_until(lambda: env.depth(Q) == 0)
+    env.send(Q, "later")  # delivered as it arrives
+    assert listener.next()[0] == "later"
+
+
+@pytest.mark.parametrize("method", ["on_message", "onMessage"])
+def test_a_listener_object_with_on_message(env: Any, method: str) -> None:
+    env.define_queue(Q)
+    got: queue.Queue[str] = queue.Queue()
+    listener = type("L", (), {method: lambda self, message: got.put(message.body)})()
+    env.connect().session().consumer(Q).set_message_listener(listener)
+    env.send(Q, "hello")
+    assert got.get(timeout=10) == "hello"
+
+
+def test_something_that_is_not_a_listener_is_refused(env: Any) -> None:
+    env.define_queue(Q)
+    consumer = env.connect().session().consumer(Q)
+    with pytest.raises(mqjms.JMSException, match="message listener"):
+        consumer.set_message_listener(42)
+
+
+def test_receive_is_refused_while_the_session_has_a_listener(env: Any) -> None:
+    env.define_queue(Q)
+    env.define_queue("ML.OTHER")
+    session = env.connect().session()
+    consumer = session.consumer(Q)
+    other = session.consumer("ML.OTHER")
+    consumer.set_message_listener(Collected())
+    with pytest.raises(mqjms.IllegalStateException, match="message listener"):
+        other.receive_no_wait()
+    consumer.set_message_listener(None)
+    env.send("ML.OTHER", "sync")
+    message = other.receive(timeout=5)
+    assert message is not None and message.body == "sync"
+
+
+def test_a_failing_listener_is_redelivered_then_the_message_moves_to_the_backout_queue(
+    env: Any,
+) -> None:
+    # seed 002: a message that keeps failing reaches BOTHRESH and is requeued to BOQNAME,
+    # never delivered again; the messages behind it are delivered.
+    env.define_queue(BOQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH, BOQNAME=BOQ)
+    env.send(Q, "bad")
+    env.send(Q, "good")
+    listener = Collected(fail="bad")
+    env.connect().session().consumer(Q).set_message_listener(listener)
+    assert [listener.next() for _ in range(BOTHRESH)] == [("bad", n) for n in range(BOTHRESH)]
+    assert listener.next() == ("good", 0)
+    assert wait_until(lambda: env.depth(BOQ) == 1 and env.depth(Q) == 0)
+    md, _ = env.browse_one(BOQ)
+    assert md.BackoutCount == 0  # seed 002: reset on the move
+    assert listener.seen.empty()
+
+
+def test_a_poison_message_is_requeued_before_delivery_and_never_delivered(env: Any) -> None:
+    # seed 002 for asynchronous applications: the requeue happens outside any unit of
+    # work of delivery, so the listener never sees the poison message.
+    env.define_queue(BOQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH, BOQNAME=BOQ)
+    env.send(Q, "poison")
+    env.back_out(Q, BOTHRESH)
+    env.send(Q, "fine")
+    listener = Collected()
+    env.connect().session(transacted=True).consumer(Q).set_message_listener(listener)
+    assert listener.next()[0] == "fine"
+    assert wait_until(lambda: env.depth(BOQ) == 1)
+    assert listener.seen.empty()
+
+
+def test_dead_letter_failure_returns_the_message_to_the_input_queue(env: Any) -> None:
+    # seed 002 for asynchronous applications: "If the attempt to put the message to the
+    # dead letter queue fails for some reason, the IBM MQ classes for JMS returns the
+    # message to the input queue" (a synchronous non-transacted receiver discards it).
+    env.define_queue(DLQ, PUT="DISABLED")
+    env.alter_qmgr(DEADQ=DLQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH)  # no BOQNAME: the dead-letter queue is tried
+    env.send(Q, "poison")
+    env.back_out(Q, BOTHRESH)
+    listener = Collected()
+    connection = env.connect()
+    session = connection.session()
+    session.consumer(Q).set_message_listener(listener)
+    # it is screened (and returned) at least twice: its BackoutCount went up (a browse
+    # while the delivery thread holds it sees nothing)
+    assert wait_until(
+        lambda: any(md.BackoutCount >= BOTHRESH + 2 for md, _ in env.browse(Q)), timeout=10
+    )
+    session.close()
+    assert env.depth(Q) == 1
+    assert listener.seen.empty()
+
+
+def test_a_transacted_listener_commits_and_a_raise_rolls_back(env: Any) -> None:
+    env.define_queue(Q, BOTHRESH=0)
+    env.define_queue("ML.REPLY")
+    connection = env.connect()
+    session = connection.session(transacted=True)
+    replies = session.producer("ML.REPLY")
+    seen: queue.Queue[tuple[str, int]] = queue.Queue()
+
+    def listener(message: mqjms.Message) -> None:
+        seen.put((message.body, message.delivery_count))
+        replies.send(f"re {message.body}")
+        if message.body == "fail once" and message.delivery_count == 1:
+            raise ValueError("first time")  # the reply is rolled back with it
+        session.commit()
+
+    session.consumer(Q).set_message_listener(listener)
+    env.send(Q, "fail once")
+    assert seen.get(timeout=10) == ("fail once", 1)
+    assert seen.get(timeout=10) == ("fail once", 2)
+    assert wait_until(lambda: env.depth(Q) == 0 and env.depth("ML.REPLY") == 1)
+
+
+def test_client_acknowledge_listener(env: Any) -> None:
+    env.define_queue(Q)
+    connection = env.connect()
+    session = connection.session(ack_mode=mqjms.CLIENT_ACKNOWLEDGE)
+    seen: queue.Queue[str] = queue.Queue()
+
+    def listener(message: mqjms.Message) -> None:
+        seen.put(message.body)
+        if message.body == "ack":
+            message.acknowledge()
+
+    session.consumer(Q).set_message_listener(listener)
+    env.send(Q, "kept")
+    env.send(Q, "ack")  # acknowledges both
+    env.send(Q, "unacknowledged")
+    assert [seen.get(timeout=10) for _ in range(3)] == ["kept", "ack", "unacknowledged"]
+    session.close()  # the unacknowledged one goes back
+    assert env.depth(Q) == 1
+    md, _ = env.browse_one(Q)
+    assert md.BackoutCount == 1
+
+
+def test_connection_stop_pauses_delivery_and_start_resumes_it(env: Any) -> None:
+    env.define_queue(Q)
+    listener = Collected()
+    connection = env.connect()
+    connection.session().consumer(Q).set_message_listener(listener)
+    env.send(Q, "first")
+    assert listener.next()[0] == "first"
+    connection.stop()
+    assert connection.stopped
+    env.send(Q, "while stopped")
+    with pytest.raises(queue.Empty):
+        listener.next(timeout=0.5)
+    assert env.depth(Q) == 1
+    connection.start()
+    assert listener.next()[0] == "while stopped"
+
+
+def test_a_listener_cannot_stop_its_own_connection(env: Any) -> None:
+    env.define_queue(Q)
+    connection = env.connect()
+    errors: queue.Queue[BaseException] = queue.Queue()
+
+    def listener(message: mqjms.Message) -> None:
+        try:
+            connection.stop()
+        except mqjms.IllegalStateException as exc:
+            errors.put(exc)
+
+    connection.session().consumer(Q).set_message_listener(listener)
+    env.send(Q, "x")
+    assert "own connection" in str(errors.get(timeout=10))
+
+
+def test_close_waits_for_the_running_listener_and_stops_delivery(env: Any) -> None:
+    env.define_queue(Q)
+    running, release = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def listener(message: mqjms.Message) -> None:
+        calls.append(message.body)
+        running.set()
+        release.wait(10)
+
+    session = env.connect().session()
+    consumer = session.consumer(Q)
+    consumer.set_message_listener(listener)
+    env.send(Q, "slow")
+    assert running.wait(10)
+    closer = threading.Thread(target=consumer.close)
+    closer.start()
+    closer.join(0.3)
+    assert closer.is_alive()  # waits for the listener (JMS)
+    release.set()
+    closer.join(10)
+    assert not closer.is_alive()
+    env.send(Q, "after close")
+    assert wait_until(lambda: env.depth(Q) == 1)
+    assert calls == ["slow"]
+
+
+def test_a_listener_may_close_its_own_session(env: Any) -> None:
+    env.define_queue(Q)
+    session = env.connect().session()
+    closed = threading.Event()
+
+    def listener(message: mqjms.Message) -> None:
+        session.close()
+        closed.set()
+
+    session.consumer(Q).set_message_listener(listener)
+    env.send(Q, "bye")
+    assert closed.wait(10)
+    assert wait_until(lambda: env.depth(Q) == 1)  # the close backed it out
+
+
+def test_undecodable_bytes_are_delivered_not_lost(env: Any) -> None:
+    env.define_queue(Q)
+    env.put_raw(Q, b"\xff\xfe not an RFH2", MQMD(Format=C.MQFMT_RF_HEADER_2))
+    got: queue.Queue[mqjms.Message] = queue.Queue()
+    env.connect().session().consumer(Q).set_message_listener(got.put)
+    message = got.get(timeout=10)
+    assert isinstance(message, mqjms.BytesMessage)
+    assert wait_until(lambda: env.depth(Q) == 0)
