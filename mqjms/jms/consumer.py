@@ -71,8 +71,7 @@ class MessageConsumer:
         if self._closed:
             raise IllegalStateException("the consumer is closed")
         if listener is None:
-            self._listener = None
-            self.session.drop_listener(self)
+            self._drop_listener()
             return
         call = as_callable(listener)
         if not self._idle.is_set():
@@ -84,6 +83,12 @@ class MessageConsumer:
 
     def get_message_listener(self) -> ListenerLike | None:
         return self._listener
+
+    def _drop_listener(self) -> None:
+        """No more deliveries to this consumer (returns once its listener is not running)."""
+        if self._listener is not None:
+            self._listener = None
+            self.session.drop_listener(self)
 
     # ------------------------------------------------------------------ receive
     def receive(self, timeout: float | None = None) -> Message | None:
@@ -263,9 +268,7 @@ class MessageConsumer:
 
     def close(self) -> None:
         if not self._closed:
-            if self._listener is not None:
-                self._listener = None
-                self.session.drop_listener(self)
+            self._drop_listener()
             self._closed = True
             self._end_receive()
             self._close_browser()

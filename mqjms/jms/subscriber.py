@@ -62,6 +62,7 @@ class TopicSubscriber(MessageConsumer):
         """Close: a non-durable subscription ends (with the messages waiting for it);
         a durable one stays for the next consumer."""
         if not self._closed:
+            self._drop_listener()
             self._closed = True
             self._end_receive()
             self._close_browser()  # before a non-durable subscription's queue goes

@@ -268,3 +268,20 @@ def test_undecodable_bytes_are_delivered_not_lost(env: Any) -> None:
     message = got.get(timeout=10)
     assert isinstance(message, mqjms.BytesMessage)
     assert wait_until(lambda: env.depth(Q) == 0)
+
+
+@pytest.mark.requires("pubsub")
+def test_a_topic_subscriber_with_a_selector_delivers_to_its_listener(env: Any) -> None:
+    connection = env.connect()
+    session = connection.session()
+    subscriber = session.consumer("topic://ml/prices", "region = 'eu'")
+    got: queue.Queue[str] = queue.Queue()
+    subscriber.set_message_listener(lambda message: got.put(message.body))
+    with connection.session() as publishing:
+        producer = publishing.producer("topic://ml/prices")
+        producer.send(mqjms.TextMessage("us", properties={"region": "us"}))
+        producer.send(mqjms.TextMessage("eu", properties={"region": "eu"}))
+    assert got.get(timeout=10) == "eu"
+    subscriber.close()  # stops the delivery, then ends the subscription
+    with pytest.raises(queue.Empty):
+        got.get(timeout=0.3)
