@@ -92,6 +92,7 @@ class SessionDelivery:
         self._paused = False  # the connection is stopped
         self._pauses = 0  # consecutive failed gets or unplaceable poison messages
         self._failures = 0  # consecutive deliveries whose listener raised
+        self._unplaceable = 0  # poison messages in a row that no queue took
 
     @property
     def active(self) -> bool:
@@ -198,8 +199,9 @@ class SessionDelivery:
                 reason=exc.reason_name,
                 detail=exc.detail,
             )
-            self._pause()
+            self._failed(exc)
             return False
+        self._pauses = 0  # the get worked: a failure after this starts a new run
         if got is None:
             return False
         md, data = got
@@ -232,7 +234,7 @@ class SessionDelivery:
             return True
         if session.auto_acknowledges:
             self._end(commit=True)
-        self._failures = self._pauses = 0
+        self._failures = self._unplaceable = 0
         return True
 
     def _requeued(self, consumer: MessageConsumer, md: MQMD, data: bytes) -> bool:
@@ -258,11 +260,12 @@ class SessionDelivery:
         if event.outcome is PoisonOutcome.REQUEUE_FAILED:
             self._end(commit=False)
             handler.completed(handler.returned(event))
-            self._pause()
+            self._unplaceable += 1  # it comes straight back: wait longer each time
+            self._pause(self._unplaceable)
         else:
             self._end(commit=True)
             handler.completed(event)
-            self._pauses = 0
+            self._unplaceable = 0
         return True
 
     def _end(self, *, commit: bool) -> None:
@@ -275,7 +278,18 @@ class SessionDelivery:
                 reason=exc.reason_name,
                 detail=exc.detail,
             )
-            self._pause()
+            self._failed(exc)
+
+    def _failed(self, exc: MQError) -> None:
+        """Tell the connection's exception listener (the first failure of a run), pause."""
+        connection = self._session.connection
+        notify = connection.exception_listener if connection is not None else None
+        if notify is not None and self._pauses == 0:
+            try:
+                notify(exc)
+            except Exception as error:  # the application's hook must not end delivery
+                log.error("listener.exception_listener_failed", error=repr(error))
+        self._pause()
 
     def _pause(self, times: int | None = None) -> None:
         """Wait a little longer after each consecutive failure (a stop ends the wait)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 
 from mqjms import transport
 from mqjms.backout import PoisonHandler
@@ -65,6 +66,11 @@ class Connection:
         self._lock = threading.Lock()
         self._closed = False
         self._stopped = False
+        #: JMS setExceptionListener: called with the MQError when delivery to a message
+        #: listener fails (a get or the end of its unit of work; the first of a run of
+        #: failures), e.g. 2009 when the connection to the broker is lost. Delivery
+        #: goes on trying, pausing longer each time.
+        self.exception_listener: Callable[[Exception], object] | None = None
         #: whose publications are this connection's own, for noLocal: its sessions', each
         #: on an MQ connection of its own, share it (see Session)
         self.origin = "jms:" + uuid.uuid4().hex
@@ -125,6 +131,9 @@ class Connection:
                     "a message listener cannot stop its own connection (JMS)"
                 )
         self._set_stopped(True)
+
+    def set_exception_listener(self, listener: Callable[[Exception], object] | None) -> None:
+        self.exception_listener = listener
 
     def _set_stopped(self, stopped: bool) -> None:
         with self._lock:

@@ -285,3 +285,21 @@ def test_a_topic_subscriber_with_a_selector_delivers_to_its_listener(env: Any) -
     subscriber.close()  # stops the delivery, then ends the subscription
     with pytest.raises(queue.Empty):
         got.get(timeout=0.3)
+
+
+def test_a_failing_get_is_reported_to_the_exception_listener_and_delivery_goes_on(
+    env: Any,
+) -> None:
+    env.define_queue(Q)
+    connection = env.connect()
+    errors: queue.Queue[Exception] = queue.Queue()
+    connection.set_exception_listener(errors.put)
+    listener = Collected()
+    connection.session().consumer(Q).set_message_listener(listener)
+    env.alter_queue(Q, GET="DISABLED")
+    error = errors.get(timeout=10)
+    assert getattr(error, "reason", None) == C.MQRC_GET_INHIBITED  # 2016
+    env.alter_queue(Q, GET="ENABLED")
+    env.send(Q, "after")
+    assert listener.next()[0] == "after"
+    assert errors.empty()  # one report per run of failures
