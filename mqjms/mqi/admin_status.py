@@ -11,20 +11,12 @@ statistics the queue manager keeps (:mod:`mqjms.qmgr.qstats`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.qmgr import QueueManager
 
-Params = Mapping[int, Any]
-Response = dict[int, Any]
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
-    return str(value).strip()
+from .admin_params import Params, Response, text
 
 
 def _inquire_q_mgr_status(qm: QueueManager, params: Params) -> list[Response]:
@@ -50,7 +42,7 @@ def _inquire_q_mgr_status(qm: QueueManager, params: Params) -> list[Response]:
 
 
 def _reset_q_stats(qm: QueueManager, params: Params) -> list[Response]:
-    pattern = _text(params.get(CMQC.MQCA_Q_NAME, "")) or "*"
+    pattern = text(params.get(CMQC.MQCA_Q_NAME, "")) or "*"
     return [
         {
             CMQC.MQCA_Q_NAME: found.queue,
