@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mqjms.logs import get_logger
+from mqjms.mqi.constants import CMQCFC
 from mqjms.semantics.attributes import Attr
 
 log = get_logger("mqjms.mqi")
@@ -23,6 +24,14 @@ def text(value: Any, encoding: str = "latin-1", errors: str = "strict") -> str:
     if isinstance(value, bytes | bytearray):
         return bytes(value).split(b"\x00", 1)[0].decode(encoding, errors).strip()
     return str(value).strip()
+
+
+def attributes_asked(params: Params, selector: int) -> set[int] | None:
+    """The selectors an attribute-list parameter (MQIACF_TOPIC_ATTRS...) asks for; None:
+    all of them (MQIACF_ALL among them, or the parameter absent or empty)."""
+    asked = params.get(selector)
+    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
+    return None if CMQCFC.MQIACF_ALL in listed else set(listed)
 
 
 def mqsc_attrs(
@@ -51,4 +60,4 @@ def mqsc_attrs(
     return out
 
 
-__all__ = ["Decoder", "Params", "Response", "mqsc_attrs", "text"]
+__all__ = ["Decoder", "Params", "Response", "attributes_asked", "mqsc_attrs", "text"]

@@ -11,7 +11,7 @@ from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.qmgr import QueueManager
 from mqjms.semantics.attributes import appl_type_value
 
-from .admin_params import Params, Response, text
+from .admin_params import Params, Response, attributes_asked, text
 
 #: DISPLAY PROCESS's attributes by PCF selector.
 _SELECTORS = {
@@ -25,9 +25,7 @@ _SELECTORS = {
 
 def _inquire_process(qm: QueueManager, params: Params) -> list[Response]:
     pattern = text(params.get(CMQC.MQCA_PROCESS_NAME, "*")) or "*"
-    asked = params.get(CMQCFC.MQIACF_PROCESS_ATTRS)
-    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
-    wanted = None if CMQCFC.MQIACF_ALL in listed else set(listed)
+    wanted = attributes_asked(params, CMQCFC.MQIACF_PROCESS_ATTRS)
     found = qm.display_processes(pattern)
     if not found:
         raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no process matches {pattern!r}")

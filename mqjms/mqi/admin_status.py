@@ -16,7 +16,7 @@ from collections.abc import Callable
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.qmgr import QueueManager
 
-from .admin_params import Params, Response, text
+from .admin_params import Params, Response, attributes_asked, text
 
 
 def _inquire_q_mgr_status(qm: QueueManager, params: Params) -> list[Response]:
@@ -33,10 +33,9 @@ def _inquire_q_mgr_status(qm: QueueManager, params: Params) -> list[Response]:
         at = time.localtime(started)  # as the queue manager's own clock shows it
         status[CMQCFC.MQCACF_Q_MGR_START_DATE] = time.strftime("%Y-%m-%d", at)
         status[CMQCFC.MQCACF_Q_MGR_START_TIME] = time.strftime("%H.%M.%S", at)
-    asked = params.get(CMQCFC.MQIACF_Q_MGR_STATUS_ATTRS)
-    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
-    if CMQCFC.MQIACF_ALL not in listed:
-        keep = {*listed, CMQC.MQCA_Q_MGR_NAME, CMQCFC.MQIACF_Q_MGR_STATUS}  # always returned
+    wanted = attributes_asked(params, CMQCFC.MQIACF_Q_MGR_STATUS_ATTRS)
+    if wanted is not None:
+        keep = {*wanted, CMQC.MQCA_Q_MGR_NAME, CMQCFC.MQIACF_Q_MGR_STATUS}  # always returned
         status = {k: v for k, v in status.items() if k in keep}
     return [status]
 

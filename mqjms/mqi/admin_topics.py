@@ -15,7 +15,7 @@ from mqjms.qmgr import QueueManager
 from mqjms.semantics.attributes import inquire_value
 from mqjms.semantics.topics import TOPIC_ATTRS
 
-from .admin_params import Params, Response, mqsc_attrs, text
+from .admin_params import Params, Response, attributes_asked, mqsc_attrs, text
 
 _BY_SELECTOR = {attr.selector: attr for attr in TOPIC_ATTRS if attr.selector is not None}
 #: Parameters of the commands that are no attribute of the topic.
@@ -85,9 +85,7 @@ def _found(qm: QueueManager, params: Params) -> list[dict[str, int | str | bool]
 
 
 def _inquire_topic(qm: QueueManager, params: Params) -> list[Response]:
-    asked = params.get(CMQCFC.MQIACF_TOPIC_ATTRS)
-    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
-    wanted = None if CMQCFC.MQIACF_ALL in listed else set(listed)
+    wanted = attributes_asked(params, CMQCFC.MQIACF_TOPIC_ATTRS)
     out: list[Response] = []
     for topic in _found(qm, params):
         response: Response = {

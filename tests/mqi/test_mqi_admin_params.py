@@ -2,14 +2,15 @@
 queues and topics (:mod:`mqjms.mqi.admin_params`): queue and queue manager strings are
 latin-1 and stripped both sides; topic strings are UTF-8 and only right-trimmed of
 blanks; MQ's integer values become their MQSC keywords; a topic's DEFPRTY number goes on
-as its digits; an attribute mqjms does not keep is logged and left out."""
+as its digits; an attribute mqjms does not keep is logged and left out. An attribute list
+(MQIACF_TOPIC_ATTRS...) absent, empty or with MQIACF_ALL asks for every attribute."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mqjms.mqi import admin_topics
-from mqjms.mqi.admin_params import mqsc_attrs, text
+from mqjms.mqi.admin_params import attributes_asked, mqsc_attrs, text
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.semantics.attributes import QUEUE_ATTR_BY_SELECTOR
 
@@ -52,3 +53,13 @@ def test_topic_attributes_are_utf8_keep_leading_blanks_and_defprty_digits(
     assert as_parent == {"DEFPRTY": "ASPARENT"}
     ignored = [e for e in events if e["event"] == "pcf.attribute_ignored"]
     assert [e["selector"] for e in ignored] == [CMQC.MQCA_Q_DESC]
+
+
+def test_an_attribute_list_asks_for_its_selectors_or_all() -> None:
+    selector = CMQCFC.MQIACF_TOPIC_ATTRS
+    assert attributes_asked({selector: CMQC.MQCA_TOPIC_STRING}, selector) == {
+        CMQC.MQCA_TOPIC_STRING
+    }
+    assert attributes_asked({selector: [1, 2]}, selector) == {1, 2}
+    for everything in ({}, {selector: []}, {selector: [1, CMQCFC.MQIACF_ALL]}):
+        assert attributes_asked(everything, selector) is None
