@@ -37,6 +37,12 @@ def _attribute_text(value: str | bytes | bytearray) -> str:
     return decoded.split("\x00", 1)[0].rstrip(" ")
 
 
+def _topic_string(params: Params) -> str:
+    """MQCA_TOPIC_STRING: UTF-8, as a topic string is everywhere else (MQSUB, DEFINE TOPIC,
+    the subscription commands), so given as bytes it names the same topic as given as text."""
+    return text(params.get(CMQC.MQCA_TOPIC_STRING, ""), "utf-8", "replace")
+
+
 def _attrs(params: Params) -> dict[str, object]:
     """PCF attribute parameters as DEFINE TOPIC's; ones mqjms does not keep are logged.
     A DEFPRTY number goes on as its digits, as MQSC would give it."""
@@ -126,7 +132,7 @@ def _inquire_topic_names(qm: QueueManager, params: Params) -> list[Response]:
 
 def _inquire_topic_status(qm: QueueManager, params: Params) -> list[Response]:
     """MQCMD_INQUIRE_TOPIC_STATUS: DISPLAY TPSTATUS(string) (``#`` for the tree)."""
-    topic_string = text(params.get(CMQC.MQCA_TOPIC_STRING, ""))
+    topic_string = _topic_string(params)
     out = []
     for row in qm.topic_status(topic_string):
         response = _attributes(row, given=True)
@@ -151,7 +157,7 @@ def _clear_topic_string(qm: QueueManager, params: Params) -> list[Response]:
             C.MQRCCF_ATTR_VALUE_ERROR,
             f"MQIACF_CLEAR_TYPE {clear_type} is not MQCLRT_RETAINED ({CMQCFC.MQCLRT_RETAINED})",
         )
-    qm.clear_topic_string(text(params[CMQC.MQCA_TOPIC_STRING]))
+    qm.clear_topic_string(_topic_string(params))
     return []
 
 
