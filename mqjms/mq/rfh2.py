@@ -6,25 +6,28 @@ CodedCharSetId and Format describe what follows it. Each NameValueData is one XM
 in NameValueCCSID, padded with spaces to a multiple of 4 bytes.
 
 A decoded RFH2 remembers its exact bytes, so re-encoding an unchanged header is
-byte-identical even when the sender padded with NULs or extra blanks.
+byte-identical even when the sender padded with NULs or extra blanks. The folders' XML
+is parsed (and cached) by :mod:`.rfh2_folders`, whose names are importable from here.
 """
 
 from __future__ import annotations
 
 import struct
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple, NoReturn
+from typing import NamedTuple, NoReturn
 
 from mqjms.mq import constants as C
-from mqjms.mq.bounded_cache import BoundedCache
 from mqjms.mq.errors import MQFormatError
 from mqjms.mq.md import MQMD
+from mqjms.mq.rfh2_folders import FOLDER_CACHE_BYTES as FOLDER_CACHE_BYTES
+from mqjms.mq.rfh2_folders import FOLDER_CACHE_ENTRIES as FOLDER_CACHE_ENTRIES
+from mqjms.mq.rfh2_folders import FOLDER_CACHE_ENTRY_BYTES as FOLDER_CACHE_ENTRY_BYTES
+from mqjms.mq.rfh2_folders import folder_cache as folder_cache
+from mqjms.mq.rfh2_folders import folder_footprint as folder_footprint
+from mqjms.mq.rfh2_folders import folder_name as folder_name
+from mqjms.mq.rfh2_folders import parse_folder as parse_folder
 from mqjms.mq.structure import byte_order
-
-if TYPE_CHECKING:
-    import xml.etree.ElementTree as ET
 
 MQRFH_STRUC_ID = "RFH "
 MQRFH_VERSION_2 = 2
@@ -40,85 +43,6 @@ _UTF16_CCSIDS = frozenset({1200, 13488, 17584})
 SUPPORTED_NAME_VALUE_CCSIDS = frozenset({1208}) | _UTF16_CCSIDS
 
 Buffer = bytes | bytearray | memoryview
-
-
-# --- XML folders ----------------------------------------------------------------------
-
-
-class _Rejected(Exception):
-    """Raised from inside expat to stop on a DOCTYPE (no entity expansion, ever)."""
-
-
-def _reject_doctype(*_args: object) -> NoReturn:
-    raise _Rejected("a folder must not contain a DOCTYPE or entity declarations")
-
-
-# The parsed-folder cache, bounded by an estimate of the memory it holds (the folder
-# text plus its Element tree): 300 distinct 1 MB usr folders must not stay in a worker.
-FOLDER_CACHE_BYTES = 4 * 1024 * 1024
-FOLDER_CACHE_ENTRY_BYTES = 64 * 1024  # a folder estimated larger is parsed, never kept
-FOLDER_CACHE_ENTRIES = 4096
-_ELEMENT_BYTES = 512  # measured: an Element with its tag, attributes and text, 80-490 bytes
-
-folder_cache: BoundedCache[str, ET.Element] = BoundedCache(
-    FOLDER_CACHE_BYTES, FOLDER_CACHE_ENTRY_BYTES, FOLDER_CACHE_ENTRIES
-)
-
-
-def folder_footprint(text: str, element: ET.Element) -> int:
-    """Bytes a cached folder holds (an upper estimate): its text, the tree's strings,
-    and each Element with its attributes."""
-    return 2 * sys.getsizeof(text) + _ELEMENT_BYTES * sum(1 for _ in element.iter())
-
-
-def parse_folder(text: str) -> ET.Element:
-    """Parse one folder into an Element; ValueError if it is not one well-formed element.
-
-    Cached (in ``folder_cache``, bounded by bytes): a folder is validated when its
-    header is read and parsed again when its values are mapped, and many messages share
-    folder texts. Callers must not modify the Element returned.
-    """
-    element = folder_cache.get(text)
-    if element is None:
-        element = _parse_folder(text)
-        if 2 * sys.getsizeof(text) <= FOLDER_CACHE_ENTRY_BYTES:  # else too large anyway
-            folder_cache.put(text, element, folder_footprint(text, element))
-    return element
-
-
-def _parse_folder(text: str) -> ET.Element:
-    """expat without namespace processing, because IBM writes ``xsi:nil`` without
-    declaring the ``xsi`` prefix; a DOCTYPE is refused, so no entity is ever expanded.
-    (The XML modules load with the first folder parsed, not with mqjms.)"""
-    import xml.etree.ElementTree as ET
-    from xml.parsers import expat
-
-    parser = expat.ParserCreate()
-    builder = ET.TreeBuilder()
-
-    def start(name: str, attrs: dict[str, str] | list[str]) -> None:
-        builder.start(name, attrs if isinstance(attrs, dict) else {})
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = builder.end
-    parser.CharacterDataHandler = builder.data
-    parser.StartDoctypeDeclHandler = _reject_doctype
-    parser.EntityDeclHandler = _reject_doctype
-    try:
-        parser.Parse(text, True)
-        return builder.close()
-    except expat.ExpatError as exc:
-        raise ValueError(
-            f"not well-formed XML: {expat.ErrorString(exc.code)} "
-            f"at line {exc.lineno} column {exc.offset}"
-        ) from exc
-    except (_Rejected, UnicodeError) as exc:
-        raise ValueError(str(exc)) from exc
-
-
-def folder_name(text: str) -> str:
-    """The folder's root element name, e.g. ``'jms'``; ValueError if not well-formed."""
-    return parse_folder(text).tag
 
 
 def _codec(ccsid: int, order: str) -> str:

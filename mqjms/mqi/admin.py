@@ -19,9 +19,7 @@ PING_Q_MGR and INQUIRE_Q_MGR.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
-from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC, CMQCFC
@@ -42,11 +40,7 @@ from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
 from mqjms.semantics.put import PutIdentity
 
 from . import admin_processes, admin_status, admin_subscriptions, admin_topics
-
-log = get_logger("mqjms.mqi")
-
-Params = Mapping[int, Any]
-Response = dict[int, Any]
+from .admin_params import Params, Response, mqsc_attrs, text
 
 _TYPES = {
     CMQC.MQQT_LOCAL: LOCAL,
@@ -106,14 +100,8 @@ def execute(conn: Connection, command: str, params: Params) -> list[Response]:
 # --------------------------------------------------------------------------- helpers
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
-    return str(value).strip()
-
-
 def _pattern(params: Params, selector: int = CMQC.MQCA_Q_NAME) -> str:
-    return _text(params.get(selector, "*")) or "*"
+    return text(params.get(selector, "*")) or "*"
 
 
 def _matching(qm: QueueManager, pattern: str, qtype: int) -> list[dict[str, int | str | bool]]:
@@ -179,25 +167,6 @@ def _queue_response(
     for selector, (types, value) in _PCF_FACTS.items():
         if qtype in types and (wanted is None or selector in wanted):
             out[selector] = value
-    return out
-
-
-def _mqsc_attrs(params: Params, table: Mapping[int, Any], ignored: set[int]) -> dict[str, object]:
-    """PCF attribute parameters as MQSC attributes; ones mqjms does not keep are logged."""
-    out: dict[str, object] = {}
-    for selector, value in params.items():
-        if selector in ignored:
-            continue
-        attr = table.get(selector)
-        if attr is None:
-            log.warning("pcf.attribute_ignored", selector=selector, detail="not kept by mqjms")
-            continue
-        mqsc: object = _text(value) if isinstance(value, str | bytes | bytearray) else value
-        for mqsc_value, mq_value in attr.inquire_map:
-            if mq_value == value:
-                mqsc = mqsc_value
-                break
-        out[attr.name] = mqsc
     return out
 
 
@@ -321,22 +290,22 @@ _QUEUE_PARAMS = {
 def _create_q(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
     copying = command == "MQCMD_COPY_Q"
-    name = _text(params.get(CMQCFC.MQCACF_TO_Q_NAME if copying else CMQC.MQCA_Q_NAME, ""))
-    like = _text(params[CMQCFC.MQCACF_FROM_Q_NAME]) if copying else None
+    name = text(params.get(CMQCFC.MQCACF_TO_Q_NAME if copying else CMQC.MQCA_Q_NAME, ""))
+    like = text(params[CMQCFC.MQCACF_FROM_Q_NAME]) if copying else None
     qtype = _TYPES.get(int(params.get(CMQC.MQIA_Q_TYPE, CMQC.MQQT_LOCAL)))
     if qtype is None:
         raise failed(C.MQRCCF_OBJECT_WRONG_TYPE, "only local, alias, model and remote queues")
     replace = int(params.get(CMQCFC.MQIACF_REPLACE, CMQCFC.MQRP_NO)) == CMQCFC.MQRP_YES
-    attrs = _mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS)
+    attrs = mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS)
     qm.define_queue(qtype, name, attrs, like=like, replace=replace)
     return []
 
 
 def _change_q(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
-    name = _text(params.get(CMQC.MQCA_Q_NAME, ""))
+    name = text(params.get(CMQC.MQCA_Q_NAME, ""))
     qtype = _TYPES.get(int(params[CMQC.MQIA_Q_TYPE])) if CMQC.MQIA_Q_TYPE in params else None
-    qm.alter_queue(name, _mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS), qtype)
+    qm.alter_queue(name, mqsc_attrs(params, QUEUE_ATTR_BY_SELECTOR, _QUEUE_PARAMS), qtype)
     return []
 
 
@@ -344,12 +313,12 @@ def _delete_q(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
     purge = int(params.get(CMQCFC.MQIACF_PURGE, CMQCFC.MQPO_NO)) == CMQCFC.MQPO_YES
     qtype = _TYPES.get(int(params[CMQC.MQIA_Q_TYPE])) if CMQC.MQIA_Q_TYPE in params else None
-    qm.delete_queue(_text(params.get(CMQC.MQCA_Q_NAME, "")), qtype, purge=purge)
+    qm.delete_queue(text(params.get(CMQC.MQCA_Q_NAME, "")), qtype, purge=purge)
     return []
 
 
 def _clear_q(conn: Connection, command: str, params: Params) -> list[Response]:
-    _required(conn, command).clear_queue(_text(params.get(CMQC.MQCA_Q_NAME, "")))
+    _required(conn, command).clear_queue(text(params.get(CMQC.MQCA_Q_NAME, "")))
     return []
 
 
@@ -369,7 +338,7 @@ def _inquire_q_mgr(conn: Connection, command: str, params: Params) -> list[Respo
 
 def _change_q_mgr(conn: Connection, command: str, params: Params) -> list[Response]:
     qm = _required(conn, command)
-    qm.alter_qmgr(_mqsc_attrs(params, QMGR_ATTR_BY_SELECTOR, {CMQCFC.MQIACF_FORCE}))
+    qm.alter_qmgr(mqsc_attrs(params, QMGR_ATTR_BY_SELECTOR, {CMQCFC.MQIACF_FORCE}))
     return []
 
 
@@ -397,7 +366,7 @@ def _inquire_connection(conn: Connection, command: str, params: Params) -> list[
 
 
 def _no_channels(conn: Connection, command: str, params: Params) -> list[Response]:
-    pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
+    pattern = text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
     raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no channel matches {pattern!r}: mqjms has none")
 
 
@@ -408,7 +377,7 @@ def _no_channel_names(conn: Connection, command: str, params: Params) -> list[Re
 
 def _no_channel_status(conn: Connection, command: str, params: Params) -> list[Response]:
     """No channel instance runs (there are no channels): MQ's answer for that, 3065."""
-    pattern = _text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
+    pattern = text(params.get(CMQCFC.MQCACH_CHANNEL_NAME, "*")) or "*"
     raise failed(
         CMQCFC.MQRCCF_CHL_STATUS_NOT_FOUND,
         f"no channel status for {pattern!r}: the embedded queue manager has no channels",

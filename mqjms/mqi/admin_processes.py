@@ -3,8 +3,7 @@ trigger monitors start applications from), as DISPLAY PROCESS shows them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
@@ -12,8 +11,7 @@ from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.qmgr import QueueManager
 from mqjms.semantics.attributes import appl_type_value
 
-Params = Mapping[int, Any]
-Response = dict[int, Any]
+from .admin_params import Params, Response, attributes_asked, text
 
 #: DISPLAY PROCESS's attributes by PCF selector.
 _SELECTORS = {
@@ -25,17 +23,9 @@ _SELECTORS = {
 }
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
-    return str(value).strip()
-
-
 def _inquire_process(qm: QueueManager, params: Params) -> list[Response]:
-    pattern = _text(params.get(CMQC.MQCA_PROCESS_NAME, "*")) or "*"
-    asked = params.get(CMQCFC.MQIACF_PROCESS_ATTRS)
-    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
-    wanted = None if CMQCFC.MQIACF_ALL in listed else set(listed)
+    pattern = text(params.get(CMQC.MQCA_PROCESS_NAME, "*")) or "*"
+    wanted = attributes_asked(params, CMQCFC.MQIACF_PROCESS_ATTRS)
     found = qm.display_processes(pattern)
     if not found:
         raise failed(C.MQRC_UNKNOWN_OBJECT_NAME, f"no process matches {pattern!r}")

@@ -11,20 +11,12 @@ statistics the queue manager keeps (:mod:`mqjms.qmgr.qstats`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.qmgr import QueueManager
 
-Params = Mapping[int, Any]
-Response = dict[int, Any]
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
-    return str(value).strip()
+from .admin_params import Params, Response, attributes_asked, text
 
 
 def _inquire_q_mgr_status(qm: QueueManager, params: Params) -> list[Response]:
@@ -41,16 +33,15 @@ def _inquire_q_mgr_status(qm: QueueManager, params: Params) -> list[Response]:
         at = time.localtime(started)  # as the queue manager's own clock shows it
         status[CMQCFC.MQCACF_Q_MGR_START_DATE] = time.strftime("%Y-%m-%d", at)
         status[CMQCFC.MQCACF_Q_MGR_START_TIME] = time.strftime("%H.%M.%S", at)
-    asked = params.get(CMQCFC.MQIACF_Q_MGR_STATUS_ATTRS)
-    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
-    if CMQCFC.MQIACF_ALL not in listed:
-        keep = {*listed, CMQC.MQCA_Q_MGR_NAME, CMQCFC.MQIACF_Q_MGR_STATUS}  # always returned
+    wanted = attributes_asked(params, CMQCFC.MQIACF_Q_MGR_STATUS_ATTRS)
+    if wanted is not None:
+        keep = {*wanted, CMQC.MQCA_Q_MGR_NAME, CMQCFC.MQIACF_Q_MGR_STATUS}  # always returned
         status = {k: v for k, v in status.items() if k in keep}
     return [status]
 
 
 def _reset_q_stats(qm: QueueManager, params: Params) -> list[Response]:
-    pattern = _text(params.get(CMQC.MQCA_Q_NAME, "")) or "*"
+    pattern = text(params.get(CMQC.MQCA_Q_NAME, "")) or "*"
     return [
         {
             CMQC.MQCA_Q_NAME: found.queue,

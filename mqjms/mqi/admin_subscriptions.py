@@ -18,9 +18,7 @@ from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.qmgr import QueueManager
 
-Params = Mapping[int, Any]
-Response = dict[int, Any]
-
+from .admin_params import Params, Response, text
 
 #: Strings MQ returns at their own length (MQCHARV-sized), not blank-padded.
 VARIABLE_LENGTH = frozenset(
@@ -29,9 +27,8 @@ VARIABLE_LENGTH = frozenset(
 
 
 def _text(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("utf-8", "replace").strip()
-    return str(value).strip()
+    """Subscription names, topic strings and user data are UTF-8 (MQCHARV strings)."""
+    return text(value, "utf-8", "replace")
 
 
 def _name(qm: QueueManager, params: Params) -> str:

@@ -7,9 +7,7 @@ does, with its ``*_AS_PARENT`` value (a model queue name left to inherit, blank)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
-from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 from mqjms.mqi.constants import CMQC, CMQCFC
@@ -17,10 +15,7 @@ from mqjms.qmgr import QueueManager
 from mqjms.semantics.attributes import inquire_value
 from mqjms.semantics.topics import TOPIC_ATTRS
 
-log = get_logger("mqjms.mqi")
-
-Params = Mapping[int, Any]
-Response = dict[int, Any]
+from .admin_params import Params, Response, attributes_asked, mqsc_attrs, text
 
 _BY_SELECTOR = {attr.selector: attr for attr in TOPIC_ATTRS if attr.selector is not None}
 #: Parameters of the commands that are no attribute of the topic.
@@ -35,39 +30,30 @@ _NOT_ATTRIBUTES = {
 }
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
-    return str(value).strip()
+def _attribute_text(value: str | bytes | bytearray) -> str:
+    """A topic attribute's string (a topic string among them) as UTF-8 text, up to its
+    first NUL, without the blanks it is padded with on the right."""
+    decoded = value.decode("utf-8") if isinstance(value, bytes | bytearray) else value
+    return decoded.split("\x00", 1)[0].rstrip(" ")
+
+
+def _topic_string(params: Params) -> str:
+    """MQCA_TOPIC_STRING: UTF-8, as a topic string is everywhere else (MQSUB, DEFINE TOPIC,
+    the subscription commands), so given as bytes it names the same topic as given as text."""
+    return text(params.get(CMQC.MQCA_TOPIC_STRING, ""), "utf-8", "replace")
 
 
 def _attrs(params: Params) -> dict[str, object]:
-    """PCF attribute parameters as DEFINE TOPIC's; ones mqjms does not keep are logged."""
-    out: dict[str, object] = {}
-    for selector, value in params.items():
-        if selector in _NOT_ATTRIBUTES:
-            continue
-        attr = _BY_SELECTOR.get(selector)
-        if attr is None:
-            log.warning("pcf.attribute_ignored", selector=selector, detail="not kept by mqjms")
-            continue
-        if isinstance(value, str | bytes | bytearray):
-            text = value.decode("utf-8") if isinstance(value, bytes | bytearray) else value
-            out[attr.name] = text.split("\x00", 1)[0].rstrip(" ")
-            continue
-        mqsc: object = value
-        for mqsc_value, mq_value in attr.inquire_map:
-            if mq_value == value:
-                mqsc = mqsc_value
-                break
-        if attr.name == "DEFPRTY" and isinstance(mqsc, int):
-            mqsc = str(mqsc)
-        out[attr.name] = mqsc
+    """PCF attribute parameters as DEFINE TOPIC's; ones mqjms does not keep are logged.
+    A DEFPRTY number goes on as its digits, as MQSC would give it."""
+    out = mqsc_attrs(params, _BY_SELECTOR, _NOT_ATTRIBUTES, decode=_attribute_text)
+    if isinstance(out.get("DEFPRTY"), int):
+        out["DEFPRTY"] = str(out["DEFPRTY"])
     return out
 
 
 def _name(params: Params, selector: int = CMQC.MQCA_TOPIC_NAME) -> str:
-    name = _text(params.get(selector, ""))
+    name = text(params.get(selector, ""))
     if not name:
         raise failed(CMQCFC.MQRCCF_PARM_COUNT_TOO_SMALL, "the topic's name is missing")
     return name
@@ -93,7 +79,7 @@ def _delete_topic(qm: QueueManager, params: Params) -> list[Response]:
 
 
 def _found(qm: QueueManager, params: Params) -> list[dict[str, int | str | bool]]:
-    pattern = _text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
+    pattern = text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
     found = qm.display_topics(pattern)
     if not found:
         generic = "*" in pattern
@@ -105,9 +91,7 @@ def _found(qm: QueueManager, params: Params) -> list[dict[str, int | str | bool]
 
 
 def _inquire_topic(qm: QueueManager, params: Params) -> list[Response]:
-    asked = params.get(CMQCFC.MQIACF_TOPIC_ATTRS)
-    listed = [asked] if isinstance(asked, int) else list(asked or [CMQCFC.MQIACF_ALL])
-    wanted = None if CMQCFC.MQIACF_ALL in listed else set(listed)
+    wanted = attributes_asked(params, CMQCFC.MQIACF_TOPIC_ATTRS)
     out: list[Response] = []
     for topic in _found(qm, params):
         response: Response = {
@@ -142,13 +126,13 @@ def _attributes(
 
 def _inquire_topic_names(qm: QueueManager, params: Params) -> list[Response]:
     """ "Zero or more names" (IBM's Inquire Topic Names response): none is an empty list."""
-    pattern = _text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
+    pattern = text(params.get(CMQC.MQCA_TOPIC_NAME, "*")) or "*"
     return [{CMQCFC.MQCACF_TOPIC_NAMES: [str(t["TOPIC"]) for t in qm.display_topics(pattern)]}]
 
 
 def _inquire_topic_status(qm: QueueManager, params: Params) -> list[Response]:
     """MQCMD_INQUIRE_TOPIC_STATUS: DISPLAY TPSTATUS(string) (``#`` for the tree)."""
-    topic_string = _text(params.get(CMQC.MQCA_TOPIC_STRING, ""))
+    topic_string = _topic_string(params)
     out = []
     for row in qm.topic_status(topic_string):
         response = _attributes(row, given=True)
@@ -173,7 +157,7 @@ def _clear_topic_string(qm: QueueManager, params: Params) -> list[Response]:
             C.MQRCCF_ATTR_VALUE_ERROR,
             f"MQIACF_CLEAR_TYPE {clear_type} is not MQCLRT_RETAINED ({CMQCFC.MQCLRT_RETAINED})",
         )
-    qm.clear_topic_string(_text(params[CMQC.MQCA_TOPIC_STRING]))
+    qm.clear_topic_string(_topic_string(params))
     return []
 
 

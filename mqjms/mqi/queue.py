@@ -61,6 +61,23 @@ def message_bytes(qmgr: QueueManager, msg: Any, md: Any) -> bytes:
     raise TypeError(f"Message type is {type(msg)}. Convert to bytes.")
 
 
+def rfh2_headers(opts: tuple[Any, ...]) -> bytes | None:
+    """``put_rfh2``'s and ``pub_rfh2``'s headers (``opts[2]``) packed one after another,
+    each in the Encoding of what comes before it (the MQMD's, ``opts[0]``, for the
+    first); None when there are none."""
+    if len(opts) < 3 or opts[2] is None:
+        return None
+    if not isinstance(opts[2], list):
+        raise TypeError("Third item of opts should be a list.")
+    encoding = C.MQENC_NATIVE if opts[0] is None else int(opts[0]["Encoding"])
+    buffer = b""
+    for header in opts[2]:
+        if header is not None:
+            buffer += header.pack(encoding)
+            encoding = int(header["Encoding"])
+    return buffer
+
+
 #: The buffer both libraries' ``get(None)`` tries first.
 FIRST_BUFFER = 4096
 
@@ -153,23 +170,12 @@ class Queue:
 
     def put_rfh2(self, msg: Any, *opts: Any) -> None:
         """MQPUT of ``msg`` behind the RFH2 headers listed in ``opts[2]``."""
-        if len(opts) >= 3 and opts[2] is not None:
-            if not isinstance(opts[2], list):
-                raise TypeError("Third item of opts should be a list.")
-            encoding = C.MQENC_NATIVE
-            if opts[0] is not None:
-                encoding = int(opts[0]["Encoding"])
-            buffer = b""
-            for header in opts[2]:
-                if header is not None:
-                    buffer += header.pack(encoding)
-                    encoding = int(header["Encoding"])
-            self.put(
-                buffer + message_bytes(self._qmgr, msg, opts[0] or self.FLAVOUR.structure("MD")),
-                *opts[0:2],
-            )
-        else:
+        headers = rfh2_headers(opts)
+        if headers is None:
             self.put(msg, *opts[0:2])
+            return
+        md = opts[0] or self.FLAVOUR.structure("MD")
+        self.put(headers + message_bytes(self._qmgr, msg, md), *opts[0:2])
 
     # ------------------------------------------------------------------ get
     def get(self, max_length: int | None = None, *opts: Any, **kwargs: Any) -> bytes:

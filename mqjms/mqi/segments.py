@@ -16,7 +16,7 @@ one has gone meanwhile (another consumer's get, expiry), so the message stays wh
 the queue (its segments' BackoutCount + 1), and a process killed part-way leaves an
 uncommitted unit of work, which the queue manager backs out. A program whose unit of
 work holds other work cannot have that: a segmented message is then not got, 2072
-MQRC_SYNCPOINT_NOT_AVAILABLE (:mod:`.getting`); MQCMIT or MQBACK first. The segments
+MQRC_SYNCPOINT_NOT_AVAILABLE (:mod:`.get_attempts`); MQCMIT or MQBACK first. The segments
 are not screened for poison messages.
 
 A segmented put by the queue manager (:func:`put_segmented`) is all or nothing the same

@@ -1,7 +1,7 @@
 """How long the data a get returns is once it takes a message's RFH2 properties off
 (MQGMO_NO_PROPERTIES, a message handle, or an RFH2 of ``mqps`` alone under
 PROPCTL(COMPAT)): IBM MQ checks a get's buffer against that, not against the message as
-stored. ``mode`` is the get's properties mode (:class:`.getting.Request`'s
+stored. ``mode`` is the get's properties mode (:class:`.get_request.Request`'s
 ``properties``: "as_q_def", "handle", "none" or "rfh2")."""
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ def subscribe(hconn: Hconn, sd: Any, queue_number: int = CMQC.MQHO_NONE) -> tupl
             # IBM MQ gives every copy of a publication its topic string, MQTopicString
             # (RFH2 mqps.Top): a get with a message handle reads it; a plain get under
             # PROPCTL(COMPAT) leaves an RFH2 of mqps alone out of the data, and measures
-            # the message without it (getting.py browses it whole for that, which STOMP cannot)
+            # the message without it (get_attempts browses it whole for that; STOMP cannot)
             wanted = dataclasses.replace(wanted, properties=True)
         queue = None
         if not wanted.managed and queue_number != CMQC.MQHO_NONE:

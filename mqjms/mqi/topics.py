@@ -30,7 +30,7 @@ from . import opening, putting, subscribing
 from .flavour import Flavour
 from .hconn import Hconn
 from .qmgr import QueueManager
-from .queue import Queue, common_q_args, message_bytes
+from .queue import Queue, common_q_args, message_bytes, rfh2_headers
 
 
 def as_bytes(value: str | bytes | None) -> bytes | None:
@@ -144,21 +144,12 @@ class Topic:
 
     def pub_rfh2(self, msg: Any, *opts: Any) -> None:
         """Publish ``msg`` behind the RFH2 headers listed in ``opts[2]``."""
-        if len(opts) >= 3 and opts[2] is not None:
-            if not isinstance(opts[2], list):
-                raise TypeError("Third item of opts should be a list.")
-            encoding = CMQC.MQENC_NATIVE
-            if opts[0] is not None:
-                encoding = int(opts[0]["Encoding"])
-            buffer = b""
-            for header in opts[2]:
-                if header is not None:
-                    buffer += header.pack(encoding)
-                    encoding = int(header["Encoding"])
-            body = msg.encode(self._qmgr.bytes_encoding) if isinstance(msg, str) else msg
-            self.pub(buffer + body, *opts[0:2])
-        else:
+        headers = rfh2_headers(opts)
+        if headers is None:
             self.pub(msg, *opts[0:2])
+            return
+        body = msg.encode(self._qmgr.bytes_encoding) if isinstance(msg, str) else msg
+        self.pub(headers + body, *opts[0:2])
 
     put_rfh2 = pub_rfh2
 

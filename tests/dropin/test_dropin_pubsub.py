@@ -403,3 +403,16 @@ def test_mqso_alter_changes_the_subscriptions_user_data_and_priority(
     shown = env.broker.qm.display_subscriptions("alterable", ["USERDATA", "PUBPRTY"])
     assert (shown[0]["USERDATA"], shown[0]["PUBPRTY"]) == ("second", 7)
     sub.close(sub_close_options=mq.CMQC.MQCO_REMOVE_SUB)
+
+
+def test_pub_rfh2_publishes_its_headers_in_front_of_the_body(mq, env: MQEnv, qmgr, topic) -> None:
+    sub = mq.Topic(qmgr, topic_string=topic).sub()
+    header = mq.RFH2(Format=mq.CMQC.MQFMT_STRING, NameValueCCSID=1208)
+    header.add_folder(b"<usr><colour>blue</colour></usr>")
+    md = mq.MD(Format=mq.CMQC.MQFMT_RF_HEADER_2)
+    mq.Topic(qmgr, topic_string=topic).pub_rfh2("price 42", md, mq.PMO(), [header])
+    got = mq.MD()
+    data = sub.get(None, got, gmo(mq, wait_ms=5000))
+    chain = parse_chain(data, got.Encoding, got.CodedCharSetId, got.Format.decode())
+    assert chain.body == b"price 42" and "<usr><colour>blue</colour></usr>" in chain.folders
+    sub.close()

@@ -477,3 +477,27 @@ def test_a_message_handle_of_an_ended_connection_is_2018(mq: ModuleType, env: MQ
             mq.CMQC.MQCC_FAILED,
             mq.CMQC.MQRC_HCONN_ERROR,
         )
+
+
+def test_put_rfh2_puts_its_headers_in_front_of_the_body(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    """Each header packed in the encoding of what is before it: the MQMD's for the first."""
+    md = mq.MD(Format=mq.CMQC.MQFMT_RF_HEADER_2, Encoding=C.MQENC_NORMAL)
+    first = mq.RFH2(
+        Format=mq.CMQC.MQFMT_RF_HEADER_2, Encoding=C.MQENC_REVERSED, NameValueCCSID=1208
+    )
+    first.add_folder(b"<usr><colour>blue</colour></usr>")
+    second = mq.RFH2(Format=mq.CMQC.MQFMT_STRING, NameValueCCSID=1208)
+    second.add_folder(b"<usr><size>9</size></usr>")
+    queue = mq.Queue(qmgr, Q)
+    queue.put_rfh2(b"body", md, mq.PMO(), [first, None, second])
+    queue.put_rfh2(b"plain", mq.MD(), mq.PMO())  # no headers: put as it is
+    with pytest.raises(TypeError):
+        queue.put_rfh2(b"body", mq.MD(), mq.PMO(), first)
+    [(got, data), (_, plain)] = env.browse(Q)
+    chain = parse_chain(data, got.Encoding, got.CodedCharSetId, got.Format)
+    assert chain.body == b"body" and chain.Format == C.MQFMT_STRING
+    # the first in the MQMD's encoding (big-endian), the second in the first's (little)
+    assert data[8:12] == (36 + 4 + 32).to_bytes(4, "big")
+    assert data[72 + 8 : 72 + 12] == (36 + 4 + 28).to_bytes(4, "little")
+    assert chain.folders == ["<usr><colour>blue</colour></usr>", "<usr><size>9</size></usr>"]
+    assert plain == b"plain"

@@ -198,3 +198,18 @@ def test_pcf_clear_topic_string_removes_the_retained_publication(mq, env, qmgr) 
     )
     [after] = pcf.MQCMD_INQUIRE_TOPIC_STATUS({mq.CMQC.MQCA_TOPIC_STRING: "pcfclear/x"})
     assert after[mq.CMQCFC.MQIACF_RETAINED_PUBLICATION] == mq.CMQCFC.MQQSO_NO
+
+
+def test_pcf_topic_strings_given_as_bytes_are_utf8(mq, env, qmgr) -> None:
+    # as MQSUB's, DEFINE TOPIC's and the subscription commands' topic strings: "café" given
+    # as its UTF-8 bytes is the topic "café", not "cafÃ©"
+    topic = f"café/t{next(_names)}"
+    mq.Topic(qmgr, topic_string=topic).pub(b"kept", mq.MD(), mq.PMO(Options=mq.CMQC.MQPMO_RETAIN))
+    pcf = mq.PCFExecute(qmgr)
+    asked = {mq.CMQC.MQCA_TOPIC_STRING: topic.encode()}
+    [before] = pcf.MQCMD_INQUIRE_TOPIC_STATUS(asked)
+    assert before[mq.CMQCFC.MQIACF_RETAINED_PUBLICATION] == mq.CMQCFC.MQQSO_YES
+    assert before[mq.CMQC.MQCA_TOPIC_STRING].rstrip(b" ") == topic.encode()
+    pcf.MQCMD_CLEAR_TOPIC_STRING({**asked, mq.CMQCFC.MQIACF_CLEAR_TYPE: mq.CMQCFC.MQCLRT_RETAINED})
+    [after] = pcf.MQCMD_INQUIRE_TOPIC_STATUS(asked)
+    assert after[mq.CMQCFC.MQIACF_RETAINED_PUBLICATION] == mq.CMQCFC.MQQSO_NO

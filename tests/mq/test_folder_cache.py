@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from mqjms.mq import rfh2
+from mqjms.mq import rfh2, rfh2_folders
 from mqjms.mq.bounded_cache import BoundedCache
 
 MiB = 1024 * 1024
@@ -98,11 +98,13 @@ def test_worker_memory_stays_bounded_whatever_the_folders() -> None:
 def test_footprint_is_not_less_than_the_memory_held(text: str) -> None:
     # The bound is only as good as the estimate each entry is charged: the cache keeps
     # the text (its key) and the parsed tree.
-    rfh2._parse_folder("<warm/>")  # the XML modules load with the first parse: not counted
+    rfh2_folders._parse_folder("<warm/>")  # the XML modules load with the first parse: not counted
     held: list[object] = []
     # tracemalloc counts every thread's allocations: a thread an earlier test left running
     # (a queue manager's expiry scanner) only adds to one measurement, so keep the least
-    tree = min(retained_bytes(lambda: held.append(rfh2._parse_folder(text))) for _ in range(3))
+    tree = min(
+        retained_bytes(lambda: held.append(rfh2_folders._parse_folder(text))) for _ in range(3)
+    )
     assert sys.getsizeof(text) + tree <= rfh2.folder_footprint(text, held[0])  # type: ignore[arg-type]
 
 
