@@ -7,6 +7,7 @@ on ``sys.path`` first, as ``python -m`` does, so a service next to the caller im
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import os
@@ -57,7 +58,12 @@ def load_app(spec: str) -> Worker:
 
 def _load_module(target: str, spec: str) -> ModuleType:
     if target.endswith(".py") or os.sep in target or "/" in target:
-        path = Path(target).expanduser().resolve()
+        try:
+            path = Path(target).expanduser().resolve()
+        except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError before 3.13)
+            raise AppLoadError(
+                f"{spec!r}: {target} is not a file ({os.strerror(errno.ELOOP)})"
+            ) from None
         if not path.is_file():
             raise AppLoadError(f"{spec!r}: {path} is not a file")
         name = path.stem

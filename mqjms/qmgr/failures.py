@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -131,16 +132,26 @@ def translate(exc: sqlite3.Error, file: Path, *, putting: bool = False) -> Stora
     if cause == "SQLITE_IOERR":
         return StorageError(C.MQRC_RESOURCE_PROBLEM, f"I/O error on {file} ({said})", cause)
     if cause in ("SQLITE_CANTOPEN", "SQLITE_PERM"):
+        advice = "check that it exists and this user may read it"
+        if _no_free_inodes(file):  # SQLite could not create its -wal or -shm beside it
+            advice = "the file system holding it has no free inodes left (df -i): free some"
         return StorageError(
-            C.MQRC_RESOURCE_PROBLEM,
-            f"cannot open {file} ({said}): check that it exists and this user may read it",
-            cause,
+            C.MQRC_RESOURCE_PROBLEM, f"cannot open {file} ({said}): {advice}", cause
         )
     if isinstance(exc, sqlite3.ProgrammingError):  # e.g. a handle closed by another thread
         return StorageError(
             C.MQRC_CONNECTION_BROKEN, f"the database handle on {file} is closed ({said})", cause
         )
     return StorageError(C.MQRC_RESOURCE_PROBLEM, f"{file}: {said}", cause)
+
+
+def _no_free_inodes(file: Path) -> bool:
+    """Whether the file system holding ``file`` has no inode left (False when unknown)."""
+    try:
+        found = os.statvfs(file.parent)
+    except OSError:
+        return False
+    return found.f_files > 0 and found.f_favail == 0
 
 
 def database_file(owner: object) -> Path:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
-from mqjms.mq.md import MQMD
+from mqjms.mq.md import MQMD, MQMD_STRUC_ID, MQMD_VERSION_1, MQMD_VERSION_2
 
 from .contract import Context
 from .definitions import QueueDefinition, attr, enabled
@@ -200,6 +200,14 @@ def random_node() -> int:
 
 def check_md_for_put(md: MQMD) -> None:
     """The MQMD checks MQPUT makes before anything else (seed 000 note 1: Expiry 0 fails)."""
+    # an MQMD stored as given but unreadable would fail every get and browse of the queue
+    struc_id: str | bytes = md.StrucId  # bytes too, as every character field packs them
+    if isinstance(struc_id, bytes):
+        struc_id = struc_id.decode("latin-1")
+    if struc_id.rstrip(" ") != MQMD_STRUC_ID.rstrip():
+        raise failed(C.MQRC_MD_ERROR, f"MQMD StrucId {md.StrucId!r} is not {MQMD_STRUC_ID!r}")
+    if md.Version not in (MQMD_VERSION_1, MQMD_VERSION_2):
+        raise failed(C.MQRC_MD_ERROR, f"MQMD Version {md.Version} is not 1 or 2")
     if md.Expiry == 0 or md.Expiry < C.MQEI_UNLIMITED:
         raise failed(
             C.MQRC_EXPIRY_ERROR,

@@ -19,6 +19,7 @@ from mqjms.mq.errors import MQError, failed
 from mqjms.qmgr.locks import FileLock
 from mqjms.transport.url import embedded_path
 
+from . import private
 from .options import SourceOptions, safe_name
 
 #: seconds a runner waits for the consumer's previous runner to finish stopping
@@ -38,7 +39,7 @@ def hold(options: SourceOptions, wait: float = WAIT) -> FileLock:
     """The consumer's lock, held until released or the process ends; MQRC_OBJECT_IN_USE
     when another query keeps it longer than ``wait`` seconds."""
     path = lock_path(options)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private.make_directory(path.parent)
     lock = FileLock(path, what=f"the consumer {options.owner!r}")
     try:
         lock.acquire(exclusive=True, timeout=wait)

@@ -33,6 +33,8 @@ from mqjms.backout import Failure
 from mqjms.mq.md import MQMD, with_counts
 from mqjms.transport import Connection, Context, Handle
 
+from . import private
+
 #: messages staged, or released from a reservation, in one transaction: a large batch
 #: never holds the queue manager's write lock (or a broker transaction, and the messages
 #: got under it in memory) for long
@@ -62,7 +64,7 @@ class Meta:
 
 
 def connect_sqlite(path: Path) -> sqlite3.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private.prepare_database(path)
     db = sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")

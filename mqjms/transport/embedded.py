@@ -49,7 +49,10 @@ def queue_manager(url: str) -> QueueManager:
     name = given or None  # ?qmgr= left blank (a template's unset variable): the default
     if name is not None:  # before anything is made for a name that cannot be
         validate_name(name, "queue manager")
-    key = path.resolve()
+    try:
+        key = path.resolve()
+    except (OSError, RuntimeError) as exc:  # a symbolic link loop (RuntimeError before 3.13)
+        raise unusable_directory(url, path, _as_os_error(exc, path)) from None
     pid = os.getpid()
     with _lock:
         found = _managers.get(key)
@@ -99,6 +102,14 @@ def unusable_directory(url: str, path: Path, exc: OSError) -> MQError:
         C.MQRC_RESOURCE_PROBLEM,
         f"{where}: cannot use {exc.filename or path} ({exc.strerror or exc})",
     )
+
+
+def _as_os_error(exc: OSError | RuntimeError, path: Path) -> OSError:
+    """``exc`` as an OSError: Python before 3.13 reports a symbolic link loop met by
+    ``Path.resolve`` as a RuntimeError."""
+    if isinstance(exc, OSError):
+        return exc
+    return OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
 
 
 def _is_file(path: Path) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from pathlib import Path
 from urllib.parse import parse_qs, unquote_plus, urlsplit
 
@@ -41,7 +42,7 @@ def resolve_url(url: str | None = None) -> str:
     return url or os.environ.get(ENV_VAR) or DEFAULT_URL
 
 
-def redact(url: str) -> str:
+def redact(url: str, *, also: Collection[str] = ()) -> str:
     """``url`` with its secrets masked, for logs, errors and reprs: the password of the
     user information (``stomp://user:***@host:61613``) and the value of every query
     parameter that names a secret (``?passcode=***``). Anything else stays as written.
@@ -52,6 +53,9 @@ def redact(url: str) -> str:
     to parse does not leak its password in the error that says so. A password holding a
     ``?``, ``#`` or ``/`` that was not percent-encoded ends the authority early for a
     parser: then everything from the first ``:`` to the last ``@`` is masked.
+
+    ``also`` names more query parameters to mask (case-insensitive): the unknown ones in
+    the error that refuses them, which may be a misspelt ``?pasword=``.
     """
     head, sep, rest = url.partition("://")
     if not sep:
@@ -70,19 +74,20 @@ def redact(url: str) -> str:
         unencoded = colon and "@" in after and not any(c in user for c in "/?#@")
         if unencoded and not _PORT.match(after):  # host:port?x=a@b is no password
             location = after.rpartition("@")[2]
-            return f"{head}{sep}{user}:{MASK}@{redact('//' + location)[2:]}"
+            return f"{head}{sep}{user}:{MASK}@{redact('//' + location, also=also)[2:]}"
     if query:
-        query = "&".join(_redact_param(param) for param in query.split("&"))
+        query = "&".join(_redact_param(param, also) for param in query.split("&"))
     return f"{head}{sep}{rest}{qmark}{query}{hash_}{fragment}"
 
 
 _PORT = re.compile(r"\d+(?:[/?#]|$)")
 
 
-def _redact_param(param: str) -> str:
+def _redact_param(param: str, also: Collection[str]) -> str:
     name, equals, _value = param.partition("=")
     key = unquote_plus(name).lower()
-    if equals and any(word in key for word in _SECRET_PARAM_WORDS):
+    secret = any(word in key for word in _SECRET_PARAM_WORDS)
+    if equals and (secret or key in {a.lower() for a in also}):
         return f"{name}={MASK}"
     return param
 
@@ -122,7 +127,8 @@ def embedded_path(url: str) -> tuple[Path, str | None]:
     unknown = sorted(set(query) - set(EMBEDDED_PARAMS))
     if unknown:  # a misspelt one (?gruop=) must not be ignored in silence
         raise ValueError(
-            f"{redact(url)!r}: unknown embedded: URL parameter {', '.join(unknown)} "
+            f"{redact(url, also=unknown)!r}: unknown embedded: URL parameter "
+            f"{', '.join(unknown)} "
             f"(known: {', '.join(EMBEDDED_PARAMS)})"
         )
     name = query.get("qmgr", [None])[0]

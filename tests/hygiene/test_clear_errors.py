@@ -63,6 +63,18 @@ def test_an_embedded_url_naming_a_file_is_mqrc_2058(a_file: Path, under: str) ->
     assert a_file.read_text() == "precious\n"
 
 
+def test_an_embedded_url_through_a_symbolic_link_loop_is_an_mqerror(tmp_path: Path) -> None:
+    # a fault probe: Path.resolve raised RuntimeError("Symlink loop ..."), which the CLI
+    # printed as an unexpected error, without a reason code
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for url in (f"embedded://{loop}", f"embedded://{loop}/qm"):
+        with pytest.raises(MQError) as err:
+            connect(url)
+        assert err.value.reason == C.MQRC_RESOURCE_PROBLEM
+        assert f"cannot use {loop}" in err.value.detail
+
+
 def test_an_unwritable_directory_is_mqrc_2035(unwritable: Path) -> None:
     # hardening item 15: PermissionError from mkdir was a raw traceback
     with pytest.raises(MQError) as err:

@@ -69,6 +69,15 @@ def test_load_app_errors_say_what_was_wrong(service: str, spec: str, message: st
         load_app(spec.format(service=service))
 
 
+def test_a_path_that_is_a_symbolic_link_loop_is_a_load_error(tmp_path: Path) -> None:
+    # a fault probe: Path.resolve raised RuntimeError("Symlink loop ..."), which mqjms run
+    # printed as an unexpected error
+    loop = tmp_path / "loop.py"
+    loop.symlink_to(loop)
+    with pytest.raises(AppLoadError, match=r"loop\.py is not a file"):
+        load_app(f"{loop}:app")
+
+
 def test_run_returns_2_when_the_spec_does_not_load() -> None:
     assert run("no_such_module_xyz:app") == 2
 

@@ -63,6 +63,15 @@ def test_an_unknown_embedded_url_parameter_is_named_not_ignored() -> None:
     assert embedded_path("embedded:///tmp/q?qmgr=QM1&group=false")[1] == "QM1"
 
 
+def test_an_unknown_embedded_url_parameter_is_named_without_its_value() -> None:
+    # a fault probe: ?pw=s3cr3t (a secret under a name not known as one) was echoed
+    from mqjms.transport.url import embedded_path
+
+    with pytest.raises(ValueError, match="unknown embedded: URL parameter pw") as caught:
+        embedded_path("embedded:///tmp/q?pw=s3cr3t")
+    assert "s3cr3t" not in str(caught.value)
+
+
 def test_an_embedded_url_naming_another_queue_manager_is_2058(tmp_path) -> None:
     # ?qmgr= names the queue manager when it is made; naming another one was ignored in
     # silence (IBM MQ's MQCONN to a name that is not the queue manager's: 2058), and a

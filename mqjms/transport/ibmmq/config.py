@@ -90,7 +90,7 @@ def parse(url: str) -> MQConfig:
     unknown = sorted(set(query) - _KNOWN)
     if unknown:
         raise ValueError(
-            f"{shown!r}: unknown parameter(s) {', '.join(unknown)}; "
+            f"{redact(url, also=unknown)!r}: unknown parameter(s) {', '.join(unknown)}; "
             f"known: {', '.join(sorted(_KNOWN))}"
         )
     url_user, qmgr, hosts = _authority(unquote(parts.netloc), shown)
