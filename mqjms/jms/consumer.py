@@ -73,13 +73,13 @@ class MessageConsumer:
         if listener is None:
             self._drop_listener()
             return
-        call = as_callable(listener)
-        if not self._idle.is_set():
-            raise IllegalStateException(
-                "a receive() is in progress on this consumer: set the listener after it ends"
-            )
+        self.session.add_listener(self, as_callable(listener))
         self._listener = listener
-        self.session.listening().set(self, call)
+
+    @property
+    def receiving(self) -> bool:
+        """Whether a receive is in progress (in any thread)."""
+        return not self._idle.is_set()
 
     def get_message_listener(self) -> ListenerLike | None:
         return self._listener
@@ -168,18 +168,25 @@ class MessageConsumer:
             self.session.end_unit_of_work(commit=True)
             return message.body
 
+    def browse_handle(self) -> Handle:
+        """The consumer's browse handle on its queue (opened on first use, closed with it):
+        receive_body and a listener's look before it gets."""
+        if self._browser is None:
+            self._browser = self.session.mq.open(
+                self.queue.name, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING
+            )
+        return self._browser
+
     def _peek(self, wait: float | None) -> tuple[MQMD, bytes] | None:
         """The first message a get would take, browsed; None when none came in ``wait``
         or the consumer was closed meanwhile."""
         if self._closed:
             raise IllegalStateException("the consumer is closed")
-        self.session.check_synchronous()
         mq = self.session.mq
-        if self._browser is None:
-            self._browser = mq.open(self.queue.name, C.MQOO_BROWSE | C.MQOO_FAIL_IF_QUIESCING)
-        self._idle.clear()
+        browser = self.browse_handle()
+        self.session.begin_receive(self._idle)
         try:
-            got = mq.get(self._browser, wait=wait, browse=Browse.FIRST)
+            got = mq.get(browser, wait=wait, browse=Browse.FIRST)
         except MQError:
             if self._closed:
                 return None
@@ -193,9 +200,8 @@ class MessageConsumer:
     ) -> Message | None:
         if self._closed:
             raise IllegalStateException("the consumer is closed")
-        self.session.check_synchronous()
         timeout = _checked_timeout(timeout)
-        self._idle.clear()
+        self.session.begin_receive(self._idle)
         try:
             return self._receive_open(timeout, acknowledge=acknowledge, msg_id=msg_id)
         finally:

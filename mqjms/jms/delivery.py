@@ -13,27 +13,26 @@ classes for JMS "try to redeliver or requeue the message"): BackoutCount + 1, so
 that keeps failing reaches BOTHRESH and is requeued, as the Worker's listeners do.
 
 Seed 002, "Processing poison messages for asynchronous applications": a poison message is
-never delivered; it is requeued "outside of any unit of work associated with actual
-message delivery" (committed at once) and, when neither BOQNAME nor the dead-letter queue
-takes it, "returned to the input queue" (backed out; delivery waits a little longer each
-time, so that it does not spin on it). A transacted or CLIENT_ACKNOWLEDGE listener that
-left earlier messages unended has the requeue made inside that unit of work instead (its
-commit or acknowledge completes it), since committing it alone would end theirs too.
+never delivered; it is requeued outside any unit of work of delivery (:mod:`.async_poison`)
+and, when neither BOQNAME nor the dead-letter queue takes it, returned to the input queue;
+delivery then waits a little longer each time, so that it does not spin on it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from mqjms.backout import DeliveryStyle, PoisonOutcome
+from mqjms.backout import PoisonEvent, PoisonOutcome
 from mqjms.logs import get_logger
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics.contract import interrupt_wait
 
 from .acknowledge import CLIENT_ACKNOWLEDGE
+from .async_poison import AsyncPoison
 from .errors import JMSException
 from .message import Message, to_message
 
@@ -45,9 +44,11 @@ log = get_logger("mqjms.jms")
 
 #: Seconds a get waits for a message before the delivery thread looks again at what it
 #: was asked (a stop, a new listener); a stop also interrupts the wait where it can.
-POLL = 0.25
-#: Seconds between rounds of no-wait gets when a session has several listening consumers.
+POLL = 1.0  # above the STOMP transport's DISPATCH_GRACE: an idle wait asks the broker nothing
+#: Seconds between rounds of no-wait gets when a session has several listening consumers,
+#: growing by ROUND for each idle round up to MAX_ROUND.
 ROUND = 0.02
+MAX_ROUND = 0.5
 #: The longest pause after a failed get or a poison message no queue would take.
 MAX_PAUSE = 5.0
 #: Listener failures in a row delivered at once; after them each waits longer (a message
@@ -90,8 +91,9 @@ class SessionDelivery:
         self._busy: MessageConsumer | None = None  # whose get or listener is running
         self._stopping = False
         self._paused = False  # the connection is stopped
-        self._pauses = 0  # consecutive failed gets or unplaceable poison messages
-        self._failures = 0  # consecutive deliveries whose listener raised
+        self._poison = AsyncPoison(session)
+        self._failures: dict[object, int] = {}  # failed gets / ends in a row, per consumer
+        self._raised = 0  # deliveries in a row whose listener raised
         self._unplaceable = 0  # poison messages in a row that no queue took
 
     @property
@@ -155,6 +157,19 @@ class SessionDelivery:
 
     # ------------------------------------------------------------------ the thread
     def _run(self) -> None:
+        try:
+            self._loop()
+        except BaseException as exc:  # a defect: say so, and let set() start a new thread
+            log.error("listener.delivery_thread_failed", error=repr(exc))
+            with self._cond:
+                self._thread = None
+                self._busy = None
+                self._cond.notify_all()
+        finally:
+            self._poison.close()
+
+    def _loop(self) -> None:
+        idle_rounds = 0
         while True:
             with self._cond:
                 while not self._stopping and (self._paused or not self._listeners):
@@ -166,9 +181,13 @@ class SessionDelivery:
             for consumer in order:
                 wait = POLL if len(order) == 1 else 0.0
                 delivered = self._turn(consumer, wait) or delivered
-            if not delivered and len(order) > 1:
+            if len(order) > 1 and not delivered:
+                # several queues: no-wait gets in rounds, further apart while all are idle
+                idle_rounds += 1
                 with self._cond:
-                    self._cond.wait(ROUND)
+                    self._cond.wait(min(MAX_ROUND, ROUND * idle_rounds))
+            else:
+                idle_rounds = 0
 
     def _turn(self, consumer: MessageConsumer, wait: float) -> bool:
         with self._cond:
@@ -189,113 +208,100 @@ class SessionDelivery:
         """Get one message and deliver it: True if a message was got."""
         session = self._session
         try:
-            got = session.mq.get(consumer.handle, wait=wait, syncpoint=True)
-        except MQError as exc:
+            if self._poison.looks_first(consumer):
+                got = self._poison.get(consumer, wait)
+            else:
+                got = session.mq.get(consumer.handle, wait=wait, syncpoint=True)
+            if isinstance(got, tuple):
+                md, data = got
+                got = self._poison.screen(consumer, md, data) or got
+        except Exception as exc:
             if self._stopping or consumer not in self._listeners:
                 return False
-            log.error(
-                "listener.get_failed",
-                queue=consumer.queue.name,
-                reason=exc.reason_name,
-                detail=exc.detail,
-            )
-            self._failed(exc)
+            self._failed(consumer, "get", exc)
             return False
-        self._pauses = 0  # the get worked: a failure after this starts a new run
+        self._failures.pop(consumer, None)  # the get worked: a failure starts a new run
         if got is None:
             return False
-        md, data = got
-        if self._requeued(consumer, md, data):
+        if isinstance(got, PoisonEvent):
+            self._requeued(got)
             return True
+        md, data = got
         message = to_message(md, data, consumer.queue.name)
         if session.ack_mode == CLIENT_ACKNOWLEDGE and not session.transacted:
             message._acknowledge = session.acknowledge
         session.delivered()
         try:
             listener(message)
-        except BaseException as exc:
-            log.warning(
-                "listener.failed",
-                queue=consumer.queue.name,
-                msg_id=md.MsgId.hex(),
-                backout_count=md.BackoutCount,
-                error=repr(exc),
-                then="backed out",
-            )
-            if not self._stopping:  # else the listener closed its session: backed out
-                self._end(commit=False)
-            if not isinstance(exc, Exception):
-                raise  # SystemExit and the like end the delivery thread
-            self._failures += 1
-            if self._failures > FREE_FAILURES:  # failing again and again (BOTHRESH 0?)
-                self._pause(self._failures - FREE_FAILURES)
+        except BaseException as exc:  # SystemExit too: the message goes back, delivery goes on
+            self._listener_failed(consumer, md, exc)
             return True
-        if self._stopping:  # the listener closed its session: the close backed it out
+        if session.closed:  # the listener closed its session: the close backed it out
             return True
         if session.auto_acknowledges:
-            self._end(commit=True)
-        self._failures = self._unplaceable = 0
+            self._end(consumer, commit=True)
+        self._raised = self._unplaceable = 0
         return True
 
-    def _requeued(self, consumer: MessageConsumer, md: MQMD, data: bytes) -> bool:
-        """Seed 002 for asynchronous delivery: True when the message was poison (requeued,
-        or returned to the queue when no queue took it) and is not to be delivered."""
-        session = self._session
-        flow = session.poison_flow
-        if session.work_pending:
-            return flow.screen(consumer.handle, md, data) is not None
-        handler = session.factory.poison
-        attrs = handler.poison_attributes(session.mq, consumer.handle, md, scope=flow.scope)
-        if attrs is None:
-            return False
-        event = handler.requeue(
-            session.mq,
-            consumer.handle.resolved_name,
-            md,
-            data,
-            attrs,
-            style=DeliveryStyle.LISTENER,
-            scope=flow.scope,
+    def _listener_failed(self, consumer: MessageConsumer, md: MQMD, exc: BaseException) -> None:
+        log.warning(
+            "listener.failed",
+            queue=consumer.queue.name,
+            msg_id=md.MsgId.hex(),
+            backout_count=md.BackoutCount,
+            error=repr(exc),
+            then="backed out",
         )
+        if not self._session.closed:  # else the listener closed its session: backed out
+            self._end(consumer, commit=False)
+        self._raised += 1
+        if self._raised > FREE_FAILURES:  # failing again and again (BOTHRESH 0?)
+            self._pause(self._raised - FREE_FAILURES)
+
+    def _requeued(self, event: PoisonEvent) -> None:
         if event.outcome is PoisonOutcome.REQUEUE_FAILED:
-            self._end(commit=False)
-            handler.completed(handler.returned(event))
             self._unplaceable += 1  # it comes straight back: wait longer each time
             self._pause(self._unplaceable)
         else:
-            self._end(commit=True)
-            handler.completed(event)
             self._unplaceable = 0
-        return True
 
-    def _end(self, *, commit: bool) -> None:
+    def _end(self, consumer: MessageConsumer, *, commit: bool) -> None:
         try:
             self._session.end_unit_of_work(commit=commit)
-        except MQError as exc:
-            log.error(
-                "listener.end_failed",
-                action="commit" if commit else "backout",
-                reason=exc.reason_name,
-                detail=exc.detail,
-            )
-            self._failed(exc)
+        except Exception as exc:
+            self._failed(consumer, "commit" if commit else "backout", exc)
+        else:
+            self._failures.pop(("end", consumer), None)
 
-    def _failed(self, exc: MQError) -> None:
-        """Tell the connection's exception listener (the first failure of a run), pause."""
+    def _failed(self, consumer: MessageConsumer, action: str, exc: Exception) -> None:
+        """A get, or the end of a unit of work, failed: whatever the get left in the unit of
+        work goes back; the connection's exception listener is told of the first failure of
+        a run (per consumer and action), and each failure of the run waits longer."""
+        key: object = consumer if action == "get" else ("end", consumer)
+        run = self._failures[key] = self._failures.get(key, 0) + 1
+        log.error(
+            "listener.get_failed" if action == "get" else "listener.end_failed",
+            queue=consumer.queue.name,
+            action=action,
+            reason=getattr(exc, "reason_name", None),
+            error=repr(exc),
+            failures=run,
+        )
+        if action == "get" and not isinstance(exc, MQError):
+            # not the transport's refusal: the message (if one was got) must not stay
+            with contextlib.suppress(Exception):
+                self._session.end_unit_of_work(commit=False)
         connection = self._session.connection
         notify = connection.exception_listener if connection is not None else None
-        if notify is not None and self._pauses == 0:
+        if notify is not None and run == 1:
             try:
                 notify(exc)
             except Exception as error:  # the application's hook must not end delivery
                 log.error("listener.exception_listener_failed", error=repr(error))
-        self._pause()
+        self._pause(run)
 
-    def _pause(self, times: int | None = None) -> None:
+    def _pause(self, times: int) -> None:
         """Wait a little longer after each consecutive failure (a stop ends the wait)."""
-        if times is None:
-            self._pauses += 1
-            times = self._pauses
         with self._cond:
             if not self._stopping:
                 self._cond.wait(min(MAX_PAUSE, 0.05 * 2 ** min(times, 10)))

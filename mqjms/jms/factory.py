@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from mqjms import transport
 from mqjms.backout import PoisonHandler
@@ -13,6 +14,9 @@ from mqjms.transport.url import redact, resolve_url
 from .acknowledge import ACK_MODES, AUTO_ACKNOWLEDGE, SESSION_TRANSACTED
 from .errors import IllegalStateException
 from .session import Session
+
+if TYPE_CHECKING:
+    from .delivery import SessionDelivery
 
 
 class ConnectionFactory:
@@ -135,6 +139,12 @@ class Connection:
     def set_exception_listener(self, listener: Callable[[Exception], object] | None) -> None:
         self.exception_listener = listener
 
+    def follow(self, delivery: SessionDelivery) -> None:
+        """A session's delivery to listeners was made: it starts stopped if this is."""
+        with self._lock:
+            if self._stopped:
+                delivery.pause(True)
+
     def _set_stopped(self, stopped: bool) -> None:
         with self._lock:
             self._stopped = stopped
@@ -144,9 +154,14 @@ class Connection:
                 session._delivery.pause(stopped)
 
     def close(self) -> None:
+        """Close the sessions (rolling back their open work) once every running message
+        listener has returned (but the caller, when a listener closes its connection)."""
         with self._lock:
             self._closed = True
             sessions, self._sessions = self._sessions, []
+        for session in sessions:
+            if session._delivery is not None:
+                session._delivery.pause(True)  # a listener may use another session
         for session in sessions:
             session.close()
         self.factory.poison.cache.forget(self)  # cached BOTHRESH/BOQNAME end with it

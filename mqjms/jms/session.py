@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from mqjms.backout import SynchronousPoisonFlow, UnitOfWorkMode
@@ -17,6 +19,7 @@ if TYPE_CHECKING:
     from .consumer import MessageConsumer
     from .delivery import SessionDelivery
     from .factory import Connection, ConnectionFactory
+    from .message import Message
     from .producer import MessageProducer
     from .subscriber import TopicSubscriber
 
@@ -60,6 +63,7 @@ class Session:
         self._closed = False
         self._children: list[MessageConsumer | MessageProducer] = []
         self._delivery: SessionDelivery | None = None  # made by the first listener
+        self._receiving = threading.Lock()  # a receive starting / a listener being set
         self._work_pending = False  # a message was delivered in this unit of work
 
     # ------------------------------------------------------------------ factories
@@ -231,43 +235,62 @@ class Session:
             self.poison_flow.backed_out()
 
     # ------------------------------------------------------------------ message listeners
-    def listening(self) -> SessionDelivery:
-        """The session's delivery to message listeners (its thread starts with the first)."""
+    def add_listener(self, consumer: MessageConsumer, call: Callable[[Message], object]) -> None:
+        """Deliver ``consumer``'s messages to ``call`` on the session's delivery thread
+        (started with the first listener). Refused while a receive is in progress on any
+        of the session's consumers: the two would share one unit of work."""
+        from .consumer import MessageConsumer
         from .delivery import SessionDelivery
 
-        self._check()
-        if self._delivery is None:
-            self._delivery = SessionDelivery(self)
-            if self.connection is not None and self.connection.stopped:
-                self._delivery.pause(True)
-        return self._delivery
+        with self._receiving:
+            self._check()
+            if any(isinstance(c, MessageConsumer) and c.receiving for c in self._children):
+                raise IllegalStateException(
+                    "a receive() is in progress on this session: set the listener after it ends"
+                )
+            if self._delivery is None:
+                self._delivery = SessionDelivery(self)
+                if self.connection is not None:
+                    self.connection.follow(self._delivery)
+            self._delivery.set(consumer, call)
 
     def drop_listener(self, consumer: MessageConsumer) -> None:
         """No more deliveries to ``consumer``'s listener (returns once it is not running)."""
         if self._delivery is not None:
             self._delivery.remove(consumer)
 
-    def check_synchronous(self) -> None:
-        """JMS: a session whose consumers have message listeners cannot also receive."""
-        if self._delivery is not None and self._delivery.active:
-            raise IllegalStateException(
-                "receive() on a session with a message listener: JMS delivers a session's "
-                "messages one way; use another session to receive synchronously"
-            )
+    def begin_receive(self, idle: threading.Event) -> None:
+        """A receive starts (``idle`` cleared until it ends). JMS: a session whose
+        consumers have message listeners cannot also receive."""
+        with self._receiving:
+            if self._delivery is not None and self._delivery.active:
+                raise IllegalStateException(
+                    "receive() on a session with a message listener: JMS delivers a session's "
+                    "messages one way; use another session to receive synchronously"
+                )
+            idle.clear()
 
     # ------------------------------------------------------------------ lifecycle
     def _check(self) -> None:
         if self._closed:
             raise IllegalStateException("the session is closed")
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
-        """Close: uncommitted or unacknowledged work is rolled back, as in JMS."""
+        """Close: uncommitted or unacknowledged work is rolled back, as in JMS. A running
+        message listener returns first (its work ends as usual), unless it is the caller."""
         if self._closed:
             return
+        delivery = self._delivery
+        if delivery is not None and not delivery.in_delivery_thread():
+            delivery.stop()  # the listener keeps the session until it returns
         self._closed = True
         try:
-            if self._delivery is not None:
-                self._delivery.stop()  # no listener runs after this (but the caller)
+            if delivery is not None:
+                delivery.stop()  # from the listener itself: none is called after it
             for child in self._children:
                 child.close()
             self.mq.disconnect()  # backs out what was not committed or acknowledged

@@ -283,8 +283,9 @@ def test_a_topic_subscriber_with_a_selector_delivers_to_its_listener(env: Any) -
         producer.send(mqjms.TextMessage("eu", properties={"region": "eu"}))
     assert got.get(timeout=10) == "eu"
     subscriber.close()  # stops the delivery, then ends the subscription
-    with pytest.raises(queue.Empty):
-        got.get(timeout=0.3)
+    assert subscriber.message_listener is None
+    with pytest.raises(mqjms.IllegalStateException):
+        subscriber.set_message_listener(got.put)
 
 
 def test_a_failing_get_is_reported_to_the_exception_listener_and_delivery_goes_on(
@@ -303,3 +304,176 @@ def test_a_failing_get_is_reported_to_the_exception_listener_and_delivery_goes_o
     env.send(Q, "after")
     assert listener.next()[0] == "after"
     assert errors.empty()  # one report per run of failures
+
+
+def _hold_then(env: Any, session: Any, *, poison_first: bool = False) -> queue.Queue[str]:
+    """A transacted listener that leaves "hold" in its unit of work, commits on "commit"
+    and rolls back on "rollback": the poison message arrives while "hold" is pending."""
+    seen: queue.Queue[str] = queue.Queue()
+
+    def listener(message: mqjms.Message) -> None:
+        seen.put(message.body)
+        if message.body == "commit":
+            session.commit()
+        elif message.body == "rollback":
+            if message.delivery_count == 1:
+                session.rollback()
+            else:
+                session.commit()
+
+    session.consumer(Q).set_message_listener(listener)
+    return seen
+
+
+def test_a_poison_message_behind_pending_work_is_moved_outside_that_unit_of_work(
+    env: Any,
+) -> None:
+    # seed 002 for asynchronous applications: the requeue "takes place outside of any unit
+    # of work associated with actual message delivery": rolling back the listener's
+    # transaction does not bring the poison message back.
+    env.define_queue(BOQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH, BOQNAME=BOQ)
+    env.send(Q, "hold")
+    connection = env.connect()
+    session = connection.session(transacted=True)
+    seen = _hold_then(env, session)
+    assert seen.get(timeout=10) == "hold"
+    connection.stop()  # "hold" stays in the listener's unit of work meanwhile
+    env.send(Q, "poison")
+    env.back_out(Q, BOTHRESH)  # the raw get takes the only available message: "poison"
+    connection.start()
+    assert wait_until(lambda: env.depth(BOQ) == 1)
+    env.send(Q, "rollback")
+    assert seen.get(timeout=10) == "rollback"
+    assert seen.get(timeout=10) == "hold"  # rolled back and redelivered
+    assert env.depth(BOQ) == 1  # the move was not part of the rolled-back work
+    session.close()
+
+
+def test_a_poison_message_behind_pending_work_that_no_queue_takes_returns_to_the_queue(
+    env: Any,
+) -> None:
+    # seed 002 for asynchronous applications: when the dead-letter put fails the message
+    # is returned to the input queue, even when the listener commits its other work.
+    env.define_queue(DLQ, PUT="DISABLED")
+    env.alter_qmgr(DEADQ=DLQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH)
+    env.send(Q, "hold")
+    connection = env.connect()
+    session = connection.session(transacted=True)
+    seen = _hold_then(env, session)
+    assert seen.get(timeout=10) == "hold"
+    connection.stop()  # "hold" stays in the listener's unit of work meanwhile
+    env.send(Q, "poison")
+    env.back_out(Q, BOTHRESH)
+    connection.start()
+    # returned to the input queue (BackoutCount up), not held in the listener's work
+    assert wait_until(
+        lambda: any(md.BackoutCount > BOTHRESH for md, _ in env.browse(Q)), timeout=10
+    )
+    env.alter_queue(DLQ, PUT="ENABLED")  # the next attempt dead-letters it, aside
+    assert wait_until(lambda: env.depth(DLQ) == 1)
+    env.send(Q, "commit")
+    assert seen.get(timeout=10) == "commit"
+    assert wait_until(lambda: env.depth(Q) == 0)  # "hold" and "commit" committed
+    assert seen.empty()  # the poison message was never delivered
+
+
+def test_a_close_from_another_thread_lets_the_running_listener_finish_its_work(
+    env: Any,
+) -> None:
+    env.define_queue(Q)
+    running, release = threading.Event(), threading.Event()
+
+    def listener(message: mqjms.Message) -> None:
+        running.set()
+        release.wait(10)
+
+    session = env.connect().session()
+    session.consumer(Q).set_message_listener(listener)
+    env.send(Q, "handled")
+    assert running.wait(10)
+    closer = threading.Thread(target=session.close)
+    closer.start()
+    release.set()
+    closer.join(10)
+    assert not closer.is_alive()
+    assert env.depth(Q) == 0  # AUTO_ACKNOWLEDGE: it returned, so it was committed
+
+
+def test_a_failure_in_the_poison_path_backs_the_message_out_and_delivery_goes_on(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env.define_queue(Q)
+    connection = env.connect()
+    errors: queue.Queue[Exception] = queue.Queue()
+    connection.set_exception_listener(errors.put)
+    session = connection.session()
+    handler = session.factory.poison
+    real = handler.poison_attributes
+    calls = []
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("inquiry broke")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(handler, "poison_attributes", failing_once)
+    listener = Collected()
+    env.send(Q, "survivor")
+    session.consumer(Q).set_message_listener(listener)
+    assert "inquiry broke" in repr(errors.get(timeout=10))
+    assert listener.next() == ("survivor", 1)  # backed out once, then delivered
+
+
+def test_a_listener_raising_system_exit_does_not_end_delivery(env: Any) -> None:
+    env.define_queue(Q)
+    seen: queue.Queue[str] = queue.Queue()
+
+    def listener(message: mqjms.Message) -> None:
+        seen.put(message.body)
+        if message.body == "exit" and message.delivery_count == 1:
+            raise SystemExit(3)
+
+    env.connect().session().consumer(Q).set_message_listener(listener)
+    env.send(Q, "exit")
+    env.send(Q, "next")
+    assert [seen.get(timeout=10) for _ in range(3)] == ["exit", "exit", "next"]
+
+
+def test_a_listener_cannot_be_set_while_another_consumer_of_the_session_receives(
+    env: Any,
+) -> None:
+    env.define_queue(Q)
+    env.define_queue("ML.OTHER")
+    session = env.connect().session()
+    receiver, other = session.consumer("ML.OTHER"), session.consumer(Q)
+    result: list[object] = []
+    thread = threading.Thread(target=lambda: result.append(receiver.receive(timeout=10)))
+    thread.start()
+    assert wait_until(lambda: receiver.receiving)
+    with pytest.raises(mqjms.IllegalStateException, match="receive"):
+        other.set_message_listener(Collected())
+    env.send("ML.OTHER", "end")
+    thread.join(10)
+    assert other.message_listener is None
+
+
+def test_one_failing_queue_of_two_is_reported_once(env: Any) -> None:
+    env.define_queue(Q)
+    env.define_queue("ML.OTHER")
+    connection = env.connect()
+    errors: queue.Queue[Exception] = queue.Queue()
+    connection.set_exception_listener(errors.put)
+    session = connection.session()
+    listener = Collected()
+    session.consumer(Q).set_message_listener(listener)
+    session.consumer("ML.OTHER").set_message_listener(listener)
+    env.alter_queue(Q, GET="DISABLED")
+    assert getattr(errors.get(timeout=10), "reason", None) == C.MQRC_GET_INHIBITED
+    env.send("ML.OTHER", "still delivered")
+    assert listener.next()[0] == "still delivered"
+    env.send("ML.OTHER", "and again")
+    assert listener.next()[0] == "and again"
+    assert errors.empty()  # the other queue's gets do not start a new run of failures
