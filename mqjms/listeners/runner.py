@@ -58,12 +58,7 @@ def load_app(spec: str) -> Worker:
 
 def _load_module(target: str, spec: str) -> ModuleType:
     if target.endswith(".py") or os.sep in target or "/" in target:
-        try:
-            path = Path(target).expanduser().resolve()
-        except (OSError, RuntimeError):  # a symbolic link loop (RuntimeError before 3.13)
-            raise AppLoadError(
-                f"{spec!r}: {target} is not a file ({os.strerror(errno.ELOOP)})"
-            ) from None
+        path = _file_path(target, spec)
         if not path.is_file():
             raise AppLoadError(f"{spec!r}: {path} is not a file")
         name = path.stem
@@ -92,6 +87,21 @@ def _load_module(target: str, spec: str) -> ModuleType:
         raise _import_failed(spec, target, exc) from exc
     except Exception as exc:
         raise _import_failed(spec, target, exc) from exc
+
+
+def _file_path(target: str, spec: str) -> Path:
+    """``target`` made absolute, its ``~`` expanded; what stops that is named as it is."""
+    try:
+        path = Path(target).expanduser()
+    except RuntimeError as exc:  # ~nosuchuser, or no HOME: "Could not determine home ..."
+        raise AppLoadError(f"{spec!r}: {target} cannot be found ({exc})") from None
+    try:
+        return path.resolve()
+    except OSError as exc:  # ELOOP from Python 3.13, or another fault of the file system
+        raise AppLoadError(f"{spec!r}: {target} is not a file ({exc.strerror or exc})") from None
+    except RuntimeError as exc:  # before 3.13: "Symlink loop from ..."
+        why = os.strerror(errno.ELOOP) if "loop" in str(exc).lower() else str(exc)
+        raise AppLoadError(f"{spec!r}: {target} is not a file ({why})") from None
 
 
 def _import_failed(spec: str, target: str, exc: Exception) -> AppLoadError:

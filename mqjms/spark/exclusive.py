@@ -39,8 +39,8 @@ def hold(options: SourceOptions, wait: float = WAIT) -> FileLock:
     """The consumer's lock, held until released or the process ends; MQRC_OBJECT_IN_USE
     when another query keeps it longer than ``wait`` seconds."""
     path = lock_path(options)
-    private.make_directory(path.parent)
-    lock = FileLock(path, what=f"the consumer {options.owner!r}")
+    access = private.make_directory(path.parent)
+    lock = FileLock(path, mode=access.file_mode, what=f"the consumer {options.owner!r}")
     try:
         lock.acquire(exclusive=True, timeout=wait)
     except MQError:

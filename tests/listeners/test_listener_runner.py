@@ -3,6 +3,8 @@ what ``mqjms run module:app [--url URL]`` calls."""
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 import threading
 import time
@@ -74,8 +76,30 @@ def test_a_path_that_is_a_symbolic_link_loop_is_a_load_error(tmp_path: Path) -> 
     # printed as an unexpected error
     loop = tmp_path / "loop.py"
     loop.symlink_to(loop)
-    with pytest.raises(AppLoadError, match=r"loop\.py is not a file"):
+    with pytest.raises(AppLoadError, match=r"loop\.py is not a file") as caught:
         load_app(f"{loop}:app")
+    assert os.strerror(errno.ELOOP) in str(caught.value)
+
+
+def test_a_home_directory_that_cannot_be_found_is_named_not_a_symbolic_link_loop() -> None:
+    # a fault probe: expanduser's RuntimeError ("Could not determine home directory.")
+    # was reported as "Too many levels of symbolic links"
+    with pytest.raises(AppLoadError, match="home directory") as caught:
+        load_app("~nosuchuserxyz/app.py:app")
+    assert os.strerror(errno.ELOOP) not in str(caught.value)
+
+
+def test_a_file_system_fault_in_the_path_is_named_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fault probe: every OSError of Path.resolve was reported as a symbolic link loop
+    def denied(self: Path, strict: bool = False) -> Path:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self))
+
+    monkeypatch.setattr(Path, "resolve", denied)
+    with pytest.raises(AppLoadError, match=os.strerror(errno.EACCES)) as caught:
+        load_app(f"{tmp_path / 'app.py'}:app")
+    assert os.strerror(errno.ELOOP) not in str(caught.value)
 
 
 def test_run_returns_2_when_the_spec_does_not_load() -> None:

@@ -82,3 +82,43 @@ def test_the_consumers_lock_directory_in_the_queue_manager_is_private_under_umas
         assert stat.S_IMODE(lock.path.stat().st_mode) == 0o600
     finally:
         lock.release()
+
+
+def test_a_consumer_in_a_queue_manager_with_group_access_shares_it_with_the_group(
+    qmgr_dir: Path,
+) -> None:
+    # a fault probe: <queue manager>/spark was made 0700 (its setgid dropped) and the
+    # consumer's lock and ledger 0600 in a queue manager created ?group=true (2770/0660),
+    # locking the other members of its group out of Spark consumers
+    url = f"embedded://{qmgr_dir}?group=true"
+    conn = connect(url)
+    conn.disconnect()
+    options = SourceOptions.parse({"url": url, "queue": Q}, streaming=True)
+    lock = exclusive.hold(options)
+    staging = LogStaging(options.staging_dir(), options.owner, Q)
+    try:
+        found = modes(qmgr_dir / "spark")
+    finally:
+        staging.close()
+        lock.release()
+    staged = options.staging_dir().relative_to(qmgr_dir)
+    assert {f"spark/{lock.path.name}", f"{staged}/ledger.db", f"{staged}/ledger.db-wal"} <= set(
+        found
+    )
+    for name, mode in found.items():
+        expected = 0o2770 if (qmgr_dir / name).is_dir() else 0o660
+        assert mode == expected, f"{name} is {oct(mode)}"
+
+
+@pytest.mark.parametrize(("group", "expected"), [(False, 0o700), (True, 0o2770)])
+def test_a_spark_directory_left_open_by_an_older_version_is_given_the_queue_managers_mode(
+    qmgr_dir: Path, group: bool, expected: int
+) -> None:
+    # a fault probe: <queue manager>/spark made 0777 by an older version stayed 0777
+    url = f"embedded://{qmgr_dir}?group={str(group).lower()}"
+    connect(url).disconnect()
+    (qmgr_dir / "spark").mkdir()
+    os.chmod(qmgr_dir / "spark", 0o777)
+    lock = exclusive.hold(SourceOptions.parse({"url": url, "queue": Q}, streaming=True))
+    lock.release()
+    assert stat.S_IMODE((qmgr_dir / "spark").stat().st_mode) == expected

@@ -419,7 +419,8 @@ def parse_url(url: str) -> StompParams:
     if unknown:
         known = sorted({*_QUEUE_PARAMS, *_QMGR_PARAMS, *_OTHER_PARAMS, "mdurmdl.*", "mndurmdl.*"})
         raise ValueError(
-            f"STOMP URL {_redact(url)!r}: unknown parameter(s) {', '.join(unknown)} "
+            f"STOMP URL {_redact(url, also=unknown)!r}: unknown parameter(s) "
+            f"{', '.join(unknown)} "
             f"(known: {', '.join(known)})"
         )
     user = unquote(parts.username) if parts.username else query.get("user")
