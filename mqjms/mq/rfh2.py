@@ -466,6 +466,7 @@ def chain_folders(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFol
     folders: list[str] = []
     offset, size_of_data = 0, len(data)
     first = (encoding, ccsid, fmt)
+    whole = data if isinstance(data, bytes) else None  # sliced without a copy of a copy
     while fmt.rstrip(" \x00") == C.MQFMT_RF_HEADER_2:
         order = _ORDERS.get(encoding & C.MQENC_INTEGER_MASK)
         if order is None or size_of_data - offset < MQRFH_STRUC_LENGTH_FIXED_2:
@@ -482,17 +483,21 @@ def chain_folders(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFol
         ):
             return _parsed(data, *first)
         pos, end = offset + MQRFH_STRUC_LENGTH_FIXED_2, offset + length
-        length_struct = _LENGTH_STRUCTS[order]
+        if pos < end and nvccsid != 1208:
+            return _parsed(data, *first)
+        length_of = _LENGTH_STRUCTS[order].unpack_from
         while pos < end:
-            (size,) = length_struct.unpack_from(data, pos)
-            if nvccsid != 1208 or size < 0 or size % 4 or size > end - pos - 4:
+            (size,) = length_of(data, pos)
+            start = pos + 4
+            pos = start + size
+            if size < 0 or size % 4 or pos > end:
                 return _parsed(data, *first)
+            raw = whole[start:pos] if whole is not None else bytes(data[start:pos])
             try:
-                text = bytes(data[pos + 4 : pos + 4 + size]).decode("utf-8")
+                text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 return _parsed(data, *first)
             folders.append(text.rstrip(" \x00"))
-            pos += 4 + size
         offset = end
         if header_ccsid != C.MQCCSI_INHERIT:
             ccsid = header_ccsid
