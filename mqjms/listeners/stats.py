@@ -123,6 +123,13 @@ class WorkerStats:
             listener.received += 1
             listener.delivered += 1
 
+    def add_commit(self, listener: ListenerStats) -> None:
+        """A delivered message's unit of work committed: ``committed`` one more (as
+        ``add("committed", listener=listener)``, without looking the counter up by name)."""
+        with self._lock:
+            self.committed += 1
+            listener.committed += 1
+
     def add_outcome(self, outcome: PoisonOutcome, listener: ListenerStats | None = None) -> None:
         self.add(outcome.value, listener=listener)
 

@@ -439,7 +439,7 @@ class ListenerThread:
             self._requeued(self.poison.moved(done.move))
             return
         md = done.md
-        self.rt.stats.add("committed", listener=self.stats)
+        self.rt.stats.add_commit(self.stats)
         self.poison.committed(md)
         if self._debug:
             self._log.debug(
