@@ -519,22 +519,20 @@ class ListenerThread:
         self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool
     ) -> None:
         stats = self.rt.stats
-        if not screened:  # a move to BOQNAME is made with the next get
-            try:
-                planned = self.poison.plan(conn, handle, md, data)
-            except BaseException:
-                stats.add("received", listener=self.stats)
-                raise
-            if planned is not None:
-                stats.add("received", listener=self.stats)
-                if isinstance(planned, PendingMove):
-                    self._done = Finished(md, [planned.put], planned)
-                else:
-                    self._requeued(planned)
-                return
-            stats.add_delivery(self.stats)  # received and delivered: one lock, not two
-        else:  # counted as received by _screen
+        if screened:  # counted as received by _screen
             stats.add("delivered", listener=self.stats)
+        elif md.BackoutCount > 0:  # perhaps poison: counted before its hooks may run
+            stats.add("received", listener=self.stats)
+            planned = self.poison.plan(conn, handle, md, data)
+            if isinstance(planned, PendingMove):  # a move to BOQNAME made with the next get
+                self._done = Finished(md, [planned.put], planned)
+                return
+            if planned is not None:
+                self._requeued(planned)
+                return
+            stats.add("delivered", listener=self.stats)
+        else:  # never poison (seed 002: BackoutCount 0): counted under one lock, not two
+            stats.add_delivery(self.stats)
         # lazy: a listener that reads only the body never maps the jms and usr folders
         message = to_message(md, data, self.listener.queue, lazy=True)
         if self._debug:
