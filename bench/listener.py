@@ -23,8 +23,10 @@ connect to its N-th commit:
 
 On JMS messages (an RFH2 with ``mcd``/``jms``/``usr`` folders, as a JMS producer writes
 them) the target is worker / loop >= 0.9 (issue 9 measured 0.78, and 1.17 against the
-two-transaction loop); on plain messages (MQSTR, no RFH2) the ratio is shown. Also the SQL
-statements per message (exact, on any machine) and ``from_mq``'s cost per message.
+two-transaction loop); on plain messages (MQSTR, no RFH2) the ratio is shown. Also the CPU
+per message, worker over loop (the process's, all its threads: a busy machine stretches
+wall time far more than CPU), the SQL statements per message (exact, on any machine) and
+``from_mq``'s cost per message, eager and lazy (the Worker's).
 
 **Latency**: a producer process puts messages one at a time, 1-9 ms apart, each carrying
 its put time; a Worker in this process records when its listener gets each (p50 target
@@ -57,6 +59,8 @@ from bench._common import (
     FsyncProbe,
     Report,
     Rounds,
+    Sample,
+    Spread,
     add_common_args,
     clock,
     finish_args,
@@ -120,7 +124,7 @@ class Consumers:
         one_step: bool = True,
         watch: Callable[[Connection], None] | None = None,
         forward: bool = False,
-    ) -> float:
+    ) -> Sample:
         """Connect, open, then MQGET + MQCMIT per message; ``one_step`` commits each message
         and gets the next in one call, as the Worker does; ``forward`` puts one message
         under syncpoint for each first."""
@@ -145,7 +149,7 @@ class Consumers:
                 else:  # after the last message: the commit, and a get that finds none
                     got = commit_and_get(conn, handle, wait=0.5 if i < n else 0)
         conn.disconnect()
-        return took().seconds
+        return took()
 
     def worker(
         self,
@@ -153,7 +157,7 @@ class Consumers:
         kind: str,
         watch: Callable[[Connection], None] | None = None,
         forward: bool = False,
-    ) -> float:
+    ) -> Sample:
         """A Worker with one no-op listener (``forward``: one that sends a message for each
         message), from ``start()`` to the n-th commit."""
         self.load(n, kind)
@@ -175,7 +179,7 @@ class Consumers:
         app.stop()
         if app.stats.committed != n:
             raise RuntimeError(f"worker: {app.stats.committed} of {n} committed ({app.error!r})")
-        return took().seconds
+        return took()
 
     def received(self, kind: str) -> tuple[MQMD, bytes]:
         """One message of ``kind`` as a get returns it."""
@@ -203,7 +207,7 @@ def _forward(msg: object) -> None:
     send(OUT, FORWARDED, delivery_mode=NON_PERSISTENT)
 
 
-def sql_per_message(run: Callable[..., float], n: int, kind: str | None = None) -> float | None:
+def sql_per_message(run: Callable[..., Sample], n: int, kind: str | None = None) -> float | None:
     """SQL statements (of ``kind``, e.g. ``"BEGIN"``: transactions) per message of ``run``:
     the difference between 2n and n messages, so that connecting and opening drop out."""
     seen: list[list[str]] = []
@@ -304,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         c = Consumers(root, args.payload)
         probe = FsyncProbe(root)
         try:
-            contenders: dict[str, Callable[[int], float]] = {}
+            contenders: dict[str, Callable[[int], Sample]] = {}
             for kind in KINDS:
                 contenders[f"loop_{kind}"] = partial(c.loop, kind=kind)
                 if kind == "jms":
@@ -324,8 +328,10 @@ def main(argv: list[str] | None = None) -> int:
             from_mq_us = {}
             for kind in KINDS:
                 md, data = c.received(kind)
-                seconds = timeit.timeit(partial(from_mq, md, data), number=2000) / 2000
-                from_mq_us[kind] = seconds * 1e6
+                for suffix, lazy in (("", False), ("_lazy", True)):
+                    view = partial(from_mq, md, data, lazy=lazy)
+                    seconds = timeit.timeit(view, number=2000) / 2000
+                    from_mq_us[kind + suffix] = seconds * 1e6
             ms = [s * 1000 for s in latency(c, args.latency_messages)]
             idle = idle_cpu(c, args.idle)
         finally:
@@ -374,6 +380,22 @@ def main(argv: list[str] | None = None) -> int:
         "the Worker puts what a listener sends with the commit and the next get, in one "
         "transaction; the MQI loop's MQPUT is one of its own",
     )
+    for kind in (*KINDS, "forward"):
+        worker_cpu = rounds.cpu_per_operation(f"worker_{kind}")
+        loop_cpu = rounds.cpu_per_operation(f"loop_{kind}")
+        assert worker_cpu is not None and loop_cpu is not None
+        report.ratio(
+            f"cpu.{kind}_ratio",
+            f"CPU per message, worker / loop, {'forwarding' if kind == 'forward' else kind}",
+            Spread.of([w / b for w, b in zip(worker_cpu.values, loop_cpu.values, strict=True)]),
+            note=f"{worker_cpu.median * 1e6:.0f} us vs {loop_cpu.median * 1e6:.0f} us"
+            + (
+                "; this process's CPU (all its threads) from connect or start() to the last "
+                "commit: what a busy machine changes least"
+                if kind == "jms"
+                else ""
+            ),
+        )
     report.metric(
         "sql_per_message",
         "SQL statements per message, JMS",
@@ -386,7 +408,8 @@ def main(argv: list[str] | None = None) -> int:
         "from_mq per message",
         {k: round(v, 1) for k, v in from_mq_us.items()},
         "us",
-        note=f"the JMS view; the loop's whole step is {loop_us:.0f} us",
+        note=f"the JMS view (lazy: as the Worker makes it); the loop's whole step is "
+        f"{loop_us:.0f} us",
     )
     report.section(
         f"latency, put in another process -> listener ({len(ms)} messages, 1-9 ms apart)"

@@ -81,9 +81,10 @@ class Message:
         body = self.body if not isinstance(self.body, bytes) else f"<{len(self.body)} bytes>"
         return f"{type(self).__name__}(id={self.jms_message_id}, body={body!r})"
 
-    # A message from ``from_mq(..., lazy=True)`` maps its jms and usr folders only when a
-    # property or header is first read: a listener that needs the body alone never pays.
-    _lazy: tuple[list[str], MQMD, float] | None = None
+    # A message from ``from_mq(..., lazy=True)`` maps its jms and usr folders (None: it has
+    # no RFH2) and its MQMD's headers only when a property or header is first read: a
+    # listener that needs the body alone never pays.
+    _lazy: tuple[list[str] | None, MQMD, float] | None = None
 
     if not TYPE_CHECKING:  # at runtime only, so mypy still catches misspelt attributes
 
@@ -94,7 +95,7 @@ class Message:
             self._lazy = None
             folders, md, now = lazy
             try:
-                headers, properties = jms.parse_jms_folders(folders)
+                headers, properties = jms.parse_jms_folders(folders or [])
             except MQError as exc:
                 raise MQError(
                     C.MQCC_FAILED,
@@ -228,7 +229,7 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
     malformed one raises MQError MQRC_JMS_FORMAT_ERROR (2364) then.
     """
     now = time.time() if now is None else now
-    if lazy and rfh2.is_rfh2(md.Format):
+    if lazy:
         return _lazy_from_mq(md, data, now)
     headers: jms.JmsHeaders | None = None
     properties: dict[str, PropertyValue] = {}
@@ -269,9 +270,18 @@ def _is_folder(text: str, name: str) -> bool:
 
 
 def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
+    if not rfh2.is_rfh2(md.Format):  # the body alone: the MQMD's headers are mapped later
+        message = _body_message(None, data, md.Format, md.CodedCharSetId, md.Encoding, lazy=True)
+        message.md = md
+        message._acknowledge = None
+        message._lazy = (None, md, now)
+        return message
     chain = rfh2.chain_folders(data, md.Encoding, md.CodedCharSetId, md.Format)
     folders = chain.folders
-    mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
+    if folders and folders[0].startswith("<mcd>"):  # where a JMS producer writes it
+        mcd: str | None = folders[0]
+    else:
+        mcd = next((f for f in folders if _is_folder(f, "mcd")), None)
     headers = (_mcd_headers if mcd and len(mcd) <= _MCD_CACHED else _mcd_parsed)(mcd)
     message = _body_message(
         headers, chain.body, chain.Format, chain.CodedCharSetId, chain.Encoding, lazy=True

@@ -45,13 +45,19 @@ class ConsumerActivity:
         return self.held is None
 
 
+#: A held message's MsgId and BackoutCount, as a tracker keeps them.
+_Ids = tuple[bytes, int]
+
+
 class ActivityTracker:
     """A consumer's counters, written by its thread alone and read by anyone: each change
     replaces one tuple, so a reader never sees half of one."""
 
     def __init__(self, consumer: str, listener: str, queue: str) -> None:
         self._names = (consumer, listener, queue)
-        self._state: tuple[int, int, Held | None, Held | None] = (0, 0, None, None)
+        # (messages, empty gets, held, last); held and last as (MsgId, BackoutCount): a
+        # Held is made when a snapshot is taken, not for every message
+        self._state: tuple[int, int, _Ids | None, _Ids | None] = (0, 0, None, None)
         self.source = ""  # see ConsumerActivity.source
 
     def got(self, md: MQMD | None) -> None:
@@ -60,7 +66,7 @@ class ActivityTracker:
         if md is None:
             self._state = (messages, empty + 1, None, last)
         else:
-            held = Held(md.MsgId, md.BackoutCount)
+            held = (md.MsgId, md.BackoutCount)
             self._state = (messages + 1, empty, held, held)
 
     def released(self) -> None:
@@ -71,4 +77,14 @@ class ActivityTracker:
 
     def snapshot(self) -> ConsumerActivity:
         consumer, listener, queue = self._names
-        return ConsumerActivity(consumer, listener, queue, *self._state, source=self.source)
+        messages, empty, held, last = self._state
+        return ConsumerActivity(
+            consumer,
+            listener,
+            queue,
+            messages,
+            empty,
+            None if held is None else Held(*held),
+            None if last is None else Held(*last),
+            source=self.source,
+        )

@@ -22,7 +22,7 @@ from mqjms.mq.md import MQMD
 from .eventloop import EventLoopThread
 from .listener import Listener
 from .runtime import Abandoned
-from .send import Outbox, collecting
+from .send import Outbox, close_outbox, collecting, open_outbox
 
 if TYPE_CHECKING:
     import concurrent.futures
@@ -64,19 +64,13 @@ class ListenerCall:
         thread, or an ``async def`` one on the worker's event loop (waited for)."""
         fn = self.listener.fn
         if not self.listener.is_async:
-            with collecting(outbox):
+            token = open_outbox(outbox)
+            try:
                 result = fn(message)
-            if result is not None and inspect.isawaitable(result):
-                _close(result)
-                raise TypeError(
-                    f"listener {self.listener.name} returned an awaitable: declare it async def"
-                )
-            if inspect.isgenerator(result) or inspect.isasyncgen(result):
-                _close(result)  # its body never ran: no commit of a message not processed
-                raise TypeError(
-                    f"listener {self.listener.name} returned a generator, whose body never "
-                    "ran: return instead of yield"
-                )
+            finally:
+                close_outbox(outbox, token)
+            if result is not None:
+                self._check_result(result)
             return
         loop = self._loop
         assert loop is not None, "async listeners need the worker's event loop"
@@ -89,6 +83,21 @@ class ListenerCall:
             future.result()
         except ListenerExit as exc:
             raise exc.args[0] from None  # as a sync listener's would come
+
+    def _check_result(self, result: object) -> None:
+        """A sync listener's return value that says it never ran (an awaitable, a
+        generator) raises TypeError, so its message is not committed."""
+        if inspect.isawaitable(result):
+            _close(result)
+            raise TypeError(
+                f"listener {self.listener.name} returned an awaitable: declare it async def"
+            )
+        if inspect.isgenerator(result) or inspect.isasyncgen(result):
+            _close(result)  # its body never ran: no commit of a message not processed
+            raise TypeError(
+                f"listener {self.listener.name} returned a generator, whose body never "
+                "ran: return instead of yield"
+            )
 
     def abort(self, connection: Callable[[], T]) -> tuple[MQMD, T] | None:
         """Abandon the delivery under way: cancel an async listener. The message's MQMD

@@ -104,9 +104,21 @@ def collecting(outbox: Outbox | None = None) -> Iterator[Outbox]:
     around a listener call; for an ``async def`` listener, inside its coroutine, since
     an event loop runs each task in a context of its own."""
     box = Outbox() if outbox is None else outbox
-    token = _current.set(box)
+    token = open_outbox(box)
     try:
         yield box
     finally:
-        box.closed = True  # a task that copied this context must not send into it now
-        _current.reset(token)
+        close_outbox(box, token)
+
+
+def open_outbox(outbox: Outbox) -> contextvars.Token[Outbox | None]:
+    """Start collecting into ``outbox`` (what :func:`collecting` does on entry), for a
+    caller that runs once per message: a generator-based context manager costs more than
+    the rest of the call; the caller must :func:`close_outbox` in a ``finally``."""
+    return _current.set(outbox)
+
+
+def close_outbox(outbox: Outbox, token: contextvars.Token[Outbox | None]) -> None:
+    """Stop collecting into ``outbox`` (what :func:`collecting` does on exit)."""
+    outbox.closed = True  # a task that copied this context must not send into it now
+    _current.reset(token)

@@ -114,6 +114,22 @@ class WorkerStats:
             if listener is not None:
                 setattr(listener, name, getattr(listener, name) + n)
 
+    def add_delivery(self, listener: ListenerStats) -> None:
+        """A message got and handed to ``listener``: ``received`` and ``delivered`` one
+        more each, under one acquisition of the lock (this runs for every message)."""
+        with self._lock:
+            self.received += 1
+            self.delivered += 1
+            listener.received += 1
+            listener.delivered += 1
+
+    def add_commit(self, listener: ListenerStats) -> None:
+        """A delivered message's unit of work committed: ``committed`` one more (as
+        ``add("committed", listener=listener)``, without looking the counter up by name)."""
+        with self._lock:
+            self.committed += 1
+            listener.committed += 1
+
     def add_outcome(self, outcome: PoisonOutcome, listener: ListenerStats | None = None) -> None:
         self.add(outcome.value, listener=listener)
 

@@ -59,7 +59,7 @@ from .send import Outbox, Send
 log = get_logger("mqjms.listeners")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Finished:
     """A message whose unit of work is committed with the get of the next one (its puts,
     MQCMIT and the MQGET in one step), or alone when the consumer stops or takes turns:
@@ -73,7 +73,7 @@ class Finished:
     failed: FailedDelivery | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class FailedDelivery:
     """A message whose delivery failed, to be backed out with the get of the next one
     (MQBACK + MQGET in one step, as a success's MQCMIT is), or alone when the consumer
@@ -100,6 +100,7 @@ class ListenerThread:
         self._started = False  # the first connection was made
         self._ctx: dict[str, Any] = {"queue": listener.queue, "listener": listener.name}
         self._log: Any = log  # bound to the context when the thread starts (see _run)
+        self._debug = True  # whether _log's debug lines go anywhere (see _run)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._conn: Connection | None = None
         self._handle: Handle | None = None
@@ -147,6 +148,7 @@ class ListenerThread:
     def _run(self) -> None:
         # One logger per thread run, bound once: structlog's configuration at start applies.
         self._log = log.bind(**self._ctx)
+        self._debug = debug_enabled(self._log)
         try:
             self._serve()
         except Abandoned:
@@ -437,17 +439,18 @@ class ListenerThread:
             self._requeued(self.poison.moved(done.move))
             return
         md = done.md
-        self.rt.stats.add("committed", listener=self.stats)
+        self.rt.stats.add_commit(self.stats)
         self.poison.committed(md)
-        self._log.debug("message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
+        if self._debug:
+            self._log.debug(
+                "message.committed", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount
+            )
 
     def _process(
         self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool = False
     ) -> None:
         """Screen ``md`` (unless :meth:`_screen` did), deliver it, and back it out on a
         failure of ours."""
-        if not screened:
-            self.rt.stats.add("received", listener=self.stats)
         try:
             self._process_one(conn, handle, md, data, screened)
         except Abandoned:
@@ -515,18 +518,27 @@ class ListenerThread:
     def _process_one(
         self, conn: Connection, handle: Handle, md: MQMD, data: bytes, screened: bool
     ) -> None:
-        if not screened:  # a move to BOQNAME is made with the next get
+        stats = self.rt.stats
+        if screened:  # counted as received by _screen
+            stats.add("delivered", listener=self.stats)
+        elif md.BackoutCount > 0:  # perhaps poison: counted before its hooks may run
+            stats.add("received", listener=self.stats)
             planned = self.poison.plan(conn, handle, md, data)
-            if isinstance(planned, PendingMove):
+            if isinstance(planned, PendingMove):  # a move to BOQNAME made with the next get
                 self._done = Finished(md, [planned.put], planned)
                 return
             if planned is not None:
                 self._requeued(planned)
                 return
+            stats.add("delivered", listener=self.stats)
+        else:  # never poison (seed 002: BackoutCount 0): counted under one lock, not two
+            stats.add_delivery(self.stats)
         # lazy: a listener that reads only the body never maps the jms and usr folders
         message = to_message(md, data, self.listener.queue, lazy=True)
-        self.rt.stats.add("delivered", listener=self.stats)
-        self._log.debug("message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount)
+        if self._debug:
+            self._log.debug(
+                "message.delivered", msg_id=md.MsgId.hex(), backout_count=md.BackoutCount
+            )
         outbox = Outbox()
         error = self._deliver(message, md, outbox)
         if error is None:
@@ -647,6 +659,19 @@ def _committed_unsynced(exc: BaseException) -> bool:
     """A commit that stands although its fsync failed (the embedded queue manager's
     ``StorageError.unsynced``, MQRC_RESOURCE_PROBLEM): no backout can undo it."""
     return bool(getattr(exc, "unsynced", False))
+
+
+def debug_enabled(logger: Any) -> bool:
+    """Whether ``logger`` (a bound logger) may emit debug lines: False only when its
+    ``debug`` is structlog's no-op, as on a filtering logger whose level is fixed above
+    DEBUG (mqjms's default), so that a consumer builds no debug line per message that
+    nothing would write. Any other logger (the standard library's, whose levels change at
+    run time) is asked at each line."""
+    try:
+        from structlog._native import _nop
+    except ImportError:  # another structlog: ask at each line
+        return True
+    return getattr(type(logger), "debug", None) is not _nop
 
 
 def _quietly(action: Callable[[], object]) -> None:

@@ -178,6 +178,8 @@ def decode(data: bytes, ccsid: int, encoding: int = C.MQENC_NATIVE) -> str:
     MQError MQRC_SOURCE_CCSID_ERROR for a CCSID not in the table; UnicodeDecodeError
     when the bytes are not valid in it.
     """
+    if ccsid == C.CCSID_UTF8:  # most bodies: the codec _lookup would find, without the look
+        return str(data, "utf-8")
     info = _lookup(ccsid, encoding)
     if info is None:
         raise _unsupported(ccsid, C.MQRC_SOURCE_CCSID_ERROR, "decoding")

@@ -382,6 +382,15 @@ _ORDERS = {
 _STRUC_ID = MQRFH_STRUC_ID.encode("ascii")
 
 
+# Per integer encoding: the unpackers of an RFH2's fixed part and of a NameValueLength.
+_WALKERS = {
+    mask: (_FIXED_STRUCTS[order].unpack_from, _LENGTH_STRUCTS[order].unpack_from)
+    for mask, order in _ORDERS.items()
+}
+_RF_HEADER_2 = C.MQFMT_RF_HEADER_2
+_RF_HEADER_2_BYTES = C.MQFMT_RF_HEADER_2.encode("ascii")
+
+
 def chain_folders(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFolders:
     """``parse_chain(..., check_folders=False)``'s folders and body without an RFH2 object
     per header: a listener's per-message path. A chain it does not walk cleanly (anything
@@ -390,13 +399,16 @@ def chain_folders(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFol
     folders: list[str] = []
     offset, size_of_data = 0, len(data)
     first = (encoding, ccsid, fmt)
-    while fmt.rstrip(" \x00") == C.MQFMT_RF_HEADER_2:
-        order = _ORDERS.get(encoding & C.MQENC_INTEGER_MASK)
-        if order is None or size_of_data - offset < MQRFH_STRUC_LENGTH_FIXED_2:
+    whole = data if isinstance(data, bytes) else None  # sliced without a copy of a copy
+    rfh2 = fmt.rstrip(" \x00") == _RF_HEADER_2
+    while rfh2:
+        walkers = _WALKERS.get(encoding & C.MQENC_INTEGER_MASK)
+        if walkers is None or size_of_data - offset < MQRFH_STRUC_LENGTH_FIXED_2:
             return _parsed(data, *first)
-        strucid, version, length, enc, header_ccsid, header_fmt, _flags, nvccsid = _FIXED_STRUCTS[
-            order
-        ].unpack_from(data, offset)
+        fixed, length_of = walkers
+        strucid, version, length, next_encoding, header_ccsid, header_fmt, _flags, nvccsid = fixed(
+            data, offset
+        )
         if (
             strucid != _STRUC_ID
             or version != MQRFH_VERSION_2
@@ -406,21 +418,26 @@ def chain_folders(data: Buffer, encoding: int, ccsid: int, fmt: str) -> ChainFol
         ):
             return _parsed(data, *first)
         pos, end = offset + MQRFH_STRUC_LENGTH_FIXED_2, offset + length
-        length_struct = _LENGTH_STRUCTS[order]
+        if pos < end and nvccsid != 1208:
+            return _parsed(data, *first)
         while pos < end:
-            (size,) = length_struct.unpack_from(data, pos)
-            if nvccsid != 1208 or size < 0 or size % 4 or size > end - pos - 4:
+            (size,) = length_of(data, pos)
+            start = pos + 4
+            pos = start + size
+            if size < 0 or size % 4 or pos > end:
                 return _parsed(data, *first)
+            raw = whole[start:pos] if whole is not None else bytes(data[start:pos])
             try:
-                text = bytes(data[pos + 4 : pos + 4 + size]).decode("utf-8")
+                folders.append(raw.decode("utf-8").rstrip(" \x00"))
             except UnicodeDecodeError:
                 return _parsed(data, *first)
-            folders.append(text.rstrip(" \x00"))
-            pos += 4 + size
         offset = end
         if header_ccsid != C.MQCCSI_INHERIT:
             ccsid = header_ccsid
-        encoding, fmt = enc, header_fmt.rstrip(b" \x00").decode("latin-1")
+        encoding = next_encoding
+        stripped = header_fmt.rstrip(b" \x00")
+        rfh2 = stripped == _RF_HEADER_2_BYTES
+        fmt = stripped.decode("latin-1")
     return ChainFolders(folders, encoding, ccsid, fmt.rstrip(" \x00"), bytes(data[offset:]))
 
 

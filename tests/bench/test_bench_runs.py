@@ -111,3 +111,13 @@ def test_a_persistent_round_trip_syncs_as_often_as_the_bare_durable_queue() -> N
     assert fsyncs["persistent"] >= 2
     assert fsyncs["as_q_def"] >= 2  # AS_Q_DEF on DEFPSIST(YES) is persistent
     assert fsyncs["bare_not_durable"] < 1
+
+
+@pytest.mark.slow
+def test_the_listener_profile_lists_the_consumers_functions_per_message() -> None:
+    done = run("listener_profile", "--messages", "30", "--top", "1000", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    functions = [row["function"] for row in json.loads(done.stdout)["profile"]["top"]]
+    # profiled in the consumer's own thread: its loop is there, with the JMS view it makes
+    assert any("listeners/thread.py" in f and "_consume" in f for f in functions)
+    assert any("jms/message.py" in f and "from_mq" in f for f in functions)

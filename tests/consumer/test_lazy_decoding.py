@@ -239,3 +239,15 @@ def test_mcd_found_after_an_xml_declaration() -> None:
     lazy, eager = from_mq(md, data, NOW, lazy=True), from_mq(md, data, NOW)
     assert type(lazy) is type(eager) is mqjms.BytesMessage
     assert lazy.body == eager.body == b"abc"
+
+
+def test_a_message_without_rfh2_maps_its_mqmd_headers_when_one_is_read() -> None:
+    # issue 9, target 2: the Worker's JMS view of a plain message decodes the body now and
+    # maps the MQMD's headers (JMSTimestamp from PutDate/PutTime...) on the first read.
+    md = MQMD(Format=C.MQFMT_STRING, CodedCharSetId=1208, PutDate="20250101", PutTime="12000000")
+    md.MsgId = b"\x02" * 24
+    lazy = from_mq(md, b"plain text", NOW, lazy=True)
+    assert type(lazy) is mqjms.TextMessage and lazy.body == "plain text"
+    assert "jms_timestamp" not in vars(lazy) and "properties" not in vars(lazy)
+    assert lazy.jms_timestamp == from_mq(md, b"plain text", NOW).jms_timestamp > 0
+    assert lazy.jms_message_id == "ID:" + "02" * 24 and lazy.properties == {}
