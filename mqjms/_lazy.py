@@ -1,0 +1,51 @@
+"""A package's public names, imported on first access (PEP 562).
+
+``import mqjms`` (or any of its packages) then costs what the program touches, not the
+whole API: a worker that never sees a dead-letter header never loads the module that
+parses one. Each package lists its names for type checkers and IDEs under
+``TYPE_CHECKING`` and in ``__all__``, and says here where each one lives::
+
+    if not TYPE_CHECKING:
+        __getattr__, __dir__ = exports(__name__, {".worker": ("Worker",)})
+
+A name that is also a submodule's name (``mqjms.listeners.send``) must be imported
+eagerly instead: importing the submodule sets the package attribute to the module, which
+would hide the lazy name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def exports(
+    package: str,
+    names: Mapping[str, tuple[str, ...]],
+    modules: Mapping[str, str] | None = None,
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package``: ``names`` maps a module (relative
+    to ``package`` when it starts with a dot) to the names it defines; ``modules`` maps a
+    name to a module that is itself the value (``C`` for ``.constants``). A value, once
+    imported, is stored in the package's namespace, so later accesses are plain lookups."""
+    where = {name: (module, True) for module, listed in names.items() for name in listed}
+    where.update({name: (module, False) for name, module in (modules or {}).items()})
+    namespace = sys.modules[package].__dict__
+
+    def __getattr__(name: str) -> Any:
+        found = where.get(name)
+        if found is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        module, attribute = found
+        value = importlib.import_module(module, package)
+        if attribute:
+            value = getattr(value, name)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(where))
+
+    return __getattr__, __dir__
