@@ -11,15 +11,18 @@ The public API is re-exported here::
 
 Importing mqjms configures no logging: its events below WARNING stay quiet until the
 application configures structlog, sets ``MQJMS_LOG_LEVEL`` or calls
-``mqjms.logs.configure()`` (see :mod:`mqjms.logs`). Nor does it load what a program may
-never use: structlog (with the first event), tenacity (with the first reconnection wait),
-asyncio (with the first ``async def`` listener), the transports other than the embedded
-one, the trigger monitor (``mqjms.TriggerMonitor``, on first access), the drop-in and Spark.
+``mqjms.logs.configure()`` (see :mod:`mqjms.logs`). Nor does it load its API: each name
+loads with its first access (PEP 562; ``from mqjms import Worker`` and ``import *`` too),
+so a program pays for what it touches. Nor, then, what a program may never use: structlog
+(with the first event), tenacity (with the first reconnection wait), asyncio (with the
+first ``async def`` listener), the transports (with a URL of their scheme), the trigger
+monitor, the drop-in and Spark; nor, for a worker, dead-letter headers, exception
+reports, selectors, pub/sub (with the first subscription) and health checks.
 """
 
-from typing import TYPE_CHECKING
-
 from mqjms._lazy import exports
+
+TYPE_CHECKING = False  # typing's, without importing typing (mypy and IDEs know the name)
 
 if TYPE_CHECKING:
     from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")

@@ -13,33 +13,40 @@ eagerly instead: importing the submodule sets the package attribute to the modul
 would hide the lazy name.
 """
 
-from __future__ import annotations
-
-import importlib
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
+
+# typing's TYPE_CHECKING without importing typing (nor __future__, nor collections.abc):
+# this module and mqjms's own __init__ are all ``import mqjms`` loads; mypy knows the name
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def exports(
     package: str,
-    names: Mapping[str, tuple[str, ...]],
-    modules: Mapping[str, str] | None = None,
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` for ``package``: ``names`` maps a module (relative
-    to ``package`` when it starts with a dot) to the names it defines; ``modules`` maps a
+    names: "Mapping[str, tuple[str, ...]]",
+    modules: "Mapping[str, str] | None" = None,
+) -> "tuple[Callable[[str], Any], Callable[[], list[str]]]":
+    """``__getattr__`` and ``__dir__`` for ``package``: ``names`` maps a module (a
+    submodule of ``package`` when it starts with a dot) to the names it defines; ``modules`` maps a
     name to a module that is itself the value (``C`` for ``.constants``). A value, once
     imported, is stored in the package's namespace, so later accesses are plain lookups."""
-    where = {name: (module, True) for module, listed in names.items() for name in listed}
-    where.update({name: (module, False) for name, module in (modules or {}).items()})
+
+    def absolute(module: str) -> str:
+        return package + module if module.startswith(".") else module
+
+    where = {name: (absolute(m), True) for m, listed in names.items() for name in listed}
+    where.update({name: (absolute(m), False) for name, m in (modules or {}).items()})
     namespace = sys.modules[package].__dict__
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> "Any":
         found = where.get(name)
         if found is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         module, attribute = found
-        value = importlib.import_module(module, package)
+        __import__(module)  # not importlib.import_module: -X importtime sees this one
+        value = sys.modules[module]
         if attribute:
             value = getattr(value, name)
         namespace[name] = value
