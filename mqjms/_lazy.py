@@ -29,9 +29,10 @@ def exports(
     modules: "Mapping[str, str] | None" = None,
 ) -> "tuple[Callable[[str], Any], Callable[[], list[str]]]":
     """``__getattr__`` and ``__dir__`` for ``package``: ``names`` maps a module (a
-    submodule of ``package`` when it starts with a dot) to the names it defines; ``modules`` maps a
-    name to a module that is itself the value (``C`` for ``.constants``). A value, once
-    imported, is stored in the package's namespace, so later accesses are plain lookups."""
+    submodule of ``package`` when it starts with a dot) to the names it defines;
+    ``modules`` maps a name to a module that is itself the value (``C`` for
+    ``.constants``). A value, once imported, is stored in the package's namespace, so
+    later accesses are plain lookups."""
 
     def absolute(module: str) -> str:
         return package + module if module.startswith(".") else module
