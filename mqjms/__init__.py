@@ -11,70 +11,116 @@ The public API is re-exported here::
 
 Importing mqjms configures no logging: its events below WARNING stay quiet until the
 application configures structlog, sets ``MQJMS_LOG_LEVEL`` or calls
-``mqjms.logs.configure()`` (see :mod:`mqjms.logs`). Nor does it load what a program may
-never use: structlog (with the first event), tenacity (with the first reconnection wait),
-asyncio (with the first ``async def`` listener), the transports other than the embedded
-one, the trigger monitor (``mqjms.TriggerMonitor``, on first access), the drop-in and Spark.
+``mqjms.logs.configure()`` (see :mod:`mqjms.logs`). Nor does it load its API: each name
+loads with its first access (PEP 562; ``from mqjms import Worker`` and ``import *`` too),
+so a program pays for what it touches. Nor, then, what a program may never use: structlog
+(with the first event), tenacity (with the first reconnection wait), asyncio (with the
+first ``async def`` listener), the transports (with a URL of their scheme), the trigger
+monitor, the drop-in and Spark; nor, for a worker, dead-letter headers, exception
+reports, selectors, pub/sub (with the first subscription) and health checks.
 """
 
-from typing import TYPE_CHECKING, Any
+from mqjms._lazy import exports
 
-from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
-from mqjms.backout import Failure, Outcome, PoisonEvent, PoisonHandler, PoisonOutcome
-from mqjms.jms import (
-    AUTO_ACKNOWLEDGE,
-    CLIENT_ACKNOWLEDGE,
-    DEFAULT_PRIORITY,
-    DEFAULT_TIME_TO_LIVE,
-    DUPS_OK_ACKNOWLEDGE,
-    NON_PERSISTENT,
-    PERSISTENT,
-    SESSION_TRANSACTED,
-    TARGET_JMS,
-    TARGET_MQ,
-    BytesMessage,
-    Connection,
-    ConnectionFactory,
-    IllegalStateException,
-    InvalidDestinationException,
-    InvalidSelectorException,
-    JMSException,
-    MapMessage,
-    Message,
-    MessageConsumer,
-    MessageFormatException,
-    MessageProducer,
-    ObjectMessage,
-    Queue,
-    Session,
-    StreamMessage,
-    TextMessage,
-    Topic,
-    TopicSubscriber,
-    remaining_time_to_live,
-)
-from mqjms.listeners import Listener, Worker, send
-from mqjms.mq.errors import MQError
+TYPE_CHECKING = False  # typing's, without importing typing (mypy and IDEs know the name)
 
 if TYPE_CHECKING:
+    from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
+    from mqjms.backout.events import Outcome, PoisonEvent, PoisonOutcome
+    from mqjms.backout.failure import Failure
+    from mqjms.backout.handler import PoisonHandler
+    from mqjms.jms.acknowledge import (
+        AUTO_ACKNOWLEDGE,
+        CLIENT_ACKNOWLEDGE,
+        DUPS_OK_ACKNOWLEDGE,
+        SESSION_TRANSACTED,
+    )
+    from mqjms.jms.consumer import MessageConsumer
+    from mqjms.jms.errors import (
+        IllegalStateException,
+        InvalidDestinationException,
+        InvalidSelectorException,
+        JMSException,
+        MessageFormatException,
+    )
+    from mqjms.jms.factory import Connection, ConnectionFactory
+    from mqjms.jms.message import (
+        DEFAULT_PRIORITY,
+        DEFAULT_TIME_TO_LIVE,
+        NON_PERSISTENT,
+        PERSISTENT,
+        TARGET_JMS,
+        TARGET_MQ,
+        BytesMessage,
+        MapMessage,
+        Message,
+        ObjectMessage,
+        Queue,
+        StreamMessage,
+        TextMessage,
+        remaining_time_to_live,
+    )
+    from mqjms.jms.producer import MessageProducer
+    from mqjms.jms.session import Session
+    from mqjms.jms.subscriber import TopicSubscriber
+    from mqjms.jms.topic import Topic
+    from mqjms.listeners.listener import Listener
+    from mqjms.listeners.send import send
+    from mqjms.listeners.worker import Worker
+    from mqjms.mq.errors import MQError
     from mqjms.trigger import TriggerMonitor
 
 __version__ = "0.1.0"
 
-#: Public names loaded on first access (PEP 562): name -> module.
-_LAZY = {"TriggerMonitor": "mqjms.trigger"}
+#: Where each public name lives; it is imported on first access (PEP 562).
+_WHERE: dict[str, tuple[str, ...]] = {
+    "mqjms.backout.events": ("Outcome", "PoisonEvent", "PoisonOutcome"),
+    "mqjms.backout.failure": ("Failure",),
+    "mqjms.backout.handler": ("PoisonHandler",),
+    "mqjms.jms.acknowledge": (
+        "AUTO_ACKNOWLEDGE",
+        "CLIENT_ACKNOWLEDGE",
+        "DUPS_OK_ACKNOWLEDGE",
+        "SESSION_TRANSACTED",
+    ),
+    "mqjms.jms.consumer": ("MessageConsumer",),
+    "mqjms.jms.errors": (
+        "IllegalStateException",
+        "InvalidDestinationException",
+        "InvalidSelectorException",
+        "JMSException",
+        "MessageFormatException",
+    ),
+    "mqjms.jms.factory": ("Connection", "ConnectionFactory"),
+    "mqjms.jms.message": (
+        "DEFAULT_PRIORITY",
+        "DEFAULT_TIME_TO_LIVE",
+        "NON_PERSISTENT",
+        "PERSISTENT",
+        "TARGET_JMS",
+        "TARGET_MQ",
+        "BytesMessage",
+        "MapMessage",
+        "Message",
+        "ObjectMessage",
+        "Queue",
+        "StreamMessage",
+        "TextMessage",
+        "remaining_time_to_live",
+    ),
+    "mqjms.jms.producer": ("MessageProducer",),
+    "mqjms.jms.session": ("Session",),
+    "mqjms.jms.subscriber": ("TopicSubscriber",),
+    "mqjms.jms.topic": ("Topic",),
+    "mqjms.listeners.listener": ("Listener",),
+    "mqjms.listeners.send": ("send",),
+    "mqjms.listeners.worker": ("Worker",),
+    "mqjms.mq.errors": ("MQError",),
+    "mqjms.trigger": ("TriggerMonitor",),
+}
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mqjms' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__, _WHERE, modules={"logs": "mqjms.logs"})
 
 __all__ = [
     "AUTO_ACKNOWLEDGE",

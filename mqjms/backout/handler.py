@@ -57,7 +57,6 @@ from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Context, Handle, SyncpointPut
-from mqjms.semantics.deadletter import put_dead_letter
 
 from . import rewrite
 from .attributes import AttributeCache, BackoutAttributes, dead_letter_queue
@@ -69,7 +68,6 @@ from .events import (
     completed_event_name,
     pending_event_name,
 )
-from .exception_report import send_exception_report
 from .failure import Failure
 
 log = get_logger("mqjms.backout")
@@ -155,6 +153,8 @@ class PoisonHandler:
         outcome, destination, reason = self._dispose(conn, queue, md, data, reason, syncpoint)
         report_queue = ""
         if outcome is not PoisonOutcome.REQUEUE_FAILED:
+            from .exception_report import send_exception_report  # with the first one
+
             # removed by its disposition options: IBM's "Removing messages from the queue in
             # ASF" sends the exception report it asks for too (MQRO_DISCARD_MSG with
             # MQRO_EXCEPTION_WITH_FULL_DATA returns the message to its sender)
@@ -184,6 +184,9 @@ class PoisonHandler:
         dlq = dead_letter_queue(conn)
         if not dlq:
             return PoisonOutcome.REQUEUE_FAILED, "", reason
+        # a worker whose poison messages all go to BOQNAME never loads the MQDLH
+        from mqjms.semantics.deadletter import put_dead_letter
+
         try:
             put_dead_letter(
                 conn,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -64,6 +63,8 @@ class Connection:
     """A JMS connection: a context manager that closes its sessions (rolling back work)."""
 
     def __init__(self, factory: ConnectionFactory, *, client_id: str | None = None) -> None:
+        import uuid  # with the first connection, not with mqjms: it loads platform
+
         self.factory = factory
         self._client_id = client_id if client_id is not None else factory.client_id
         self._sessions: list[Session] = []

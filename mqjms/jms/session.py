@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, cast
 
 from mqjms.backout import SynchronousPoisonFlow, UnitOfWorkMode
 from mqjms.semantics import Capability
-from mqjms.semantics.pubsub import KnowsOwnPublications
 
 from .acknowledge import AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE
 from .errors import IllegalStateException, JMSException
@@ -16,6 +15,8 @@ from .message import Queue
 from .topic import Topic, unsubscribe
 
 if TYPE_CHECKING:
+    from mqjms.semantics.pubsub import KnowsOwnPublications
+
     from .consumer import MessageConsumer
     from .delivery import SessionDelivery
     from .factory import Connection, ConnectionFactory
@@ -52,7 +53,7 @@ class Session:
         self.mq = factory.connect_transport()
         if connection is not None and Capability.OWN_PUBLICATIONS in self.mq.capabilities:
             # noLocal means the JMS connection: its sessions' publications are all its own
-            cast(KnowsOwnPublications, self.mq).share_origin(connection.origin)
+            cast("KnowsOwnPublications", self.mq).share_origin(connection.origin)
         # Cached BOTHRESH/BOQNAME belong to the JMS connection (else this session's).
         self.poison_flow = SynchronousPoisonFlow(
             factory.poison,

@@ -27,19 +27,17 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.semantics import Capability, Connection
-from mqjms.semantics.pubsub import (
-    Subscribes,
-    Subscription,
-    SubscriptionDescriptor,
-    jms_subscription_name,
-)
-from mqjms.semantics.selector import compile_selector
-from mqjms.semantics.topics import check_topic_string
+
+# Pub/sub's descriptors, the selector parser and the topic string rules load with the
+# first subscription: a worker on queues only never needs them, only Topic.
+if TYPE_CHECKING:
+    from mqjms.semantics.pubsub import Subscribes, Subscription, SubscriptionDescriptor
 
 from .errors import (
     IllegalStateException,
@@ -99,6 +97,8 @@ def subscription_name(
             f"durable subscription {name!r} needs a client id: "
             "ConnectionFactory(url, client_id=...) or connection.client_id = ..."
         )
+    from mqjms.semantics.pubsub import jms_subscription_name
+
     return jms_subscription_name(client_id or "", name, durable=durable)
 
 
@@ -119,6 +119,10 @@ def open_subscription(
     ``no_local``: not sent what the connection (its origin) publishes; ``selector``: a
     JMS message selector, the subscription's SelectionString (InvalidSelectorException
     for bad syntax)."""
+    from mqjms.semantics.pubsub import SubscriptionDescriptor
+    from mqjms.semantics.selector import compile_selector
+    from mqjms.semantics.topics import check_topic_string
+
     calls = subscriber(mq)
     if no_local and Capability.OWN_PUBLICATIONS not in mq.capabilities:
         raise JMSException(f"{mq!r} does not offer noLocal subscriptions")
@@ -190,6 +194,8 @@ def unsubscribe(mq: Connection, name: str, *, client_id: str | None) -> None:
     """Delete the durable subscription ``name`` (shared or not) with the messages
     waiting for it. IllegalStateException while a consumer holds it,
     InvalidDestinationException when there is none."""
+    from mqjms.semantics.pubsub import SubscriptionDescriptor, jms_subscription_name
+
     calls = subscriber(mq)
     sub_name = jms_subscription_name(client_id or "", name)
     for shared in (False, True):

@@ -22,7 +22,6 @@ from mqjms.jms.message import Message, Queue
 from mqjms.jms.topic import Topic
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
-from mqjms.semantics.selector import compile_selector
 
 from .reconnect import WaitStrategy, wait_seconds
 
@@ -118,6 +117,8 @@ class Listener:
                     f"listener {_qualname(fn)}: a selector is for a topic= listener "
                     "(message selectors on queues are not supported)"
                 )
+            from mqjms.semantics.selector import compile_selector  # topic listeners only
+
             try:
                 compile_selector(selector)
             except MQError as exc:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from mqjms.jms.errors import IllegalStateException
 from mqjms.jms.message import (
@@ -43,13 +42,15 @@ from mqjms.semantics import SyncpointPut
 Send = SyncpointPut
 
 
-@dataclass(slots=True)
-class Outbox:
+class Outbox:  # not a dataclass: one is made per message, and a dataclass costs at import
     """The sends of one listener call, in order."""
 
-    sends: list[Send] = field(default_factory=list)
-    #: The listener call is over: a send now (a task it left running) would be lost.
-    closed: bool = False
+    __slots__ = ("closed", "sends")
+
+    def __init__(self) -> None:
+        self.sends: list[Send] = []
+        #: The listener call is over: a send now (a task it left running) would be lost.
+        self.closed = False
 
 
 _current: contextvars.ContextVar[Outbox | None] = contextvars.ContextVar(

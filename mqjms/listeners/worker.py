@@ -38,7 +38,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mqjms import transport
 from mqjms.backout import FailureMemory, PoisonHandler
@@ -49,15 +49,17 @@ from mqjms.mq.errors import MQError
 from mqjms.transport.url import redact, resolve_url
 
 from . import signals
-from .activity import ConsumerActivity
 from .eventloop import EventLoopThread
-from .health import Health, queue_depths, start_error
 from .listener import Listener, PoisonCallback, RetryWait, check_plain_hook
 from .reconnect import DEFAULT_RECONNECT_WAIT, WaitStrategy
 from .runtime import Connector, Runtime
 from .stats import WorkerStats
 from .stopping import StopRequest
 from .thread import ListenerThread
+
+if TYPE_CHECKING:  # loaded by the calls that return them, not by every worker
+    from .activity import ConsumerActivity
+    from .health import Health
 
 log = get_logger("mqjms.listeners")
 
@@ -226,6 +228,8 @@ class Worker:
 
     def health(self) -> Health:
         """Liveness and readiness now: see :class:`~.health.Health`."""
+        from .health import Health
+
         consumers = list(self._consumers)
         return Health.of(
             running=self._running,
@@ -239,6 +243,8 @@ class Worker:
     def queue_depths(self) -> dict[str, int]:
         """CURDEPTH of every listener's queue, inquired now on a connection of its own
         (an empty dict when the queue manager cannot be reached)."""
+        from .health import queue_depths
+
         url = self._resolved_url or resolve_url(self._url)
         queues = sorted({lst.queue for lst in self.listeners})
         return queue_depths(self.connector, url, self.appl_name, queues)
@@ -301,6 +307,8 @@ class Worker:
                     self._stop(self.shutdown_timeout, quiet=True)  # nothing ever started
                 finally:
                     self._running = False
+            from .health import start_error
+
             raise start_error(fatal, self._failed_queue, url)
         waiting = [c.name for c in self._consumers if not c.connected]
         if waiting:  # retrying with backoff (worker.connecting): started once connected

@@ -12,32 +12,70 @@ MQINQ (:mod:`.inquire`), report and dead-letter messages (:mod:`.reports`,
 This package imports only :mod:`mqjms.mq` and :mod:`mqjms.logs`.
 """
 
-from .capabilities import Capability
-from .contract import (
-    DEFAULT_DYNAMIC_NAME,
-    BacksOutAndGets,
-    Browse,
-    CommitsAndGets,
-    Connection,
-    Context,
-    GetsIfPersistent,
-    Handle,
-    InterruptsWait,
-    LocksMessages,
-    PutFailed,
-    Reserves,
-    ResolvesPuts,
-    SyncpointPut,
-    TruncatedMessage,
-    WarnsOnPut,
-    backout_and_get,
-    commit_and_get,
-    interrupt_wait,
-    put_and_commit,
-    put_destination,
-    put_warning,
-)
-from .wrapper import ConnectionWrapper
+from typing import TYPE_CHECKING
+
+from mqjms._lazy import exports
+
+if TYPE_CHECKING:
+    from .capabilities import Capability
+    from .contract import (
+        DEFAULT_DYNAMIC_NAME,
+        BacksOutAndGets,
+        Browse,
+        CommitsAndGets,
+        Connection,
+        Context,
+        GetsIfPersistent,
+        Handle,
+        InterruptsWait,
+        LocksMessages,
+        PutFailed,
+        Reserves,
+        ResolvesPuts,
+        SyncpointPut,
+        TruncatedMessage,
+        WarnsOnPut,
+        backout_and_get,
+        commit_and_get,
+        interrupt_wait,
+        put_and_commit,
+        put_destination,
+        put_warning,
+    )
+    from .wrapper import ConnectionWrapper
+
+#: Where each public name lives; it is imported on first access (PEP 562).
+_WHERE: dict[str, tuple[str, ...]] = {
+    ".capabilities": ("Capability",),
+    ".contract": (
+        "DEFAULT_DYNAMIC_NAME",
+        "BacksOutAndGets",
+        "Browse",
+        "CommitsAndGets",
+        "Connection",
+        "Context",
+        "GetsIfPersistent",
+        "Handle",
+        "InterruptsWait",
+        "LocksMessages",
+        "PutFailed",
+        "Reserves",
+        "ResolvesPuts",
+        "SyncpointPut",
+        "TruncatedMessage",
+        "WarnsOnPut",
+        "backout_and_get",
+        "commit_and_get",
+        "interrupt_wait",
+        "put_and_commit",
+        "put_destination",
+        "put_warning",
+    ),
+    ".wrapper": ("ConnectionWrapper",),
+}
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_DYNAMIC_NAME",

@@ -5,19 +5,43 @@
 
 from __future__ import annotations
 
-from mqjms.semantics import (
-    Browse,
-    Capability,
-    Connection,
-    ConnectionWrapper,
-    Context,
-    Handle,
-    commit_and_get,
-    put_warning,
-)
+from typing import TYPE_CHECKING
 
-from .registry import Factory, connect, register, schemes, unregister
-from .url import DEFAULT_URL, ENV_VAR, redact, resolve_url, scheme_of
+from mqjms._lazy import exports
+
+if TYPE_CHECKING:
+    from mqjms.semantics import (
+        Browse,
+        Capability,
+        Connection,
+        ConnectionWrapper,
+        Context,
+        Handle,
+        commit_and_get,
+        put_warning,
+    )
+
+    from .registry import Factory, connect, register, schemes, unregister
+    from .url import DEFAULT_URL, ENV_VAR, redact, resolve_url, scheme_of
+
+#: Where each public name lives; it is imported on first access (PEP 562).
+_WHERE: dict[str, tuple[str, ...]] = {
+    "mqjms.semantics": (
+        "Browse",
+        "Capability",
+        "Connection",
+        "ConnectionWrapper",
+        "Context",
+        "Handle",
+        "commit_and_get",
+        "put_warning",
+    ),
+    ".registry": ("Factory", "connect", "register", "schemes", "unregister"),
+    ".url": ("DEFAULT_URL", "ENV_VAR", "redact", "resolve_url", "scheme_of"),
+}
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = exports(__name__, _WHERE)
 
 __all__ = [
     "DEFAULT_URL",

@@ -10,8 +10,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection
-from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote_plus, urlsplit
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_URL = "embedded:///"
 ENV_VAR = "MQJMS_URL"
@@ -108,6 +111,8 @@ def embedded_path(url: str) -> tuple[Path, str | None]:
     ``embedded:///`` and ``embedded:`` mean ``./.mqjms``; ``embedded:///abs/dir``
     an absolute directory; ``embedded:rel/dir`` a relative one.
     """
+    from pathlib import Path  # with the embedded transport, not with every URL
+
     parts = urlsplit(url)
     if parts.scheme.lower() != "embedded":
         raise ValueError(f"{redact(url)!r} is not an embedded: URL")

@@ -1,0 +1,152 @@
+"""mqjms's packages load their public names on first access (PEP 562, :mod:`mqjms._lazy`).
+
+What must hold for that to be invisible: every name in ``__all__`` resolves, in a fresh
+interpreter and through ``from ... import *``; ``dir()`` lists them; type checkers see the
+same names (the ``TYPE_CHECKING`` imports match the table the package loads from); and no
+lazy name is also a submodule's name (importing the submodule would hide it).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import pkgutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from mqjms._lazy import exports
+
+REPO = Path(__file__).resolve().parents[2]
+
+LAZY_PACKAGES = [
+    "mqjms",
+    "mqjms.backout",
+    "mqjms.jms",
+    "mqjms.listeners",
+    "mqjms.mq",
+    "mqjms.semantics",
+    "mqjms.transport",
+]
+
+
+def _run(code: str) -> object:
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_every_public_name_resolves_in_a_fresh_interpreter_and_dir_lists_it(
+    package: str,
+) -> None:
+    found = _run(
+        f"""
+        import json, importlib
+        package = importlib.import_module({package!r})
+        names = list(package.__all__)
+        missing = [n for n in names if n not in dir(package)]
+        values = {{n: getattr(package, n) is not None for n in names}}
+        star = {{}}
+        exec("from {package} import *", star)
+        print(json.dumps({{"missing_from_dir": missing, "resolved": values,
+                          "star": sorted(set(names) - set(star))}}))
+        """
+    )
+    assert isinstance(found, dict)
+    assert found["missing_from_dir"] == []
+    assert found["star"] == []  # `from package import *` bound every name in __all__
+    assert all(found["resolved"].values())
+
+
+def test_from_mqjms_import_a_name_works_in_a_fresh_interpreter() -> None:
+    found = _run(
+        """
+        import importlib, json
+        from mqjms import Worker, TextMessage
+        importlib.import_module("mqjms.listeners.send")  # the submodule, then the name
+        from mqjms.listeners import send
+        print(json.dumps([Worker.__name__, TextMessage.__name__, send.__qualname__]))
+        """
+    )
+    assert found == ["Worker", "TextMessage", "send"]
+
+
+def _lazy_table(package: ModuleType) -> set[str]:
+    where: dict[str, tuple[str, ...]] = getattr(package, "_WHERE", {})
+    return {name for names in where.values() for name in names}
+
+
+def _type_checking_names(package: ModuleType) -> set[str]:
+    """The names the package imports under ``if TYPE_CHECKING:`` (what mypy sees)."""
+    assert package.__file__ is not None
+    tree = ast.parse(Path(package.__file__).read_text())
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom):
+                    names.update(a.asname or a.name for a in stmt.names)
+    return names
+
+
+@pytest.mark.parametrize("package_name", LAZY_PACKAGES)
+def test_type_checkers_see_the_names_the_package_loads(package_name: str) -> None:
+    package = importlib.import_module(package_name)
+    lazy = _lazy_table(package)
+    assert lazy, f"{package_name} has no _WHERE table"
+    seen = _type_checking_names(package)
+    # the TYPE_CHECKING block may also name a module alias (mqjms.logs, mqjms.mq.C)
+    assert lazy <= seen, f"not under TYPE_CHECKING: {sorted(lazy - seen)}"
+    # every name in __all__ is either lazy or an attribute the package sets eagerly
+    eager = {n for n in package.__all__ if n in vars(package) and n not in lazy}
+    assert set(package.__all__) <= lazy | eager | seen
+
+
+@pytest.mark.parametrize("package_name", LAZY_PACKAGES)
+def test_no_lazy_name_is_also_a_submodule_name(package_name: str) -> None:
+    package = importlib.import_module(package_name)
+    submodules = {info.name for info in pkgutil.iter_modules(package.__path__)}
+    assert _lazy_table(package) & submodules == set()
+
+
+def test_exports_loads_a_name_once_then_it_is_a_plain_attribute() -> None:
+    package = ModuleType("mqjms_lazy_probe")
+    sys.modules[package.__name__] = package
+    try:
+        getattr_, dir_ = exports(
+            package.__name__,
+            {"json": ("dumps",)},
+            modules={"decoder": "json.decoder"},
+        )
+        assert getattr_("dumps") is json.dumps
+        assert vars(package)["dumps"] is json.dumps  # cached: no second __getattr__
+        assert getattr_("decoder") is sys.modules["json.decoder"]
+        assert {"dumps", "decoder"} <= set(dir_())
+        with pytest.raises(AttributeError, match="has no attribute 'loads'"):
+            getattr_("loads")
+    finally:
+        del sys.modules[package.__name__]
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    import mqjms
+
+    assert not hasattr(mqjms, "NoSuchThing")
+    with pytest.raises(AttributeError, match="module 'mqjms' has no attribute 'NoSuchThing'"):
+        mqjms.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
