@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         SESSION_TRANSACTED,
     )
     from mqjms.jms.consumer import MessageConsumer
+    from mqjms.jms.delivery import MessageListener
     from mqjms.jms.errors import (
         IllegalStateException,
         InvalidDestinationException,
@@ -84,6 +85,7 @@ _WHERE: dict[str, tuple[str, ...]] = {
         "SESSION_TRANSACTED",
     ),
     "mqjms.jms.consumer": ("MessageConsumer",),
+    "mqjms.jms.delivery": ("MessageListener",),
     "mqjms.jms.errors": (
         "IllegalStateException",
         "InvalidDestinationException",
@@ -147,6 +149,7 @@ __all__ = [
     "Message",
     "MessageConsumer",
     "MessageFormatException",
+    "MessageListener",
     "MessageProducer",
     "ObjectMessage",
     "Outcome",
