@@ -95,8 +95,9 @@ def test_a_failing_listener_is_redelivered_then_the_message_moves_to_the_backout
     env.send(Q, "good")
     listener = Collected(fail="bad")
     env.connect().session().consumer(Q).set_message_listener(listener)
-    assert [listener.next() for _ in range(BOTHRESH)] == [("bad", n) for n in range(BOTHRESH)]
-    assert listener.next() == ("good", 0)
+    # (on a STOMP broker a backed-out message goes to the back of the queue: any order)
+    seen = sorted(listener.next() for _ in range(BOTHRESH + 1))
+    assert seen == [*(("bad", n) for n in range(BOTHRESH)), ("good", 0)]
     assert wait_until(lambda: env.depth(BOQ) == 1 and env.depth(Q) == 0)
     md, _ = env.browse_one(BOQ)
     assert md.BackoutCount == 0  # seed 002: reset on the move
@@ -270,7 +271,7 @@ def test_undecodable_bytes_are_delivered_not_lost(env: Any) -> None:
     assert wait_until(lambda: env.depth(Q) == 0)
 
 
-@pytest.mark.requires("pubsub")
+@pytest.mark.requires("pubsub", "subscription_selectors")
 def test_a_topic_subscriber_with_a_selector_delivers_to_its_listener(env: Any) -> None:
     connection = env.connect()
     session = connection.session()
@@ -325,6 +326,7 @@ def _hold_then(env: Any, session: Any, *, poison_first: bool = False) -> queue.Q
     return seen
 
 
+@pytest.mark.requires("browse_at_once")  # the look before the get
 def test_a_poison_message_behind_pending_work_is_moved_outside_that_unit_of_work(
     env: Any,
 ) -> None:
@@ -350,6 +352,7 @@ def test_a_poison_message_behind_pending_work_is_moved_outside_that_unit_of_work
     session.close()
 
 
+@pytest.mark.requires("browse_at_once")  # the look before the get
 def test_a_poison_message_behind_pending_work_that_no_queue_takes_returns_to_the_queue(
     env: Any,
 ) -> None:
