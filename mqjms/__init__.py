@@ -121,8 +121,14 @@ _WHERE: dict[str, tuple[str, ...]] = {
     "mqjms.trigger": ("TriggerMonitor",),
 }
 
+#: Subpackages reachable as attributes after ``import mqjms`` (``mqjms.transport.connect``),
+#: as they were when the package imported its API eagerly; each loads on first access.
+_SUBPACKAGES = ("backout", "jms", "listeners", "logs", "mq", "qmgr", "semantics", "transport")
+
 if not TYPE_CHECKING:
-    __getattr__, __dir__ = exports(__name__, _WHERE, modules={"logs": "mqjms.logs"})
+    __getattr__, __dir__ = exports(
+        __name__, _WHERE, modules={name: f"mqjms.{name}" for name in _SUBPACKAGES}
+    )
 
 __all__ = [
     "AUTO_ACKNOWLEDGE",

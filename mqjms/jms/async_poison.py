@@ -102,7 +102,18 @@ class AsyncPoison:
         got = conn.get(handle, wait=0.0, syncpoint=True, msg_id=msg_id)
         if got is None:
             return None  # another consumer took it meanwhile
-        md, data = got
+        try:
+            return self._requeue_got(conn, handle, *got)
+        except BaseException:  # whatever failed, the message goes back to its queue
+            try:
+                conn.backout()
+            except Exception:  # the aside connection is gone: the next requeue makes another
+                self.close()
+            raise
+
+    def _requeue_got(
+        self, conn: Connection, handle: Handle, md: MQMD, data: bytes
+    ) -> PoisonEvent | None:
         handler, scope = self._session.factory.poison, self._session.poison_flow.scope
         attrs = handler.poison_attributes(conn, handle, md, scope=scope)
         if attrs is None:  # BOTHRESH raised since the look (or another message, same id)

@@ -73,8 +73,13 @@ class MessageConsumer:
         if listener is None:
             self._drop_listener()
             return
-        self.session.add_listener(self, as_callable(listener))
-        self._listener = listener
+        call = as_callable(listener)
+        self._listener = listener  # before delivery starts: a close meanwhile removes it
+        try:
+            self.session.add_listener(self, call)
+        except BaseException:
+            self._listener = None
+            raise
 
     @property
     def receiving(self) -> bool:

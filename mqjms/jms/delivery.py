@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from mqjms.backout import PoisonEvent, PoisonOutcome
 from mqjms.logs import get_logger
-from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
 from mqjms.semantics.contract import interrupt_wait
 
@@ -207,14 +206,11 @@ class SessionDelivery:
     ) -> bool:
         """Get one message and deliver it: True if a message was got."""
         session = self._session
-        try:
+        try:  # a failure here leaves nothing in the session's unit of work
             if self._poison.looks_first(consumer):
                 got = self._poison.get(consumer, wait)
             else:
                 got = session.mq.get(consumer.handle, wait=wait, syncpoint=True)
-            if isinstance(got, tuple):
-                md, data = got
-                got = self._poison.screen(consumer, md, data) or got
         except Exception as exc:
             if self._stopping or consumer not in self._listeners:
                 return False
@@ -223,6 +219,14 @@ class SessionDelivery:
         self._failures.pop(consumer, None)  # the get worked: a failure starts a new run
         if got is None:
             return False
+        if isinstance(got, tuple):
+            try:
+                got = self._poison.screen(consumer, *got) or got
+            except Exception as exc:  # got in the session's unit of work: it must not stay
+                with contextlib.suppress(Exception):
+                    session.end_unit_of_work(commit=False)
+                self._failed(consumer, "screen", exc)
+                return True
         if isinstance(got, PoisonEvent):
             self._requeued(got)
             return True
@@ -274,23 +278,18 @@ class SessionDelivery:
             self._failures.pop(("end", consumer), None)
 
     def _failed(self, consumer: MessageConsumer, action: str, exc: Exception) -> None:
-        """A get, or the end of a unit of work, failed: whatever the get left in the unit of
-        work goes back; the connection's exception listener is told of the first failure of
-        a run (per consumer and action), and each failure of the run waits longer."""
-        key: object = consumer if action == "get" else ("end", consumer)
+        """A get, the poison screen or the end of a unit of work failed: the connection's
+        exception listener is told of the first failure of a run (per consumer and action),
+        and each failure of the run waits longer."""
+        key: object = consumer if action == "get" else (action, consumer)
         run = self._failures[key] = self._failures.get(key, 0) + 1
         log.error(
-            "listener.get_failed" if action == "get" else "listener.end_failed",
+            f"listener.{action}_failed",
             queue=consumer.queue.name,
-            action=action,
             reason=getattr(exc, "reason_name", None),
             error=repr(exc),
             failures=run,
         )
-        if action == "get" and not isinstance(exc, MQError):
-            # not the transport's refusal: the message (if one was got) must not stay
-            with contextlib.suppress(Exception):
-                self._session.end_unit_of_work(commit=False)
         connection = self._session.connection
         notify = connection.exception_listener if connection is not None else None
         if notify is not None and run == 1:

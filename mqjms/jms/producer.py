@@ -86,6 +86,8 @@ class MessageProducer:
         )
         mq, handle = self.session.mq, self._handle(target)
         syncpoint = self.session.transacted
+        if syncpoint:
+            self.session.note_work()  # before the put: a failed put may leave work too
         if (
             isinstance(target, Topic)
             and jms.wants_retain(message.properties)

@@ -219,10 +219,14 @@ class Session:
         self._work_pending = not self.auto_acknowledges
         self.poison_flow.delivered()
 
+    def note_work(self) -> None:
+        """A put under syncpoint joined the unit of work (a transacted send)."""
+        self._work_pending = True
+
     @property
     def work_pending(self) -> bool:
         """Whether the unit of work holds a message delivered and not yet committed or
-        acknowledged (transacted and CLIENT_ACKNOWLEDGE sessions)."""
+        acknowledged (transacted and CLIENT_ACKNOWLEDGE sessions), or a transacted send."""
         return self._work_pending
 
     def end_unit_of_work(self, *, commit: bool) -> None:

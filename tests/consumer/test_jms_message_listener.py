@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import mqjms
-from mqjms.mq import MQMD, C
+from mqjms.mq import MQMD, C, MQError
 from tests.support.mqenv import wait_until
 
 Q, BOQ, DLQ = "ML.IN", "ML.BACKOUT", "ML.DEAD"
@@ -480,3 +480,104 @@ def test_one_failing_queue_of_two_is_reported_once(env: Any) -> None:
     env.send("ML.OTHER", "and again")
     assert listener.next()[0] == "and again"
     assert errors.empty()  # the other queue's gets do not start a new run of failures
+
+
+def test_a_failing_poison_check_after_the_get_backs_the_message_out(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The BOTHRESH inquiry fails (an MQError) for a message already got: it must go back,
+    # not be committed away with the next delivery.
+    env.define_queue(BOQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH, BOQNAME=BOQ)
+    env.send(Q, "first")
+    env.back_out(Q, 1)  # BackoutCount 1: the screen inquires
+    env.send(Q, "second")
+    connection = env.connect()
+    session = connection.session()
+    cache = session.factory.poison.cache
+    real, calls = cache.get, []
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise MQError(C.MQCC_FAILED, C.MQRC_NOT_AUTHORIZED, "inquiry refused")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cache, "get", failing_once)
+    listener = Collected()
+    session.consumer(Q).set_message_listener(listener)
+    assert sorted(listener.next()[0] for _ in range(2)) == ["first", "second"]
+
+
+@pytest.mark.requires("browse_at_once")  # the look before the get
+def test_a_failing_requeue_aside_returns_the_poison_message_and_spares_the_open_work(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env.define_queue(BOQ)
+    env.define_queue(Q, BOTHRESH=BOTHRESH, BOQNAME=BOQ)
+    env.send(Q, "hold")
+    connection = env.connect()
+    session = connection.session(transacted=True)
+    handler = session.factory.poison
+    real, calls = handler.requeue, []
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("requeue broke")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(handler, "requeue", failing_once)
+    seen = _hold_then(env, session)
+    assert seen.get(timeout=10) == "hold"
+    connection.stop()
+    env.send(Q, "poison")
+    env.back_out(Q, BOTHRESH)
+    env.send(Q, "commit")
+    connection.start()
+    assert seen.get(timeout=10) == "commit"  # "hold" was not rolled back meanwhile
+    assert wait_until(lambda: env.depth(BOQ) == 1 and env.depth(Q) == 0)
+    assert seen.empty()
+
+
+@pytest.mark.requires("browse_at_once")  # the look before the get
+def test_a_transacted_send_after_a_commit_is_not_ended_by_a_poison_requeue(env: Any) -> None:
+    # The listener commits, then sends (its next unit of work); the poison message that
+    # follows must be requeued aside, neither committing nor discarding that send.
+    env.define_queue(Q, BOTHRESH=1)  # no BOQNAME, no dead-letter queue: nothing takes it
+    env.alter_qmgr(DEADQ="")
+    env.define_queue("ML.OUT")
+    connection = env.connect()
+    session = connection.session(transacted=True)
+    producer = session.producer("ML.OUT")
+    seen: queue.Queue[str] = queue.Queue()
+
+    def listener(message: mqjms.Message) -> None:
+        seen.put(message.body)
+        if message.body == "first":
+            session.commit()
+            producer.send("sent after the commit")  # in the next unit of work
+        elif message.body == "last":
+            session.commit()
+
+    connection.stop()
+    env.send(Q, "first")
+    session.consumer(Q).set_message_listener(listener)
+    connection.start()
+    assert seen.get(timeout=10) == "first"
+    connection.stop()
+    env.send(Q, "poison")
+    env.back_out(Q, 1)
+    connection.start()
+    assert wait_until(
+        lambda: any(md.BackoutCount > 1 for md, _ in env.browse(Q)), timeout=10
+    )  # returned to its queue at least once
+    connection.stop()
+    env.send(Q, "last")  # behind the poison message: never reached while it is unplaceable
+    connection.start()
+    assert seen.empty()
+    env.define_queue(DLQ)
+    env.alter_qmgr(DEADQ=DLQ)  # now a queue takes it (aside), and "last" comes next
+    assert seen.get(timeout=15) == "last"  # its commit ends the send's unit of work
+    assert env.depth(DLQ) == 1
+    assert wait_until(lambda: env.depth("ML.OUT") == 1)  # the send survived the backouts

@@ -150,3 +150,14 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     assert not hasattr(mqjms, "NoSuchThing")
     with pytest.raises(AttributeError, match="module 'mqjms' has no attribute 'NoSuchThing'"):
         mqjms.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_subpackages_are_attributes_of_mqjms_after_import_mqjms() -> None:
+    # as when mqjms imported its API eagerly: mqjms.transport.connect(url) in the docs
+    code = (
+        "import mqjms; mqjms.transport.connect; mqjms.mq.MQMD; mqjms.jms.Session; "
+        "mqjms.semantics.Capability; mqjms.backout.PoisonHandler; mqjms.listeners.Worker; "
+        "mqjms.qmgr; mqjms.logs.configure; print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr
