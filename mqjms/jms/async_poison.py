@@ -18,9 +18,10 @@ made in the session's unit of work instead and completed by its commit or acknow
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from mqjms.backout import DeliveryStyle, PoisonEvent, PoisonOutcome
+from mqjms.backout import DeliveryStyle, PoisonEvent
+from mqjms.backout.requeue_end import end_requeue, ending
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -29,10 +30,6 @@ from mqjms.semantics import Browse, Capability, Connection, Handle
 if TYPE_CHECKING:
     from .consumer import MessageConsumer
     from .session import Session
-
-
-class _Ender(Protocol):
-    def __call__(self, *, commit: bool) -> None: ...
 
 
 class AsyncPoison:
@@ -89,7 +86,7 @@ class AsyncPoison:
             style=DeliveryStyle.LISTENER,
             scope=flow.scope,
         )
-        return self._end(session.end_unit_of_work, event)
+        return end_requeue(handler, event, session.end_unit_of_work)
 
     def _requeue_aside(self, consumer: MessageConsumer, msg_id: bytes) -> PoisonEvent | None:
         conn = self._connection()
@@ -122,22 +119,7 @@ class AsyncPoison:
         event = handler.requeue(
             conn, handle.resolved_name, md, data, attrs, style=DeliveryStyle.LISTENER, scope=scope
         )
-
-        def end(*, commit: bool) -> None:
-            conn.commit() if commit else conn.backout()
-
-        return self._end(end, event)
-
-    def _end(self, end: _Ender, event: PoisonEvent) -> PoisonEvent:
-        """Commit the requeue, or back it out when no queue took the message (seed 002
-        async: returned to the input queue); then report it (only once it happened)."""
-        handler = self._session.factory.poison
-        if event.outcome is PoisonOutcome.REQUEUE_FAILED:
-            end(commit=False)
-            event = handler.returned(event)
-        else:
-            end(commit=True)
-        return handler.completed(event)
+        return end_requeue(handler, event, ending(conn))
 
     def _connection(self) -> Connection:
         if self._aside is None:
