@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import pstats
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,8 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import Report, quiet_logging, scratch_dir
+from bench._profile import report_top, top_functions
 from bench.listener import KINDS, Consumers
-from bench.qmgr_profile import _short
 from mqjms.listeners import thread
 
 
@@ -48,19 +47,9 @@ def profile(root: Path, n: int, kind: str, top: int) -> dict[str, Any]:
             thread.ListenerThread._serve = serve  # type: ignore[method-assign]
     finally:
         c.close()
-    stats: Any = pstats.Stats(prof)
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
     return {
         "us_per_message_profiled": round(seconds / n * 1e6, 1),
-        "top": [
-            {
-                "function": f"{_short(file)}:{line}({func})" if line else func,
-                "calls": round(ncalls / n, 2),
-                "own_us": round(own / n * 1e6, 1),
-                "cum_us": round(cum / n * 1e6, 1),
-            }
-            for (file, line, func), (_cc, ncalls, own, cum, _by) in rows
-        ],
+        "top": top_functions(prof, n, top),
     }
 
 
@@ -83,12 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{prof['us_per_message_profiled']:.0f} us per message under cProfile, from start() "
         "to the last commit"
     )
-    report.text("top functions by own time, per message (the consumer's thread):")
-    for row in prof["top"]:
-        report.text(
-            f"  {row['own_us']:8.1f} us own {row['cum_us']:8.1f} us cum "
-            f"{row['calls']:6g} calls  {row['function']}"
-        )
+    report_top(
+        report, "top functions by own time, per message (the consumer's thread):", prof["top"]
+    )
     print(report.render(args.json))
     return 0
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import pstats
 import sys
 import time
 from collections import Counter
@@ -25,6 +24,7 @@ if __package__ in (None, ""):  # run as a script: make ``bench`` and ``mqjms`` i
 
 from bench import _sql
 from bench._common import Report, quiet_logging, scratch_dir
+from bench._profile import report_top, top_functions
 from bench._queues import MqjmsQueue
 
 
@@ -63,29 +63,11 @@ def profile(root: Path, n: int, payload: bytes, top: int) -> dict[str, Any]:
         prof.disable()
     finally:
         q.close()
-    stats: Any = pstats.Stats(prof)
-    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
     return {
         "us_per_call": {call: round(s / n * 1e6, 1) for call, s in seconds.items()},
         "sql_per_call": sql,
-        "top": [
-            {
-                "function": f"{_short(file)}:{line}({func})" if line else func,
-                "calls": round(ncalls / n, 2),
-                "own_us": round(own / n * 1e6, 1),
-                "cum_us": round(cum / n * 1e6, 1),
-            }
-            for (file, line, func), (_cc, ncalls, own, cum, _by) in rows
-        ],
+        "top": top_functions(prof, n, top),
     }
-
-
-def _short(filename: str) -> str:
-    parts = Path(filename).parts
-    for anchor in ("mqjms", "bench"):
-        if anchor in parts:
-            return "/".join(parts[len(parts) - parts[::-1].index(anchor) - 1 :])
-    return Path(filename).name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,12 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         report.text(
             f"{call}: {us:.0f} us, {kinds.get('total', float('nan')):g} SQL statements ({detail})"
         )
-    report.text("top functions by own time, per round trip (under cProfile):")
-    for row in prof["top"]:
-        report.text(
-            f"  {row['own_us']:8.1f} us own {row['cum_us']:8.1f} us cum "
-            f"{row['calls']:6g} calls  {row['function']}"
-        )
+    report_top(report, "top functions by own time, per round trip (under cProfile):", prof["top"])
     print(report.render(args.json))
     return 0
 
