@@ -24,52 +24,50 @@ from mqjms._lazy import exports
 
 TYPE_CHECKING = False  # typing's, without importing typing (mypy and IDEs know the name)
 
+# `X as X`: an explicit re-export, as mypy --strict and IDEs need (__all__ is computed)
 if TYPE_CHECKING:
     from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
-    from mqjms.backout.events import Outcome, PoisonEvent, PoisonOutcome
-    from mqjms.backout.failure import Failure
-    from mqjms.backout.handler import PoisonHandler
-    from mqjms.jms.acknowledge import (
-        AUTO_ACKNOWLEDGE,
-        CLIENT_ACKNOWLEDGE,
-        DUPS_OK_ACKNOWLEDGE,
-        SESSION_TRANSACTED,
-    )
-    from mqjms.jms.consumer import MessageConsumer
-    from mqjms.jms.delivery import MessageListener
-    from mqjms.jms.errors import (
-        IllegalStateException,
-        InvalidDestinationException,
-        InvalidSelectorException,
-        JMSException,
-        MessageFormatException,
-    )
-    from mqjms.jms.factory import Connection, ConnectionFactory
-    from mqjms.jms.message import (
-        DEFAULT_PRIORITY,
-        DEFAULT_TIME_TO_LIVE,
-        NON_PERSISTENT,
-        PERSISTENT,
-        TARGET_JMS,
-        TARGET_MQ,
-        BytesMessage,
-        MapMessage,
-        Message,
-        ObjectMessage,
-        Queue,
-        StreamMessage,
-        TextMessage,
-        remaining_time_to_live,
-    )
-    from mqjms.jms.producer import MessageProducer
-    from mqjms.jms.session import Session
-    from mqjms.jms.subscriber import TopicSubscriber
-    from mqjms.jms.topic import Topic
-    from mqjms.listeners.listener import Listener
-    from mqjms.listeners.send import send
-    from mqjms.listeners.worker import Worker
-    from mqjms.mq.errors import MQError
-    from mqjms.trigger import TriggerMonitor
+    from mqjms.backout.events import Outcome as Outcome
+    from mqjms.backout.events import PoisonEvent as PoisonEvent
+    from mqjms.backout.events import PoisonOutcome as PoisonOutcome
+    from mqjms.backout.failure import Failure as Failure
+    from mqjms.backout.handler import PoisonHandler as PoisonHandler
+    from mqjms.jms.acknowledge import AUTO_ACKNOWLEDGE as AUTO_ACKNOWLEDGE
+    from mqjms.jms.acknowledge import CLIENT_ACKNOWLEDGE as CLIENT_ACKNOWLEDGE
+    from mqjms.jms.acknowledge import DUPS_OK_ACKNOWLEDGE as DUPS_OK_ACKNOWLEDGE
+    from mqjms.jms.acknowledge import SESSION_TRANSACTED as SESSION_TRANSACTED
+    from mqjms.jms.consumer import MessageConsumer as MessageConsumer
+    from mqjms.jms.delivery import MessageListener as MessageListener
+    from mqjms.jms.errors import IllegalStateException as IllegalStateException
+    from mqjms.jms.errors import InvalidDestinationException as InvalidDestinationException
+    from mqjms.jms.errors import InvalidSelectorException as InvalidSelectorException
+    from mqjms.jms.errors import JMSException as JMSException
+    from mqjms.jms.errors import MessageFormatException as MessageFormatException
+    from mqjms.jms.factory import Connection as Connection
+    from mqjms.jms.factory import ConnectionFactory as ConnectionFactory
+    from mqjms.jms.message import DEFAULT_PRIORITY as DEFAULT_PRIORITY
+    from mqjms.jms.message import DEFAULT_TIME_TO_LIVE as DEFAULT_TIME_TO_LIVE
+    from mqjms.jms.message import NON_PERSISTENT as NON_PERSISTENT
+    from mqjms.jms.message import PERSISTENT as PERSISTENT
+    from mqjms.jms.message import TARGET_JMS as TARGET_JMS
+    from mqjms.jms.message import TARGET_MQ as TARGET_MQ
+    from mqjms.jms.message import BytesMessage as BytesMessage
+    from mqjms.jms.message import MapMessage as MapMessage
+    from mqjms.jms.message import Message as Message
+    from mqjms.jms.message import ObjectMessage as ObjectMessage
+    from mqjms.jms.message import Queue as Queue
+    from mqjms.jms.message import StreamMessage as StreamMessage
+    from mqjms.jms.message import TextMessage as TextMessage
+    from mqjms.jms.message import remaining_time_to_live as remaining_time_to_live
+    from mqjms.jms.producer import MessageProducer as MessageProducer
+    from mqjms.jms.session import Session as Session
+    from mqjms.jms.subscriber import TopicSubscriber as TopicSubscriber
+    from mqjms.jms.topic import Topic as Topic
+    from mqjms.listeners.listener import Listener as Listener
+    from mqjms.listeners.send import send as send
+    from mqjms.listeners.worker import Worker as Worker
+    from mqjms.mq.errors import MQError as MQError
+    from mqjms.trigger import TriggerMonitor as TriggerMonitor
 
 __version__ = "0.1.0"
 
@@ -130,47 +128,4 @@ if not TYPE_CHECKING:
         __name__, _WHERE, modules={name: f"mqjms.{name}" for name in _SUBPACKAGES}
     )
 
-__all__ = [
-    "AUTO_ACKNOWLEDGE",
-    "CLIENT_ACKNOWLEDGE",
-    "DEFAULT_PRIORITY",
-    "DEFAULT_TIME_TO_LIVE",
-    "DUPS_OK_ACKNOWLEDGE",
-    "NON_PERSISTENT",
-    "PERSISTENT",
-    "SESSION_TRANSACTED",
-    "TARGET_JMS",
-    "TARGET_MQ",
-    "BytesMessage",
-    "Connection",
-    "ConnectionFactory",
-    "Failure",
-    "IllegalStateException",
-    "InvalidDestinationException",
-    "InvalidSelectorException",
-    "JMSException",
-    "Listener",
-    "MQError",
-    "MapMessage",
-    "Message",
-    "MessageConsumer",
-    "MessageFormatException",
-    "MessageListener",
-    "MessageProducer",
-    "ObjectMessage",
-    "Outcome",
-    "PoisonEvent",
-    "PoisonHandler",
-    "PoisonOutcome",
-    "Queue",
-    "Session",
-    "StreamMessage",
-    "TextMessage",
-    "Topic",
-    "TopicSubscriber",
-    "TriggerMonitor",
-    "Worker",
-    "__version__",
-    "remaining_time_to_live",
-    "send",
-]
+__all__ = ["__version__", *(name for names in _WHERE.values() for name in names)]

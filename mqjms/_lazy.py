@@ -2,11 +2,15 @@
 
 ``import mqjms`` (or any of its packages) then costs what the program touches, not the
 whole API: a worker that never sees a dead-letter header never loads the module that
-parses one. Each package lists its names for type checkers and IDEs under
-``TYPE_CHECKING`` and in ``__all__``, and says here where each one lives::
+parses one. Each package imports its names under ``TYPE_CHECKING``, for type checkers and
+IDEs, and says here where each one lives::
 
     if not TYPE_CHECKING:
         __getattr__, __dir__ = exports(__name__, {".worker": ("Worker",)})
+
+Its ``__all__`` is either a list (then a plain ``from .worker import Worker`` is exported)
+or computed from the table, and then each import is an explicit re-export,
+``from .worker import Worker as Worker``: strict type checkers read no computed ``__all__``.
 
 A name that is also a submodule's name (``mqjms.listeners.send``) must be imported
 eagerly instead: importing the submodule sets the package attribute to the module, which

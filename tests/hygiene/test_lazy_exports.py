@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import json
 import os
 import pkgutil
@@ -92,30 +93,68 @@ def _lazy_table(package: ModuleType) -> set[str]:
     return {name for names in where.values() for name in names}
 
 
-def _type_checking_names(package: ModuleType) -> set[str]:
-    """The names the package imports under ``if TYPE_CHECKING:`` (what mypy sees)."""
+def _module_tree(package: ModuleType) -> ast.Module:
     assert package.__file__ is not None
-    tree = ast.parse(Path(package.__file__).read_text())
-    names: set[str] = set()
-    for node in tree.body:
+    return ast.parse(Path(package.__file__).read_text())
+
+
+def _type_checking_imports(package: ModuleType) -> dict[str, tuple[str, bool]]:
+    """What the package imports under ``if TYPE_CHECKING:`` (what mypy and IDEs see): each
+    name, the module it comes from, and whether it is an explicit re-export (``X as X``)."""
+    imports: dict[str, tuple[str, bool]] = {}
+    for node in _module_tree(package).body:
         if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
             for stmt in node.body:
                 if isinstance(stmt, ast.ImportFrom):
-                    names.update(a.asname or a.name for a in stmt.names)
-    return names
+                    module = importlib.util.resolve_name(
+                        "." * stmt.level + (stmt.module or ""), package.__name__
+                    )
+                    for alias in stmt.names:
+                        imports[alias.asname or alias.name] = (module, alias.asname == alias.name)
+    return imports
+
+
+def _literal_all(package: ModuleType) -> set[str] | None:
+    """``__all__`` when it is a list of strings, which type checkers read; None when it is
+    computed (then only explicit re-exports are exported, for mypy --strict)."""
+    for node in _module_tree(package).body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
+            if isinstance(node.value, ast.List) and all(
+                isinstance(e, ast.Constant) for e in node.value.elts
+            ):
+                return {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+            return None
+    raise AssertionError(f"{package.__name__} has no __all__")
 
 
 @pytest.mark.parametrize("package_name", LAZY_PACKAGES)
-def test_type_checkers_see_the_names_the_package_loads(package_name: str) -> None:
+def test_type_checkers_see_each_name_exported_from_where_the_package_loads_it(
+    package_name: str,
+) -> None:
+    package = importlib.import_module(package_name)
+    where: dict[str, tuple[str, ...]] = getattr(package, "_WHERE", {})
+    assert where, f"{package_name} has no _WHERE table"
+    imports = _type_checking_imports(package)
+    listed = _literal_all(package)
+    for module, names in where.items():
+        module = importlib.util.resolve_name(module, package_name)
+        for name in names:
+            assert name in imports, f"{name} is not imported under TYPE_CHECKING"
+            assert imports[name][0] == module, f"{name}: loaded from {module}, typed from another"
+            if listed is None:
+                assert imports[name][1], f"{name}: import it `as {name}` (__all__ is computed)"
+            else:
+                assert name in listed, f"{name} is not in __all__"
+
+
+@pytest.mark.parametrize("package_name", LAZY_PACKAGES)
+def test_all_lists_the_lazy_names_and_attributes_the_package_sets(package_name: str) -> None:
     package = importlib.import_module(package_name)
     lazy = _lazy_table(package)
-    assert lazy, f"{package_name} has no _WHERE table"
-    seen = _type_checking_names(package)
-    # the TYPE_CHECKING block may also name a module alias (mqjms.logs, mqjms.mq.C)
-    assert lazy <= seen, f"not under TYPE_CHECKING: {sorted(lazy - seen)}"
-    # every name in __all__ is either lazy or an attribute the package sets eagerly
-    eager = {n for n in package.__all__ if n in vars(package) and n not in lazy}
-    assert set(package.__all__) <= lazy | eager | seen
+    assert lazy <= set(package.__all__)
+    # the others are set eagerly (__version__) or are modules loaded lazily (mqjms.mq.C)
+    assert {n for n in package.__all__ if n not in lazy} <= set(dir(package))
+    assert len(package.__all__) == len(set(package.__all__))
 
 
 @pytest.mark.parametrize("package_name", LAZY_PACKAGES)
