@@ -23,7 +23,9 @@ Threads. A QueueManager is shared by the threads of its process; its own databas
 connection serves one of them at a time, and each QMConnection has its own. Closing the
 queue manager waits for the calls in flight and ends the waiting ones with an MQError.
 
-The parts: this module (opening, starting, closing, recovery), :mod:`.admin` (what MQSC
+The parts: this module (the object: restart, closing, connections, recovery),
+:mod:`.opening` (opening and creating), :mod:`.startup` (a start), :mod:`.defaults` (the
+SYSTEM.* objects), :mod:`.admin` (what MQSC
 does; :mod:`.topics` and :mod:`.subscriptions` for publish/subscribe), :mod:`.connection`
 (the MQI), :mod:`.queues` and :mod:`.triggers` (the put path
 and seed 003), :mod:`.expiry`, :mod:`.recovery`, each change one :mod:`.transaction`.
@@ -31,10 +33,8 @@ and seed 003), :mod:`.expiry`, :mod:`.recovery`, each change one :mod:`.transact
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -46,30 +46,17 @@ from typing import TYPE_CHECKING
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
-from mqjms.semantics.attributes import (
-    ALIAS,
-    LOCAL,
-    MODEL,
-    QMGR_ATTRS,
-    REMOTE,
-    default_queue_attrs,
-    validate_name,
-)
 
 from . import (
     bells,
-    catalog,
     files,
-    integrity,
     meta,
+    opening,
     owners,
-    qstats,
     recovery,
-    retained,
     status,
     store,
     subscription_admin,
-    subscriptions,
     topics,
     wakeup,
 )
@@ -77,6 +64,7 @@ from .expiry import ExpiryScanner
 from .failures import StorageError, translating
 from .locks import FileLock, owner_is_dead
 from .space import SpaceReserve, disk_full, with_room
+from .startup import start
 from .transaction import writing
 
 if TYPE_CHECKING:
@@ -86,65 +74,6 @@ if TYPE_CHECKING:
 log = get_logger("mqjms.qmgr")
 
 RECOVERY_INTERVAL = 1.0  # seconds: the bound on noticing a dead connection's unit of work
-DEFAULT_OBJECTS: tuple[tuple[str, str, dict[str, int | str | bool]], ...] = (
-    (LOCAL, "SYSTEM.DEFAULT.LOCAL.QUEUE", {}),
-    (ALIAS, "SYSTEM.DEFAULT.ALIAS.QUEUE", {}),
-    (MODEL, "SYSTEM.DEFAULT.MODEL.QUEUE", {}),
-    (REMOTE, "SYSTEM.DEFAULT.REMOTE.QUEUE", {}),
-    (MODEL, "SYSTEM.DURABLE.MODEL.QUEUE", {"DEFTYPE": "PERMDYN"}),
-    (MODEL, "SYSTEM.NDURABLE.MODEL.QUEUE", {}),
-    (
-        LOCAL,
-        "SYSTEM.DEAD.LETTER.QUEUE",
-        {"DESCR": "mqjms dead-letter queue", "MAXDEPTH": 999_999_999},
-    ),
-    (LOCAL, "SYSTEM.DEFAULT.INITIATION.QUEUE", {}),
-    # PCF commands put here by pymqi and ibmmq programs are answered by the drop-in
-    # (mqjms/mqi/command_server.py)
-    (LOCAL, "SYSTEM.ADMIN.COMMAND.QUEUE", {"DESCR": "mqjms PCF command queue"}),
-    # the rest of IBM MQ's default local queues, which monitoring programs read until
-    # 2033 (mqjms writes no statistics, accounting or event messages to them)
-    *(
-        (LOCAL, f"SYSTEM.ADMIN.{name}", {})
-        for name in (
-            "ACCOUNTING.QUEUE",
-            "ACTIVITY.QUEUE",
-            "CHANNEL.EVENT",
-            "COMMAND.EVENT",
-            "CONFIG.EVENT",
-            "LOGGER.EVENT",
-            "PERFM.EVENT",
-            "PUBSUB.EVENT",
-            "QMGR.EVENT",
-            "STATISTICS.QUEUE",
-            "TRACE.ACTIVITY.QUEUE",
-            "TRACE.ROUTE.QUEUE",
-        )
-    ),
-)
-#: What a queue manager made before meta's "default_objects" was kept had.
-_DEFAULTS_BEFORE_LIST = frozenset(
-    (
-        "SYSTEM.DEFAULT.LOCAL.QUEUE",
-        "SYSTEM.DEFAULT.ALIAS.QUEUE",
-        "SYSTEM.DEFAULT.MODEL.QUEUE",
-        "SYSTEM.DURABLE.MODEL.QUEUE",
-        "SYSTEM.NDURABLE.MODEL.QUEUE",
-        "SYSTEM.DEAD.LETTER.QUEUE",
-        "SYSTEM.DEFAULT.INITIATION.QUEUE",
-    )
-)
-
-#: meta's "default_objects": the system objects this mqjms makes.
-_DEFAULT_LIST = ",".join(name for _, name, _ in DEFAULT_OBJECTS)
-
-
-def boot_id() -> str:
-    """Identifies this boot of the machine; a new value means the queue manager restarts."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:  # not Linux: only an explicit restart starts the queue manager anew
-        return "unknown"
 
 
 def _writable(path: Path, db_file: Path) -> bool:
@@ -152,11 +81,6 @@ def _writable(path: Path, db_file: Path) -> bool:
     if not os.access(path, os.W_OK):
         return False
     return not db_file.exists() or os.access(db_file, os.W_OK)
-
-
-def default_qmgr_name(path: Path) -> str:
-    base = re.sub(r"[^A-Za-z0-9._]", "", path.resolve().name.lstrip(".")).upper()
-    return (base or "QM1")[:48]
 
 
 @translating
@@ -198,7 +122,7 @@ class QueueManager(
             self.path / "active.lock", self.access.file_mode, what="the queue manager's lock"
         )
         if self.read_only:
-            self._db = self._open_read_only(marker)
+            self._db = opening.open_read_only(self.path, marker)
         else:
             self._db = self._open_with_room(name, group_access)
         self._directory = getattr(self._db, "directory", None) or self.db_file.resolve().parent
@@ -217,102 +141,19 @@ class QueueManager(
         self._scanner.start()
 
     def _open_with_room(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:
-        """:meth:`_open_read_write`; on a full disk, once more after giving up the space
+        """:func:`.opening.open_read_write`; on a full disk, once more after giving up the space
         reserve (space.py): opening writes (the shared-memory index, a start's recovery),
         and consumers must be able to connect to drain the queues."""
+
+        def attempt() -> sqlite3.Connection:
+            return opening.open_read_write(self.path, self.access, self._active, name, group_access)
+
         try:
-            return self._open_read_write(name, group_access)
+            return attempt()
         except StorageError:
             if self.reserve is None or not disk_full(self.path) or not self.reserve.release():
                 raise
-        return self._open_read_write(name, group_access)
-
-    def _open_read_write(self, name: str | None, group_access: bool | None) -> sqlite3.Connection:
-        """Open (creating it if no queue manager was ever created here) and start if due."""
-        files.make_directory(self.path, self.access)
-        files.secure(self.path, self.access)
-        startup = FileLock(
-            self.path / "startup.lock", self.access.file_mode, what="the queue manager's start-up"
-        )
-        startup.acquire(exclusive=True)
-        db: sqlite3.Connection | None = None
-        opened = False
-        try:
-            marker = files.read_marker(self.path)  # again: another process may have created it
-            integrity.check_before_open(self.path, self.db_file, marker)
-            if marker is None:
-                files.create_database_file(self.db_file, self.access)
-            db = self._db = store.connect_db(self.db_file, create=marker is None)
-            integrity.check_opened(self.path, db, marker)
-            if not store.has_schema(db):
-                store.create_schema(db)
-            self._ensure_created(name)
-            # an upgrade changes what the other processes read (they may be older
-            # versions): only a process that has the queue manager to itself upgrades it
-            if self._active.acquire(exclusive=True, blocking=False) and store.upgrade(db):
-                log.info("qmgr.upgraded", path=str(self.path), schema=store.SCHEMA_VERSION)
-            store.prepare(db)
-            topics.ensure(db)  # pub/sub tables and SYSTEM.BASE.TOPIC (also in older ones)
-            if meta.get(db, "default_objects") != _DEFAULT_LIST:
-                # a newer mqjms's system objects, on a queue manager already started (a
-                # definition is a row other processes see, whatever their version)
-                with store.write(db) as tx:
-                    self._add_new_default_objects(tx)
-            regroup = marker is not None and group_access not in (None, marker.group_access)
-            if marker is None or not marker.name or regroup:
-                created = marker.created if marker else ""
-                qmname = str(meta.get(db, "qmgr_name"))
-                marker = files.Marker(qmname, created, self.access.group)
-                files.write_marker(self.path, marker, self.access)
-            if meta.get(db, "boot_id") != boot_id():
-                self._start()
-            self._active.acquire(exclusive=False)
-            opened = True
-        except sqlite3.Error as exc:
-            if db is not None:
-                db.close()
-            raise integrity.damaged(self.path, exc, self.db_file) from exc
-        except StorageError as exc:
-            if db is not None:
-                db.close()
-            if exc.reason in (C.MQRC_OBJECT_DAMAGED, C.MQRC_RESOURCE_PROBLEM):
-                raise integrity.cannot_start(self.path, exc.detail, exc.cause) from exc
-            raise
-        except BaseException:
-            if db is not None:
-                db.close()
-            raise
-        finally:
-            if not opened:
-                self._active.release()  # it may be held, exclusively, for the upgrade
-            startup.release()
-        return db
-
-    def _open_read_only(self, marker: files.Marker | None) -> sqlite3.Connection:
-        """A read-only file system or copy: browse and display, nothing that writes."""
-        integrity.check_before_open(self.path, self.db_file, marker)
-        if not self.db_file.exists():
-            raise integrity.cannot_start(
-                self.path, "the directory is read-only and holds no queue manager"
-            )
-        try:
-            db = store.connect_db(self.db_file, read_only=True, create=False)
-        except sqlite3.Error as exc:
-            raise integrity.damaged(self.path, exc, self.db_file) from exc
-        try:
-            integrity.check_opened(self.path, db, marker)
-            if not store.has_schema(db):
-                raise integrity.cannot_start(self.path, f"{self.db_file} holds no queue manager")
-            store.prepare(db)
-        except BaseException:
-            db.close()
-            raise
-        log.warning(
-            "qmgr.opened_read_only",
-            path=str(self.path),
-            note="browse and display only; units of work in flight are shown as they were",
-        )
-        return db
+        return attempt()
 
     def _keep_reserve(self) -> None:
         """Top up the space reserve (space.py); a full disk is reported, not fatal."""
@@ -325,80 +166,6 @@ class QueueManager(
             log.warning("storage.reserve_failed", file=str(self.reserve.path), error=str(exc))
 
     # ------------------------------------------------------------------ lifecycle
-    def _ensure_created(self, name: str | None) -> None:
-        with store.write(self._db) as db:
-            if meta.get(db, "qmgr_name") is not None:
-                return
-            qmname = validate_name(name or default_qmgr_name(self.path), "queue manager")
-            db.executemany(
-                "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [
-                    ("schema_version", str(store.SCHEMA_VERSION)),
-                    ("qmgr_name", qmname),
-                    ("created_stamp", str(int(time.time()))),
-                    ("incarnation", "0"),
-                    ("qmgr_attrs", json.dumps({a.name: a.default for a in QMGR_ATTRS})),
-                    ("last_expiry_scan", "0"),
-                ],
-            )
-            for qtype, qname, attrs in DEFAULT_OBJECTS:
-                catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
-            meta.put(db, "default_objects", _DEFAULT_LIST)
-            log.info("qmgr.created", qmgr=qmname, path=str(self.path))
-
-    @staticmethod
-    def _add_new_default_objects(db: sqlite3.Connection) -> None:
-        """The system objects a newer mqjms defines, made at start on a queue manager
-        created before it (as an MQ upgrade adds its new ones); one deleted on purpose
-        since it was made is not made again."""
-        made = meta.get(db, "default_objects")
-        known = set(made.split(",")) if made is not None else _DEFAULTS_BEFORE_LIST
-        for qtype, qname, attrs in DEFAULT_OBJECTS:
-            if qname not in known and catalog.load(db, qname) is None:
-                catalog.insert(db, qname, qtype, {**default_queue_attrs(qtype), **attrs})
-                log.info("qmgr.default_object_added", queue=qname, qtype=qtype)
-        meta.put(db, "default_objects", _DEFAULT_LIST)
-
-    def _start(self) -> None:
-        """Queue manager start: nobody else has the directory open. A damaged database
-        stops it (a check that reads every page, as MQ replays its log at start)."""
-        integrity.check_pages(self.path, self._db)
-        with store.write(self._db) as db:
-            dropped = db.execute("DELETE FROM messages WHERE persistent = 0").rowcount
-            db.execute("DELETE FROM messages WHERE state = ?", (store.PUT_IN_UOW,))
-            backed = db.execute(
-                "UPDATE messages SET state = ?, uow = NULL, backout = backout + 1 WHERE state = ?",
-                (store.AVAILABLE, store.GOT_IN_UOW),
-            ).rowcount
-            db.execute(  # MQGMO_LOCKs end with the connections that held them
-                "UPDATE messages SET state = ?, uow = NULL WHERE state = ?",
-                (store.AVAILABLE, store.LOCKED),
-            )
-            subscriptions.on_restart(db)  # non-durable subscriptions end with their queues
-            retained.on_restart(db)  # non-persistent retained publications are lost, as on MQ
-            db.execute("DELETE FROM queues WHERE deftype = 'TEMPDYN'")
-            db.execute("DELETE FROM handles")
-            db.execute("DELETE FROM connections")
-            db.execute("DELETE FROM trigger_times")  # seed 003 item 11: restart resets TRIGINT
-            self._add_new_default_objects(db)
-            db.execute(
-                "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'incarnation'"
-            )
-            meta.put(db, "boot_id", boot_id())
-            # depth counters are rebuilt from the rows, so a crash can never skew them
-            db.execute(store.RECOUNT_DEPTHS)
-            qstats.reset_all(db)  # as MQ's start resets RESET QSTATS's statistics
-            meta.put(db, "started", str(time.time()))  # DISPLAY QMSTATUS's STARTDA/STARTTI
-        for stale in (self.path / "conn").glob("*.lock"):
-            if owner_is_dead(stale):
-                stale.unlink(missing_ok=True)
-        log.info(
-            "qmgr.started",
-            qmgr=meta.get(self._db, "qmgr_name"),
-            nonpersistent_dropped=dropped,
-            units_of_work_backed_out=backed,
-        )
-
     def restart(self) -> None:
         """End and start the queue manager (``endmqm``/``strmqm``): non-persistent messages
         are dropped and leftover units of work backed out. Refused with MQRC_OBJECT_IN_USE
@@ -428,7 +195,7 @@ class QueueManager(
             try:
                 with self._lock:
                     # as an open's start: on a full disk, checkpoint and lend the reserve
-                    with_room(self._db, self.reserve, self._start)
+                    with_room(self._db, self.reserve, lambda: start(self.path, self._db))
             finally:
                 self._active.acquire(exclusive=False)
         finally:

@@ -16,7 +16,7 @@ import pytest
 
 from mqjms.mq import MQMD, C
 from mqjms.qmgr import QueueManager
-from mqjms.qmgr.manager import DEFAULT_OBJECTS
+from mqjms.qmgr.defaults import DEFAULT_OBJECTS
 from mqjms.qmgr.store import SCHEMA_VERSION
 
 Q = "STATS.Q"
