@@ -26,7 +26,6 @@ work's messages are backed out by the queue manager and come again with BackoutC
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -44,7 +43,10 @@ from mqjms.semantics import (
     TruncatedMessage,
 )
 
+from . import fields
 from .config import MQConfig
+from .context import context_option
+from .gmo import get_structures
 from .library import Library
 
 log = get_logger("mqjms.transport.ibmmq")
@@ -61,17 +63,6 @@ GONE = frozenset(
         C.MQRC_HOST_NOT_AVAILABLE,
         C.MQRC_RECONNECT_FAILED,
     }
-)
-#: The MQMD fields MQPMO_PASS_ALL_CONTEXT passes (identity, then origin context).
-CONTEXT_FIELDS = (
-    "UserIdentifier",
-    "AccountingToken",
-    "ApplIdentityData",
-    "PutApplType",
-    "PutApplName",
-    "PutDate",
-    "PutTime",
-    "ApplOriginData",
 )
 _CAPABILITIES = frozenset(
     {
@@ -114,7 +105,7 @@ class MQConnection:
         self.last_resolved: tuple[str, str] | None = None  # the MQPMO's resolved names
         with self._call("MQINQ of the queue manager's name"):
             name = library.inquire(qm, [C.MQCA_Q_MGR_NAME])[C.MQCA_Q_MGR_NAME]
-        self._qmgr_name = _text(name) or config.qmgr
+        self._qmgr_name = fields.text(name) or config.qmgr
 
     def __repr__(self) -> str:
         return f"MQConnection({self.config.url!r}, library={self.library.name})"
@@ -160,7 +151,7 @@ class MQConnection:
 
     def _why(self, queue: str, reason: int) -> str:
         if reason in (C.MQRC_OBJECT_NAME_ERROR, C.MQRC_UNKNOWN_OBJECT_NAME):
-            problem = name_problem(queue)
+            problem = fields.name_problem(queue)
             if problem:
                 return f"queue name {queue!r} {problem}"
             if reason == C.MQRC_UNKNOWN_OBJECT_NAME:
@@ -179,15 +170,15 @@ class MQConnection:
         qmgr: str = "",
     ) -> Handle:
         od = self.library.structure("OD")
-        od.ObjectName = _object_name(queue)
-        od.ObjectQMgrName = _object_name(qmgr)  # IBM MQ resolves another one's name
-        od.DynamicQName = _object_name(dynamic_name)
+        od.ObjectName = fields.object_name(queue)
+        od.ObjectQMgrName = fields.object_name(qmgr)  # IBM MQ resolves another one's name
+        od.DynamicQName = fields.object_name(dynamic_name)
         od.Version = max(od.Version, self.library.CMQC.MQOD_VERSION_3)  # for ResolvedQName
         with self._explained(queue), self._call(f"MQOPEN of {queue!r}"):
             opened = self.library.module.Queue(self._qm, od, options)
-        name = _text(od.ObjectName) or queue
-        resolved = _text(getattr(od, "ResolvedQName", b""))
-        resolved_qmgr = _text(getattr(od, "ResolvedQMgrName", b""))
+        name = fields.text(od.ObjectName) or queue
+        resolved = fields.text(getattr(od, "ResolvedQName", b""))
+        resolved_qmgr = fields.text(getattr(od, "ResolvedQMgrName", b""))
         hobj = int(opened.get_handle())
         self._queues[hobj] = opened
         if not resolved:  # opened only to inquire or set: IBM MQ names no queue then
@@ -217,10 +208,10 @@ class MQConnection:
             return name
         try:
             with self._call(f"MQINQ of {name!r}"):
-                kind = _values(self.library.inquire(opened, [C.MQIA_Q_TYPE]))
+                kind = fields.values(self.library.inquire(opened, [C.MQIA_Q_TYPE]))
                 if kind.get(C.MQIA_Q_TYPE) != C.MQQT_ALIAS:
                     return name
-                base = _values(self.library.inquire(opened, [C.MQCA_BASE_Q_NAME]))
+                base = fields.values(self.library.inquire(opened, [C.MQCA_BASE_Q_NAME]))
         except MQError as exc:
             if exc.reason in GONE:
                 raise
@@ -299,41 +290,17 @@ class MQConnection:
     ) -> tuple[MQMD, bytes] | None:
         """MQGET with the syncpoint option ``sync`` (ignored for a browse)."""
         queue = self._queue(handle)
-        lib = self.library
-        cmqc = lib.CMQC
-        gmo = lib.structure("GMO")
-        gmo.Version = max(gmo.Version, cmqc.MQGMO_VERSION_2)  # MatchOptions
-        options = cmqc.MQGMO_FAIL_IF_QUIESCING | cmqc.MQGMO_PROPERTIES_FORCE_MQRFH2
-        if browse is not None:
-            options |= {
-                Browse.FIRST: cmqc.MQGMO_BROWSE_FIRST,
-                Browse.NEXT: cmqc.MQGMO_BROWSE_NEXT,
-                Browse.CURSOR: cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR,
-            }[browse]
-        else:
-            options |= sync
-        if under_cursor:
-            options |= cmqc.MQGMO_MSG_UNDER_CURSOR
-        if wait is None or wait != 0:
-            options |= cmqc.MQGMO_WAIT
-            if wait is None:
-                gmo.WaitInterval = cmqc.MQWI_UNLIMITED
-            elif wait > 0:
-                gmo.WaitInterval = math.ceil(wait * 1000)
-            else:  # MQ's 2090 (MQWI_UNLIMITED, -1, is not what a negative wait means)
-                gmo.WaitInterval = min(math.floor(wait * 1000), -2)
-        gmo.Options = options
-        md = lib.structure("MD", Version=cmqc.MQMD_VERSION_2)
-        match = cmqc.MQMO_NONE
-        for name, value, flag in (
-            ("MsgId", msg_id, cmqc.MQMO_MATCH_MSG_ID),
-            ("CorrelId", correl_id, cmqc.MQMO_MATCH_CORREL_ID),
-            ("GroupId", group_id, cmqc.MQMO_MATCH_GROUP_ID),
-        ):
-            if value is not None:
-                setattr(md, name, value)
-                match |= flag
-        gmo.MatchOptions = match
+        cmqc = self.library.CMQC
+        gmo, md = get_structures(
+            self.library,
+            sync,
+            wait=wait,
+            browse=browse,
+            msg_id=msg_id,
+            correl_id=correl_id,
+            group_id=group_id,
+            under_cursor=under_cursor,
+        )
         try:
             with self._call(f"MQGET from {handle.name!r}"):
                 data = queue.get(max_length, md, gmo)
@@ -411,7 +378,7 @@ class MQConnection:
         options |= cmqc.MQPMO_SYNCPOINT if syncpoint else cmqc.MQPMO_NO_SYNCPOINT
         if new_msg_id:
             options |= cmqc.MQPMO_NEW_MSG_ID
-        options |= self._context_option(pmo, md, context, target)
+        options |= context_option(cmqc, pmo, md, context, target, self._context_source)
         pmo.Options = options
         lib_md = lib.structure("MD")
         lib_md.unpack(md.pack(C.MQENC_NATIVE)[: lib_md.get_length()])
@@ -424,15 +391,15 @@ class MQConnection:
                     self._queue(target).put(data, lib_md, pmo)
                 else:
                     od = lib.structure("OD")
-                    od.ObjectName = _object_name(target)
+                    od.ObjectName = fields.object_name(target)
                     self._qm.put1(od, data, lib_md, pmo)
         except MQError as exc:
             if exc.comp != C.MQCC_WARNING:
                 raise
             self.last_warning = exc  # the message was put
-        resolved = _text(getattr(pmo, "ResolvedQName", b""))
+        resolved = fields.text(getattr(pmo, "ResolvedQName", b""))
         self.last_resolved = (
-            (resolved, _text(getattr(pmo, "ResolvedQMgrName", b"")) or self.qmgr_name)
+            (resolved, fields.text(getattr(pmo, "ResolvedQMgrName", b"")) or self.qmgr_name)
             if resolved
             else None
         )
@@ -440,42 +407,12 @@ class MQConnection:
             self._in_unit_of_work = True
         return self._mqmd(lib_md)
 
-    def _context_option(self, pmo: Any, md: MQMD, context: Context, target: str | Handle) -> int:
-        """The MQPMO context option for ``context``. PASS_* passes the context of the last
-        message got on this connection from its handle (MQ's way); an MQMD that is not that
-        message's is put with SET_* where the open options allow it (MQPUT1 always)."""
-        cmqc = self.library.CMQC
-        if context in (Context.PASS_ALL, Context.PASS_IDENTITY):
-            pass_all = context is Context.PASS_ALL
-            source = self._context_source
-            if source is not None and _same_context(source[1], md, context):
-                pmo.Context = int(source[0].get_handle())
-            elif not isinstance(target, Handle) or target.options & (
-                C.MQOO_SET_ALL_CONTEXT
-                if pass_all
-                else C.MQOO_SET_ALL_CONTEXT | C.MQOO_SET_IDENTITY_CONTEXT
-            ):
-                return int(
-                    cmqc.MQPMO_SET_ALL_CONTEXT if pass_all else cmqc.MQPMO_SET_IDENTITY_CONTEXT
-                )
-            return int(
-                cmqc.MQPMO_PASS_ALL_CONTEXT if pass_all else cmqc.MQPMO_PASS_IDENTITY_CONTEXT
-            )
-        return int(
-            {
-                Context.DEFAULT: 0,
-                Context.SET_ALL: cmqc.MQPMO_SET_ALL_CONTEXT,
-                Context.SET_IDENTITY: cmqc.MQPMO_SET_IDENTITY_CONTEXT,
-                Context.NONE: cmqc.MQPMO_NO_CONTEXT,
-            }[context]
-        )
-
     # ------------------------------------------------------------------ MQINQ / MQSET
     def inquire(self, queue: str | Handle, selectors: Sequence[int]) -> dict[int, int | str]:
         if isinstance(queue, Handle):
             with self._call(f"MQINQ of {queue.name!r}"):
                 values = self.library.inquire(self._queue(queue), selectors)
-            return _values(values)
+            return fields.values(values)
         handle = self.open(queue, C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING)
         try:
             return self.inquire(handle, selectors)
@@ -484,7 +421,7 @@ class MQConnection:
 
     def inquire_qmgr(self, selectors: Sequence[int]) -> dict[int, int | str]:
         with self._call("MQINQ of the queue manager"):
-            return _values(self.library.inquire(self._qm, selectors))
+            return fields.values(self.library.inquire(self._qm, selectors))
 
     def set(self, handle: Handle, attrs: Mapping[int, int | str]) -> None:
         with self._call(f"MQSET of {handle.name!r}"):
@@ -533,45 +470,3 @@ class MQConnection:
         raw = bytes(lib_md.pack())
         size = MQMD.size()
         return MQMD.unpack(raw[:size].ljust(size, b"\x00"), C.MQENC_NATIVE)
-
-
-_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789./_%")
-
-
-def name_problem(name: str) -> str:
-    """What makes ``name`` an invalid MQ object name, "" when nothing does."""
-    if not name:
-        return "is empty"
-    if len(name) > C.MQ_Q_NAME_LENGTH:
-        return f"is {len(name)} characters, more than {C.MQ_Q_NAME_LENGTH}"
-    bad = next((char for char in name if char not in _NAME_CHARACTERS), None)
-    if bad is not None:
-        return f"has {bad!r}: names use A-Z a-z 0-9 . / _ %"
-    return ""
-
-
-def _object_name(name: str) -> bytes:
-    """``name`` for an MQOD: the libraries pack it into 48 bytes and would cut a longer
-    one short (opening another queue), so a name MQ cannot hold is refused here: 2152."""
-    raw = name.encode("utf-8")
-    if len(raw) > C.MQ_Q_NAME_LENGTH:
-        raise failed(C.MQRC_OBJECT_NAME_ERROR, f"queue name {name!r} {name_problem(name)}")
-    return raw
-
-
-def _same_context(got: MQMD, md: MQMD, context: Context) -> bool:
-    names = CONTEXT_FIELDS if context is Context.PASS_ALL else CONTEXT_FIELDS[:3]
-    return all(getattr(got, name) == getattr(md, name) for name in names)
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).split(b"\x00", 1)[0].decode("latin-1").strip()
-    return str(value).strip() if value is not None else ""
-
-
-def _values(values: Mapping[int, Any]) -> dict[int, int | str]:
-    return {
-        selector: value if isinstance(value, int) else _text(value)
-        for selector, value in values.items()
-    }
