@@ -20,12 +20,11 @@ from .common import (
     CLIError,
     add_persistence,
     add_url,
-    hex_id,
     mqlong,
     open_connection,
     positive_int,
 )
-from .put import _data, format_name
+from .put import _data, add_body, add_correl_id, add_expiry, format_name
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,9 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_url(parser)
     parser.add_argument("topic", metavar="TOPICSTRING", nargs="?", default="")
     parser.add_argument("--topic-object", metavar="NAME", default="", help="a TOPIC object")
-    body = parser.add_mutually_exclusive_group(required=True)
-    body.add_argument("--body", metavar="TEXT", help="the message text")
-    body.add_argument("--file", metavar="F", help="a file whose bytes are the message (- = stdin)")
+    add_body(parser)
     add_persistence(parser, C.MQPER_PERSISTENCE_AS_TOPIC_DEF)
     parser.add_argument(
         "--priority",
@@ -51,20 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="Priority 0-9 (default: the topic's DEFPRTY)",
     )
-    parser.add_argument(
-        "--expiry",
-        type=mqlong,
-        default=C.MQEI_UNLIMITED,
-        metavar="TENTHS",
-        help="Expiry in tenths of a second (default -1: unlimited)",
-    )
-    parser.add_argument(
-        "--correl-id",
-        type=hex_id("--correl-id"),
-        metavar="HEX",
-        default=C.MQCI_NONE,
-        help="CorrelId, up to 24 bytes in hex",
-    )
+    add_expiry(parser)
+    add_correl_id(parser)
     parser.add_argument("--format", type=format_name, metavar="NAME", help="Format (MQSTR, ...)")
     parser.add_argument("--ccsid", type=mqlong, metavar="N", help="CodedCharSetId (default 1208)")
     parser.add_argument(

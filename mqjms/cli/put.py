@@ -63,6 +63,35 @@ def format_name(value: str) -> str:
     return fmt
 
 
+def add_body(parser: argparse.ArgumentParser) -> None:
+    """--body TEXT or --file F: the message's data (shared with ``mqjms publish``)."""
+    body = parser.add_mutually_exclusive_group(required=True)
+    body.add_argument("--body", metavar="TEXT", help="the message text")
+    body.add_argument("--file", metavar="F", help="a file whose bytes are the message (- = stdin)")
+
+
+def add_expiry(parser: argparse.ArgumentParser) -> None:
+    """--expiry TENTHS (shared with ``mqjms publish``)."""
+    parser.add_argument(
+        "--expiry",
+        type=mqlong,
+        default=C.MQEI_UNLIMITED,
+        metavar="TENTHS",
+        help="Expiry in tenths of a second (default -1: unlimited)",
+    )
+
+
+def add_correl_id(parser: argparse.ArgumentParser) -> None:
+    """--correl-id HEX (shared with ``mqjms publish``)."""
+    parser.add_argument(
+        "--correl-id",
+        type=hex_id("--correl-id"),
+        metavar="HEX",
+        default=C.MQCI_NONE,
+        help="CorrelId, up to 24 bytes in hex",
+    )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "put",
@@ -74,16 +103,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_url(parser)
     parser.add_argument("queue", metavar="QUEUE")
-    body = parser.add_mutually_exclusive_group(required=True)
-    body.add_argument("--body", metavar="TEXT", help="the message text")
-    body.add_argument("--file", metavar="F", help="a file whose bytes are the message (- = stdin)")
-    parser.add_argument(
-        "--expiry",
-        type=mqlong,
-        default=C.MQEI_UNLIMITED,
-        metavar="TENTHS",
-        help="Expiry in tenths of a second (default -1: unlimited)",
-    )
+    add_body(parser)
+    add_expiry(parser)
     parser.add_argument(
         "--priority",
         type=mqlong,
@@ -119,13 +140,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="HEX",
         help="MsgId (default: the queue manager makes a unique one)",
     )
-    parser.add_argument(
-        "--correl-id",
-        type=hex_id("--correl-id"),
-        metavar="HEX",
-        default=C.MQCI_NONE,
-        help="CorrelId, up to 24 bytes in hex",
-    )
+    add_correl_id(parser)
     parser.add_argument(
         "--format",
         type=format_name,
