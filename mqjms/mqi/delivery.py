@@ -75,7 +75,7 @@ def deliver(
         obj.context = md.copy()
     if ask.properties == "handle":
         folders, data = properties.split_properties(md, data)
-        hconn.properties.get(ask.msg_handle).fill_from(folders)
+        hconn.properties.get(ask.msg_handle).fill_from(folders, md)
     elif ask.properties == "none":
         _, data = properties.split_properties(md, data)
     elif ask.properties == "as_q_def":
