@@ -73,7 +73,9 @@ def _responses(
             )
         header, parameters = mqpcf.parse_pcf(got[1], got[0].Encoding)
         if header.CompCode != C.MQCC_OK and error is None:
-            error = MQError(header.CompCode, header.Reason, f"{command}: the command server")
+            error = MQError(
+                header.CompCode, header.Reason, f"{command} failed at the command server"
+            )
         elif header.CompCode == C.MQCC_OK:
             results.append(_values(parameters))
         if header.Control == CMQCFC.MQCFC_LAST:
