@@ -16,7 +16,7 @@ from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import TruncatedMessage
 
-from . import conversion, fields, properties
+from . import browse_marks, conversion, fields, properties
 from .get_request import Request
 from .hconn import Hconn, Hobj
 
@@ -69,6 +69,7 @@ def deliver(
 ) -> bytes:
     """Hand the message to the program: properties, conversion, truncation, and the
     output fields of its MQMD and MQGMO."""
+    browse_marks.note(obj, ask, md)
     if ask.browse is not None:
         obj.browsed = (md.copy(), data)
     elif not ask.browse_under_cursor:
