@@ -6,6 +6,13 @@ The field's type decides the property's: an MQLONG is an MQTYPE_INT32, an MQBYTE
 CorrelId, GroupId, AccountingToken) an MQTYPE_BYTE_STRING, an MQCHARn an MQTYPE_STRING
 of the field's full length (blank-padded, as the MQMD holds it). These never travel in
 the message's RFH2: the MQMD carries them.
+
+IBM's "Property name restrictions" make the JMS names synonyms an MQINQMP may use
+(:data:`JMS_SYNONYMS`): JMSMessageID is Root.MQMD.MsgId, JMSXDeliveryCount
+Root.MQMD.BackoutCount, JMSPriority jms.Pri or Root.MQMD.Priority... Where a name has
+both, the RFH2's value is read when the message has one (as IBM MQ classes for JMS read
+them), else the MQMD's. JMSTimestamp and JMSReplyTo, which IBM composes from two fields,
+are read from their RFH2 places alone (jms.Tms, jms.Rto).
 """
 
 from __future__ import annotations
@@ -17,6 +24,26 @@ from mqjms.mqi.constants import CMQC
 PREFIX = "Root.MQMD."
 _HIDDEN = ("StrucId", "Version")
 _FIELDS: dict[str, FieldSpec] = {spec.name: spec for spec in MQMD.SPECS if spec.name not in _HIDDEN}
+
+
+#: JMS name -> (its RFH2 place or None, its MQMD field or None)
+JMS_SYNONYMS: dict[str, tuple[str | None, str | None]] = {
+    "JMSCorrelationID": ("jms.Cid", "CorrelId"),
+    "JMSDeliveryMode": ("jms.Dlv", "Persistence"),
+    "JMSDestination": ("jms.Dst", None),
+    "JMSExpiration": ("jms.Exp", "Expiry"),
+    "JMSMessageID": (None, "MsgId"),
+    "JMSPriority": ("jms.Pri", "Priority"),
+    "JMSRedelivered": (None, "BackoutCount"),
+    "JMSReplyTo": ("jms.Rto", None),
+    "JMSTimestamp": ("jms.Tms", None),
+    "JMSType": ("mcd.Type", None),
+    "JMSXAppID": (None, "PutApplName"),
+    "JMSXDeliveryCount": (None, "BackoutCount"),
+    "JMSXGroupID": ("jms.Gid", "GroupId"),
+    "JMSXGroupSeq": ("jms.Seq", "MsgSeqNumber"),
+    "JMSXUserID": (None, "UserIdentifier"),
+}
 
 
 def is_descriptor_name(name: str) -> bool:

@@ -99,6 +99,9 @@ class MessageProperties:
         MQIMPO_INQ_FIRST, then MQIMPO_INQ_NEXT); 2471 when none (more) match.
         ``Root.MQMD.<Field>`` is that field of the MQMD of the message a get filled the
         handle with."""
+        synonym = descriptor_properties.JMS_SYNONYMS.get(name)
+        if synonym is not None:
+            return name, self._synonym(name, *synonym)
         if self.descriptor is not None and descriptor_properties.is_descriptor_name(name):
             found = descriptor_properties.descriptor_value(self.descriptor, name)
             if found is not None:
@@ -115,6 +118,18 @@ class MessageProperties:
         index, key = matching[0]
         self.cursor = index
         return key, self.items[key]
+
+    def _synonym(self, name: str, place: str | None, md_field: str | None) -> Property:
+        """A JMS name's value: its RFH2 place's, else its MQMD field's (2471 for neither)."""
+        if place is not None and place in self.items:
+            return self.items[place]
+        if md_field is not None and self.descriptor is not None:
+            found = descriptor_properties.descriptor_value(
+                self.descriptor, descriptor_properties.PREFIX + md_field
+            )
+            if found is not None:
+                return Property(*found)
+        raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"the message has no {name}")
 
     def folders(self) -> list[str]:
         """The RFH2 folders holding these properties (usr first, then the others)."""

@@ -57,3 +57,29 @@ def test_no_such_descriptor_property(mq: ModuleType, env: MQEnv, qmgr, name: byt
     with pytest.raises(mq.MQMIError) as failure:
         handle.properties.get(name)
     assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE
+
+
+def test_the_jms_names_are_synonyms_of_mqmd_fields(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # IBM's "Property name restrictions": JMSMessageID is Root.MQMD.MsgId, and so on
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(Priority=4, Persistence=mq.CMQC.MQPER_PERSISTENT))
+    md = mq.MD()
+    props = _got_handle(mq, qmgr, md).properties
+    assert props.get(b"JMSMessageID") == md.MsgId
+    assert props.get(b"JMSPriority") == 4
+    assert props.get(b"JMSDeliveryMode") == mq.CMQC.MQPER_PERSISTENT
+    assert props.get(b"JMSXDeliveryCount") == 0
+    assert props.get(b"JMSXAppID", max_value_length=28) == md.PutApplName.decode()
+    with pytest.raises(mq.MQMIError) as failure:
+        props.get(b"JMSDestination")  # an RFH2 place alone, and the message has no RFH2
+    assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE
+
+
+def test_a_jms_synonym_reads_the_rfh2_first(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set(b"JMSCorrelationID", b"order-7")
+    pmo = mq.PMO(Version=mq.CMQC.MQPMO_VERSION_3)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(CorrelId=b"C" * 24), pmo)
+    props = _got_handle(mq, qmgr, mq.MD()).properties
+    assert props.get(b"JMSCorrelationID") == "order-7"
+    assert props.get(b"Root.MQMD.CorrelId") == b"C" * 24
