@@ -12,8 +12,9 @@ INQUIRE_Q_MGR_STATUS and RESET_Q_STATS (:mod:`.admin_status`), INQUIRE_PROCESS
 INQUIRE_TOPIC_STATUS and CLEAR_TOPIC_STRING (:mod:`.admin_topics`); INQUIRE_CHANNEL(_NAMES)
 answers that there are no channels (2085: the embedded queue manager has none), and
 INQUIRE_CHANNEL_STATUS that none is running (3065, MQRCCF_CHL_STATUS_NOT_FOUND, which
-monitoring programs take as "no active channels"). Over another transport, only
-PING_Q_MGR and INQUIRE_Q_MGR.
+monitoring programs take as "no active channels"). Over ``mq://`` every command goes to
+IBM MQ's command server (:mod:`.admin_remote`); over another transport, only PING_Q_MGR
+and INQUIRE_Q_MGR.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from mqjms.semantics.attributes import (
 from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
 from mqjms.semantics.put import PutIdentity
 
-from . import admin_processes, admin_status, admin_subscriptions, admin_topics
+from . import admin_processes, admin_remote, admin_status, admin_subscriptions, admin_topics
 from .admin_params import Params, Response, mqsc_attrs, text
 
 _TYPES = {
@@ -82,8 +83,12 @@ def delete_dynamic(conn: Connection, name: str, purge: bool) -> None:
     qm.delete_queue(name, purge=purge)
 
 
-def execute(conn: Connection, command: str, params: Params) -> list[Response]:
-    """Run PCF ``command`` (``MQCMD_INQUIRE_Q``...) with ``params``; its responses."""
+def execute(conn: Connection, command: str, params: Params, wait: float = 5.0) -> list[Response]:
+    """Run PCF ``command`` (``MQCMD_INQUIRE_Q``...) with ``params``; its responses. A queue
+    manager with a command server of its own (IBM MQ over ``mq://``) runs it there,
+    waiting ``wait`` seconds for each response (:mod:`.admin_remote`)."""
+    if queue_manager(conn) is None and admin_remote.has_command_server(conn):
+        return admin_remote.execute(conn, command, params, wait)
     on_queue_manager = _ON_QUEUE_MANAGER.get(command)
     if on_queue_manager is not None:
         return on_queue_manager(_required(conn, command), params)

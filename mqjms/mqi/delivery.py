@@ -16,7 +16,7 @@ from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import TruncatedMessage
 
-from . import conversion, fields, properties
+from . import browse_marks, conversion, fields, properties
 from .get_request import Request
 from .hconn import Hconn, Hobj
 
@@ -69,13 +69,14 @@ def deliver(
 ) -> bytes:
     """Hand the message to the program: properties, conversion, truncation, and the
     output fields of its MQMD and MQGMO."""
+    browse_marks.note(obj, ask, md)
     if ask.browse is not None:
         obj.browsed = (md.copy(), data)
     elif not ask.browse_under_cursor:
         obj.context = md.copy()
     if ask.properties == "handle":
         folders, data = properties.split_properties(md, data)
-        hconn.properties.get(ask.msg_handle).fill_from(folders)
+        hconn.properties.get(ask.msg_handle).fill_from(folders, md)
     elif ask.properties == "none":
         _, data = properties.split_properties(md, data)
     elif ask.properties == "as_q_def":

@@ -46,6 +46,9 @@ class Request:
     logical_order: bool = False  # MQGMO_LOGICAL_ORDER: a group's messages one after another
     all_available: bool = False  # MQGMO_ALL_MSGS_AVAILABLE: only complete groups (groups.py)
     complete_msg: bool = False  # MQGMO_COMPLETE_MSG: a segmented message whole (segments.py)
+    mark: bool = False  # MQGMO_MARK_BROWSE_HANDLE: mark the message browsed (browse_marks.py)
+    unmark: bool = False  # MQGMO_UNMARK_BROWSE_HANDLE: unmark it
+    unmarked_only: bool = False  # MQGMO_UNMARKED_BROWSE_MSG: browse over marked messages
 
 
 _MATCHES_NOT_SUPPORTED = (
@@ -68,6 +71,7 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
             "MQGMO_LOCK needs MQGMO_BROWSE_FIRST, MQGMO_BROWSE_NEXT or"
             " MQGMO_BROWSE_MSG_UNDER_CURSOR",
         )
+    _check_marks(options)
     wait: float | None = 0.0
     if options & CMQC.MQGMO_WAIT:
         interval = fields.option(gmo, "WaitInterval")
@@ -141,7 +145,34 @@ def request(md: Any, gmo: Any, max_length: int | None) -> Request:
         logical_order=bool(options & CMQC.MQGMO_LOGICAL_ORDER),
         all_available=bool(options & CMQC.MQGMO_ALL_MSGS_AVAILABLE),
         complete_msg=bool(options & CMQC.MQGMO_COMPLETE_MSG),
+        mark=bool(options & CMQC.MQGMO_MARK_BROWSE_HANDLE),
+        unmark=bool(options & CMQC.MQGMO_UNMARK_BROWSE_HANDLE),
+        unmarked_only=bool(options & CMQC.MQGMO_UNMARKED_BROWSE_MSG),
     )
+
+
+def _check_marks(options: int) -> None:
+    """Browse marks: of this handle only, and with a browse (2046); cooperative marks
+    are not supported (2298)."""
+    co_op = options & (CMQC.MQGMO_MARK_BROWSE_CO_OP | CMQC.MQGMO_UNMARK_BROWSE_CO_OP)
+    if co_op:
+        raise failed(
+            C.MQRC_FUNCTION_NOT_SUPPORTED,
+            "MQGMO_MARK_BROWSE_CO_OP and MQGMO_UNMARK_BROWSE_CO_OP (cooperative browsing) "
+            "are not supported by mqjms: marks are the handle's own (MQGMO_MARK_BROWSE_HANDLE)",
+        )
+    handle_marks = CMQC.MQGMO_MARK_BROWSE_HANDLE | CMQC.MQGMO_UNMARK_BROWSE_HANDLE
+    if options & handle_marks == handle_marks:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            "MQGMO_MARK_BROWSE_HANDLE and MQGMO_UNMARK_BROWSE_HANDLE together",
+        )
+    if options & handle_marks and not options & _BROWSES:
+        raise failed(
+            C.MQRC_OPTIONS_ERROR,
+            "MQGMO_MARK_BROWSE_HANDLE and MQGMO_UNMARK_BROWSE_HANDLE need MQGMO_BROWSE_FIRST, "
+            "MQGMO_BROWSE_NEXT or MQGMO_BROWSE_MSG_UNDER_CURSOR",
+        )
 
 
 def _match(md: Any, name: str, wanted: int) -> bytes | None:

@@ -26,7 +26,7 @@ from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Browse, Connection
 
-from . import delivery, fields, get_attempts, interrupts
+from . import browse_marks, delivery, fields, get_attempts, interrupts
 from .delivery import Truncated
 from .get_request import Request, request
 from .hconn import Hconn, Hobj
@@ -38,6 +38,8 @@ WAIT_SLICE = 1.0
 #: Seconds an unlimited wait pauses after a poison message no queue took went back to
 #: the head of its queue, before it tries again (each try raises its BackoutCount).
 UNPLACED_PAUSE = 5.0
+#: A browse stepped over a message this handle marked (MQGMO_UNMARKED_BROWSE_MSG).
+_SKIPPED = "skipped"
 
 
 def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) -> bytes:
@@ -101,7 +103,10 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                 slice_wait = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
                 with delivery.too_long(obj, md, gmo):
                     outcome = attempt(hconn, conn, obj, ask, slice_wait)
-                if isinstance(outcome, tuple):
+                if isinstance(outcome, tuple) and browse_marks.skipped(obj, ask, outcome[0]):
+                    # MQGMO_UNMARKED_BROWSE_MSG: on to the next message, in the same wait
+                    ask, outcome = dataclasses.replace(ask, browse=Browse.NEXT), _SKIPPED
+                elif isinstance(outcome, tuple):
                     noted.delivered()  # a Ctrl-C now waits for the program's next call
                     return delivery.deliver(hconn, obj, ask, md, gmo, *outcome, target)
             noted.act()

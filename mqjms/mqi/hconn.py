@@ -25,7 +25,7 @@ import os
 import threading
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mqjms.transport
 from mqjms.logs import get_logger
@@ -69,6 +69,8 @@ class Hobj:
     # MQPMO_LOGICAL_ORDER: the segmented message being put (GroupId, MsgSeqNumber, Offset
     # of its next segment), from its first segment until MQMF_LAST_SEGMENT
     put_segment: tuple[bytes, int, int] | None = None
+    # MQGMO_MARK_BROWSE_HANDLE: the messages this handle marked (browse_marks.py)
+    marks: set[tuple[bytes, str, str]] = field(default_factory=set)
 
     @property
     def queue(self) -> Handle:

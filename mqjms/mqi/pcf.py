@@ -203,7 +203,8 @@ class PCFExecute(QueueManager):
         with self.qm._call() as connection, flavour.errors():
             try:
                 with connection.call() as conn:
-                    results = admin.execute(conn, command, params)
+                    wait = self._response_wait_interval / 1000
+                    results = admin.execute(conn, command, params, wait)
                 if filters:
                     results = pcf_filters.keep(results, filters, hidden)
             except MQError:

@@ -28,6 +28,7 @@ from mqjms.mq import constants as C
 from mqjms.mq import jms, rfh2
 from mqjms.mq.errors import MQError, MQFormatError, failed
 from mqjms.mq.md import MQMD
+from mqjms.mqi import descriptor_properties
 from mqjms.mqi.constants import CMQC
 
 Value = str | int | float | bool | bytes | None
@@ -74,6 +75,7 @@ class MessageProperties:
 
     items: dict[str, Property] = field(default_factory=dict)
     cursor: int = -1  # MQIMPO_INQ_NEXT: the index of the last property returned
+    descriptor: MQMD | None = None  # the MQMD of the message a get filled the handle with
 
     def set(self, name: str, value: object, property_type: int) -> None:
         key = property_key(name)
@@ -94,7 +96,16 @@ class MessageProperties:
 
     def inquire(self, name: str, options: int) -> tuple[str, Property]:
         """MQINQMP: ``name`` may end with ``%`` (every property of a folder, one per call:
-        MQIMPO_INQ_FIRST, then MQIMPO_INQ_NEXT); 2471 when none (more) match."""
+        MQIMPO_INQ_FIRST, then MQIMPO_INQ_NEXT); 2471 when none (more) match.
+        ``Root.MQMD.<Field>`` is that field of the MQMD of the message a get filled the
+        handle with."""
+        synonym = descriptor_properties.JMS_SYNONYMS.get(name)
+        if synonym is not None:
+            return name, self._synonym(name, *synonym)
+        if self.descriptor is not None and descriptor_properties.is_descriptor_name(name):
+            found = descriptor_properties.descriptor_value(self.descriptor, name)
+            if found is not None:
+                return name, Property(*found)
         matching = [(i, key) for i, key in enumerate(self.items) if _matches(name, key)]
         if options & CMQC.MQIMPO_INQ_NEXT:
             matching = [(i, key) for i, key in matching if i > self.cursor]
@@ -108,6 +119,18 @@ class MessageProperties:
         self.cursor = index
         return key, self.items[key]
 
+    def _synonym(self, name: str, place: str | None, md_field: str | None) -> Property:
+        """A JMS name's value: its RFH2 place's, else its MQMD field's (2471 for neither)."""
+        if place is not None and place in self.items:
+            return self.items[place]
+        if md_field is not None and self.descriptor is not None:
+            found = descriptor_properties.descriptor_value(
+                self.descriptor, descriptor_properties.PREFIX + md_field
+            )
+            if found is not None:
+                return Property(*found)
+        raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"the message has no {name}")
+
     def folders(self) -> list[str]:
         """The RFH2 folders holding these properties (usr first, then the others)."""
         by_folder: dict[str, list[str]] = {}
@@ -117,10 +140,12 @@ class MessageProperties:
         ordered = sorted(by_folder, key=lambda f: (f != "mcd", f != "jms", f != USER_FOLDER))
         return [f"<{folder}>{''.join(by_folder[folder])}</{folder}>" for folder in ordered]
 
-    def fill_from(self, folders: list[str]) -> None:
-        """Replace the properties with those of an RFH2's folders."""
+    def fill_from(self, folders: list[str], descriptor: MQMD | None = None) -> None:
+        """Replace the properties with those of an RFH2's folders, and the message
+        descriptor with ``descriptor`` (its fields are ``Root.MQMD.*``)."""
         self.items.clear()
         self.cursor = -1
+        self.descriptor = descriptor
         for text in folders:
             element = rfh2.parse_folder(text)
             prefix = "" if element.tag == USER_FOLDER else element.tag + "."

@@ -1,0 +1,63 @@
+"""The message descriptor as properties: MQINQMP of ``Root.MQMD.<Field>`` on a message
+handle a get filled answers that field of the message's MQMD, as IBM MQ's "Message
+descriptor fields as properties" says (StrucId and Version excepted).
+
+The field's type decides the property's: an MQLONG is an MQTYPE_INT32, an MQBYTEn (MsgId,
+CorrelId, GroupId, AccountingToken) an MQTYPE_BYTE_STRING, an MQCHARn an MQTYPE_STRING
+of the field's full length (blank-padded, as the MQMD holds it). These never travel in
+the message's RFH2: the MQMD carries them.
+
+IBM's "Property name restrictions" make the JMS names synonyms an MQINQMP may use
+(:data:`JMS_SYNONYMS`): JMSMessageID is Root.MQMD.MsgId, JMSXDeliveryCount
+Root.MQMD.BackoutCount, JMSPriority jms.Pri or Root.MQMD.Priority... Where a name has
+both, the RFH2's value is read when the message has one (as IBM MQ classes for JMS read
+them), else the MQMD's. JMSTimestamp and JMSReplyTo, which IBM composes from two fields,
+are read from their RFH2 places alone (jms.Tms, jms.Rto).
+"""
+
+from __future__ import annotations
+
+from mqjms.mq.md import MQMD
+from mqjms.mq.structure import BYTE, CHAR, FieldSpec
+from mqjms.mqi.constants import CMQC
+
+PREFIX = "Root.MQMD."
+_HIDDEN = ("StrucId", "Version")
+_FIELDS: dict[str, FieldSpec] = {spec.name: spec for spec in MQMD.SPECS if spec.name not in _HIDDEN}
+
+
+#: JMS name -> (its RFH2 place or None, its MQMD field or None)
+JMS_SYNONYMS: dict[str, tuple[str | None, str | None]] = {
+    "JMSCorrelationID": ("jms.Cid", "CorrelId"),
+    "JMSDeliveryMode": ("jms.Dlv", "Persistence"),
+    "JMSDestination": ("jms.Dst", None),
+    "JMSExpiration": ("jms.Exp", "Expiry"),
+    "JMSMessageID": (None, "MsgId"),
+    "JMSPriority": ("jms.Pri", "Priority"),
+    "JMSRedelivered": (None, "BackoutCount"),
+    "JMSReplyTo": ("jms.Rto", None),
+    "JMSTimestamp": ("jms.Tms", None),
+    "JMSType": ("mcd.Type", None),
+    "JMSXAppID": (None, "PutApplName"),
+    "JMSXDeliveryCount": (None, "BackoutCount"),
+    "JMSXGroupID": ("jms.Gid", "GroupId"),
+    "JMSXGroupSeq": ("jms.Seq", "MsgSeqNumber"),
+    "JMSXUserID": (None, "UserIdentifier"),
+}
+
+
+def is_descriptor_name(name: str) -> bool:
+    return name.startswith(PREFIX)
+
+
+def descriptor_value(md: MQMD, name: str) -> tuple[bytes | str | int, int] | None:
+    """``(value, MQTYPE)`` of the MQMD field ``name`` names, or None for no such field."""
+    spec = _FIELDS.get(name[len(PREFIX) :])
+    if spec is None:
+        return None
+    value = getattr(md, spec.name)
+    if spec.kind == BYTE:
+        return bytes(value).ljust(spec.length, b"\0"), CMQC.MQTYPE_BYTE_STRING
+    if spec.kind == CHAR:
+        return str(value).ljust(spec.length), CMQC.MQTYPE_STRING
+    return int(value), CMQC.MQTYPE_INT32

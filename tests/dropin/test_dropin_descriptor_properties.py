@@ -1,0 +1,85 @@
+"""MQINQMP of ``Root.MQMD.<Field>`` on a message handle a get filled: the field of the
+message's MQMD, as IBM MQ's "Message descriptor fields as properties" says. It was 2471
+MQRC_PROPERTY_NOT_AVAILABLE, so a program reading the descriptor through the handle (as
+a get that passes no MQMD of its own must) found nothing.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+
+from tests.support.mqenv import MQEnv
+
+Q = "DEV.QUEUE.1"
+
+
+def _got_handle(mq: ModuleType, qmgr: object, md: object) -> object:
+    handle = mq.MessageHandle(qmgr)
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_4, Options=mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo.MsgHandle = handle.msg_handle
+    assert mq.Queue(qmgr, Q).get(None, md, gmo) == b"body"
+    return handle
+
+
+def test_the_mqmd_fields_read_as_properties(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    put_md = mq.MD(Format=mq.CMQC.MQFMT_STRING, Priority=7, CorrelId=b"C" * 24)
+    put_md.ReplyToQ = b"DEV.QUEUE.2"
+    mq.Queue(qmgr, Q).put(b"body", put_md)
+    md = mq.MD()
+    handle = _got_handle(mq, qmgr, md)
+    props = handle.properties
+    assert props.get(b"Root.MQMD.Priority") == 7
+    assert props.get(b"Root.MQMD.BackoutCount") == 0
+    assert props.get(b"Root.MQMD.MsgId") == md.MsgId
+    assert props.get(b"Root.MQMD.CorrelId") == b"C" * 24
+    assert props.get(b"Root.MQMD.Format") == "MQSTR   "  # the MQCHAR8 as the MQMD holds it
+    assert props.get(b"Root.MQMD.ReplyToQ", max_value_length=48).rstrip() == "DEV.QUEUE.2"
+
+
+def test_the_descriptor_is_that_of_the_last_message_got(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    queue = mq.Queue(qmgr, Q)
+    queue.put(b"body", mq.MD(Priority=2))  # got first: the higher priority
+    queue.put(b"body", mq.MD(Priority=1))
+    handle = _got_handle(mq, qmgr, mq.MD())
+    assert handle.properties.get(b"Root.MQMD.Priority") == 2
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_4, Options=mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo.MsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).get(None, mq.MD(), gmo)
+    assert handle.properties.get(b"Root.MQMD.Priority") == 1
+
+
+@pytest.mark.parametrize("name", [b"Root.MQMD.StrucId", b"Root.MQMD.Version", b"Root.MQMD.Nope"])
+def test_no_such_descriptor_property(mq: ModuleType, env: MQEnv, qmgr, name: bytes) -> None:
+    mq.Queue(qmgr, Q).put(b"body")
+    handle = _got_handle(mq, qmgr, mq.MD())
+    with pytest.raises(mq.MQMIError) as failure:
+        handle.properties.get(name)
+    assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE
+
+
+def test_the_jms_names_are_synonyms_of_mqmd_fields(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # IBM's "Property name restrictions": JMSMessageID is Root.MQMD.MsgId, and so on
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(Priority=4, Persistence=mq.CMQC.MQPER_PERSISTENT))
+    md = mq.MD()
+    props = _got_handle(mq, qmgr, md).properties
+    assert props.get(b"JMSMessageID") == md.MsgId
+    assert props.get(b"JMSPriority") == 4
+    assert props.get(b"JMSDeliveryMode") == mq.CMQC.MQPER_PERSISTENT
+    assert props.get(b"JMSXDeliveryCount") == 0
+    assert props.get(b"JMSXAppID", max_value_length=28) == md.PutApplName.decode()
+    with pytest.raises(mq.MQMIError) as failure:
+        props.get(b"JMSDestination")  # an RFH2 place alone, and the message has no RFH2
+    assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE
+
+
+def test_a_jms_synonym_reads_the_rfh2_first(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set(b"JMSCorrelationID", b"order-7")
+    pmo = mq.PMO(Version=mq.CMQC.MQPMO_VERSION_3)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(CorrelId=b"C" * 24), pmo)
+    props = _got_handle(mq, qmgr, mq.MD()).properties
+    assert props.get(b"JMSCorrelationID") == "order-7"
+    assert props.get(b"Root.MQMD.CorrelId") == b"C" * 24
