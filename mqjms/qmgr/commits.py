@@ -129,6 +129,7 @@ class GroupSync:
         self._wal_file_id = (0, 0, 0)
         self._changed = threading.Condition(threading.Lock())
         self._syncing = False
+        self._waiting = 0  # threads of this process waiting for the leader's fsync
         self._lock_file = wal_file.with_name("sync.lock")
         self._mode = mode
         self._lock_fd = -1
@@ -156,7 +157,11 @@ class GroupSync:
         with self._changed:
             while self._synced() < ticket:
                 if self._syncing:
-                    self._changed.wait()
+                    self._waiting += 1
+                    try:
+                        self._changed.wait()
+                    finally:
+                        self._waiting -= 1
                     continue
                 self._syncing = True
                 self._changed.release()
@@ -165,7 +170,8 @@ class GroupSync:
                 finally:
                     self._changed.acquire()
                     self._syncing = False
-                    self._changed.notify_all()
+                    if self._waiting:  # a notify costs a commit more than a check
+                        self._changed.notify_all()
 
     def _lead(self, ticket: int) -> None:
         """Sync for this process's waiters, unless another process's fsync, which this one
@@ -425,6 +431,7 @@ def _close_in_child() -> None:
             with suppress(OSError):
                 os.close(fd)
         sync._changed, sync._syncing = threading.Condition(threading.Lock()), False
+        sync._waiting = 0
         sync._drop_log_descriptor()  # the parent's: the child opens its own
 
 

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 
 _doorbell = threading.Condition()
+_sleepers = 0  # threads in wait(): a ring finds none mostly, and a notify is pure Python
 _rings = 0
 
 
@@ -21,14 +22,16 @@ def ring() -> None:
     global _rings
     with _doorbell:
         _rings += 1
-        _doorbell.notify_all()
+        if _sleepers:
+            _doorbell.notify_all()
 
 
 def nudge() -> None:
     """Wake every waiter without a ring: one of them has been told to stop waiting (its
     ``until`` became true), the others look at their ``until`` and sleep again."""
     with _doorbell:
-        _doorbell.notify_all()
+        if _sleepers:
+            _doorbell.notify_all()
 
 
 def wait(seen: int, timeout: float, until: Callable[[], bool] | None = None) -> int:
@@ -36,9 +39,14 @@ def wait(seen: int, timeout: float, until: Callable[[], bool] | None = None) -> 
     ``until()`` is true, at most ``timeout`` seconds; returns the current reading.
     ``until`` is read under the doorbell's lock: a nudge that follows its change is never
     missed."""
+    global _sleepers
     with _doorbell:
         if _rings == seen and (until is None or not until()):
-            _doorbell.wait(timeout)
+            _sleepers += 1
+            try:
+                _doorbell.wait(timeout)
+            finally:
+                _sleepers -= 1
         return _rings
 
 
