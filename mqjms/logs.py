@@ -368,7 +368,11 @@ def _renderer(fmt: str | None, *, given: bool = True) -> structlog.typing.Proces
         _warn_setting(FORMAT_ENV, chosen, f"is not a log format ({', '.join(_FORMATS)})")
     if chosen == "json":
         return structlog.processors.JSONRenderer()
-    return structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    if sys.stderr.isatty():
+        return structlog.dev.ConsoleRenderer(colors=True)
+    from mqjms.plain_console import PlainConsoleRenderer  # the same lines, without colours
+
+    return PlainConsoleRenderer()
 
 
 @cache
