@@ -412,8 +412,11 @@ class _StderrPrinter:
         # a terminal gone (EIO), a closed stream: a log line that cannot be written must
         # not fail the work it tells of
         with self._lock, contextlib.suppress(OSError, ValueError):
-            stream = sys.stderr  # what print(message, flush=True) writes, in one write
-            stream.write(f"{message}\n")
+            stream = sys.stderr
+            if stream is None:  # no stderr (a detached process): where print would write
+                print(message, file=stream, flush=True)
+                return
+            stream.write(f"{message}\n")  # what print(message, flush=True) writes, at once
             stream.flush()
 
     log = debug = info = warn = warning = error = err = critical = fatal = exception = msg

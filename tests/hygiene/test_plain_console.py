@@ -99,3 +99,21 @@ def test_mqjms_renders_its_plain_lines_with_it(monkeypatch: pytest.MonkeyPatch) 
         logs.reset()
     line = stream.getvalue()
     assert line.endswith(" [warning  ] poison.moved                   queue=Q reason='a b'\n")
+
+
+def test_a_process_without_stderr_logs_where_print_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mqjms's printer writes a line in one write; with no ``sys.stderr`` at all (a
+    detached process) it goes where ``print`` sends it, standard output, and never fails
+    the work it tells of."""
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    printer = logs._StderrPrinter("mqjms.test")
+    monkeypatch.setattr(sys, "stderr", None)
+    printer.msg("poison.moved queue=Q")
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    printer.msg("message.backed_out queue=Q")
+    assert out.getvalue() == "poison.moved queue=Q\n"
+    assert stream.getvalue() == "message.backed_out queue=Q\n"
