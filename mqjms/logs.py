@@ -304,11 +304,14 @@ class MqjmsLogger:
         return _library_logger(_level_for(self._name, LIBRARY_LEVEL), os.environ.get(FORMAT_ENV))
 
     def _log(self, level: int, method: str, event: str, args: Any, kw: Any) -> Any:
-        if not _structlog_configured() and level < _LEVELS.get(
-            _level_for(self._name, LIBRARY_LEVEL).upper(), WARNING
-        ):
-            return None  # below mqjms's quiet default: nothing to render, structlog untouched
-        return getattr(self._target(), method)(event, *args, **kw)
+        if _structlog_configured():
+            target = self._proxy if self._proxy is not None else self._target()
+        else:
+            named = _level_for(self._name, LIBRARY_LEVEL)
+            if level < _LEVELS.get(named.upper(), WARNING):
+                return None  # below mqjms's quiet default: nothing to render, structlog untouched
+            target = _library_logger(named, os.environ.get(FORMAT_ENV))
+        return getattr(target, method)(event, *args, **kw)
 
     def bind(self, **context: Any) -> Any:
         """A logger with ``context`` on every event, under today's configuration."""
@@ -368,7 +371,11 @@ def _renderer(fmt: str | None, *, given: bool = True) -> structlog.typing.Proces
         _warn_setting(FORMAT_ENV, chosen, f"is not a log format ({', '.join(_FORMATS)})")
     if chosen == "json":
         return structlog.processors.JSONRenderer()
-    return structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    if sys.stderr.isatty():
+        return structlog.dev.ConsoleRenderer(colors=True)
+    from mqjms.plain_console import PlainConsoleRenderer  # the same lines, without colours
+
+    return PlainConsoleRenderer()
 
 
 @cache
@@ -405,6 +412,11 @@ class _StderrPrinter:
         # a terminal gone (EIO), a closed stream: a log line that cannot be written must
         # not fail the work it tells of
         with self._lock, contextlib.suppress(OSError, ValueError):
-            print(message, file=sys.stderr, flush=True)
+            stream = sys.stderr
+            if stream is None:  # no stderr (a detached process): where print would write
+                print(message, file=stream, flush=True)
+                return
+            stream.write(f"{message}\n")  # what print(message, flush=True) writes, at once
+            stream.flush()
 
     log = debug = info = warn = warning = error = err = critical = fatal = exception = msg

@@ -85,9 +85,21 @@ def _formatted(exc: BaseException) -> str:
     failure)."""
     import traceback
 
+    if _unchained(exc):
+        # its frames without their column positions from the start (each is looked up in
+        # the frame's code, to be dropped), then the exception's own lines: the same text
+        stack = traceback.StackSummary.extract(traceback.walk_tb(exc.__traceback__))
+        head = ["Traceback (most recent call last):\n", *stack.format()] if stack else []
+        return "".join([*head, *traceback.format_exception_only(exc)])
     report = traceback.TracebackException.from_exception(exc)
     _without_carets(report)
     return "".join(report.format())
+
+
+def _unchained(exc: BaseException) -> bool:
+    """Whether ``exc`` is printed alone: no cause, no context shown, not a group."""
+    shown_context = exc.__context__ is not None and not exc.__suppress_context__
+    return exc.__cause__ is None and not shown_context and not isinstance(exc, BaseExceptionGroup)
 
 
 def _without_carets(report: object) -> None:

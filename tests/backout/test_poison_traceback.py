@@ -73,3 +73,65 @@ def test_a_chain_of_thousands_of_exceptions_is_formatted() -> None:
     # too long to log whole: its end, which names the exception raised, is kept
     assert len(text) == MAX_TRACEBACK_LENGTH and text.startswith("…")
     assert text.endswith("RuntimeError: link 2999\n")
+
+
+def _full_report(exc: BaseException) -> str:
+    """What the move logged before an exception alone took a shorter way: the whole
+    report, its column positions dropped."""
+    from mqjms.backout.failure import _without_carets
+
+    report = traceback.TracebackException.from_exception(exc)
+    _without_carets(report)
+    return "".join(report.format())
+
+
+def _recurse(n: int) -> None:
+    if n:
+        _recurse(n - 1)
+    raise ValueError("deep")
+
+
+def _caught(fn: object, *args: object) -> BaseException:
+    try:
+        fn(*args)  # type: ignore[operator]
+    except BaseException as exc:
+        return exc
+    raise AssertionError("no exception")
+
+
+def _noted() -> None:
+    exc = KeyError("sku")
+    exc.add_note("while pricing order 7")
+    raise exc
+
+
+def _suppressed() -> None:
+    try:
+        {}["x"]
+    except KeyError:
+        raise ValueError("no such sku") from None
+
+
+def _unprintable() -> None:
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    raise Unprintable
+
+
+def test_an_exception_alone_reads_as_the_whole_report() -> None:
+    """An exception without a chain is formatted from its frames without their column
+    positions (cheaper): the same text as the whole report without its carets."""
+    cases = [
+        _caught(_listener, {"order": Order()}),  # a caret under this frame
+        _caught(_recurse, 40),  # repeated frames: "[Previous line repeated ...]"
+        _caught(_noted),
+        _caught(_suppressed),  # raise ... from None: its context is not shown
+        _caught(_unprintable),
+        _caught(compile, "x = (", "<order>", "exec"),  # a SyntaxError's own lines
+        _caught(exec, "def f():\n    return 1 / 0\nf()"),  # a frame without source lines
+        ValueError("never raised"),  # no traceback at all
+    ]
+    for exc in cases:
+        assert Failure.from_exception(exc, "app.listener", "Q").traceback == _full_report(exc)
