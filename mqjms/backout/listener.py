@@ -23,6 +23,7 @@ The listener's extras, kept here rather than in the loop:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple, Protocol
 
 from mqjms.logs import get_logger
@@ -32,9 +33,10 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection, Handle, SyncpointPut
 
 from .attributes import BackoutAttributes
-from .events import DeliveryStyle, PoisonEvent, PoisonHook, PoisonOutcome
+from .events import DeliveryStyle, PoisonEvent, PoisonHook
 from .failure import Failure, FailureMemory
 from .handler import PoisonHandler
+from .requeue_end import end_requeue, ending
 
 log = get_logger("mqjms.backout")
 
@@ -232,14 +234,9 @@ class ListenerPoisonFlow:
         event = self.handler.requeue(
             conn, handle.resolved_name, md, data, attrs, style=self.style, failure=failure
         )
-        if event.outcome is PoisonOutcome.REQUEUE_FAILED:
-            # seed 002 async: "If the attempt to put the message to the dead letter queue
-            # fails for some reason, the IBM MQ classes for JMS returns the message to the
-            # input queue."
-            conn.backout()
-            if failure is not None:
-                self.failures.remember(md.MsgId, failure, md.BackoutCount, md.PutDate + md.PutTime)
-            event = self.handler.returned(event)
-        else:
-            conn.commit()
-        return self.handler.completed(event, self.hooks, **self._context)
+        remember = None  # a returned message keeps its failure for its next delivery
+        if failure is not None:
+            remember = partial(
+                self.failures.remember, md.MsgId, failure, md.BackoutCount, md.PutDate + md.PutTime
+            )
+        return end_requeue(self.handler, event, ending(conn, remember), self.hooks, **self._context)

@@ -39,6 +39,7 @@ from mqjms.semantics import Connection, Handle
 
 from .events import DeliveryStyle, PoisonEvent, PoisonOutcome
 from .handler import PoisonHandler
+from .requeue_end import end_requeue, ending
 
 log = get_logger("mqjms.backout")
 
@@ -136,11 +137,8 @@ class MQIPoisonFlow:
             self._pending.append(event)
             self.handler.pending(event)
             return event
-        if failed:
-            self.conn.backout()  # the message stays on the input queue, BackoutCount + 1
-            return self.handler.completed(self.handler.returned(event))
-        self.conn.commit()
-        return self.handler.completed(event)
+        # a backout leaves the message on the input queue, BackoutCount + 1
+        return end_requeue(self.handler, event, ending(self.conn))
 
     def _deliver_unplaced(self, event: PoisonEvent, why: str) -> None:
         log.error(

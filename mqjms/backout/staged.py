@@ -21,9 +21,10 @@ from mqjms.mq.md import MQMD
 from mqjms.semantics import Connection
 
 from .attributes import BackoutAttributes
-from .events import DeliveryStyle, PoisonEvent, PoisonHook, PoisonOutcome
+from .events import DeliveryStyle, PoisonEvent, PoisonHook
 from .failure import Failure
 from .handler import PoisonHandler
+from .requeue_end import end_requeue, ending
 
 
 class StagedPoisonFlow:
@@ -72,11 +73,6 @@ class StagedPoisonFlow:
             failure=failure,
             scope=self.scope,
         )
-        if event.outcome is PoisonOutcome.REQUEUE_FAILED:
-            conn.backout()
-            if give_back is not None:
-                give_back()
-            event = self.handler.returned(event)
-        else:
-            conn.commit()
-        return self.handler.completed(event, self.hooks, **self._context)
+        return end_requeue(
+            self.handler, event, ending(conn, give_back), self.hooks, **self._context
+        )
