@@ -28,6 +28,8 @@ segmented (its 2030 or 2031 stands, :mod:`.putting`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
 from mqjms.mq import constants as C
@@ -177,20 +179,21 @@ def put_segmented(
     size = max(size, 1)
     first: MQMD | None = None
     try:
-        for start in range(0, len(data), size):
-            part = md.copy()
-            part.Offset = md.Offset + start
-            last = start + size >= len(data)
-            part.MsgFlags |= SEGMENTED if last else CMQC.MQMF_SEGMENT
-            put = conn.put(
-                target,
-                part,
-                data[start : start + size],
-                syncpoint=True,
-                context=context,
-                new_msg_id=new_msg_id,
-            )
-            first = first or put
+        with _one_trigger_event(conn):
+            for start in range(0, len(data), size):
+                part = md.copy()
+                part.Offset = md.Offset + start
+                last = start + size >= len(data)
+                part.MsgFlags |= SEGMENTED if last else CMQC.MQMF_SEGMENT
+                put = conn.put(
+                    target,
+                    part,
+                    data[start : start + size],
+                    syncpoint=True,
+                    context=context,
+                    new_msg_id=new_msg_id,
+                )
+                first = first or put
         if not syncpoint:
             conn.commit()
     except BaseException:
@@ -198,6 +201,15 @@ def put_segmented(
         raise
     assert first is not None
     return first
+
+
+def _one_trigger_event(conn: Connection) -> AbstractContextManager[None]:
+    """Seed 003 note 2: the segments of one MQPUT are one trigger event, where the
+    transport triggers itself (the embedded queue manager: ``one_trigger_event``)."""
+    event: Callable[[], AbstractContextManager[None]] | None = getattr(
+        conn, "one_trigger_event", None
+    )
+    return event() if event is not None else nullcontext()
 
 
 def _browse(

@@ -43,6 +43,7 @@ def put_message(
     by_application: bool = False,
     route: remote.Route | None = None,
     dead_letter_triggers: bool = True,
+    triggered: set[str] | None = None,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
     once when None), with the trigger messages it causes; returns the MQMD as put.
@@ -53,6 +54,9 @@ def put_message(
 
     The MQMD keeps the putter's Priority; where the message is placed, and what trigger
     conditions compare with TRIGMPRI, is :func:`~mqjms.semantics.put.queue_priority`.
+
+    ``triggered``: the queues a trigger message was already written for by the other puts
+    of one trigger event (a message the queue manager segments), which write no other.
     """
     if named.qtype == MODEL:
         raise failed(
@@ -91,11 +95,13 @@ def put_message(
             "(put non-persistent, or use a model queue with DEFTYPE(PERMDYN))",
         )
     priority = queue_priority(md, base)
-    if base.attrs.get("TRIGGER"):
+    if base.attrs.get("TRIGGER") and not (triggered is not None and base.name in triggered):
         decided = triggers.on_put(
             tx, base.name, base.attrs, priority, uow, survives_backout=release_on_backout
         )
         write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
+        if decided and triggered is not None:
+            triggered.add(base.name)
     row_id = messages.insert(
         tx.db,
         base.name,
