@@ -4,9 +4,6 @@ commit makes it durable)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
@@ -15,31 +12,17 @@ from mqjms.semantics.emulated import PutRequest
 from mqjms.semantics.put import priority_warning, set_context
 
 from . import catalog, queues, remote, reporting
-from .connection_state import ConnectionState
 from .failures import StorageError, translating
 from .getting import NeedsDurability
 from .transaction import Transaction
+from .trigger_events import TriggerEvents
 
 log = get_logger("mqjms.qmgr")
 
 
 @translating
-class Putting(ConnectionState):
+class Putting(TriggerEvents):
     """MQPUT and MQPUT1."""
-
-    #: While :meth:`one_trigger_event` is under way: the queues its puts have triggered.
-    _event_triggered: set[str] | None = None
-
-    @contextmanager
-    def one_trigger_event(self) -> Iterator[None]:
-        """The puts made inside are one trigger event: at most one trigger message per
-        queue. Seed 003 note 2: a message the queue manager segments during MQPUT "causes
-        only one trigger event to be processed when it is first MQPUT and segmented"."""
-        self._event_triggered = set()
-        try:
-            yield
-        finally:
-            self._event_triggered = None
 
     def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
         self._refuse_if_read_only("no message can be put")
@@ -127,7 +110,7 @@ class Putting(ConnectionState):
             new_msg_id=request.new_msg_id,
             by_application=True,
             route=route,
-            triggered=self._event_triggered,
+            triggered=self._event_triggers,
         )
         if stored.Report & C.MQRO_COA_MASK and base.attrs.get("USAGE") != "XMITQ":
             # on its queue now (a transmission queue, remote queues' way, is not where it

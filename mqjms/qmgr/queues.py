@@ -43,7 +43,7 @@ def put_message(
     by_application: bool = False,
     route: remote.Route | None = None,
     dead_letter_triggers: bool = True,
-    triggered: set[str] | None = None,
+    triggered: dict[str, list[triggers.TriggerMessage]] | None = None,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
     once when None), with the trigger messages it causes; returns the MQMD as put.
@@ -55,8 +55,9 @@ def put_message(
     The MQMD keeps the putter's Priority; where the message is placed, and what trigger
     conditions compare with TRIGMPRI, is :func:`~mqjms.semantics.put.queue_priority`.
 
-    ``triggered``: the queues a trigger message was already written for by the other puts
-    of one trigger event (a message the queue manager segments), which write no other.
+    ``triggered``: the trigger messages of the puts of one trigger event (a message the
+    queue manager segments, :mod:`.trigger_events`), by queue: kept there, not written,
+    and only the first put's that decided any for the queue.
     """
     if named.qtype == MODEL:
         raise failed(
@@ -99,9 +100,10 @@ def put_message(
         decided = triggers.on_put(
             tx, base.name, base.attrs, priority, uow, survives_backout=release_on_backout
         )
-        write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
-        if decided and triggered is not None:
-            triggered.add(base.name)
+        if triggered is None:
+            write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
+        elif decided:
+            triggered[base.name] = decided
     row_id = messages.insert(
         tx.db,
         base.name,

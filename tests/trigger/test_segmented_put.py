@@ -11,7 +11,7 @@ import mqjms.pymqi as pymqi
 from mqjms.mq import MQMD
 from mqjms.mqi import routing
 from mqjms.qmgr import QMConnection, QueueManager
-from tests.trigger.trigger_helpers import APPQ, Monitor, define_triggered, depth
+from tests.trigger.trigger_helpers import APPQ, Monitor, attr, define_triggered, depth
 
 CMQC = pymqi.CMQC
 MAXMSGL = 20  # a 70-byte message allowing segmentation is put as 4 segments
@@ -70,3 +70,19 @@ def test_segments_put_by_a_program_are_individual_messages_for_triggering(
         md = MQMD(Version=2, GroupId=group, Offset=offset, MsgFlags=flags)
         app.put(APPQ, md, b"part")
     assert monitor.queues() == [APPQ, APPQ]
+
+
+@pytest.mark.parametrize("trigtype", ["EVERY", "FIRST", "DEPTH"])
+def test_a_segmented_put_that_fails_part_way_is_no_trigger_event(
+    tqm: QueueManager, monitor: Monitor, program: object, trigtype: str
+) -> None:
+    # seed 003 note 2: "If WebSphere MQ segments a message during MQPUT, a trigger event
+    # will not be processed until all the segments have been successfully placed on the
+    # queue": the third of four segments finds the queue full, nothing is placed
+    define_triggered(tqm, trigtype=trigtype, MAXMSGL=MAXMSGL, TRIGDPTH=2, MAXDEPTH=2)
+    with pytest.raises(pymqi.MQMIError) as failure:
+        put_segmented(program)
+    assert failure.value.reason == CMQC.MQRC_Q_FULL
+    assert depth(tqm, APPQ) == 0
+    assert monitor.queues() == []
+    assert attr(tqm, APPQ, "TRIGGER") is True  # no DEPTH event switched triggering off
