@@ -28,14 +28,13 @@ segmented (its 2030 or 2031 stands, :mod:`.putting`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Browse, Connection, Context, Handle
+from mqjms.semantics.contract import one_trigger_event
 
 from . import groups
 
@@ -179,7 +178,7 @@ def put_segmented(
     size = max(size, 1)
     first: MQMD | None = None
     try:
-        with _one_trigger_event(conn):
+        with one_trigger_event(conn):  # seed 003 note 2
             for start in range(0, len(data), size):
                 part = md.copy()
                 part.Offset = md.Offset + start
@@ -201,15 +200,6 @@ def put_segmented(
         raise
     assert first is not None
     return first
-
-
-def _one_trigger_event(conn: Connection) -> AbstractContextManager[None]:
-    """Seed 003 note 2: the segments of one MQPUT are one trigger event, where the
-    transport triggers itself (the embedded queue manager: ``one_trigger_event``)."""
-    event: Callable[[], AbstractContextManager[None]] | None = getattr(
-        conn, "one_trigger_event", None
-    )
-    return event() if event is not None else nullcontext()
 
 
 def _browse(

@@ -11,6 +11,8 @@ import mqjms.pymqi as pymqi
 from mqjms.mq import MQMD
 from mqjms.mqi import routing
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import Capability, ConnectionWrapper
+from mqjms.semantics.contract import one_trigger_event
 from tests.trigger.trigger_helpers import APPQ, Monitor, attr, define_triggered, depth
 
 CMQC = pymqi.CMQC
@@ -86,3 +88,20 @@ def test_a_segmented_put_that_fails_part_way_is_no_trigger_event(
     assert depth(tqm, APPQ) == 0
     assert monitor.queues() == []
     assert attr(tqm, APPQ, "TRIGGER") is True  # no DEPTH event switched triggering off
+
+
+def test_one_trigger_event_reaches_through_a_connection_wrapper(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2, as the contract offers it (Capability.ONE_TRIGGER_EVENT): the puts
+    # made in the block are one event, also through a wrapper; outside it each is its own
+    define_triggered(tqm, trigtype="EVERY")
+    wrapped = ConnectionWrapper(app)
+    assert Capability.ONE_TRIGGER_EVENT in wrapped.capabilities
+    with one_trigger_event(wrapped):
+        for _ in range(3):
+            wrapped.put(APPQ, MQMD(), b"part", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == [APPQ]
+    wrapped.put(APPQ, MQMD(), b"alone")
+    assert monitor.queues() == [APPQ]
