@@ -4,6 +4,8 @@ commit makes it durable)."""
 
 from __future__ import annotations
 
+import time
+
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
@@ -14,6 +16,7 @@ from mqjms.semantics.put import priority_warning, set_context
 from . import catalog, queues, remote, reporting
 from .failures import StorageError, translating
 from .getting import NeedsDurability
+from .messages import expires_at
 from .transaction import Transaction
 from .trigger_events import TriggerEvents
 
@@ -59,7 +62,7 @@ class Putting(TriggerEvents):
             if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
                 self._defpsist[name] = persistent
             if request.syncpoint:
-                self._uow.put(persistent)
+                self._uow.put(persistent, expires_at(result.Expiry, time.time()))
         self._warn_if(name, result)
         return result
 
