@@ -34,6 +34,7 @@ from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
 from mqjms.mqi.constants import CMQC
 from mqjms.semantics import Browse, Connection, Context, Handle
+from mqjms.semantics.contract import one_trigger_event
 
 from . import groups
 
@@ -177,20 +178,21 @@ def put_segmented(
     size = max(size, 1)
     first: MQMD | None = None
     try:
-        for start in range(0, len(data), size):
-            part = md.copy()
-            part.Offset = md.Offset + start
-            last = start + size >= len(data)
-            part.MsgFlags |= SEGMENTED if last else CMQC.MQMF_SEGMENT
-            put = conn.put(
-                target,
-                part,
-                data[start : start + size],
-                syncpoint=True,
-                context=context,
-                new_msg_id=new_msg_id,
-            )
-            first = first or put
+        with one_trigger_event(conn):  # seed 003 note 2
+            for start in range(0, len(data), size):
+                part = md.copy()
+                part.Offset = md.Offset + start
+                last = start + size >= len(data)
+                part.MsgFlags |= SEGMENTED if last else CMQC.MQMF_SEGMENT
+                put = conn.put(
+                    target,
+                    part,
+                    data[start : start + size],
+                    syncpoint=True,
+                    context=context,
+                    new_msg_id=new_msg_id,
+                )
+                first = first or put
         if not syncpoint:
             conn.commit()
     except BaseException:

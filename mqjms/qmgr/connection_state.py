@@ -61,6 +61,9 @@ class UnitOfWorkState:
     #: and put in it (see :meth:`note_put`), up to TRACKED + 1 (more: see TRACKED)
     got_ids: list[int] = field(default_factory=list)
     put_ids: list[int] = field(default_factory=list)
+    #: the earliest time a message put in it expires (None: none of them expires): one
+    #: whose expiry ends before MQCMIT is discarded at the commit (seed 004)
+    expires: float | None = None
 
     def got(self, persistent: bool, message_id: int) -> None:
         self.active = self.gets = True
@@ -68,9 +71,11 @@ class UnitOfWorkState:
         if len(self.got_ids) <= TRACKED:
             self.got_ids.append(message_id)
 
-    def put(self, persistent: bool) -> None:
+    def put(self, persistent: bool, expires: float | None = None) -> None:
         self.active = self.puts = True
         self.durable = self.durable or persistent
+        if expires is not None and (self.expires is None or expires < self.expires):
+            self.expires = expires
 
     def note_put(self, message_id: int) -> None:
         """A message was stored in this unit of work (by any put of the connection: its
@@ -90,6 +95,7 @@ class UnitOfWorkState:
         self.active = self.gets = self.puts = self.durable = self.retains = False
         self.got_ids = []
         self.put_ids = []
+        self.expires = None
 
     def copy(self) -> UnitOfWorkState:
         return UnitOfWorkState(
@@ -100,6 +106,7 @@ class UnitOfWorkState:
             self.retains,
             list(self.got_ids),
             list(self.put_ids),
+            self.expires,
         )
 
     def restore(self, saved: UnitOfWorkState) -> None:
@@ -112,6 +119,7 @@ class UnitOfWorkState:
         )
         self.got_ids = list(saved.got_ids)
         self.put_ids = list(saved.put_ids)
+        self.expires = saved.expires
 
 
 class Session:

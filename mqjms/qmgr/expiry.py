@@ -109,6 +109,23 @@ def scan(tx: Transaction, queue: str | None = None, limit: int = DISCARD_BATCH) 
     return len(expired)
 
 
+def discard_expired_puts(tx: Transaction, row_ids: Sequence[int] | None) -> None:
+    """Seed 004: "the expiry interval of a message put under syncpoint starts when it is
+    put, not when the syncpoint is committed"; one whose interval ended before the commit
+    is discarded at the commit (with its report), not left for a get to meet. ``row_ids``:
+    the messages the unit of work put, None when it put too many to track (then the
+    expired messages of every queue are discarded, a scan's batch)."""
+    if row_ids is None:
+        scan(tx)
+        return
+    sql = (
+        f"SELECT {messages.HEADER_COLUMNS} FROM messages WHERE id IN"
+        f" ({', '.join('?' * len(row_ids))}) AND expires IS NOT NULL AND state = ?"
+    )
+    found = [messages.from_row(r) for r in tx.db.execute(sql, [*row_ids, store.AVAILABLE])]
+    discard(tx, [m for m in found if messages.is_expired(m.expires, tx.now)], bodies_read=False)
+
+
 def scan_all(
     open_tx: Callable[[], AbstractContextManager[Transaction]],
     queue: str | None,

@@ -4,6 +4,8 @@ commit makes it durable)."""
 
 from __future__ import annotations
 
+import time
+
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
@@ -12,16 +14,17 @@ from mqjms.semantics.emulated import PutRequest
 from mqjms.semantics.put import priority_warning, set_context
 
 from . import catalog, queues, remote, reporting
-from .connection_state import ConnectionState
 from .failures import StorageError, translating
 from .getting import NeedsDurability
+from .messages import expires_at
 from .transaction import Transaction
+from .trigger_events import TriggerEvents
 
 log = get_logger("mqjms.qmgr")
 
 
 @translating
-class Putting(ConnectionState):
+class Putting(TriggerEvents):
     """MQPUT and MQPUT1."""
 
     def _put(self, name: str, md: MQMD, data: bytes, request: PutRequest) -> MQMD:
@@ -59,7 +62,7 @@ class Putting(ConnectionState):
             if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
                 self._defpsist[name] = persistent
             if request.syncpoint:
-                self._uow.put(persistent)
+                self._uow.put(persistent, expires_at(result.Expiry, time.time()))
         self._warn_if(name, result)
         return result
 
@@ -110,6 +113,7 @@ class Putting(ConnectionState):
             new_msg_id=request.new_msg_id,
             by_application=True,
             route=route,
+            triggered=self._event_triggers,
         )
         if stored.Report & C.MQRO_COA_MASK and base.attrs.get("USAGE") != "XMITQ":
             # on its queue now (a transmission queue, remote queues' way, is not where it

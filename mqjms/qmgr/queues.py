@@ -43,6 +43,7 @@ def put_message(
     by_application: bool = False,
     route: remote.Route | None = None,
     dead_letter_triggers: bool = True,
+    triggered: dict[str, list[triggers.TriggerMessage]] | None = None,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
     once when None), with the trigger messages it causes; returns the MQMD as put.
@@ -53,6 +54,10 @@ def put_message(
 
     The MQMD keeps the putter's Priority; where the message is placed, and what trigger
     conditions compare with TRIGMPRI, is :func:`~mqjms.semantics.put.queue_priority`.
+
+    ``triggered``: the trigger messages of the puts of one trigger event (a message the
+    queue manager segments, :mod:`.trigger_events`), by queue: kept there, not written,
+    and only the first put's that decided any for the queue.
     """
     if named.qtype == MODEL:
         raise failed(
@@ -91,11 +96,14 @@ def put_message(
             "(put non-persistent, or use a model queue with DEFTYPE(PERMDYN))",
         )
     priority = queue_priority(md, base)
-    if base.attrs.get("TRIGGER"):
+    if base.attrs.get("TRIGGER") and not (triggered is not None and base.name in triggered):
         decided = triggers.on_put(
             tx, base.name, base.attrs, priority, uow, survives_backout=release_on_backout
         )
-        write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
+        if triggered is None:
+            write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
+        elif decided:
+            triggered[base.name] = decided
     row_id = messages.insert(
         tx.db,
         base.name,

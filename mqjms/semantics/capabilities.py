@@ -46,6 +46,9 @@ class Capability(StrEnum):
     # conn.interrupt_wait() (InterruptsWait), from another thread: the get with wait the
     # connection is in returns no message now (a worker's stop need not poll)
     INTERRUPT_WAIT = "interrupt_wait"
+    # conn.one_trigger_event() (MakesOneTriggerEvent): the puts made inside it are one
+    # trigger event, as the segments the queue manager makes of one MQPUT (seed 003 note 2)
+    ONE_TRIGGER_EVENT = "one_trigger_event"
     # queue kinds
     ALIAS_QUEUES = "alias"  # QALIAS resolves to its TARGET (MQOPEN, MQPUT1, MQINQ)
     MODEL_QUEUES = "model"  # opening a QMODEL creates a dynamic queue

@@ -17,6 +17,7 @@ MQ rules they emulate through the rest of :mod:`mqjms.semantics`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Protocol, cast, runtime_checkable
@@ -393,6 +394,24 @@ def interrupt_wait(conn: Connection) -> bool:
         return False
     cast(InterruptsWait, conn).interrupt_wait()
     return True
+
+
+class MakesOneTriggerEvent(Protocol):
+    """The call a connection declaring :attr:`Capability.ONE_TRIGGER_EVENT` has."""
+
+    def one_trigger_event(self) -> AbstractContextManager[None]:
+        """A block whose puts are one trigger event: at most one trigger message per
+        queue, written once the block ends without an error."""
+        ...
+
+
+def one_trigger_event(conn: Connection) -> AbstractContextManager[None]:
+    """The puts made in the block are one trigger event where ``conn``'s transport
+    triggers itself (:attr:`Capability.ONE_TRIGGER_EVENT`); a block like any other where
+    it does not (IBM MQ segments a message itself, a STOMP broker does not trigger)."""
+    if Capability.ONE_TRIGGER_EVENT not in conn.capabilities:
+        return nullcontext()
+    return cast(MakesOneTriggerEvent, conn).one_trigger_event()
 
 
 def put_warning(conn: Connection, *, no_subs_matched: bool = False) -> MQError | None:

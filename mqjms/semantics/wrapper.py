@@ -11,6 +11,7 @@ must not offer a capability narrows :attr:`capabilities`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import cast
 
 from mqjms.mq import constants as C
@@ -29,6 +30,7 @@ from .contract import (
     Handle,
     InterruptsWait,
     LocksMessages,
+    MakesOneTriggerEvent,
     Reserves,
     ResolvesPuts,
     SyncpointPut,
@@ -169,6 +171,11 @@ class ConnectionWrapper:
         """End the wrapped connection's get with wait (:attr:`Capability.INTERRUPT_WAIT`)."""
         self._require(Capability.INTERRUPT_WAIT)
         cast(InterruptsWait, self.inner).interrupt_wait()
+
+    def one_trigger_event(self) -> AbstractContextManager[None]:
+        """The wrapped connection's trigger event (:attr:`Capability.ONE_TRIGGER_EVENT`)."""
+        self._require(Capability.ONE_TRIGGER_EVENT)
+        return cast(MakesOneTriggerEvent, self.inner).one_trigger_event()
 
     @property
     def last_warning(self) -> MQError | None:

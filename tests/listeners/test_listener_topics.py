@@ -127,3 +127,31 @@ def test_a_topic_listener_with_a_selector_gets_only_what_it_selects(mq, make_wor
         app.listener(topic="lt/sel", selector="qty >=")(big)
     with pytest.raises(ValueError, match="topic="):
         app.listener("Q", selector="qty > 1")(big)
+
+
+def test_a_non_durable_topic_listener_moves_poison_to_the_boqname_of_mndurmdl(
+    mq, make_worker, seen
+) -> None:
+    # seed 002: "For non-durable subscriptions, the model queue that is used is specified by
+    # the MNDURMDL attribute": its BOTHRESH and BOQNAME, not MDURMDL's, decide
+    mq.define_model("LT.DMODEL", BOTHRESH=5, BOQNAME="LT.DBOQ", DEFTYPE="PERMDYN")
+    mq.define_model("LT.NMODEL", BOTHRESH=2, BOQNAME="LT.NBOQ")
+    mq.define_topic("LT.ORDERS", "lt", MDURMDL="LT.DMODEL", MNDURMDL="LT.NMODEL")
+    mq.define_queue("LT.DBOQ")
+    mq.define_queue("LT.NBOQ")
+    app = make_worker()
+
+    @app.listener(topic="lt/orders/#")
+    def ship(msg: mqjms.Message) -> None:
+        seen.add(msg.body)
+        if msg.body == "bad":
+            raise ValueError("cannot ship")
+
+    with app:
+        wait_for(lambda: all(a.source for a in app.activity()), what="subscribed")
+        mq.publish("lt/orders/2", "bad")
+        wait_for(lambda: mq.depth("LT.NBOQ") + mq.depth("LT.DBOQ") == 1, what="moved")
+    assert mq.depth("LT.NBOQ") == 1 and mq.depth("LT.DBOQ") == 0
+    assert seen.items.count("bad") == 2  # BackoutCount 0 and 1 delivered, 2 >= BOTHRESH
+    [moved] = mq.browse("LT.NBOQ")
+    assert moved.md.BackoutCount == 0

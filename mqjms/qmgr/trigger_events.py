@@ -1,0 +1,51 @@
+"""Puts that are one trigger event (seed 003 note 2): the segments the queue manager makes
+of one MQPUT. "A trigger event will not be processed until all the segments have been
+successfully placed on the queue", and the logical message "causes only one trigger event
+to be processed when it is first MQPUT and segmented".
+
+Each segment's put decides its trigger messages as any put does (the counts as the
+segment finds them: the first of a FIRST queue's segments finds it empty), but while the
+event is under way they are only kept, the first decision per queue; the others write
+none. Once every segment is placed they are written, in the connection's unit of work
+like the segments; a segmented put that fails writes none.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .connection_state import ConnectionState
+from .failures import database_file, translate
+from .queues import write_trigger_messages
+from .triggers import TriggerMessage
+
+
+class TriggerEvents(ConnectionState):
+    """:meth:`one_trigger_event` for the embedded queue manager's connections."""
+
+    #: While :meth:`one_trigger_event` is under way: each queue's trigger messages, as
+    #: decided by the first of its puts that caused any.
+    _event_triggers: dict[str, list[TriggerMessage]] | None = None
+
+    @contextmanager
+    def one_trigger_event(self) -> Iterator[None]:
+        """The puts made inside are one trigger event: at most one trigger message per
+        queue, written when the block ends without an error."""
+        pending: dict[str, list[TriggerMessage]] = {}
+        self._event_triggers = pending
+        try:
+            yield
+        finally:
+            self._event_triggers = None
+        if pending:
+            self._write_event_triggers(pending)
+
+    def _write_event_triggers(self, pending: dict[str, list[TriggerMessage]]) -> None:
+        try:
+            with self._session(), self._writing(durable=False, putting=True) as tx:
+                for decided in pending.values():
+                    write_trigger_messages(tx, decided)
+        except sqlite3.Error as exc:
+            raise translate(exc, database_file(self)) from exc

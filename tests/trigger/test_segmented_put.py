@@ -1,0 +1,107 @@
+"""Seed 003 note 2: a message the queue manager segments during MQPUT is one trigger event;
+the segments already on a queue are individual messages for triggering."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import mqjms.pymqi as pymqi
+from mqjms.mq import MQMD
+from mqjms.mqi import routing
+from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.semantics import Capability, ConnectionWrapper
+from mqjms.semantics.contract import one_trigger_event
+from tests.trigger.trigger_helpers import APPQ, Monitor, attr, define_triggered, depth
+
+CMQC = pymqi.CMQC
+MAXMSGL = 20  # a 70-byte message allowing segmentation is put as 4 segments
+
+
+@pytest.fixture
+def program(tqm: QueueManager, embedded_url: str) -> Iterator[object]:
+    """A pymqi program connected to the test's queue manager."""
+    routing.configure(url=embedded_url)
+    qmgr = pymqi.connect("QM1")
+    yield qmgr
+    qmgr.disconnect()
+    routing.reset()
+
+
+def put_segmented(program: object, syncpoint: bool = False) -> None:
+    queue = pymqi.Queue(program, APPQ, CMQC.MQOO_OUTPUT)
+    md = pymqi.MD(Version=CMQC.MQMD_VERSION_2, MsgFlags=CMQC.MQMF_SEGMENTATION_ALLOWED)
+    options = CMQC.MQPMO_SYNCPOINT if syncpoint else CMQC.MQPMO_NO_SYNCPOINT
+    queue.put(b"x" * 70, md, pymqi.PMO(Options=options))
+    queue.close()
+
+
+@pytest.mark.parametrize("trigtype", ["EVERY", "FIRST", "DEPTH"])
+def test_a_message_segmented_by_the_queue_manager_is_one_trigger_event(
+    tqm: QueueManager, monitor: Monitor, program: object, trigtype: str
+) -> None:
+    # seed 003 note 2: "a single logical message split into three pieces causes only one
+    # trigger event to be processed when it is first MQPUT and segmented"
+    define_triggered(tqm, trigtype=trigtype, MAXMSGL=MAXMSGL, TRIGDPTH=2)
+    put_segmented(program)
+    assert depth(tqm, APPQ) == 4  # four segments, each a message on the queue
+    assert monitor.queues() == [APPQ]
+
+
+def test_the_trigger_event_of_a_segmented_put_waits_for_its_unit_of_work(
+    tqm: QueueManager, monitor: Monitor, program: object
+) -> None:
+    # seed 003 note 2: "a trigger event will not be processed until all the segments have
+    # been successfully placed on the queue" (item 10: under syncpoint, until the commit)
+    define_triggered(tqm, trigtype="EVERY", MAXMSGL=MAXMSGL)
+    put_segmented(program, syncpoint=True)
+    assert monitor.queues() == []
+    program.commit()  # type: ignore[attr-defined]
+    assert monitor.queues() == [APPQ]
+
+
+def test_segments_put_by_a_program_are_individual_messages_for_triggering(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2: "once message segments are on the queue, WebSphere MQ treats them as
+    # individual messages for triggering purposes": each MQPUT of a segment is an event
+    define_triggered(tqm, trigtype="EVERY")
+    group = b"G" * 24
+    for offset, flags in ((0, CMQC.MQMF_SEGMENT), (4, CMQC.MQMF_LAST_SEGMENT)):
+        md = MQMD(Version=2, GroupId=group, Offset=offset, MsgFlags=flags)
+        app.put(APPQ, md, b"part")
+    assert monitor.queues() == [APPQ, APPQ]
+
+
+@pytest.mark.parametrize("trigtype", ["EVERY", "FIRST", "DEPTH"])
+def test_a_segmented_put_that_fails_part_way_is_no_trigger_event(
+    tqm: QueueManager, monitor: Monitor, program: object, trigtype: str
+) -> None:
+    # seed 003 note 2: "If WebSphere MQ segments a message during MQPUT, a trigger event
+    # will not be processed until all the segments have been successfully placed on the
+    # queue": the third of four segments finds the queue full, nothing is placed
+    define_triggered(tqm, trigtype=trigtype, MAXMSGL=MAXMSGL, TRIGDPTH=2, MAXDEPTH=2)
+    with pytest.raises(pymqi.MQMIError) as failure:
+        put_segmented(program)
+    assert failure.value.reason == CMQC.MQRC_Q_FULL
+    assert depth(tqm, APPQ) == 0
+    assert monitor.queues() == []
+    assert attr(tqm, APPQ, "TRIGGER") is True  # no DEPTH event switched triggering off
+
+
+def test_one_trigger_event_reaches_through_a_connection_wrapper(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2, as the contract offers it (Capability.ONE_TRIGGER_EVENT): the puts
+    # made in the block are one event, also through a wrapper; outside it each is its own
+    define_triggered(tqm, trigtype="EVERY")
+    wrapped = ConnectionWrapper(app)
+    assert Capability.ONE_TRIGGER_EVENT in wrapped.capabilities
+    with one_trigger_event(wrapped):
+        for _ in range(3):
+            wrapped.put(APPQ, MQMD(), b"part", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == [APPQ]
+    wrapped.put(APPQ, MQMD(), b"alone")
+    assert monitor.queues() == [APPQ]
