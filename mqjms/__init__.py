@@ -24,7 +24,8 @@ from mqjms._lazy import exports
 
 TYPE_CHECKING = False  # typing's, without importing typing (mypy and IDEs know the name)
 
-# `X as X`: an explicit re-export, as mypy --strict and IDEs need (__all__ is computed)
+# `X as X`: an explicit re-export; __all__ below is a literal list, which is what type
+# checkers read for `from package import *` (a test keeps both in step with _WHERE)
 if TYPE_CHECKING:
     from mqjms import logs as logs  # mqjms.logs.configure(level="INFO")
     from mqjms.backout.events import Outcome as Outcome
@@ -128,4 +129,47 @@ if not TYPE_CHECKING:
         __name__, _WHERE, modules={name: f"mqjms.{name}" for name in _SUBPACKAGES}
     )
 
-__all__ = ["__version__", *(name for names in _WHERE.values() for name in names)]
+__all__ = [
+    "AUTO_ACKNOWLEDGE",
+    "CLIENT_ACKNOWLEDGE",
+    "DEFAULT_PRIORITY",
+    "DEFAULT_TIME_TO_LIVE",
+    "DUPS_OK_ACKNOWLEDGE",
+    "NON_PERSISTENT",
+    "PERSISTENT",
+    "SESSION_TRANSACTED",
+    "TARGET_JMS",
+    "TARGET_MQ",
+    "BytesMessage",
+    "Connection",
+    "ConnectionFactory",
+    "Failure",
+    "IllegalStateException",
+    "InvalidDestinationException",
+    "InvalidSelectorException",
+    "JMSException",
+    "Listener",
+    "MQError",
+    "MapMessage",
+    "Message",
+    "MessageConsumer",
+    "MessageFormatException",
+    "MessageListener",
+    "MessageProducer",
+    "ObjectMessage",
+    "Outcome",
+    "PoisonEvent",
+    "PoisonHandler",
+    "PoisonOutcome",
+    "Queue",
+    "Session",
+    "StreamMessage",
+    "TextMessage",
+    "Topic",
+    "TopicSubscriber",
+    "TriggerMonitor",
+    "Worker",
+    "__version__",
+    "remaining_time_to_live",
+    "send",
+]

@@ -8,9 +8,9 @@ IDEs, and says here where each one lives::
     if not TYPE_CHECKING:
         __getattr__, __dir__ = exports(__name__, {".worker": ("Worker",)})
 
-Its ``__all__`` is either a list (then a plain ``from .worker import Worker`` is exported)
-or computed from the table, and then each import is an explicit re-export,
-``from .worker import Worker as Worker``: strict type checkers read no computed ``__all__``.
+Its ``__all__`` is a literal list of the table's names: type checkers read no computed
+``__all__``, and ``from package import *`` would then define nothing for them (a test keeps
+the list, the imports and the table in step).
 
 A name that is also a submodule's name (``mqjms.listeners.send``) must be imported
 eagerly instead: importing the submodule sets the package attribute to the module, which

@@ -371,11 +371,20 @@ def _renderer(fmt: str | None, *, given: bool = True) -> structlog.typing.Proces
         _warn_setting(FORMAT_ENV, chosen, f"is not a log format ({', '.join(_FORMATS)})")
     if chosen == "json":
         return structlog.processors.JSONRenderer()
-    if sys.stderr.isatty():
+    if _is_terminal(sys.stderr):
         return structlog.dev.ConsoleRenderer(colors=True)
     from mqjms.plain_console import PlainConsoleRenderer  # the same lines, without colours
 
     return PlainConsoleRenderer()
+
+
+def _is_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal; no stream (a detached process) or a closed one
+    is not, rather than a failure of the first log call."""
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 @cache

@@ -4,7 +4,8 @@ from typing import TYPE_CHECKING
 
 from mqjms._lazy import exports
 
-# `X as X`: an explicit re-export, as mypy --strict and IDEs need (__all__ is computed)
+# `X as X`: an explicit re-export; __all__ below is a literal list, which is what type
+# checkers read for `from package import *` (a test keeps both in step with _WHERE)
 if TYPE_CHECKING:
     from .acknowledge import AUTO_ACKNOWLEDGE as AUTO_ACKNOWLEDGE
     from .acknowledge import CLIENT_ACKNOWLEDGE as CLIENT_ACKNOWLEDGE
@@ -85,4 +86,38 @@ _WHERE: dict[str, tuple[str, ...]] = {
 if not TYPE_CHECKING:
     __getattr__, __dir__ = exports(__name__, _WHERE)
 
-__all__ = [name for names in _WHERE.values() for name in names]
+__all__ = [
+    "AUTO_ACKNOWLEDGE",
+    "CLIENT_ACKNOWLEDGE",
+    "DEFAULT_PRIORITY",
+    "DEFAULT_TIME_TO_LIVE",
+    "DUPS_OK_ACKNOWLEDGE",
+    "NON_PERSISTENT",
+    "PERSISTENT",
+    "SESSION_TRANSACTED",
+    "TARGET_JMS",
+    "TARGET_MQ",
+    "BytesMessage",
+    "Connection",
+    "ConnectionFactory",
+    "IllegalStateException",
+    "InvalidDestinationException",
+    "InvalidSelectorException",
+    "JMSException",
+    "MapMessage",
+    "Message",
+    "MessageConsumer",
+    "MessageFormatException",
+    "MessageListener",
+    "MessageProducer",
+    "ObjectMessage",
+    "Queue",
+    "Session",
+    "StreamMessage",
+    "TextMessage",
+    "Topic",
+    "TopicSubscriber",
+    "from_mq",
+    "remaining_time_to_live",
+    "to_mq",
+]

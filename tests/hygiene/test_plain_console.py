@@ -117,3 +117,26 @@ def test_a_process_without_stderr_logs_where_print_would(
     printer.msg("message.backed_out queue=Q")
     assert out.getvalue() == "poison.moved queue=Q\n"
     assert stream.getvalue() == "message.backed_out queue=Q\n"
+
+
+@pytest.mark.parametrize("stderr", ["none", "closed"])
+def test_the_first_log_line_of_a_process_without_a_usable_stderr_does_not_fail(
+    monkeypatch: pytest.MonkeyPatch, stderr: str
+) -> None:
+    """The renderer is chosen at the first log call by asking whether stderr is a
+    terminal: no stderr, or a closed one, is no terminal, and the work goes on."""
+    stream = io.StringIO()
+    if stderr == "closed":
+        stream.close()
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", None if stderr == "none" else stream)
+    logs.reset()
+    logs._processors.cache_clear()  # the renderer is chosen again, with this stderr
+    try:
+        logs.get_logger("mqjms.backout").warning("poison.moved", queue="Q")
+    finally:
+        logs.reset()
+        logs._processors.cache_clear()
+    if stderr == "none":
+        assert "poison.moved" in out.getvalue()
