@@ -54,7 +54,10 @@ def group_id(stored: bytes) -> bytes:
     """The GroupId of a stored MQMD (SQL: ``mq_group_id(md)``, which every connection of
     :func:`.store.connect_db` has): a get by GroupId compares it, groups being too rare for
     an index."""
-    return (stored if stored[:1] != _DEFLATED else _inflate(stored))[_GROUP_ID]
+    if stored[:1] != _DEFLATED:
+        return stored[_GROUP_ID]
+    inflated = _inflated.get(stored)  # a scan by GroupId reads many rows: it fills nothing
+    return (inflated if inflated is not None else _decompressed(stored))[_GROUP_ID]
 
 
 def unpack(stored: bytes, msg_id: bytes, correl_id: bytes) -> bytes:
@@ -68,10 +71,14 @@ def unpack(stored: bytes, msg_id: bytes, correl_id: bytes) -> bytes:
 def _inflate(stored: bytes) -> bytes:
     inflated = _inflated.get(stored)
     if inflated is None:
-        inflated = zlib.decompressobj(_WBITS, _TEMPLATE).decompress(stored[1:])
+        inflated = _decompressed(stored)
         _make_room()
         _inflated[stored] = inflated  # not the other way: pack deflates what it stores
     return inflated
+
+
+def _decompressed(stored: bytes) -> bytes:
+    return zlib.decompressobj(_WBITS, _TEMPLATE).decompress(stored[1:])
 
 
 def _remember(blanked: bytes, stored: bytes) -> None:

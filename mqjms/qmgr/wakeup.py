@@ -9,6 +9,7 @@ waiter wakes at once. Writers in other processes ring it through this process's 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
@@ -53,3 +54,14 @@ def wait(seen: int, timeout: float, until: Callable[[], bool] | None = None) -> 
 def rings() -> int:
     """How many times the doorbell has rung: read it before looking, wait on it after."""
     return _rings
+
+
+def _reset_in_child() -> None:
+    """A forked child starts with a doorbell of its own: another thread of the parent may
+    have held the lock at the fork, which no thread of the child would ever release."""
+    global _doorbell, _sleepers
+    _doorbell = threading.Condition()
+    _sleepers = 0
+
+
+os.register_at_fork(after_in_child=_reset_in_child)

@@ -62,12 +62,41 @@ def test_another_mqmd_is_deflated_and_each_reads_back_as_put(
         assert mdstore.group_id(column) == md.GroupId
 
 
-def test_an_mqmd_another_process_deflated_is_inflated(compressor: CountingCompressor) -> None:
+class CountingInflates:
+    """Counts the decompressors made (one per stored MQMD inflated afresh)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.made = 0
+        self._make = zlib.decompressobj
+        monkeypatch.setattr(zlib, "decompressobj", self)
+
+    def __call__(self, *args: object) -> zlib._Decompress:
+        self.made += 1
+        return self._make(*args)  # type: ignore[arg-type]
+
+
+def test_an_mqmd_another_process_deflated_is_inflated_once(
+    compressor: CountingCompressor, monkeypatch: pytest.MonkeyPatch
+) -> None:
     md = MQMD(MsgId=b"m" * 24, ReplyToQ="REPLY.Q", Expiry=600)
     column = deflated_afresh(md.pack())  # not through this process's pack
+    inflates = CountingInflates(monkeypatch)
     assert mdstore.unpack(column, md.MsgId, md.CorrelId) == md.pack()
     assert mdstore.unpack(column, md.MsgId, md.CorrelId) == md.pack()  # remembered
-    assert compressor.copies == 0
+    assert inflates.made == 1 and compressor.copies == 0
+
+
+def test_a_scan_by_group_id_reads_without_filling_what_puts_remember(
+    compressor: CountingCompressor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = MQMD(Format="MQSTR")
+    mine_column = mdstore.pack(mine.pack())  # remembered: a get of it inflates nothing
+    others = [MQMD(GroupId=bytes([i]) * 24, Expiry=i + 1) for i in range(20)]
+    columns = [deflated_afresh(md.pack()) for md in others]  # another process's puts
+    inflates = CountingInflates(monkeypatch)
+    assert [mdstore.group_id(c) for c in columns] == [md.GroupId for md in others]
+    assert mdstore.group_id(mine_column) == mine.GroupId
+    assert inflates.made == 20 and len(mdstore._inflated) == 1
 
 
 def test_what_is_remembered_stays_bounded(
