@@ -475,11 +475,11 @@ def test_a_forked_child_does_not_keep_its_dead_parents_lock(tmp_path: Path) -> N
         "lock = locks.FileLock(Path(sys.argv[1]))\n"
         "lock.acquire()\n"
         "child = os.fork()\n"
-        "if child == 0:\n"
-        "    print('child', flush=True)\n"  # after the fork hooks have run
+        "if child == 0:\n"  # after the fork hooks have run; one write a line, as print
+        "    os.write(1, b'child\\n')\n"  # writes two under PYTHONUNBUFFERED=1 (interleaved)
         "    time.sleep(60)\n"
         "    os._exit(0)\n"
-        "print(child, flush=True)\n"
+        "os.write(1, f'{child}\\n'.encode())\n"
         "time.sleep(60)\n"
     )
     path = tmp_path / "conn.lock"
