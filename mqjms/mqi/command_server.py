@@ -28,10 +28,10 @@ from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.semantics import Connection
 
 from . import admin, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
+from .admin_remote import COMMAND_QUEUE
 
 log = get_logger("mqjms.mqi")
 
-COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 _REQUESTS = (mqpcf.MQCFT_COMMAND, mqpcf.MQCFT_COMMAND_XR)
 _COMMAND_NAMES = {
     int(getattr(CMQCFC, name)): name for name in dir(CMQCFC) if name.startswith("MQCMD_")
