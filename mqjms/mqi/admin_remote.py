@@ -102,7 +102,7 @@ def _responses(
                 header.CompCode, header.Reason, f"{command} failed at the command server"
             )
         elif header.CompCode == C.MQCC_OK:
-            results.append(_values(parameters))
+            results.append(values(parameters))
         if header.Control == CMQCFC.MQCFC_LAST:
             break
     if error is not None:
@@ -129,7 +129,9 @@ def _raw(value: str | bytes | bytearray) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else bytes(value)
 
 
-def _values(parameters: list[Any]) -> Response:
+def values(parameters: list[Any]) -> Response:
+    """PCF parameters as :mod:`.admin` has values: strings without padding, a group a
+    list of dicts under its parameter (the command server reads requests the same way)."""
     out: Response = {}
     for parameter in parameters:
         if isinstance(parameter, mqpcf.MQCFIN | mqpcf.MQCFIN64):
@@ -143,7 +145,7 @@ def _values(parameters: list[Any]) -> Response:
         elif isinstance(parameter, mqpcf.MQCFBS):
             out[parameter.Parameter] = parameter.String
         elif isinstance(parameter, mqpcf.MQCFGR):
-            out.setdefault(parameter.Parameter, []).append(_values(list(parameter.Parameters)))
+            out.setdefault(parameter.Parameter, []).append(values(list(parameter.Parameters)))
     return out
 
 
