@@ -83,12 +83,14 @@ def delete_dynamic(conn: Connection, name: str, purge: bool) -> None:
     qm.delete_queue(name, purge=purge)
 
 
-def execute(conn: Connection, command: str, params: Params, wait: float = 5.0) -> list[Response]:
+def execute(
+    conn: Connection, command: str, params: Params, route: admin_remote.Route | None = None
+) -> list[Response]:
     """Run PCF ``command`` (``MQCMD_INQUIRE_Q``...) with ``params``; its responses. A queue
-    manager with a command server of its own (IBM MQ over ``mq://``) runs it there,
-    waiting ``wait`` seconds for each response (:mod:`.admin_remote`)."""
+    manager with a command server of its own (IBM MQ over ``mq://``) runs it there, sent
+    as ``route`` says (:mod:`.admin_remote`)."""
     if queue_manager(conn) is None and admin_remote.has_command_server(conn):
-        return admin_remote.execute(conn, command, params, wait)
+        return admin_remote.execute(conn, command, params, route or admin_remote.Route())
     on_queue_manager = _ON_QUEUE_MANAGER.get(command)
     if on_queue_manager is not None:
         return on_queue_manager(_required(conn, command), params)

@@ -5,7 +5,10 @@ The embedded queue manager answers ``PCFExecute`` from its administration API
 ``PCFExecute`` do, the command goes to SYSTEM.ADMIN.COMMAND.QUEUE as an MQCFH and its
 parameters, and the responses (one message per object, the last with MQCFC_LAST, each
 with the request's MsgId as CorrelId) come back on a temporary dynamic queue made from
-SYSTEM.DEFAULT.MODEL.QUEUE. So every command the queue manager knows works, channels and
+SYSTEM.DEFAULT.MODEL.QUEUE (the queues the ``PCFExecute`` names: :class:`Route`). The
+request expires as the library's own request does (Report MQRO_PASS_DISCARD_AND_EXPIRY
+and MQRO_DISCARD_MSG), so a command no server read in time is not run later.
+So every command the queue manager knows works, channels and
 authority records included, with its own answers; a failed one raises its CompCode and
 Reason, as both libraries raise them. Responses come back in :mod:`.admin`'s shape
 (strings without their padding), which ``PCFExecute`` shapes for the flavour.
@@ -13,6 +16,7 @@ Reason, as both libraries raise them. Responses come back in :mod:`.admin`'s sha
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from mqjms.mq import MQMD
@@ -27,7 +31,23 @@ from .admin_params import Params, Response
 COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 MODEL_QUEUE = "SYSTEM.DEFAULT.MODEL.QUEUE"
 REPLY_QUEUE_NAME = "MQJMS.PCF.*"
+#: the request's Report, as pymqi's and ibmmq's PCFExecute set it
+REPORT = C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG
 _BYTE_STRINGS = range(CMQCFC.MQBACF_FIRST, CMQCFC.MQBACF_LAST_USED + 1)
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a command goes and how long it lives, as the ``PCFExecute`` says: its
+    command queue, the model (or reply) queue of its replies and the dynamic name made
+    from it, the seconds to wait for each response (None: unlimited) and the request's
+    Expiry in tenths of a second."""
+
+    command_queue: str = COMMAND_QUEUE
+    model_queue: str = MODEL_QUEUE
+    dynamic_name: str = REPLY_QUEUE_NAME
+    wait: float | None = 5.0
+    expiry: int = C.MQEI_UNLIMITED
 
 
 def has_command_server(conn: Connection) -> bool:
@@ -36,9 +56,10 @@ def has_command_server(conn: Connection) -> bool:
     return Capability.MODEL_QUEUES in conn.capabilities
 
 
-def execute(conn: Connection, command: str, params: Params, wait: float) -> list[Response]:
+def execute(conn: Connection, command: str, params: Params, route: Route) -> list[Response]:
     """Send ``command`` with ``params`` to the command server; its responses, waiting at
-    most ``wait`` seconds for each (2033 MQRC_NO_MSG_AVAILABLE when one does not come)."""
+    most ``route.wait`` seconds for each (2033 MQRC_NO_MSG_AVAILABLE when one does not
+    come)."""
     number = getattr(CMQCFC, command, None)
     if not isinstance(number, int):
         raise failed(C.MQRC_FUNCTION_NOT_SUPPORTED, f"{command} is no MQCMD_* command")
@@ -46,21 +67,23 @@ def execute(conn: Connection, command: str, params: Params, wait: float) -> list
         Type=mqpcf.MQCFT_COMMAND_XR, Version=mqpcf.MQCFH_CURRENT_VERSION, Command=number
     )
     request = mqpcf.build_pcf(header, [_parameter(key, value) for key, value in params.items()])
-    replies = conn.open(MODEL_QUEUE, C.MQOO_INPUT_EXCLUSIVE, dynamic_name=REPLY_QUEUE_NAME)
+    replies = conn.open(route.model_queue, C.MQOO_INPUT_EXCLUSIVE, dynamic_name=route.dynamic_name)
     try:
         md = MQMD(
             MsgType=C.MQMT_REQUEST,
             Format=C.MQFMT_ADMIN,
             ReplyToQ=replies.name,
+            Expiry=route.expiry,
+            Report=REPORT,
         )
-        sent = conn.put(COMMAND_QUEUE, md, request)
-        return _responses(conn, replies, sent.MsgId, command, wait)
+        sent = conn.put(route.command_queue, md, request)
+        return _responses(conn, replies, sent.MsgId, command, route.wait)
     finally:
         conn.close(replies)
 
 
 def _responses(
-    conn: Connection, replies: Any, msg_id: bytes, command: str, wait: float
+    conn: Connection, replies: Any, msg_id: bytes, command: str, wait: float | None
 ) -> list[Response]:
     results: list[Response] = []
     error: MQError | None = None
@@ -69,7 +92,9 @@ def _responses(
         if got is None:
             raise failed(
                 C.MQRC_NO_MSG_AVAILABLE,
-                f"no (more) responses to {command} from the command server within {wait} s",
+                f"no (more) responses to {command} from the command server within {wait} s"
+                if wait is not None
+                else f"no (more) responses to {command} from the command server",
             )
         header, parameters = mqpcf.parse_pcf(got[1], got[0].Encoding)
         if header.CompCode != C.MQCC_OK and error is None:
@@ -77,7 +102,7 @@ def _responses(
                 header.CompCode, header.Reason, f"{command} failed at the command server"
             )
         elif header.CompCode == C.MQCC_OK:
-            results.append(_values(parameters))
+            results.append(values(parameters))
         if header.Control == CMQCFC.MQCFC_LAST:
             break
     if error is not None:
@@ -104,7 +129,9 @@ def _raw(value: str | bytes | bytearray) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else bytes(value)
 
 
-def _values(parameters: list[Any]) -> Response:
+def values(parameters: list[Any]) -> Response:
+    """PCF parameters as :mod:`.admin` has values: strings without padding, a group a
+    list of dicts under its parameter (the command server reads requests the same way)."""
     out: Response = {}
     for parameter in parameters:
         if isinstance(parameter, mqpcf.MQCFIN | mqpcf.MQCFIN64):
@@ -118,7 +145,7 @@ def _values(parameters: list[Any]) -> Response:
         elif isinstance(parameter, mqpcf.MQCFBS):
             out[parameter.Parameter] = parameter.String
         elif isinstance(parameter, mqpcf.MQCFGR):
-            out.setdefault(parameter.Parameter, []).append(_values(list(parameter.Parameters)))
+            out.setdefault(parameter.Parameter, []).append(values(list(parameter.Parameters)))
     return out
 
 

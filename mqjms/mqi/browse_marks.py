@@ -2,44 +2,97 @@
 MQGMO_UNMARKED_BROWSE_MSG), as IBM MQ keeps them: a browse with MARK marks the message
 it returns as browsed for this handle, one with UNMARK takes that mark off, and a browse
 with UNMARKED_BROWSE_MSG steps over the messages this handle marked, so that a program
-browsing from the first message again sees only what came since. Marks last until the
-handle is closed (the queue manager's MARKINT is for cooperative marks, which mqjms does
-not have: MQGMO_MARK_BROWSE_CO_OP and MQGMO_UNMARK_BROWSE_CO_OP are 2298).
+browsing from the first message again sees only what came since. A mark goes when this
+handle gets the message, and when a browse from the first message, stepping over marked
+ones, reaches the end without seeing it (another handle got it, or it expired); else it
+lasts until the handle is closed (the queue manager's MARKINT is for cooperative marks,
+which mqjms does not have: MQGMO_MARK_BROWSE_CO_OP and MQGMO_UNMARK_BROWSE_CO_OP are 2298).
 
 A message is known by its MsgId, PutDate and PutTime (the queue manager makes MsgIds
 unique; a program's own repeated MsgId put in the same hundredth of a second would
-share a mark). When every message left is marked, the transport's browse cursor has
-stepped past them: a later MQGMO_BROWSE_NEXT without UNMARKED_BROWSE_MSG continues
-after the last of them, where IBM MQ's cursor stays on the message last returned.
+share a mark). Stepping over a message reads it (one transport get each, the whole
+message when it is too long for the program's buffer, which a marked one never makes
+2080), and an MQGMO_LOCK browse unlocks it again. When the browse then finds no unmarked
+message (2033), the transport's cursor is put back on the message this handle last
+browsed, where IBM MQ's cursor stays.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mqjms.mq.md import MQMD
+from mqjms.semantics import Browse, Connection, TruncatedMessage
+
+from . import get_attempts
 
 if TYPE_CHECKING:
+    from .get_attempts import Outcome
     from .get_request import Request
-    from .hconn import Hobj
+    from .hconn import Hconn, Hobj
 
 Mark = tuple[bytes, str, str]
 
 
-def _key(md: MQMD) -> Mark:
+def key(md: MQMD) -> Mark:
     return (md.MsgId, md.PutDate, md.PutTime)
 
 
-def skipped(obj: Hobj, ask: Request, md: MQMD) -> bool:
-    """Whether a browse that asked for unmarked messages must step over ``md``."""
-    return ask.unmarked_only and ask.browse is not None and _key(md) in obj.marks
-
-
 def note(obj: Hobj, ask: Request, md: MQMD) -> None:
-    """Mark or unmark the message a browse returned, as its options say."""
+    """Mark or unmark the message a browse returned, as its options say; a message this
+    handle got destructively loses its mark (IBM MQ drops it with the message)."""
     if ask.browse is None and not ask.browse_under_cursor:
-        return
-    if ask.mark:
-        obj.marks.add(_key(md))
+        obj.marks.discard(key(md))
+    elif ask.mark:
+        obj.marks.add(key(md))
     elif ask.unmark:
-        obj.marks.discard(_key(md))
+        obj.marks.discard(key(md))
+
+
+@dataclass
+class Scan:
+    """One MQGMO_UNMARKED_BROWSE_MSG browse call: the marked messages it stepped over."""
+
+    whole: bool  # from the first message, with no ids to match: it sees every message
+    seen: set[Mark] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, ask: Request) -> Scan | None:
+        """The scan a get makes (None: it steps over nothing)."""
+        if not ask.unmarked_only or ask.browse is None:
+            return None
+        selects = (ask.msg_id, ask.correl_id, ask.group_id) != (None, None, None)
+        return cls(whole=ask.browse is Browse.FIRST and not selects)
+
+    def steps_over(self, obj: Hobj, md: MQMD) -> bool:
+        """Whether the browse must step over ``md`` (one this handle marked)."""
+        if key(md) not in obj.marks:
+            return False
+        self.seen.add(key(md))
+        return True
+
+    def attempt(
+        self, hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
+    ) -> Outcome:
+        """``get_attempts.attempt``, but a marked message too long for the buffer is read
+        whole (so the cursor moves on to it) rather than 2080."""
+        try:
+            return get_attempts.attempt(hconn, conn, obj, ask, wait)
+        except TruncatedMessage as exc:
+            if exc.md is None or key(exc.md) not in obj.marks:
+                raise
+            whole = dataclasses.replace(
+                ask, accept_truncated=True, msg_id=exc.md.MsgId, correl_id=None, group_id=None
+            )
+            got = get_attempts.attempt(hconn, conn, obj, whole, wait)
+            return got if got is not None else get_attempts.AGAIN  # it went: look on
+
+    def ended(self, conn: Connection, obj: Hobj) -> None:
+        """No unmarked message (2033): a whole scan's unseen marks are of messages gone;
+        the cursor goes back to the message last browsed."""
+        if self.whole:
+            obj.marks &= self.seen
+        if self.seen and obj.browsed is not None:
+            conn.get(obj.queue, browse=Browse.FIRST, msg_id=obj.browsed[0].MsgId)

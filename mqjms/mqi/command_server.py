@@ -27,11 +27,11 @@ from mqjms.mq.errors import MQError, MQFormatError
 from mqjms.mqi.constants import CMQC, CMQCFC
 from mqjms.semantics import Connection
 
-from . import admin, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
+from . import admin, admin_remote, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
+from .admin_remote import COMMAND_QUEUE
 
 log = get_logger("mqjms.mqi")
 
-COMMAND_QUEUE = "SYSTEM.ADMIN.COMMAND.QUEUE"
 _REQUESTS = (mqpcf.MQCFT_COMMAND, mqpcf.MQCFT_COMMAND_XR)
 _COMMAND_NAMES = {
     int(getattr(CMQCFC, name)): name for name in dir(CMQCFC) if name.startswith("MQCMD_")
@@ -147,20 +147,8 @@ def _command(kind: int, number: int) -> str:
 
 
 def _params(parameters: list[Any]) -> dict[int, Any]:
-    """A request's parameters as :func:`admin.execute` takes them."""
-    out: dict[int, Any] = {}
-    for parameter in parameters:
-        if isinstance(parameter, mqpcf.MQCFIN | mqpcf.MQCFIN64):
-            out[parameter.Parameter] = parameter.Value
-        elif isinstance(parameter, mqpcf.MQCFST):
-            out[parameter.Parameter] = _text(parameter.String)
-        elif isinstance(parameter, mqpcf.MQCFIL | mqpcf.MQCFIL64):
-            out[parameter.Parameter] = list(parameter.Values)
-        elif isinstance(parameter, mqpcf.MQCFSL):
-            out[parameter.Parameter] = [_text(s) for s in parameter.Strings]
-        elif isinstance(parameter, mqpcf.MQCFBS):
-            out[parameter.Parameter] = parameter.String
-    return out
+    """A request's parameters as :func:`admin.execute` takes them (no groups)."""
+    return admin_remote.values([p for p in parameters if not isinstance(p, mqpcf.MQCFGR)])
 
 
 def _filter(parameter: Any) -> Any:
@@ -168,10 +156,6 @@ def _filter(parameter: Any) -> Any:
     if isinstance(parameter, mqpcf.PCFOther):
         return pcf_unpack.filter_structure(parameter)
     return None
-
-
-def _text(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace").rstrip(" \x00")
 
 
 def _parameters(result: dict[int, Any]) -> list[Any]:

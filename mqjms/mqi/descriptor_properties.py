@@ -8,7 +8,7 @@ of the field's full length (blank-padded, as the MQMD holds it). These never tra
 the message's RFH2: the MQMD carries them.
 
 IBM's "Property name restrictions" make the JMS names synonyms an MQINQMP may use
-(:data:`JMS_SYNONYMS`): JMSMessageID is Root.MQMD.MsgId, JMSXDeliveryCount
+(:data:`JMS_NAMES`): JMSMessageID is Root.MQMD.MsgId, JMSXDeliveryCount
 Root.MQMD.BackoutCount, JMSPriority jms.Pri or Root.MQMD.Priority... Where a name has
 both, the RFH2's value is read when the message has one (as IBM MQ classes for JMS read
 them), else the MQMD's. JMSTimestamp and JMSReplyTo, which IBM composes from two fields,
@@ -27,7 +27,7 @@ _FIELDS: dict[str, FieldSpec] = {spec.name: spec for spec in MQMD.SPECS if spec.
 
 
 #: JMS name -> (its RFH2 place or None, its MQMD field or None)
-JMS_SYNONYMS: dict[str, tuple[str | None, str | None]] = {
+JMS_NAMES: dict[str, tuple[str | None, str | None]] = {
     "JMSCorrelationID": ("jms.Cid", "CorrelId"),
     "JMSDeliveryMode": ("jms.Dlv", "Persistence"),
     "JMSDestination": ("jms.Dst", None),
@@ -44,6 +44,10 @@ JMS_SYNONYMS: dict[str, tuple[str | None, str | None]] = {
     "JMSXGroupSeq": ("jms.Seq", "MsgSeqNumber"),
     "JMSXUserID": (None, "UserIdentifier"),
 }
+
+
+#: the JMS names an MQI program may also set (MQSETMP), in their RFH2 places alone
+SETTABLE = ("JMSCorrelationID", "JMSReplyTo", "JMSType", "JMSXGroupID", "JMSXGroupSeq")
 
 
 def is_descriptor_name(name: str) -> bool:

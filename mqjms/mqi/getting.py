@@ -95,6 +95,9 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
     attempt = get_attempts.attempt_complete if complete_only else get_attempts.attempt
     if ask.complete_msg and ask.browse is None and not ask.under_cursor:
         attempt = get_attempts.attempt_whole
+    scan = browse_marks.Scan.of(ask)  # MQGMO_UNMARKED_BROWSE_MSG
+    if scan is not None:
+        attempt = scan.attempt
     deadline = None if ask.wait is None else time.monotonic() + ask.wait
     while True:
         with hconn.call() as conn:
@@ -103,12 +106,17 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
                 slice_wait = WAIT_SLICE if remaining is None else min(WAIT_SLICE, remaining)
                 with delivery.too_long(obj, md, gmo):
                     outcome = attempt(hconn, conn, obj, ask, slice_wait)
-                if isinstance(outcome, tuple) and browse_marks.skipped(obj, ask, outcome[0]):
-                    # MQGMO_UNMARKED_BROWSE_MSG: on to the next message, in the same wait
+                if isinstance(outcome, tuple) and scan and scan.steps_over(obj, outcome[0]):
+                    if ask.lock:  # only the message returned stays locked
+                        get_attempts.message_locks(conn, obj).unlock(obj.queue)
+                    # on to the next message, in the same wait
                     ask, outcome = dataclasses.replace(ask, browse=Browse.NEXT), _SKIPPED
                 elif isinstance(outcome, tuple):
                     noted.delivered()  # a Ctrl-C now waits for the program's next call
                     return delivery.deliver(hconn, obj, ask, md, gmo, *outcome, target)
+                last = outcome is None and remaining is not None and remaining <= slice_wait
+                if scan is not None and last:
+                    scan.ended(conn, obj)  # 2033 follows
             noted.act()
         if outcome == get_attempts.STOP:
             if deadline is None:

@@ -26,6 +26,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import mqjms.transport
 from mqjms.logs import get_logger
@@ -38,6 +39,9 @@ from mqjms.semantics.put import process_name
 
 from . import exiting, interrupts, routing, screening
 from .properties import PropertyStore
+
+if TYPE_CHECKING:
+    from .browse_marks import Mark
 
 log = get_logger("mqjms.mqi")
 
@@ -70,7 +74,7 @@ class Hobj:
     # of its next segment), from its first segment until MQMF_LAST_SEGMENT
     put_segment: tuple[bytes, int, int] | None = None
     # MQGMO_MARK_BROWSE_HANDLE: the messages this handle marked (browse_marks.py)
-    marks: set[tuple[bytes, str, str]] = field(default_factory=set)
+    marks: set[Mark] = field(default_factory=set)
 
     @property
     def queue(self) -> Handle:

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
-from . import admin, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
+from . import admin, admin_remote, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
 from .flavour import Flavour
 from .qmgr import QueueManager
 from .queue import Queue
@@ -44,6 +44,10 @@ def _params(flavour: Flavour, args: Any) -> dict[int, Any]:
                 out[key] = _plain(getattr(parameter, name))
                 break
     return out
+
+
+def _queue_name(name: str | bytes) -> str:
+    return (name.decode() if isinstance(name, bytes) else name).strip()
 
 
 def _plain(value: Any) -> Any:
@@ -203,8 +207,7 @@ class PCFExecute(QueueManager):
         with self.qm._call() as connection, flavour.errors():
             try:
                 with connection.call() as conn:
-                    wait = self._response_wait_interval / 1000
-                    results = admin.execute(conn, command, params, wait)
+                    results = admin.execute(conn, command, params, self._route())
                 if filters:
                     results = pcf_filters.keep(results, filters, hidden)
             except MQError:
@@ -225,6 +228,26 @@ class PCFExecute(QueueManager):
             for n, result in enumerate(shaped, 1)
         )
         return responses
+
+    def _route(self) -> admin_remote.Route:
+        """Where a command goes on a queue manager with its own command server, and its
+        request's Expiry: pymqi's is response_wait_interval in tenths of a second,
+        ibmmq's command_timeout's, or three times that when it has none. A negative
+        interval waits, and lets the request live, without limit."""
+        interval = self._response_wait_interval
+        if self.FLAVOUR.name == "ibmmq" and self._command_timeout:
+            expiry = self._command_timeout // 100
+        elif self.FLAVOUR.name == "ibmmq":
+            expiry = (interval // 100) * 3
+        else:
+            expiry = interval // 100
+        return admin_remote.Route(
+            command_queue=_queue_name(self._command_queue_name),
+            model_queue=_queue_name(self._reply_model),
+            dynamic_name=_queue_name(self._dynamic_queue_name),
+            wait=None if interval < 0 else interval / 1000,
+            expiry=expiry if expiry >= 0 else CMQC.MQEI_UNLIMITED,
+        )
 
     def _shaped(self, result: dict[int, Any]) -> dict[int, Any]:
         out: dict[int, Any] = {}

@@ -76,6 +76,7 @@ class MessageProperties:
     items: dict[str, Property] = field(default_factory=dict)
     cursor: int = -1  # MQIMPO_INQ_NEXT: the index of the last property returned
     descriptor: MQMD | None = None  # the MQMD of the message a get filled the handle with
+    named: str | None = None  # the synonym or Root.MQMD name MQINQMP last returned
 
     def set(self, name: str, value: object, property_type: int) -> None:
         key = property_key(name)
@@ -99,13 +100,18 @@ class MessageProperties:
         MQIMPO_INQ_FIRST, then MQIMPO_INQ_NEXT); 2471 when none (more) match.
         ``Root.MQMD.<Field>`` is that field of the MQMD of the message a get filled the
         handle with."""
-        synonym = descriptor_properties.JMS_SYNONYMS.get(name)
+        synonym = descriptor_properties.JMS_NAMES.get(name)
         if synonym is not None:
-            return name, self._synonym(name, *synonym)
+            self._not_again(name, options)
+            found = self._synonym(name, *synonym)
+            self.named = name
+            return name, found
         if self.descriptor is not None and descriptor_properties.is_descriptor_name(name):
-            found = descriptor_properties.descriptor_value(self.descriptor, name)
-            if found is not None:
-                return name, Property(*found)
+            field_value = descriptor_properties.descriptor_value(self.descriptor, name)
+            if field_value is not None:
+                self._not_again(name, options)
+                self.named = name
+                return name, Property(*field_value)
         matching = [(i, key) for i, key in enumerate(self.items) if _matches(name, key)]
         if options & CMQC.MQIMPO_INQ_NEXT:
             matching = [(i, key) for i, key in matching if i > self.cursor]
@@ -118,6 +124,12 @@ class MessageProperties:
         index, key = matching[0]
         self.cursor = index
         return key, self.items[key]
+
+    def _not_again(self, name: str, options: int) -> None:
+        """A name that is one property (a JMS synonym, a Root.MQMD field): MQIMPO_INQ_NEXT
+        after it was returned finds no more (2471), as for any other property name."""
+        if options & CMQC.MQIMPO_INQ_NEXT and self.named == name:
+            raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"no more properties match {name!r}")
 
     def _synonym(self, name: str, place: str | None, md_field: str | None) -> Property:
         """A JMS name's value: its RFH2 place's, else its MQMD field's (2471 for neither)."""
@@ -145,6 +157,7 @@ class MessageProperties:
         descriptor with ``descriptor`` (its fields are ``Root.MQMD.*``)."""
         self.items.clear()
         self.cursor = -1
+        self.named = None
         self.descriptor = descriptor
         for text in folders:
             element = rfh2.parse_folder(text)
@@ -166,11 +179,9 @@ class MessageProperties:
 #: The JMS names an MQI program may set (IBM's "Property name restrictions") -> their
 #: RFH2 places, where IBM MQ classes for JMS read them.
 JMS_SYNONYMS = {
-    "JMSCorrelationID": "jms.Cid",
-    "JMSReplyTo": "jms.Rto",
-    "JMSType": "mcd.Type",
-    "JMSXGroupID": "jms.Gid",
-    "JMSXGroupSeq": "jms.Seq",
+    name: place
+    for name, (place, _) in descriptor_properties.JMS_NAMES.items()
+    if name in descriptor_properties.SETTABLE and place is not None
 }
 #: IBM MQ's names of the properties it keeps in the ``mqps`` folder, and the JMS names
 #: above -> their RFH2 places.

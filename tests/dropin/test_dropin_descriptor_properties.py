@@ -83,3 +83,18 @@ def test_a_jms_synonym_reads_the_rfh2_first(mq: ModuleType, env: MQEnv, qmgr) ->
     props = _got_handle(mq, qmgr, mq.MD()).properties
     assert props.get(b"JMSCorrelationID") == "order-7"
     assert props.get(b"Root.MQMD.CorrelId") == b"C" * 24
+
+
+@pytest.mark.parametrize("name", [b"JMSPriority", b"Root.MQMD.Priority"])
+def test_inq_next_on_a_synonym_ends(mq: ModuleType, env: MQEnv, qmgr, name: bytes) -> None:
+    """MQIMPO_INQ_NEXT on a JMS synonym or a Root.MQMD name moves on, and finds no more
+    (2471) after the one property, as any other name: it returned the same value forever,
+    so a program's INQ_NEXT loop never ended."""
+    C = mq.CMQC
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(Priority=3))
+    props = _got_handle(mq, qmgr, mq.MD()).properties
+    assert props.get(name, impo_options=C.MQIMPO_INQ_NEXT) == 3
+    with pytest.raises(mq.MQMIError) as failure:
+        props.get(name, impo_options=C.MQIMPO_INQ_NEXT)
+    assert failure.value.reason == C.MQRC_PROPERTY_NOT_AVAILABLE
+    assert props.get(name) == 3  # MQIMPO_INQ_FIRST: from the start again

@@ -53,3 +53,46 @@ def test_pcf_administers_the_queue_manager(
     # through IBM MQ's command queue, as the libraries' own PCFExecute
     assert ("SYSTEM.DEFAULT.MODEL.QUEUE", facade.CMQC.MQOO_INPUT_EXCLUSIVE) in stand_in.opens
     qmgr.disconnect()
+
+
+def test_pcf_request_goes_where_and_as_the_library_sends_it(
+    facade: ModuleType, mq: StandInBroker, stand_in: StandIn
+) -> None:
+    """The PCFExecute's command queue and dynamic reply name are used, and the request
+    expires (Report: discard) as the library's does: the request was put to
+    SYSTEM.ADMIN.COMMAND.QUEUE with no Expiry, so one no server read in time (a
+    DELETE_Q) ran later."""
+    CMQC = facade.CMQC
+    mq.define_queue("APP.CMD.Q")  # no command server reads it
+    qmgr = facade.connect("QM1")
+    pcf = facade.PCFExecute(
+        qmgr,
+        command_queue_name=b"APP.CMD.Q",
+        dynamic_queue_name=b"APP.PCF.*",
+        response_wait_interval=1000,
+    )
+    with pytest.raises(facade.MQMIError) as failure:
+        pcf.MQCMD_PING_Q_MGR()
+    assert failure.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    md = facade.MD()
+    left = facade.Queue(qmgr, "APP.CMD.Q", CMQC.MQOO_BROWSE)
+    browse_first = facade.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
+    if facade is mqjms.pymqi:  # Expiry response_wait_interval: gone when the wait ends
+        with pytest.raises(facade.MQMIError) as gone:
+            left.get(None, md, browse_first)
+        assert gone.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    else:  # ibmmq: three times that
+        left.get(None, md, browse_first)
+        assert 0 < md.Expiry <= 30
+        assert md.Report == CMQC.MQRO_PASS_DISCARD_AND_EXPIRY | CMQC.MQRO_DISCARD_MSG
+        assert md.ReplyToQ.startswith(b"APP.PCF.")
+    qmgr.disconnect()
+
+
+def test_pcf_unlimited_response_wait(facade: ModuleType, mq: StandInBroker) -> None:
+    """response_wait_interval -1 waits without limit, as the libraries pass it to
+    WaitInterval (it was a wait of -0.001 s: 2090 MQRC_WAIT_INTERVAL_ERROR)."""
+    qmgr = facade.connect("QM1")
+    pcf = facade.PCFExecute(qmgr, response_wait_interval=-1)
+    assert pcf.MQCMD_PING_Q_MGR() in ([], [{}])
+    qmgr.disconnect()
