@@ -86,8 +86,8 @@ def _write_vs(block: Any, name: str, text: str) -> None:
     (VSPtr, VSBufSize), as much as fits, and its whole length in VSLength."""
     address, size = block[name + "VSPtr"], block[name + "VSBufSize"]
     data = text.encode("utf-8")
-    if address and size > 0:
-        ctypes.memmove(address, data[:size], min(len(data), size))
+    if address and size > 0:  # NULs after it: nothing of what the buffer held stays
+        ctypes.memmove(address, data[:size].ljust(size, b"\x00"), size)
     block[name + "VSLength"] = len(data)
 
 
@@ -227,7 +227,8 @@ class StandIn:
     def MQSUB(self, hconn: int, sd: bytes, hobj: int) -> Result:
         """MQSUB(hconn, MQSD, Hobj) -> (MQSD, Hobj, Hsub, comp, reason): the MQSD's
         strings read through their VSPtr (the program's buffers), Options and
-        SubCorrelId written back, ResObjectString into the program's buffer."""
+        SubCorrelId written back, ResObjectString (and SelectionString, when the program
+        gave it room) into the program's buffers."""
         block = _block(shapes.SD, sd)
 
         def call() -> Result:
@@ -238,6 +239,8 @@ class StandIn:
             if subscription.managed:
                 self._managed[(hconn, hsub)] = number
             _write_vs(block, "ResObjectString", subscription.topic_string)
+            if block.SelectionStringVSBufSize > 0:  # MQ answers a resumed one's selector
+                _write_vs(block, "SelectionString", subscription.selection_string)
             return (_out(block, len(sd)), number, hsub, C.MQCC_OK, C.MQRC_NONE)
 
         return self._run(call, (sd, hobj, 0))

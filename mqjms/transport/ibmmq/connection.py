@@ -86,6 +86,7 @@ _CAPABILITIES = frozenset(
         Capability.PRIORITY,
         Capability.PERSISTENCE,
         Capability.PUBLISH_SUBSCRIBE,
+        Capability.SUBSCRIPTION_SELECTORS,
     }
 )
 

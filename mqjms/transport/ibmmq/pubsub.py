@@ -6,7 +6,9 @@ as the MQI verbs themselves, through the library's ``Topic`` and ``Subscription`
   answers the full topic string in ResObjectString (the handle's ``topic``). An MQPUT to
   the handle publishes (``Topic.pub``).
 * ``subscribe``: MQSUB with the descriptor as MQSD (MQCHARVs ObjectString, SubName,
-  SubUserData, SelectionString) and MQSO_FAIL_IF_QUIESCING. A managed subscription's
+  SubUserData, SelectionString) and MQSO_FAIL_IF_QUIESCING; SelectionString has room for
+  the answer, the selector of a subscription resumed (the contract's
+  ``selection_string``, which JMS compares to make it anew with another). A managed subscription's
   queue is the queue manager's (created from the topic's MDURMDL or MNDURMDL model, so
   BOTHRESH and BOQNAME come from there, seed 002): its name is read with MQINQ
   (MQCA_Q_NAME) on the Hobj MQSUB returns, for the backout layer to inquire by name.
@@ -43,6 +45,8 @@ log = get_logger("mqjms.transport.ibmmq")
 
 #: How a managed queue's Hobj is opened by MQSUB (IBM MQ: for MQGET, browse and MQINQ).
 MANAGED_OPEN = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE | C.MQOO_INQUIRE | C.MQOO_FAIL_IF_QUIESCING
+#: Room for the selector MQSUB answers (IBM MQ's MQ_SELECTOR_LENGTH is 10240 too).
+SELECTOR_MAX = 10240
 #: MQCHARV strings are given and asked for in UTF-8 (CCSID 1208).
 UTF8 = 1208
 #: The longest topic string IBM MQ answers in ResObjectString.
@@ -135,10 +139,13 @@ class Publishing:
             ("ObjectString", descriptor.object_string),
             ("SubName", descriptor.sub_name),
             ("SubUserData", descriptor.sub_user_data),
-            ("SelectionString", descriptor.selection_string),
         ):
             if text:
                 sd.set_vs(name, text.encode("utf-8"), 0, 0, UTF8)
+        # in and out: MQSO_RESUME answers the selector the subscription has
+        selector = descriptor.selection_string.encode("utf-8")
+        sd.set_vs("SelectionString", selector.ljust(SELECTOR_MAX, b"\x00"), 0, SELECTOR_MAX, UTF8)
+        sd.SelectionStringVSLength = len(selector)
         if options & C.MQSO_SET_CORREL_ID:
             sd.SubCorrelId = descriptor.sub_correl_id
         sd.PubPriority = descriptor.pub_priority
@@ -188,7 +195,7 @@ class Publishing:
             topic_object=descriptor.object_name,
             created=created,
             correl_id=correl_id if isinstance(correl_id, bytes) else C.MQCI_NONE,
-            selection_string=descriptor.selection_string,
+            selection_string=_vs(sd, "SelectionString"),
         )
         log.debug(
             "mq.subscribed",
@@ -234,9 +241,9 @@ def _answer_buffer(block: Any, name: str) -> None:
 
 
 def _vs(block: Any, name: str) -> str:
-    raw = block.get_vs(name)
-    if not raw:
-        return ""
-    length = int(getattr(block, f"{name}VSLength", len(raw)) or 0)
-    text = bytes(raw)[: length or len(raw)]
-    return text.decode("utf-8", errors="replace").rstrip("\x00")
+    """An output MQCHARV's answer: VSLength bytes of its buffer."""
+    raw = block.get_vs(name) or b""
+    length = getattr(block, f"{name}VSLength", None)
+    if isinstance(length, int) and 0 <= length:
+        raw = raw[:length]
+    return bytes(raw).decode("utf-8", errors="replace").rstrip("\x00")
