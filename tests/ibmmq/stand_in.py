@@ -245,16 +245,6 @@ class StandIn:
 
         return self._run(call, (sd, hobj, 0))
 
-    def MQSUBRQ(self, hconn: int, hsub: int, action: int, sro: bytes) -> Result:
-        """MQSUBRQ(hconn, Hsub, Action, MQSRO) -> (MQSRO, comp, reason), NumPubs set."""
-        block = _block(shapes.SRO, sro)
-
-        def call() -> Result:
-            block.NumPubs = subscribing.request_publications(self._hconn(hconn), hsub, action)
-            return (_out(block, len(sro)), C.MQCC_OK, C.MQRC_NONE)
-
-        return self._run(call, (sro,))
-
     def MQPUT(self, hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> Result:
         return self._put(md, pmo, lambda m, p: putting.put(self._hconn(hconn), hobj, m, p, msg))
 
@@ -464,9 +454,8 @@ def ibmmqc_module(strucversions: dict[str, int], version: str) -> types.ModuleTy
         "MQCBINIT": lambda _callback: None,
         "MQLOGCF": lambda *_args: (0,),
         "MQSUB": standin.MQSUB,
-        "MQSUBRQ": standin.MQSUBRQ,
     }
-    for name in ("MQSTAT", "MQCB", "MQCTL", "MQCRTMH", "MQDLTMH", "MQSETMP",
+    for name in ("MQSUBRQ", "MQSTAT", "MQCB", "MQCTL", "MQCRTMH", "MQDLTMH", "MQSETMP",
                  "MQINQMP", "MQDLTMP"):  # fmt: skip
         verbs[name] = standin.unsupported(name)
     for name, verb in verbs.items():
