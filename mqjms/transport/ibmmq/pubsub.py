@@ -92,9 +92,7 @@ class Publishing:
         full = _vs(od, "ResObjectString") or topic_string
         hobj = next(self._topic_numbers)
         self._queues[hobj] = opened
-        return Handle(
-            name=topic or full, resolved_name="", options=options, hobj=hobj, topic=full
-        )
+        return Handle(name=topic or full, resolved_name="", options=options, hobj=hobj, topic=full)
 
     # ------------------------------------------------------------------ MQSUB
     def subscribe(
@@ -211,9 +209,7 @@ class Publishing:
     def close_subscription(self, subscription: Subscription, *, remove: bool = False) -> None:
         sub = self._subscriptions.pop(subscription.hsub, None)
         if sub is None:
-            raise failed(
-                C.MQRC_HOBJ_ERROR, f"subscription {subscription.name!r} is not open here"
-            )
+            raise failed(C.MQRC_HOBJ_ERROR, f"subscription {subscription.name!r} is not open here")
         options = C.MQCO_REMOVE_SUB if remove else C.MQCO_NONE
         try:
             with self._call(f"MQCLOSE of subscription {subscription.name!r}"):
@@ -244,6 +240,6 @@ def _vs(block: Any, name: str) -> str:
     """An output MQCHARV's answer: VSLength bytes of its buffer."""
     raw = block.get_vs(name) or b""
     length = getattr(block, f"{name}VSLength", None)
-    if isinstance(length, int) and 0 <= length:
+    if isinstance(length, int) and length >= 0:
         raw = raw[:length]
     return bytes(raw).decode("utf-8", errors="replace").rstrip("\x00")
