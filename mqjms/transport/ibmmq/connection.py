@@ -17,6 +17,8 @@ BackoutCount, BOTHRESH, expiry, triggering and units of work are the queue manag
   MQINQ, MQCLOSE; ``inquire_qmgr`` MQINQ on the queue manager object (DEADQ).
 * ``commit``/``backout``/``disconnect``: MQCMIT, MQBACK, MQDISC (MQBACK first unless
   ``commit``: MQDISC itself commits, the contract's disconnect backs out as JMS does).
+* ``open_topic``/``subscribe``/``close_subscription``: MQOPEN of a topic, MQSUB, MQCLOSE
+  of the hsub (:mod:`.pubsub`); an MQPUT to a topic handle publishes.
 
 A connection that breaks (2009 and the other reasons of :data:`GONE`) is never retried
 inside its unit of work: the call raises, every later call raises 2009, and whoever owns
