@@ -31,6 +31,10 @@ class Capability(StrEnum):
     PUT_WARNINGS = "put_warnings"  # conn.last_warning: an MQPUT's MQCC_WARNING (e.g. 2049)
     RESERVE = "reserve"  # conn.reserve(...) and the rest of Reserves: staging on the queue
     PUBLISH_SUBSCRIBE = "pubsub"  # open_topic, subscribe, close_subscription (Subscribes)
+    # subscribe honours SubscriptionDescriptor.shared (JMS 2.0 shared subscriptions: several
+    # consumers at one subscription); without it such an MQSUB is 2298 (IBM MQ's MQSD has
+    # no such option: IBM MQ classes for JMS build them in the client)
+    SHARED_SUBSCRIPTIONS = "shared_subscriptions"
     # publish_retained, request_publications (RetainsPublications): MQPMO_RETAIN, MQSUBRQ,
     # and a new subscription is sent the retained publications it matches
     RETAINED_PUBLICATIONS = "retained"

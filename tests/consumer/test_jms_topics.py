@@ -146,6 +146,7 @@ def test_a_durable_subscription_resumed_on_another_topic_is_replaced(env: Any) -
     session.unsubscribe("jt-moving")
 
 
+@pytest.mark.requires("shared_subscriptions")
 def test_a_refused_move_to_another_topic_leaves_no_consumer_behind(env: Any) -> None:
     # the refusal (another consumer holds it) let go of nothing: the subscription it had
     # resumed stayed held, so unsubscribe and a later move failed with no consumer open
@@ -161,6 +162,7 @@ def test_a_refused_move_to_another_topic_leaves_no_consumer_behind(env: Any) -> 
     session.unsubscribe("jt-held")
 
 
+@pytest.mark.requires("shared_subscriptions")
 def test_unsubscribe_of_a_shared_non_durable_subscription_is_refused(env: Any) -> None:
     # JMS 2.0: unsubscribe deletes a durable subscription; a non-durable one by that name
     # is InvalidDestinationException, and it goes on delivering
@@ -173,6 +175,7 @@ def test_unsubscribe_of_a_shared_non_durable_subscription_is_refused(env: Any) -
     assert _bodies(consumer) == ["still here"]
 
 
+@pytest.mark.requires("shared_subscriptions")
 def test_shared_consumers_take_turns_and_a_shared_durable_one_outlives_them(env: Any) -> None:
     connection = env.connect()  # a shared subscription needs no client id
     one, two = connection.session(), connection.session()
@@ -192,6 +195,7 @@ def test_shared_consumers_take_turns_and_a_shared_durable_one_outlives_them(env:
     two.unsubscribe("jt-pool")
 
 
+@pytest.mark.requires("shared_subscriptions")
 def test_a_shared_non_durable_subscription_ends_with_its_last_consumer(env: Any) -> None:
     connection = env.connect()
     session = connection.session()
@@ -315,6 +319,7 @@ def test_a_topic_consumer_with_a_selector_gets_only_what_it_selects(env: Any) ->
         session.consumer("DEV.QUEUE.1", "price > 1")
 
 
+@pytest.mark.requires("shared_subscriptions")
 def test_a_shared_non_durable_and_a_durable_subscription_of_one_name_are_separate(
     env: Any,
 ) -> None:

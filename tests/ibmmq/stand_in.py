@@ -31,7 +31,7 @@ from typing import Any
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError, failed
-from mqjms.mqi import getting, inquiry, opening, putting
+from mqjms.mqi import getting, inquiry, opening, putting, subscribing
 from mqjms.mqi import ibmmq_flavour as shapes
 from mqjms.mqi.constants import CMQC
 from mqjms.mqi.hconn import Hconn
@@ -81,6 +81,16 @@ def _out(block: Any, length: int) -> bytes:
     return bytes(block.pack()[:length])
 
 
+def _write_vs(block: Any, name: str, text: str) -> None:
+    """MQ's output MQCHARV (ResObjectString): ``text`` into the buffer the program gave
+    (VSPtr, VSBufSize), as much as fits, and its whole length in VSLength."""
+    address, size = block[name + "VSPtr"], block[name + "VSBufSize"]
+    data = text.encode("utf-8")
+    if address and size > 0:  # NULs after it: nothing of what the buffer held stays
+        ctypes.memmove(address, data[:size].ljust(size, b"\x00"), size)
+    block[name + "VSLength"] = len(data)
+
+
 class StandIn:
     """The MQI verbs both libraries call (see the module docstring)."""
 
@@ -92,6 +102,11 @@ class StandIn:
         self._lock = threading.Lock()
         self.opens: list[tuple[str, int]] = []  # (ObjectName, Options) of every MQOPEN
         self.denied: set[str] = set()  # queues this user may not put to: 2035
+        self.subs: list[tuple[str, int]] = []  # (ObjectString, Options) of every MQSUB
+        # hsub -> the managed queue's hobj MQSUB returned with it; a managed queue's hobj
+        # closed with its hsub, which the program still closes (MQ keeps it open till then)
+        self._managed: dict[tuple[int, int], int] = {}
+        self._closed_with_sub: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ test controls
     def reset(self, backing_url: str) -> None:
@@ -100,6 +115,9 @@ class StandIn:
         self.connects.clear()
         self.opens.clear()
         self.denied.clear()
+        self.subs.clear()
+        self._managed.clear()
+        self._closed_with_sub.clear()
 
     def _check_put_authority(self, od: Any, options: int) -> None:
         """2035 (MQRC_NOT_AUTHORIZED) for an output open of a queue in :attr:`denied`,
@@ -178,17 +196,54 @@ class StandIn:
         def call() -> Result:
             self.opens.append((_text(block.ObjectName), options))
             self._check_put_authority(block, options)
-            hobj = opening.open_object(self._hconn(hconn), block, options)
+            found = self._hconn(hconn)
+            hobj = opening.open_object(found, block, options)
+            topic = found.objects[hobj].handle
+            if topic is not None and topic.topic is not None and block.Version >= 4:
+                _write_vs(block, "ResObjectString", topic.topic)
             return (hobj, _out(block, len(od)), C.MQCC_OK, C.MQRC_NONE)
 
         return self._run(call, (0, od))
 
     def MQCLOSE(self, hconn: int, hobj: int, options: int) -> Result:
+        """MQCLOSE of an object or of an hsub (MQCO_REMOVE_SUB / KEEP_SUB); the managed
+        queue's hobj, closed by mqjms's MQI with its hsub, still closes once after it."""
+
         def call() -> Result:
-            opening.close_object(self._hconn(hconn), hobj, options)
+            found = self._hconn(hconn)
+            if (hconn, hobj) in self._closed_with_sub:
+                self._closed_with_sub.discard((hconn, hobj))
+            elif hobj in found.subscriptions:
+                managed = self._managed.pop((hconn, hobj), CMQC.MQHO_NONE)
+                subscribing.close_subscription(found, hobj, managed, options)
+                if managed != CMQC.MQHO_NONE:
+                    self._closed_with_sub.add((hconn, managed))
+            else:
+                opening.close_object(found, hobj, options)
             return (C.MQCC_OK, C.MQRC_NONE)
 
         return self._run(call, ())
+
+    def MQSUB(self, hconn: int, sd: bytes, hobj: int) -> Result:
+        """MQSUB(hconn, MQSD, Hobj) -> (MQSD, Hobj, Hsub, comp, reason): the MQSD's
+        strings read through their VSPtr (the program's buffers), Options and
+        SubCorrelId written back, ResObjectString (and SelectionString, when the program
+        gave it room) into the program's buffers."""
+        block = _block(shapes.SD, sd)
+
+        def call() -> Result:
+            self.subs.append((subscribing.vs_text(block, "ObjectString"), block.Options))
+            found = self._hconn(hconn)
+            number, hsub = subscribing.subscribe(found, block, hobj)
+            subscription = found.subscriptions[hsub]
+            if subscription.managed:
+                self._managed[(hconn, hsub)] = number
+            _write_vs(block, "ResObjectString", subscription.topic_string)
+            if block.SelectionStringVSBufSize > 0:  # MQ answers a resumed one's selector
+                _write_vs(block, "SelectionString", subscription.selection_string)
+            return (_out(block, len(sd)), number, hsub, C.MQCC_OK, C.MQRC_NONE)
+
+        return self._run(call, (sd, hobj, 0))
 
     def MQPUT(self, hconn: int, hobj: int, md: bytes, pmo: bytes, msg: bytes) -> Result:
         return self._put(md, pmo, lambda m, p: putting.put(self._hconn(hconn), hobj, m, p, msg))
@@ -309,8 +364,9 @@ def pymqe_module(levels: tuple[str, ...]) -> types.ModuleType:
         "MQBACK": standin.MQBACK,
         "MQINQ": mqinq,
         "MQSET": mqset,
+        "MQSUB": standin.MQSUB,
     }
-    for name in ("MQSUB", "MQCRTMH", "MQSETMP", "MQINQMP", "mqaiExecute"):
+    for name in ("MQCRTMH", "MQSETMP", "MQINQMP", "mqaiExecute"):
         verbs[name] = standin.unsupported(name)
     for name, verb in verbs.items():
         setattr(module, name, verb)
@@ -397,8 +453,9 @@ def ibmmqc_module(strucversions: dict[str, int], version: str) -> types.ModuleTy
         "MQSET": mqset,
         "MQCBINIT": lambda _callback: None,
         "MQLOGCF": lambda *_args: (0,),
+        "MQSUB": standin.MQSUB,
     }
-    for name in ("MQSUB", "MQSUBRQ", "MQSTAT", "MQCB", "MQCTL", "MQCRTMH", "MQDLTMH", "MQSETMP",
+    for name in ("MQSUBRQ", "MQSTAT", "MQCB", "MQCTL", "MQCRTMH", "MQDLTMH", "MQSETMP",
                  "MQINQMP", "MQDLTMP"):  # fmt: skip
         verbs[name] = standin.unsupported(name)
     for name, verb in verbs.items():

@@ -73,6 +73,7 @@ def test_a_named_subscription_is_durable_and_poison_goes_to_the_models_boqname(
     assert seen.items[-1] == "later"
 
 
+@pytest.mark.requires("shared_subscriptions")  # its threads share one subscription
 def test_concurrency_above_one_shares_one_subscription(mq, make_worker, seen) -> None:
     app = make_worker(client_id="lt-pool")
 

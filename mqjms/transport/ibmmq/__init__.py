@@ -3,11 +3,11 @@
 :mod:`.config` reads the URL, :mod:`.library` picks IBM's ``ibmmq`` 2.x (else ``pymqi``
 1.12) and absorbs where the two differ, :mod:`.connection` maps every contract call to one
 MQI verb (:mod:`.gmo` makes an MQGET's structures, :mod:`.context` a put's context option,
-:mod:`.fields` checks names and reads what the libraries return). Connecting is MQCONNX
-with MQCNO_RECONNECT* as the URL asks (the client reconnects by itself) plus our own
-policy (tenacity) for when the queue manager is not there yet: MQCONNX is retried with a
-growing pause for ``connect_timeout`` seconds while it fails with a reason of
-:data:`~.connection.GONE`. Nothing is retried once connected.
+:mod:`.fields` checks names and reads what the libraries return, :mod:`.pubsub` publishes
+and subscribes). Connecting is MQCONNX with MQCNO_RECONNECT* as the URL asks (the client
+reconnects by itself) plus our own policy (tenacity) for when the queue manager is not
+there yet: MQCONNX is retried with a growing pause for ``connect_timeout`` seconds while
+it fails with a reason of :data:`~.connection.GONE`. Nothing is retried once connected.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ BackoutCount, BOTHRESH, expiry, triggering and units of work are the queue manag
   MQINQ, MQCLOSE; ``inquire_qmgr`` MQINQ on the queue manager object (DEADQ).
 * ``commit``/``backout``/``disconnect``: MQCMIT, MQBACK, MQDISC (MQBACK first unless
   ``commit``: MQDISC itself commits, the contract's disconnect backs out as JMS does).
+* ``open_topic``/``subscribe``/``close_subscription``: MQOPEN of a topic, MQSUB, MQCLOSE
+  of the hsub (:mod:`.pubsub`); an MQPUT to a topic handle publishes.
 
 A connection that breaks (2009 and the other reasons of :data:`GONE`) is never retried
 inside its unit of work: the call raises, every later call raises 2009, and whoever owns
@@ -48,6 +50,7 @@ from .config import MQConfig
 from .context import context_option
 from .gmo import get_structures
 from .library import Library
+from .pubsub import Publishing
 
 log = get_logger("mqjms.transport.ibmmq")
 
@@ -84,11 +87,13 @@ _CAPABILITIES = frozenset(
         Capability.FIFO,
         Capability.PRIORITY,
         Capability.PERSISTENCE,
+        Capability.PUBLISH_SUBSCRIBE,
+        Capability.SUBSCRIPTION_SELECTORS,
     }
 )
 
 
-class MQConnection:
+class MQConnection(Publishing):
     """The transport contract over one library QueueManager (see the module docstring)."""
 
     capabilities: frozenset[Capability] = _CAPABILITIES
@@ -103,6 +108,7 @@ class MQConnection:
         self._in_unit_of_work = False
         self.last_warning: MQError | None = None
         self.last_resolved: tuple[str, str] | None = None  # the MQPMO's resolved names
+        self._init_publishing()
         with self._call("MQINQ of the queue manager's name"):
             name = library.inquire(qm, [C.MQCA_Q_MGR_NAME])[C.MQCA_Q_MGR_NAME]
         self._qmgr_name = fields.text(name) or config.qmgr
@@ -300,6 +306,7 @@ class MQConnection:
             correl_id=correl_id,
             group_id=group_id,
             under_cursor=under_cursor,
+            properties=handle.hobj not in self._compat_hobjs,
         )
         try:
             with self._call(f"MQGET from {handle.name!r}"):
@@ -387,7 +394,9 @@ class MQConnection:
         self.last_resolved = None
         try:
             with self._explained(name), self._call(f"MQPUT to {name!r}"):
-                if isinstance(target, Handle):
+                if isinstance(target, Handle) and target.topic is not None:
+                    self._queue(target).pub(data, lib_md, pmo)  # publishes
+                elif isinstance(target, Handle):
                     self._queue(target).put(data, lib_md, pmo)
                 else:
                     od = lib.structure("OD")
@@ -454,6 +463,7 @@ class MQConnection:
                 raise  # a connection gone has backed out: the disconnect is done
         finally:
             self._queues.clear()
+            self._forget_subscriptions()
             self._context_source = None
             if self._broken is None:
                 self._broken = failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")

@@ -23,13 +23,19 @@ def get_structures(
     correl_id: bytes | None,
     group_id: bytes | None,
     under_cursor: bool,
+    properties: bool = True,
 ) -> tuple[Any, Any]:
     """The library's (GMO, MD) for an MQGET with the syncpoint option ``sync`` (ignored
-    for a browse)."""
+    for a browse). ``properties`` False: MQGMO_PROPERTIES_COMPATIBILITY (a message whose
+    only properties are MQ's own, a publication's mqps.Top, comes without an RFH2)."""
     cmqc = lib.CMQC
     gmo = lib.structure("GMO")
     gmo.Version = max(gmo.Version, cmqc.MQGMO_VERSION_2)  # MatchOptions
-    options = cmqc.MQGMO_FAIL_IF_QUIESCING | cmqc.MQGMO_PROPERTIES_FORCE_MQRFH2
+    options = cmqc.MQGMO_FAIL_IF_QUIESCING
+    if properties:
+        options |= cmqc.MQGMO_PROPERTIES_FORCE_MQRFH2
+    else:
+        options |= cmqc.MQGMO_PROPERTIES_COMPATIBILITY
     if browse is not None:
         options |= {
             Browse.FIRST: cmqc.MQGMO_BROWSE_FIRST,

@@ -82,6 +82,18 @@ class Library:
     def is_mq_error(self, exc: BaseException) -> bool:
         return isinstance(exc, (self.module.MQMIError, self.module.PYIFError))
 
+    # ------------------------------------------------------------------ MQSUB
+    def subscription_handle(self, sub: Any) -> int:
+        """The hsub MQSUB gave a library Subscription (pymqi 1.12 keeps it private)."""
+        getter = getattr(sub, "get_handle", None)
+        if getter is not None:
+            return int(getter())
+        return int(sub._Subscription__sub_handle)
+
+    def forget_subscription(self, sub: Any) -> None:
+        """A Subscription whose hconn is gone: its ``__del__`` must not MQCLOSE it."""
+        sub._Subscription__sub_handle = None
+
     # ------------------------------------------------------------------ MQCONNX
     def connect(self, config: MQConfig, appl_name: str | None, options: int) -> Any:
         """MQCONNX as ``config`` says; the library's QueueManager."""

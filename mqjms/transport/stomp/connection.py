@@ -115,6 +115,7 @@ class StompConnection(PublishSubscribe, UnitOfWork, Subscriptions, Browsing, Que
             Capability.PRIORITY,
             Capability.PERSISTENCE,
             Capability.PUBLISH_SUBSCRIBE,
+            Capability.SHARED_SUBSCRIPTIONS,
             Capability.INTERRUPT_WAIT,
         }
     )
