@@ -198,7 +198,10 @@ def unsubscribe(mq: Connection, name: str, *, client_id: str | None) -> None:
 
     calls = subscriber(mq)
     sub_name = jms_subscription_name(client_id or "", name)
-    for shared in (False, True):
+    # 2429 to the unshared MQSUB: a shared one, or an unshared one held; with no shared
+    # subscriptions on this transport (IBM MQ's MQSUB), it is held
+    can_share = Capability.SHARED_SUBSCRIPTIONS in mq.capabilities
+    for shared in (False, True) if can_share else (False,):
         descriptor = SubscriptionDescriptor(
             options=C.MQSO_RESUME | C.MQSO_DURABLE | C.MQSO_MANAGED,
             sub_name=sub_name,
@@ -211,7 +214,7 @@ def unsubscribe(mq: Connection, name: str, *, client_id: str | None) -> None:
                 raise InvalidDestinationException(
                     f"there is no durable subscription {name!r} (SubName {sub_name!r})"
                 ) from None
-            if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE and not shared:
+            if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE and not shared and can_share:
                 continue  # a shared one, or an unshared one in use: find out which
             if exc.reason == C.MQRC_SUBSCRIPTION_IN_USE:  # the unshared one, held
                 raise IllegalStateException(

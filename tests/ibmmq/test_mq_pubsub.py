@@ -6,6 +6,7 @@ hsub, and a pymqi drop-in program publishing and subscribing on IBM MQ."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -123,6 +124,109 @@ def test_create_or_resume_says_whether_the_durable_subscription_was_made(
     with pytest.raises(MQError) as gone:
         subscribe(conn, C.MQSO_RESUME | C.MQSO_DURABLE | C.MQSO_MANAGED, sub_name="mq-keeper")
     assert gone.value.reason == C.MQRC_NO_SUBSCRIPTION
+
+
+def test_create_or_resume_resumes_one_made_by_another_between_its_two_mqsubs(
+    mq: StandInBroker, conn: MQConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = transport.connect(mq.url)
+    real = conn._mqsub
+
+    def another_gets_in_first(descriptor: SubscriptionDescriptor, options: int, q: Any) -> Any:
+        if not options & C.MQSO_RESUME:  # the MQSO_CREATE after 2428
+            made = subscribe(other, DURABLE, object_string="mq/race", sub_name="mq-race")
+            other.close_subscription(made)
+        return real(descriptor, options, q)
+
+    monkeypatch.setattr(conn, "_mqsub", another_gets_in_first)
+    try:
+        sub = subscribe(conn, DURABLE, object_string="mq/race", sub_name="mq-race")  # not 2432
+        assert not sub.created and sub.durable
+        conn.close_subscription(sub, remove=True)
+    finally:
+        other.disconnect()
+
+
+def test_create_or_resume_refuses_a_subscription_of_the_other_durability(
+    conn: MQConnection, stand_in: StandIn
+) -> None:
+    made = subscribe(conn, DURABLE, object_string="mq/dur", sub_name="mq-dur")
+    conn.close_subscription(made)
+    hconn = stand_in._hconns[int(conn._qm.getHandle())]
+    before = set(hconn.objects)
+    with pytest.raises(MQError) as refused:  # as one MQSUB of MQSO_CREATE | MQSO_RESUME
+        subscribe(conn, MANAGED | C.MQSO_RESUME, object_string="mq/dur", sub_name="mq-dur")
+    assert refused.value.reason == C.MQRC_DURABILITY_NOT_ALTERABLE
+    # the hsub resumed and its managed queue were closed again: nothing held
+    assert not hconn.subscriptions and set(hconn.objects) == before
+    again = subscribe(conn, DURABLE, object_string="mq/dur", sub_name="mq-dur")
+    conn.close_subscription(again, remove=True)
+
+
+def test_resuming_to_a_queue_without_one_closes_what_mqsub_opened(
+    conn: MQConnection, stand_in: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = conn.open("APP.IN", C.MQOO_INPUT_AS_Q_DEF)
+    durable = C.MQSO_CREATE | C.MQSO_DURABLE
+    made = conn.subscribe(
+        SubscriptionDescriptor(options=durable, object_string="mq/nm", sub_name="mq-nm"), queue
+    )
+    conn.close_subscription(made)
+    # IBM MQ: MQSUB resuming with Hobj MQHO_NONE opens the subscription's queue and returns
+    # its Hobj (the embedded queue manager refuses with 2019): a queue opened here stands in
+    library = conn.library.module
+    opened = library.Queue(conn._qm, "APP.IN", C.MQOO_INPUT_AS_Q_DEF)
+    hobj = int(opened.get_handle())
+    opened.set_handle(None)  # MQSUB's now
+    extension = _extension(library)
+    real = extension.MQSUB
+
+    def mq_opens_the_queue(hconn: int, sd: bytes, given: int) -> Any:
+        return real(hconn, sd, hobj if given == 0 else given)  # 0: MQHO_NONE
+
+    monkeypatch.setattr(extension, "MQSUB", mq_opens_the_queue)
+    hconn = stand_in._hconns[int(conn._qm.getHandle())]
+    with pytest.raises(MQError) as refused:
+        subscribe(conn, C.MQSO_RESUME | C.MQSO_DURABLE, sub_name="mq-nm")
+    assert refused.value.reason == C.MQRC_HOBJ_ERROR
+    assert not hconn.subscriptions and hobj not in hconn.objects
+    monkeypatch.undo()
+    resume = SubscriptionDescriptor(options=C.MQSO_RESUME | C.MQSO_DURABLE, sub_name="mq-nm")
+    again = conn.subscribe(resume, queue)
+    conn.close_subscription(again, remove=True)
+    conn.close(queue)
+
+
+def _extension(library: Any) -> Any:
+    """The C extension (ibmmqc or pymqe) the library's Subscription.sub calls."""
+    names = library.Subscription.sub.__globals__
+    return names.get("ibmmqc") or names["pymqe"]
+
+
+def test_a_failed_mqclose_of_a_subscription_leaves_it_open_for_another(
+    conn: MQConnection, stand_in: StandIn
+) -> None:
+    sub = subscribe(conn, object_string="mq/again")
+    tracked = conn._subscriptions[sub.hsub]
+    module = conn.library.module
+    error = module.MQMIError(C.MQCC_FAILED, C.MQRC_RESOURCE_PROBLEM)
+
+    class FailsOnce:
+        failed = False
+
+        def close(self, *args: object) -> None:
+            if not self.failed:
+                self.failed = True
+                raise error
+            tracked.close(*args)
+
+    conn._subscriptions[sub.hsub] = FailsOnce()
+    with pytest.raises(MQError) as failed:
+        conn.close_subscription(sub)
+    assert failed.value.reason == C.MQRC_RESOURCE_PROBLEM
+    conn.close_subscription(sub)  # still tracked, with its managed queue: not 2019
+    hconn = stand_in._hconns[int(conn._qm.getHandle())]
+    assert not hconn.subscriptions and sub.handle.hobj not in conn._queues
 
 
 def test_a_resumed_subscription_answers_the_selector_it_was_made_with(

@@ -14,7 +14,8 @@ as the MQI verbs themselves, through the library's ``Topic`` and ``Subscription`
   (MQCA_Q_NAME) on the Hobj MQSUB returns, for the backout layer to inquire by name.
   MQSO_CREATE with MQSO_RESUME is MQSUB with MQSO_RESUME first, then MQSO_CREATE on
   2428 (MQRC_NO_SUBSCRIPTION): the MQSD does not say which happened, the contract's
-  ``created`` does.
+  ``created`` does. What one MQSUB would do still holds: one made by another in between
+  (2432) is resumed, one of the other durability refused with 2509.
 * ``close_subscription``: MQCLOSE of the hsub (MQCO_REMOVE_SUB when asked: a
   non-durable subscription ends anyway), then of the managed queue's Hobj.
 
@@ -112,18 +113,49 @@ class Publishing:
                 raise failed(C.MQRC_HOBJ_ERROR, f"{queue.name!r} is not open on this connection")
         options = descriptor.options | C.MQSO_FAIL_IF_QUIESCING
         both = C.MQSO_CREATE | C.MQSO_RESUME
-        created = not options & C.MQSO_RESUME
         if options & both == both:
-            try:
-                sub, sd = self._mqsub(descriptor, options & ~C.MQSO_CREATE, provided)
-            except MQError as exc:
-                if exc.reason != C.MQRC_NO_SUBSCRIPTION:
-                    raise
-                sub, sd = self._mqsub(descriptor, options & ~C.MQSO_RESUME, provided)
-                created = True
+            sub, sd, created = self._create_or_resume(descriptor, options, provided)
         else:
             sub, sd = self._mqsub(descriptor, options, provided)
+            created = not options & C.MQSO_RESUME
         return self._subscription(descriptor, sub, sd, queue, created)
+
+    def _create_or_resume(
+        self, descriptor: SubscriptionDescriptor, options: int, provided: Any
+    ) -> tuple[Any, Any, bool]:
+        """MQSO_CREATE | MQSO_RESUME as two MQSUBs, yet with one MQSUB's outcome: a
+        subscription made by another between the two (2432) is resumed, and one resumed
+        with the other durability is refused (2509), as MQSO_CREATE has it checked."""
+        resume = options & ~C.MQSO_CREATE
+        try:
+            sub, sd = self._mqsub(descriptor, resume, provided)
+        except MQError as exc:
+            if exc.reason != C.MQRC_NO_SUBSCRIPTION:
+                raise
+            try:
+                sub, sd = self._mqsub(descriptor, options & ~C.MQSO_RESUME, provided)
+                return sub, sd, True
+            except MQError as lost:
+                if lost.reason != C.MQRC_SUB_ALREADY_EXISTS:
+                    raise
+            sub, sd = self._mqsub(descriptor, resume, provided)
+        if bool(sd.Options & C.MQSO_DURABLE) != bool(options & C.MQSO_DURABLE):
+            self._release(sub, sd, provided)
+            kind = "durable" if sd.Options & C.MQSO_DURABLE else "non-durable"
+            raise failed(
+                C.MQRC_DURABILITY_NOT_ALTERABLE,
+                f"subscription {descriptor.sub_name!r} is {kind}",
+            )
+        return sub, sd, False
+
+    def _release(self, sub: Any, sd: Any, provided: Any) -> None:
+        """MQCLOSE of an hsub this call will not hand over, and of the queue MQSUB opened
+        for it (a managed queue, or a resumed subscription's own): never the caller's."""
+        own_queue = provided is None or bool(sd.Options & C.MQSO_MANAGED)
+        if not own_queue:
+            sub.sub_queue.set_handle(None)
+        with self._call("MQCLOSE of a subscription not handed over"):
+            sub.close(C.MQCO_NONE, close_sub_queue=own_queue)
 
     def _mqsub(
         self, descriptor: SubscriptionDescriptor, options: int, provided: Any
@@ -176,9 +208,10 @@ class Publishing:
                 self._compat_hobjs.add(hobj)
             handle = Handle(name=name, resolved_name=name, options=MANAGED_OPEN, hobj=hobj)
         else:
-            sub.sub_queue.set_handle(None)  # the caller's handle stays the caller's to close
-            if queue is None:
+            if queue is None:  # MQ opened the subscription's queue: not asked for, closed
+                self._release(sub, sd, None)
                 raise failed(C.MQRC_HOBJ_ERROR, "MQSUB resumed a subscription to a queue")
+            sub.sub_queue.set_handle(None)  # the caller's handle stays the caller's to close
             handle = queue
         self._subscriptions[hsub] = sub
         correl_id = getattr(sd, "SubCorrelId", C.MQCI_NONE)
@@ -207,18 +240,15 @@ class Publishing:
 
     # ------------------------------------------------------------------ MQCLOSE (hsub)
     def close_subscription(self, subscription: Subscription, *, remove: bool = False) -> None:
-        sub = self._subscriptions.pop(subscription.hsub, None)
+        sub = self._subscriptions.get(subscription.hsub)
         if sub is None:
             raise failed(C.MQRC_HOBJ_ERROR, f"subscription {subscription.name!r} is not open here")
         options = C.MQCO_REMOVE_SUB if remove else C.MQCO_NONE
-        try:
-            with self._call(f"MQCLOSE of subscription {subscription.name!r}"):
-                sub.close(options)
-        except MQError as exc:
-            if exc.reason != C.MQRC_SUBSCRIPTION_IN_USE:
-                raise
-            self._subscriptions[subscription.hsub] = sub  # still open, as on MQ
-            raise
+        # a failed MQCLOSE leaves the hsub open, as on MQ: still tracked, with its managed
+        # queue, for another MQCLOSE or for the disconnect (which forgets them all)
+        with self._call(f"MQCLOSE of subscription {subscription.name!r}"):
+            sub.close(options)
+        del self._subscriptions[subscription.hsub]
         if subscription.managed:
             self._compat_hobjs.discard(subscription.handle.hobj)
             self.close(subscription.handle)
