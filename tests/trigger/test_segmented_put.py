@@ -105,3 +105,54 @@ def test_one_trigger_event_reaches_through_a_connection_wrapper(
     assert monitor.queues() == [APPQ]
     wrapped.put(APPQ, MQMD(), b"alone")
     assert monitor.queues() == [APPQ]
+
+
+@pytest.mark.parametrize("trigtype", ["FIRST", "DEPTH"])
+def test_another_connections_put_during_the_event_is_not_triggered_twice(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection, trigtype: str
+) -> None:
+    # seed 003 note 2: the segments' trigger event is decided again once every segment is
+    # placed: another connection's put meanwhile wrote the queue's FIRST/DEPTH trigger
+    # message (and switched a DEPTH queue's TRIGGER off), so the event writes none
+    define_triggered(tqm, trigtype=trigtype, TRIGDPTH=1)
+    other = tqm.connect("other")
+    try:
+        with one_trigger_event(app):
+            app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+            other.put(APPQ, MQMD(), b"another program's message")
+            app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+        app.commit()
+    finally:
+        other.disconnect()
+    assert monitor.queues() == [APPQ]
+
+
+def test_an_alter_during_the_event_is_kept(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2: the held decision is written from the queue as it is then: an
+    # ALTER made during the segmented put stays (a DEPTH trigger switches only TRIGGER
+    # off)
+    define_triggered(tqm, trigtype="DEPTH", TRIGDPTH=1)
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, {"MAXDEPTH": 1234})
+        app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == [APPQ]
+    assert attr(tqm, APPQ, "MAXDEPTH") == 1234
+    assert attr(tqm, APPQ, "TRIGGER") is False
+
+
+def test_notrigger_set_during_the_event_means_no_trigger_message(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2: the trigger event is processed once every segment is placed, under
+    # the conditions then: NOTRIGGER (condition 9) set meanwhile, no trigger message
+    define_triggered(tqm, trigtype="FIRST")
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, {"TRIGGER": False})
+        app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == []
