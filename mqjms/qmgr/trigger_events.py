@@ -8,8 +8,9 @@ segment finds them: the first of a FIRST queue's segments finds it empty), but w
 event is under way they are only kept, the first decision per queue; the others write
 none. Once every segment is placed they are decided again from the queue as it is then
 (another connection's put may have triggered it meanwhile, an ALTER changed it) and
-written, in the connection's unit of work like the segments; a segmented put that fails
-writes none.
+written, in the connection's unit of work like the segments, or, when the block
+committed it (a segmented put outside syncpoint), outside it after the commit; a
+segmented put that fails (its commit too) writes none.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from . import triggers
 from .connection_state import ConnectionState
@@ -48,7 +50,15 @@ class TriggerEvents(ConnectionState):
         try:
             with self._session(), self._writing(durable=False, putting=True) as tx:
                 for held in pending.values():
-                    for trigger in held.decided:
+                    for decided in held.decided:
+                        # the unit of work was committed inside the block (a segmented
+                        # put outside syncpoint): its trigger message is put outside it,
+                        # only once the commit succeeded
+                        trigger = (
+                            decided
+                            if self._uow.active
+                            else replace(decided, uow=None, release_on_backout=False)
+                        )
                         # decided again now: another connection's put may have triggered
                         # the queue meanwhile, or an ALTER changed its conditions
                         write_trigger_messages(tx, triggers.redecide(tx, trigger, held.at))

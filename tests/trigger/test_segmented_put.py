@@ -8,9 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 import mqjms.pymqi as pymqi
-from mqjms.mq import MQMD
+from mqjms.mq import MQMD, C
+from mqjms.mq.errors import failed
 from mqjms.mqi import routing
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.qmgr.syncpoint import UnitOfWork
 from mqjms.semantics import Capability, ConnectionWrapper
 from mqjms.semantics.contract import one_trigger_event
 from tests.trigger.trigger_helpers import APPQ, Monitor, attr, define_triggered, depth
@@ -156,3 +158,31 @@ def test_notrigger_set_during_the_event_means_no_trigger_message(
         app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
     app.commit()
     assert monitor.queues() == []
+
+
+@pytest.mark.parametrize("trigtype", ["FIRST", "DEPTH"])
+def test_a_segmented_put_whose_commit_fails_is_no_trigger_event(
+    tqm: QueueManager,
+    monitor: Monitor,
+    program: object,
+    trigtype: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # seed 003 note 2: "a trigger event will not be processed until all the segments have
+    # been successfully placed on the queue": outside syncpoint, the commit that places
+    # them must succeed first (a FIRST/DEPTH trigger message put in the unit of work was
+    # released by the backout of the failed commit, and TRIGGER of a DEPTH queue left off)
+    define_triggered(tqm, trigtype=trigtype, MAXMSGL=MAXMSGL, TRIGDPTH=2)
+
+    def failing_commit(self: QMConnection) -> None:
+        raise failed(C.MQRC_RESOURCE_PROBLEM, "the commit fails")
+
+    monkeypatch.setattr(UnitOfWork, "commit", failing_commit)
+    with pytest.raises(pymqi.MQMIError):
+        put_segmented(program)
+    monkeypatch.undo()
+    assert depth(tqm, APPQ) == 0
+    assert monitor.queues() == []
+    assert attr(tqm, APPQ, "TRIGGER") is True
+    put_segmented(program)  # the same put, committed: its one trigger event
+    assert monitor.queues() == [APPQ]
