@@ -193,8 +193,8 @@ def put_segmented(
                     new_msg_id=new_msg_id,
                 )
                 first = first or put
-        if not syncpoint:
-            conn.commit()
+            if not syncpoint:  # inside: a commit that fails is no trigger event either
+                conn.commit()
     except BaseException:
         conn.backout()
         raise

@@ -109,14 +109,24 @@ def scan(tx: Transaction, queue: str | None = None, limit: int = DISCARD_BATCH) 
     return len(expired)
 
 
-def discard_expired_puts(tx: Transaction, row_ids: Sequence[int] | None) -> None:
+def expired_puts(tx: Transaction, uow: str) -> list[int]:
+    """The row ids of messages unit of work ``uow`` put whose expiry has ended, up to a
+    scan's batch: found by the unit of work (while they are still in it) when it put too
+    many to track."""
+    rows = tx.db.execute(
+        "SELECT id FROM messages INDEXED BY messages_uow WHERE uow = ? AND state = ?"
+        " AND expires IS NOT NULL AND expires <= ? LIMIT ?",
+        (uow, store.PUT_IN_UOW, tx.now + 0.0999, DISCARD_BATCH),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def discard_expired_puts(tx: Transaction, row_ids: Sequence[int]) -> None:
     """Seed 004: "the expiry interval of a message put under syncpoint starts when it is
     put, not when the syncpoint is committed"; one whose interval ended before the commit
     is discarded at the commit (with its report), not left for a get to meet. ``row_ids``:
-    the messages the unit of work put, None when it put too many to track (then the
-    expired messages of every queue are discarded, a scan's batch)."""
-    if row_ids is None:
-        scan(tx)
+    messages the unit of work put (:meth:`tracked_puts`, else :func:`expired_puts`)."""
+    if not row_ids:
         return
     sql = (
         f"SELECT {messages.HEADER_COLUMNS} FROM messages WHERE id IN"

@@ -4,8 +4,6 @@ commit makes it durable)."""
 
 from __future__ import annotations
 
-import time
-
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
@@ -43,26 +41,26 @@ class Putting(TriggerEvents):
             else:
                 durable = md.Persistence == C.MQPER_PERSISTENT
 
-            def put() -> MQMD:
+            def put() -> tuple[MQMD, float]:
                 try:
                     return self._put_attempt(name, md, data, request, durable)
                 except NeedsDurability:
                     return self._put_attempt(name, md, data, request, True)
 
             try:
-                result = put()
+                result, put_at = put()
             except StorageError as exc:
                 # the log filled the disk: emptied into the database (which the reserve
                 # may lend room for), it leaves room for this put and a smaller reserve
                 reserve = self.qm.reserve
                 if not exc.disk_full or reserve is None or not reserve.make_room(db, len(data)):
                     raise
-                result = put()
+                result, put_at = put()
             persistent = result.Persistence == C.MQPER_PERSISTENT
             if md.Persistence == C.MQPER_PERSISTENCE_AS_Q_DEF:
                 self._defpsist[name] = persistent
             if request.syncpoint:
-                self._uow.put(persistent, expires_at(result.Expiry, time.time()))
+                self._uow.put(persistent, expires_at(result.Expiry, put_at))
         self._warn_if(name, result)
         return result
 
@@ -80,12 +78,14 @@ class Putting(TriggerEvents):
 
     def _put_attempt(
         self, name: str, md: MQMD, data: bytes, request: PutRequest, durable: bool
-    ) -> MQMD:
+    ) -> tuple[MQMD, float]:
+        """The put in one transaction: the MQMD as put, and when it was stored (its expiry
+        interval starts then, seed 004)."""
         with self._writing(durable=durable, putting=True) as tx:
             result = self._put_in(tx, name, md, data, request)
             if not request.syncpoint and not durable and result.Persistence == C.MQPER_PERSISTENT:
                 raise NeedsDurability
-        return result
+        return result, tx.now
 
     def _put_in(
         self, tx: Transaction, name: str, md: MQMD, data: bytes, request: PutRequest

@@ -43,7 +43,7 @@ def put_message(
     by_application: bool = False,
     route: remote.Route | None = None,
     dead_letter_triggers: bool = True,
-    triggered: dict[str, list[triggers.TriggerMessage]] | None = None,
+    triggered: dict[str, triggers.HeldDecision] | None = None,
 ) -> MQMD:
     """Checks, resolves and stores one message (in unit of work ``uow``, or available at
     once when None), with the trigger messages it causes; returns the MQMD as put.
@@ -57,7 +57,7 @@ def put_message(
 
     ``triggered``: the trigger messages of the puts of one trigger event (a message the
     queue manager segments, :mod:`.trigger_events`), by queue: kept there, not written,
-    and only the first put's that decided any for the queue.
+    and only the first put's that decided any for the queue, with its time.
     """
     if named.qtype == MODEL:
         raise failed(
@@ -103,7 +103,7 @@ def put_message(
         if triggered is None:
             write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
         elif decided:
-            triggered[base.name] = decided
+            triggered[base.name] = triggers.HeldDecision(tx.now, decided)
     row_id = messages.insert(
         tx.db,
         base.name,

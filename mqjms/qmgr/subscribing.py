@@ -26,6 +26,7 @@ from mqjms.semantics.selector import compile_selector
 from . import catalog, publish, subscriptions, topics
 from .connection_state import ConnectionState
 from .failures import StorageError, translating
+from .messages import expires_at
 from .subscriptions import SubscriptionRow
 
 log = get_logger("mqjms.qmgr")
@@ -126,11 +127,11 @@ class Subscribing(ConnectionState):
         syncpoint = request.syncpoint
         durable = not syncpoint and md.Persistence != C.MQPER_NOT_PERSISTENT
 
-        def attempt() -> tuple[MQMD, int]:
+        def attempt() -> tuple[MQMD, int, float]:
             with self._writing(durable=durable, putting=True) as tx:
                 out = md.copy()
                 set_context(out, request.context, self.identity, tx.now)
-                return publish.publish(
+                published, copies = publish.publish(
                     tx,
                     str(topic.topic),
                     out,
@@ -141,12 +142,13 @@ class Subscribing(ConnectionState):
                     origin=self.origin,
                     not_own_subs=request.not_own_subs,
                 )
+                return published, copies, tx.now
 
         with self._session() as db:
             if self.qm.reserve is not None:
                 self.qm.reserve.check_for_put(db, len(data))  # the reserve is for draining
             try:
-                result, copies = self._with_room(attempt)
+                result, copies, put_at = self._with_room(attempt)
             except StorageError as exc:
                 if not (request.retain and exc.disk_full):
                     raise
@@ -155,7 +157,9 @@ class Subscribing(ConnectionState):
                     f"the publication on {topic.topic!r} could not be retained: {exc.detail}",
                 ) from exc
             if syncpoint:
-                self._uow.put(result.Persistence == C.MQPER_PERSISTENT)
+                # seed 004: its copies' expiry runs from the put, not from the commit
+                expires = expires_at(result.Expiry, put_at)
+                self._uow.put(result.Persistence == C.MQPER_PERSISTENT, expires)
                 self._uow.retains = self._uow.retains or request.retain
         self.last_warning = priority_warning(result)
         if self.last_warning is None and not copies:

@@ -84,11 +84,14 @@ class UnitOfWork(Getting, Putting):
         if self._uow.gets:
             self._commit_gets(tx)
         if self._uow.puts:
-            self._commit_puts(tx)
+            # seed 004: a message whose expiry ended before the commit "is discarded
+            # shortly after the commit": now, outside the unit of work (note 4)
+            expired: list[int] | None = None
             if self._uow.expires is not None and self._uow.expires <= tx.now:
-                # seed 004: a message whose expiry ended before the commit "is discarded
-                # shortly after the commit": now, outside the unit of work (note 4)
-                expiry.discard_expired_puts(tx, self._uow.tracked_puts())
+                expired = self._uow.tracked_puts() or expiry.expired_puts(tx, self.id)
+            self._commit_puts(tx)
+            if expired is not None:
+                expiry.discard_expired_puts(tx, expired)
         if self._uow.retains:  # its retained publications replace the ones before
             retained.commit(tx.db, self.id)
         tx.wake_getters()

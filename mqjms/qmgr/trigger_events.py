@@ -6,8 +6,11 @@ to be processed when it is first MQPUT and segmented".
 Each segment's put decides its trigger messages as any put does (the counts as the
 segment finds them: the first of a FIRST queue's segments finds it empty), but while the
 event is under way they are only kept, the first decision per queue; the others write
-none. Once every segment is placed they are written, in the connection's unit of work
-like the segments; a segmented put that fails writes none.
+none. Once every segment is placed they are decided again from the queue as it is then
+(another connection's put may have triggered it meanwhile, an ALTER changed it) and
+written, in the connection's unit of work like the segments, or, when the block
+committed it (a segmented put outside syncpoint), outside it after the commit; a
+segmented put that fails (its commit too) writes none.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
+from . import triggers
 from .connection_state import ConnectionState
 from .failures import database_file, translate
 from .queues import write_trigger_messages
-from .triggers import TriggerMessage
 
 
 class TriggerEvents(ConnectionState):
@@ -27,13 +31,13 @@ class TriggerEvents(ConnectionState):
 
     #: While :meth:`one_trigger_event` is under way: each queue's trigger messages, as
     #: decided by the first of its puts that caused any.
-    _event_triggers: dict[str, list[TriggerMessage]] | None = None
+    _event_triggers: dict[str, triggers.HeldDecision] | None = None
 
     @contextmanager
     def one_trigger_event(self) -> Iterator[None]:
         """The puts made inside are one trigger event: at most one trigger message per
         queue, written when the block ends without an error."""
-        pending: dict[str, list[TriggerMessage]] = {}
+        pending: dict[str, triggers.HeldDecision] = {}
         self._event_triggers = pending
         try:
             yield
@@ -42,10 +46,21 @@ class TriggerEvents(ConnectionState):
         if pending:
             self._write_event_triggers(pending)
 
-    def _write_event_triggers(self, pending: dict[str, list[TriggerMessage]]) -> None:
+    def _write_event_triggers(self, pending: dict[str, triggers.HeldDecision]) -> None:
         try:
             with self._session(), self._writing(durable=False, putting=True) as tx:
-                for decided in pending.values():
-                    write_trigger_messages(tx, decided)
+                for held in pending.values():
+                    for decided in held.decided:
+                        # the unit of work was committed inside the block (a segmented
+                        # put outside syncpoint): its trigger message is put outside it,
+                        # only once the commit succeeded
+                        trigger = (
+                            decided
+                            if self._uow.active
+                            else replace(decided, uow=None, release_on_backout=False)
+                        )
+                        # decided again now: another connection's put may have triggered
+                        # the queue meanwhile, or an ALTER changed its conditions
+                        write_trigger_messages(tx, triggers.redecide(tx, trigger, held.at))
         except sqlite3.Error as exc:
             raise translate(exc, database_file(self)) from exc

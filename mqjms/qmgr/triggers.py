@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
@@ -86,6 +87,14 @@ class TriggerMessage:
             PutApplName=qmgr_name[:28],
         )
         return md, tm.pack(C.MQENC_NATIVE)
+
+
+class HeldDecision(NamedTuple):
+    """Trigger messages decided by a put of one trigger event (seed 003 note 2), kept
+    until every put of the event is made, and when the put decided them."""
+
+    at: float
+    decided: list[TriggerMessage]
 
 
 def _qualifying(
@@ -269,6 +278,30 @@ def _served_by(tx: Transaction, initq: str) -> list[tuple[str, Attrs]]:
     return [(str(r[0]), json.loads(r[1])) for r in rows]
 
 
+def redecide(tx: Transaction, held: TriggerMessage, decided_at: float) -> list[TriggerMessage]:
+    """A decision held since ``decided_at`` (the puts of one trigger event, seed 003 note
+    2), made again from the queue as it is now: none when its trigger condition was
+    switched off meanwhile (NOTRIGGER, or a DEPTH trigger message of another put), or a
+    FIRST trigger message was written for it since; else conditions 4-10 on the current
+    attributes."""
+    found = catalog.load(tx.db, held.queue)
+    if found is None or found.qtype != LOCAL or not found.attrs.get("TRIGGER"):
+        return []
+    if found.attrs.get("TRIGTYPE", "FIRST") == "FIRST":
+        row = tx.db.execute(
+            "SELECT last FROM trigger_times WHERE queue = ?", (held.queue,)
+        ).fetchone()
+        if row is not None and float(row[0]) >= decided_at:
+            return []
+    return _decide(
+        tx,
+        held.queue,
+        found.attrs,
+        uow=held.uow,
+        release_on_backout=held.release_on_backout,
+    )
+
+
 def record(tx: Transaction, written: TriggerMessage) -> None:
     """What triggering remembers once a trigger message is written: when (TRIGINT, item
     11), and, after a DEPTH trigger, TRIGGER switched off as IBM MQ does (the server turns
@@ -279,9 +312,11 @@ def record(tx: Transaction, written: TriggerMessage) -> None:
         (written.queue, tx.now),
     )
     if written.attrs.get("TRIGTYPE") == "DEPTH":
-        switched_off = dict(written.attrs, TRIGGER=False)
+        # only the flag: the attributes as they are now, not as the decision saw them (an
+        # ALTER made since stays)
         tx.db.execute(
-            "UPDATE queues SET attrs = ? WHERE name = ?", (json.dumps(switched_off), written.queue)
+            "UPDATE queues SET attrs = json_set(attrs, '$.TRIGGER', json('false')) WHERE name = ?",
+            (written.queue,),
         )
     log.info(
         "trigger.written",

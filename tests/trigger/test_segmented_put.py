@@ -8,9 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 import mqjms.pymqi as pymqi
-from mqjms.mq import MQMD
+from mqjms.mq import MQMD, C
+from mqjms.mq.errors import failed
 from mqjms.mqi import routing
 from mqjms.qmgr import QMConnection, QueueManager
+from mqjms.qmgr.syncpoint import UnitOfWork
 from mqjms.semantics import Capability, ConnectionWrapper
 from mqjms.semantics.contract import one_trigger_event
 from tests.trigger.trigger_helpers import APPQ, Monitor, attr, define_triggered, depth
@@ -104,4 +106,83 @@ def test_one_trigger_event_reaches_through_a_connection_wrapper(
     app.commit()
     assert monitor.queues() == [APPQ]
     wrapped.put(APPQ, MQMD(), b"alone")
+    assert monitor.queues() == [APPQ]
+
+
+@pytest.mark.parametrize("trigtype", ["FIRST", "DEPTH"])
+def test_another_connections_put_during_the_event_is_not_triggered_twice(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection, trigtype: str
+) -> None:
+    # seed 003 note 2: the segments' trigger event is decided again once every segment is
+    # placed: another connection's put meanwhile wrote the queue's FIRST/DEPTH trigger
+    # message (and switched a DEPTH queue's TRIGGER off), so the event writes none
+    define_triggered(tqm, trigtype=trigtype, TRIGDPTH=1)
+    other = tqm.connect("other")
+    try:
+        with one_trigger_event(app):
+            app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+            other.put(APPQ, MQMD(), b"another program's message")
+            app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+        app.commit()
+    finally:
+        other.disconnect()
+    assert monitor.queues() == [APPQ]
+
+
+def test_an_alter_during_the_event_is_kept(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2: the held decision is written from the queue as it is then: an
+    # ALTER made during the segmented put stays (a DEPTH trigger switches only TRIGGER
+    # off)
+    define_triggered(tqm, trigtype="DEPTH", TRIGDPTH=1)
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, {"MAXDEPTH": 1234})
+        app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == [APPQ]
+    assert attr(tqm, APPQ, "MAXDEPTH") == 1234
+    assert attr(tqm, APPQ, "TRIGGER") is False
+
+
+def test_notrigger_set_during_the_event_means_no_trigger_message(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2: the trigger event is processed once every segment is placed, under
+    # the conditions then: NOTRIGGER (condition 9) set meanwhile, no trigger message
+    define_triggered(tqm, trigtype="FIRST")
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, {"TRIGGER": False})
+        app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == []
+
+
+@pytest.mark.parametrize("trigtype", ["FIRST", "DEPTH"])
+def test_a_segmented_put_whose_commit_fails_is_no_trigger_event(
+    tqm: QueueManager,
+    monitor: Monitor,
+    program: object,
+    trigtype: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # seed 003 note 2: "a trigger event will not be processed until all the segments have
+    # been successfully placed on the queue": outside syncpoint, the commit that places
+    # them must succeed first (a FIRST/DEPTH trigger message put in the unit of work was
+    # released by the backout of the failed commit, and TRIGGER of a DEPTH queue left off)
+    define_triggered(tqm, trigtype=trigtype, MAXMSGL=MAXMSGL, TRIGDPTH=2)
+
+    def failing_commit(self: QMConnection) -> None:
+        raise failed(C.MQRC_RESOURCE_PROBLEM, "the commit fails")
+
+    monkeypatch.setattr(UnitOfWork, "commit", failing_commit)
+    with pytest.raises(pymqi.MQMIError):
+        put_segmented(program)
+    monkeypatch.undo()
+    assert depth(tqm, APPQ) == 0
+    assert monitor.queues() == []
+    assert attr(tqm, APPQ, "TRIGGER") is True
+    put_segmented(program)  # the same put, committed: its one trigger event
     assert monitor.queues() == [APPQ]
