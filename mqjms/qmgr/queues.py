@@ -103,7 +103,9 @@ def put_message(
         if triggered is None:
             write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
         elif decided:
-            triggered[base.name] = triggers.HeldDecision(tx.now, decided)
+            triggered[base.name] = triggers.HeldDecision(
+                triggers.last_written(tx, base.name), decided
+            )
     row_id = messages.insert(
         tx.db,
         base.name,

@@ -20,10 +20,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from mqjms.logs import get_logger
+
 from . import triggers
 from .connection_state import ConnectionState
 from .failures import database_file, translate
 from .queues import write_trigger_messages
+
+log = get_logger("mqjms.qmgr")
 
 
 class TriggerEvents(ConnectionState):
@@ -43,8 +47,21 @@ class TriggerEvents(ConnectionState):
             yield
         finally:
             self._event_triggers = None
-        if pending:
+        if not pending:
+            return
+        if self._uow.active:  # written in the unit of work: a failure fails the put
             self._write_event_triggers(pending)
+            return
+        try:  # the put was committed inside the block: failing it now would lie
+            self._write_event_triggers(pending)
+        except Exception as exc:
+            log.error(
+                "trigger.not_written",
+                queues=sorted(pending),
+                reason=getattr(exc, "reason_name", None),
+                error=str(exc),
+                then="its message is on the queue, with no trigger message for this put",
+            )
 
     def _write_event_triggers(self, pending: dict[str, triggers.HeldDecision]) -> None:
         try:
@@ -61,6 +78,6 @@ class TriggerEvents(ConnectionState):
                         )
                         # decided again now: another connection's put may have triggered
                         # the queue meanwhile, or an ALTER changed its conditions
-                        write_trigger_messages(tx, triggers.redecide(tx, trigger, held.at))
+                        write_trigger_messages(tx, triggers.redecide(tx, trigger, held.last_seen))
         except sqlite3.Error as exc:
             raise translate(exc, database_file(self)) from exc

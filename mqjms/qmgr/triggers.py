@@ -91,10 +91,18 @@ class TriggerMessage:
 
 class HeldDecision(NamedTuple):
     """Trigger messages decided by a put of one trigger event (seed 003 note 2), kept
-    until every put of the event is made, and when the put decided them."""
+    until every put of the event is made, and when the queue's last trigger message had
+    been written as the put saw it (:func:`last_written`: None for none)."""
 
-    at: float
+    last_seen: float | None
     decided: list[TriggerMessage]
+
+
+def last_written(tx: Transaction, queue: str) -> float | None:
+    """When the last trigger message for ``queue`` was written (``trigger_times``), None
+    when none was since the queue manager started."""
+    row = tx.db.execute("SELECT last FROM trigger_times WHERE queue = ?", (queue,)).fetchone()
+    return None if row is None else float(row[0])
 
 
 def _qualifying(
@@ -278,21 +286,24 @@ def _served_by(tx: Transaction, initq: str) -> list[tuple[str, Attrs]]:
     return [(str(r[0]), json.loads(r[1])) for r in rows]
 
 
-def redecide(tx: Transaction, held: TriggerMessage, decided_at: float) -> list[TriggerMessage]:
-    """A decision held since ``decided_at`` (the puts of one trigger event, seed 003 note
-    2), made again from the queue as it is now: none when its trigger condition was
-    switched off meanwhile (NOTRIGGER, or a DEPTH trigger message of another put), or a
-    FIRST trigger message was written for it since; else conditions 4-10 on the current
+def redecide(
+    tx: Transaction, held: TriggerMessage, last_seen: float | None
+) -> list[TriggerMessage]:
+    """A decision held since a put of one trigger event (seed 003 note 2), made again from
+    the queue as it is now: none when its trigger condition was switched off meanwhile
+    (NOTRIGGER, or a DEPTH trigger message of another put), its TRIGTYPE changed (what the
+    decision counted no longer says anything), its conditions 1-3 no longer hold (an ALTER
+    of TRIGMPRI or TRIGDPTH), or a trigger message was written for a FIRST queue since
+    (``last_seen``, as the put saw ``trigger_times``); else conditions 4-10 on the current
     attributes."""
     found = catalog.load(tx.db, held.queue)
     if found is None or found.qtype != LOCAL or not found.attrs.get("TRIGGER"):
         return []
-    if found.attrs.get("TRIGTYPE", "FIRST") == "FIRST":
-        row = tx.db.execute(
-            "SELECT last FROM trigger_times WHERE queue = ?", (held.queue,)
-        ).fetchone()
-        if row is not None and float(row[0]) >= decided_at:
-            return []
+    trigtype = found.attrs.get("TRIGTYPE", "FIRST")
+    if trigtype != held.attrs.get("TRIGTYPE", "FIRST") or not _enough(tx, held.queue, found.attrs):
+        return []
+    if trigtype == "FIRST" and last_written(tx, held.queue) != last_seen:
+        return []
     return _decide(
         tx,
         held.queue,

@@ -186,3 +186,67 @@ def test_a_segmented_put_whose_commit_fails_is_no_trigger_event(
     assert attr(tqm, APPQ, "TRIGGER") is True
     put_segmented(program)  # the same put, committed: its one trigger event
     assert monitor.queues() == [APPQ]
+
+
+def test_a_trigger_message_that_cannot_be_written_after_the_commit_does_not_fail_the_put(
+    tqm: QueueManager,
+    monitor: Monitor,
+    program: object,
+    monkeypatch: pytest.MonkeyPatch,
+    events: list[dict[str, object]],
+) -> None:
+    # seed 003 note 2: outside syncpoint the segments are committed before their trigger
+    # event is processed; a failure writing its trigger message then must not fail an
+    # MQPUT whose message is on the queue (a program retrying it would put it twice)
+    from mqjms.qmgr import triggers
+
+    define_triggered(tqm, trigtype="FIRST", MAXMSGL=MAXMSGL)
+
+    def failing(*args: object) -> list[object]:
+        raise failed(C.MQRC_RESOURCE_PROBLEM, "the trigger message cannot be written")
+
+    monkeypatch.setattr(triggers, "redecide", failing)
+    put_segmented(program)  # no error: the message was committed
+    assert depth(tqm, APPQ) == 4
+    assert monitor.queues() == []
+    assert any(e.get("event") == "trigger.not_written" for e in events)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"TRIGMPRI": 9}, {"TRIGTYPE": "DEPTH", "TRIGDPTH": 50}],
+    ids=["trigmpri-raised", "trigtype-changed"],
+)
+def test_conditions_altered_during_the_event_are_those_it_is_decided_under(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection, change: dict[str, object]
+) -> None:
+    # seed 003 note 2 with conditions 1-3: the event is processed once every segment is
+    # placed, under the queue's conditions then: a TRIGMPRI above the message's priority,
+    # or a TRIGTYPE changed (a DEPTH of 50 with two messages), writes no trigger message
+    define_triggered(tqm, trigtype="EVERY")
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(Priority=0), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, change)
+        app.put(APPQ, MQMD(Priority=0), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == []
+
+
+def test_a_first_queue_is_triggered_whatever_the_clock_said_of_its_last_trigger(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 note 2 (FIRST, condition 4): whether another put triggered the queue during
+    # the event is told by a change of its last trigger's record, not by comparing clocks
+    # (a record from before a clock step back, or of the same tick, hid a due trigger)
+    define_triggered(tqm, trigtype="FIRST")
+    with app._session(), app._writing() as tx:
+        tx.db.execute(
+            "INSERT INTO trigger_times (queue, last) VALUES (?, ?)"
+            " ON CONFLICT(queue) DO UPDATE SET last = excluded.last",
+            (APPQ, 4_000_000_000.0),  # written when the clock read far ahead
+        )
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+        app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == [APPQ]
