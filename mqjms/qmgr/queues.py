@@ -104,7 +104,7 @@ def put_message(
             write_trigger_messages(tx, decided, dead_letter=dead_letter_triggers)
         elif decided:
             triggered[base.name] = triggers.HeldDecision(
-                triggers.last_written(tx, base.name), decided
+                priority, triggers.last_written(tx, base.name), decided
             )
     row_id = messages.insert(
         tx.db,

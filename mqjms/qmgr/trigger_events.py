@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from mqjms.logs import get_logger
+from mqjms.mq.errors import MQError
 
 from . import triggers
 from .connection_state import ConnectionState
@@ -54,9 +55,9 @@ class TriggerEvents(ConnectionState):
             return
         try:  # the put was committed inside the block: failing it now would lie
             self._write_event_triggers(pending)
-        except Exception as exc:
+        except MQError as exc:  # what the store raises: a defect still fails loudly
             log.error(
-                "trigger.not_written",
+                "trigger.event_not_written",
                 queues=sorted(pending),
                 reason=getattr(exc, "reason_name", None),
                 error=str(exc),
@@ -78,6 +79,6 @@ class TriggerEvents(ConnectionState):
                         )
                         # decided again now: another connection's put may have triggered
                         # the queue meanwhile, or an ALTER changed its conditions
-                        write_trigger_messages(tx, triggers.redecide(tx, trigger, held.last_seen))
+                        write_trigger_messages(tx, triggers.redecide(tx, held, trigger))
         except sqlite3.Error as exc:
             raise translate(exc, database_file(self)) from exc

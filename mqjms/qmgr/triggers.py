@@ -91,9 +91,11 @@ class TriggerMessage:
 
 class HeldDecision(NamedTuple):
     """Trigger messages decided by a put of one trigger event (seed 003 note 2), kept
-    until every put of the event is made, and when the queue's last trigger message had
-    been written as the put saw it (:func:`last_written`: None for none)."""
+    until every put of the event is made: the event message's priority for triggering,
+    and when the queue's last trigger message had been written as the put saw it
+    (:func:`last_written`: None for none)."""
 
+    priority: int
     last_seen: float | None
     decided: list[TriggerMessage]
 
@@ -286,30 +288,35 @@ def _served_by(tx: Transaction, initq: str) -> list[tuple[str, Attrs]]:
     return [(str(r[0]), json.loads(r[1])) for r in rows]
 
 
-def redecide(
-    tx: Transaction, held: TriggerMessage, last_seen: float | None
-) -> list[TriggerMessage]:
+def redecide(tx: Transaction, held: HeldDecision, decided: TriggerMessage) -> list[TriggerMessage]:
     """A decision held since a put of one trigger event (seed 003 note 2), made again from
-    the queue as it is now: none when its trigger condition was switched off meanwhile
-    (NOTRIGGER, or a DEPTH trigger message of another put), its TRIGTYPE changed (what the
-    decision counted no longer says anything), its conditions 1-3 no longer hold (an ALTER
-    of TRIGMPRI or TRIGDPTH), or a trigger message was written for a FIRST queue since
-    (``last_seen``, as the put saw ``trigger_times``); else conditions 4-10 on the current
-    attributes."""
-    found = catalog.load(tx.db, held.queue)
+    the queue as it is now, under its conditions then: none when TRIGGER was switched off
+    meanwhile (NOTRIGGER, or a DEPTH trigger message of another put), the event message's
+    priority is below TRIGMPRI, a DEPTH queue holds fewer than TRIGDPTH qualifying
+    messages, or another trigger message was written for the queue since (its
+    ``trigger_times`` changed: another put's FIRST, or an ALTER of its TRIGTYPE, item 13,
+    which covers the messages already there). A queue ALTERed to FIRST meanwhile writes
+    none: whether it was empty before the event can no longer be told. Then conditions
+    4-10 on the current attributes."""
+    found = catalog.load(tx.db, decided.queue)
     if found is None or found.qtype != LOCAL or not found.attrs.get("TRIGGER"):
         return []
-    trigtype = found.attrs.get("TRIGTYPE", "FIRST")
-    if trigtype != held.attrs.get("TRIGTYPE", "FIRST") or not _enough(tx, held.queue, found.attrs):
+    attrs = found.attrs
+    trigtype = attrs.get("TRIGTYPE", "FIRST")
+    if held.priority < int(attrs.get("TRIGMPRI", 0)):  # condition 2, for the event's message
         return []
-    if trigtype == "FIRST" and last_written(tx, held.queue) != last_seen:
+    changed = trigtype != decided.attrs.get("TRIGTYPE", "FIRST")
+    written_since = last_written(tx, decided.queue) != held.last_seen
+    if (trigtype == "FIRST" and (changed or written_since)) or (changed and written_since):
+        return []
+    if trigtype == "DEPTH" and not _enough(tx, decided.queue, attrs):  # condition 3
         return []
     return _decide(
         tx,
-        held.queue,
-        found.attrs,
-        uow=held.uow,
-        release_on_backout=held.release_on_backout,
+        decided.queue,
+        attrs,
+        uow=decided.uow,
+        release_on_backout=decided.release_on_backout,
     )
 
 

@@ -209,13 +209,13 @@ def test_a_trigger_message_that_cannot_be_written_after_the_commit_does_not_fail
     put_segmented(program)  # no error: the message was committed
     assert depth(tqm, APPQ) == 4
     assert monitor.queues() == []
-    assert any(e.get("event") == "trigger.not_written" for e in events)
+    assert any(e.get("event") == "trigger.event_not_written" for e in events)
 
 
 @pytest.mark.parametrize(
     "change",
     [{"TRIGMPRI": 9}, {"TRIGTYPE": "DEPTH", "TRIGDPTH": 50}],
-    ids=["trigmpri-raised", "trigtype-changed"],
+    ids=["trigmpri-raised", "depth-not-reached"],
 )
 def test_conditions_altered_during_the_event_are_those_it_is_decided_under(
     tqm: QueueManager, monitor: Monitor, app: QMConnection, change: dict[str, object]
@@ -229,6 +229,43 @@ def test_conditions_altered_during_the_event_are_those_it_is_decided_under(
         tqm.alter_queue(APPQ, change)
         app.put(APPQ, MQMD(Priority=0), b"segment 2", syncpoint=True)
     app.commit()
+    assert monitor.queues() == []
+
+
+@pytest.mark.parametrize("trigtype", ["EVERY", "FIRST"])
+def test_a_queue_altered_to_depth_during_the_event_is_triggered_when_its_depth_is_reached(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection, trigtype: str
+) -> None:
+    # seed 003 note 2 with condition 3: the ALTER to DEPTH finds one message (TRIGDPTH 2
+    # not reached: no trigger message of its own); the event's second segment reaches it,
+    # and the event, decided again under DEPTH, writes the trigger message
+    define_triggered(tqm, trigtype=trigtype)
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, {"TRIGTYPE": "DEPTH", "TRIGDPTH": 2})
+        assert monitor.queues() == []
+        app.put(APPQ, MQMD(), b"segment 2", syncpoint=True)
+    app.commit()
+    assert monitor.queues() == [APPQ]
+    assert attr(tqm, APPQ, "TRIGGER") is False  # a DEPTH trigger switches it off
+
+
+def test_trigmpri_raised_during_the_event_is_the_event_messages_condition(
+    tqm: QueueManager, monitor: Monitor, app: QMConnection
+) -> None:
+    # seed 003 condition 2 is about the message put: another message of priority 5 on the
+    # queue qualifies under a TRIGMPRI raised to 5 (the ALTER's own trigger message, item
+    # 13), the event's priority-0 message does not: the event writes none
+    define_triggered(tqm, trigtype="EVERY")
+    app.put(APPQ, MQMD(Priority=5), b"urgent")
+    assert monitor.queues() == [APPQ]
+    with one_trigger_event(app):
+        app.put(APPQ, MQMD(Priority=0), b"segment 1", syncpoint=True)
+        tqm.alter_queue(APPQ, {"TRIGMPRI": 5})
+        altered = monitor.queues()
+        app.put(APPQ, MQMD(Priority=0), b"segment 2", syncpoint=True)
+    app.commit()
+    assert altered == [APPQ]
     assert monitor.queues() == []
 
 
