@@ -77,17 +77,25 @@ class Scan:
         self, hconn: Hconn, conn: Connection, obj: Hobj, ask: Request, wait: float
     ) -> Outcome:
         """``get_attempts.attempt``, but a marked message too long for the buffer is read
-        whole (so the cursor moves on to it) rather than 2080."""
+        whole (so the cursor moves on to it) rather than 2080; a message this scan already
+        stepped over is the end of it (no message): a transport whose cursor comes round
+        again (STOMP's browse of a message by its id) must not step over it for ever."""
         try:
-            return get_attempts.attempt(hconn, conn, obj, ask, wait)
+            got = get_attempts.attempt(hconn, conn, obj, ask, wait)
         except TruncatedMessage as exc:
             if exc.md is None or key(exc.md) not in obj.marks:
                 raise
+            if key(exc.md) in self.seen:
+                return None
             whole = dataclasses.replace(
                 ask, accept_truncated=True, msg_id=exc.md.MsgId, correl_id=None, group_id=None
             )
             got = get_attempts.attempt(hconn, conn, obj, whole, wait)
-            return got if got is not None else get_attempts.AGAIN  # it went: look on
+            if got is None:
+                return get_attempts.AGAIN  # it went: look on
+        if isinstance(got, tuple) and key(got[0]) in self.seen:
+            return None
+        return got
 
     def ended(self, conn: Connection, obj: Hobj) -> None:
         """No unmarked message (2033): a whole scan's unseen marks are of messages gone;

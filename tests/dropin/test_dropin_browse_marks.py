@@ -100,6 +100,8 @@ def test_a_message_got_loses_its_mark(mq: ModuleType, env: MQEnv, qmgr) -> None:
 def test_a_marked_message_too_long_is_stepped_over(mq: ModuleType, env: MQEnv, qmgr) -> None:
     """A marked message longer than the buffer is stepped over, not 2080 (the length
     was checked before the mark)."""
+    if env.url.startswith("stomp"):
+        pytest.skip("STOMP: reading the long message by its id moves the browse cursor")
     C = mq.CMQC
     queue = mq.Queue(qmgr, Q, C.MQOO_BROWSE | C.MQOO_OUTPUT)
     queue.put(b"x" * 10000)
