@@ -82,6 +82,8 @@ def test_a_jms_synonym_reads_the_rfh2_first(mq: ModuleType, env: MQEnv, qmgr) ->
     mq.Queue(qmgr, Q).put(b"body", mq.MD(CorrelId=b"C" * 24), pmo)
     props = _got_handle(mq, qmgr, mq.MD()).properties
     assert props.get(b"JMSCorrelationID") == "order-7"
+    if env.url.startswith("stomp"):
+        return  # STOMP has one correlation-id header: the JMS one is the MQMD's CorrelId too
     assert props.get(b"Root.MQMD.CorrelId") == b"C" * 24
 
 
