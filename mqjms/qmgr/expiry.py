@@ -115,8 +115,8 @@ def expired_puts(tx: Transaction, uow: str) -> list[int]:
     many to track."""
     rows = tx.db.execute(
         "SELECT id FROM messages INDEXED BY messages_uow WHERE uow = ? AND state = ?"
-        " AND expires IS NOT NULL AND expires <= ? LIMIT ?",
-        (uow, store.PUT_IN_UOW, tx.now + 0.0999, DISCARD_BATCH),
+        " AND expires IS NOT NULL AND expires <= ? ORDER BY expires LIMIT ?",
+        (uow, store.PUT_IN_UOW, tx.now, DISCARD_BATCH),  # expired now (is_expired), oldest first
     ).fetchall()
     return [int(r[0]) for r in rows]
 
