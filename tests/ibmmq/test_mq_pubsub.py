@@ -13,7 +13,7 @@ import pytest
 import mqjms.pymqi as facade
 from mqjms import transport
 from mqjms.mq import constants as C
-from mqjms.mq.errors import MQError
+from mqjms.mq.errors import MQError, failed
 from mqjms.mq.md import MQMD
 from mqjms.mqi import routing
 from mqjms.semantics import Capability
@@ -286,3 +286,26 @@ def test_a_pymqi_program_on_mq_publishes_and_subscribes(mq: StandInBroker) -> No
         qmgr.disconnect()
     finally:
         routing.reset()
+
+
+def test_a_subscription_whose_managed_queue_cannot_be_inquired_is_not_left_behind(
+    conn: MQConnection, stand_in: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MQINQ of the managed queue's name fails after MQSUB made a durable subscription: the
+    # call fails, and the hsub, its queue and the subscription it made are gone (they
+    # stayed open and collected publications until garbage collection)
+    hconn = stand_in._hconns[int(conn._qm.getHandle())]
+    before = set(hconn.objects)
+
+    def refused(library: Any, obj: Any, selectors: Any) -> Any:
+        raise failed(C.MQRC_SELECTOR_ERROR, "MQINQ refused")
+
+    monkeypatch.setattr(type(conn.library), "inquire", refused)
+    with pytest.raises(MQError) as failure:
+        subscribe(conn, DURABLE, object_string="mq/inq", sub_name="mq-inq")
+    assert failure.value.reason == C.MQRC_SELECTOR_ERROR
+    monkeypatch.undo()
+    assert not hconn.subscriptions and set(hconn.objects) == before
+    with pytest.raises(MQError) as gone:  # removed, not kept: nothing to resume
+        subscribe(conn, C.MQSO_RESUME | C.MQSO_DURABLE, sub_name="mq-inq")
+    assert gone.value.reason == C.MQRC_NO_SUBSCRIPTION

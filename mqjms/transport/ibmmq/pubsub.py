@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from typing import Any
 
 from mqjms.logs import get_logger
@@ -148,14 +148,15 @@ class Publishing:
             )
         return sub, sd, False
 
-    def _release(self, sub: Any, sd: Any, provided: Any) -> None:
+    def _release(self, sub: Any, sd: Any, provided: Any, *, remove: bool = False) -> None:
         """MQCLOSE of an hsub this call will not hand over, and of the queue MQSUB opened
-        for it (a managed queue, or a resumed subscription's own): never the caller's."""
+        for it (a managed queue, or a resumed subscription's own): never the caller's;
+        ``remove``: a subscription this call created goes too."""
         own_queue = provided is None or bool(sd.Options & C.MQSO_MANAGED)
         if not own_queue:
             sub.sub_queue.set_handle(None)
         with self._call("MQCLOSE of a subscription not handed over"):
-            sub.close(C.MQCO_NONE, close_sub_queue=own_queue)
+            sub.close(C.MQCO_REMOVE_SUB if remove else C.MQCO_NONE, close_sub_queue=own_queue)
 
     def _mqsub(
         self, descriptor: SubscriptionDescriptor, options: int, provided: Any
@@ -199,8 +200,13 @@ class Publishing:
         managed = bool(sd.Options & C.MQSO_MANAGED)
         if managed:
             opened = sub.sub_queue
-            with self._call("MQINQ of the managed queue's name"):
-                found = fields.values(lib.inquire(opened, [C.MQCA_Q_NAME]))
+            try:
+                with self._call("MQINQ of the managed queue's name"):
+                    found = fields.values(lib.inquire(opened, [C.MQCA_Q_NAME]))
+            except MQError:  # not handed over: closed, and gone if this call made it
+                with suppress(MQError):
+                    self._release(sub, sd, None, remove=created)
+                raise
             name = str(found.get(C.MQCA_Q_NAME, "")).strip()
             hobj = int(opened.get_handle())
             self._queues[hobj] = opened
