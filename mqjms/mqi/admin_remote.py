@@ -33,6 +33,9 @@ MODEL_QUEUE = "SYSTEM.DEFAULT.MODEL.QUEUE"
 REPLY_QUEUE_NAME = "MQJMS.PCF.*"
 #: the request's Report, as pymqi's and ibmmq's PCFExecute set it
 REPORT = C.MQRO_PASS_DISCARD_AND_EXPIRY | C.MQRO_DISCARD_MSG
+#: A z/OS queue manager's replies to MQCFT_COMMAND_XR that carry no result (the
+#: command's own messages and its summary), which the libraries' PCFExecute drop too.
+_XR_BOOKKEEPING = (CMQCFC.MQCFT_XR_MSG, CMQCFC.MQCFT_XR_SUMMARY)
 _BYTE_STRINGS = range(CMQCFC.MQBACF_FIRST, CMQCFC.MQBACF_LAST_USED + 1)
 
 
@@ -101,7 +104,7 @@ def _responses(
             error = MQError(
                 header.CompCode, header.Reason, f"{command} failed at the command server"
             )
-        elif header.CompCode == C.MQCC_OK:
+        elif header.CompCode == C.MQCC_OK and header.Type not in _XR_BOOKKEEPING:
             results.append(values(parameters))
         if header.Control == CMQCFC.MQCFC_LAST:
             break
