@@ -133,6 +133,8 @@ class PCFExecute(QueueManager):
             super().__init__(name)
             self.qm = self
         self._command_queue_name = command_queue_name
+        if self.FLAVOUR.name == "ibmmq" and response_wait_interval < 0:
+            response_wait_interval = 60 * 60 * 1000  # ibmmq's: a negative interval is an hour
         self._response_wait_interval = response_wait_interval
         # ibmmq converts the replies by default, pymqi does not (it answers here either way)
         self._convert = self.FLAVOUR.name == "ibmmq" if convert is None else convert
@@ -233,7 +235,8 @@ class PCFExecute(QueueManager):
         """Where a command goes on a queue manager with its own command server, and its
         request's Expiry: pymqi's is response_wait_interval in tenths of a second,
         ibmmq's command_timeout's, or three times that when it has none. A negative
-        interval waits, and lets the request live, without limit."""
+        interval (pymqi's; ibmmq makes it an hour) waits, and lets the request live,
+        without limit."""
         interval = self._response_wait_interval
         if self.FLAVOUR.name == "ibmmq" and self._command_timeout:
             expiry = self._command_timeout // 100

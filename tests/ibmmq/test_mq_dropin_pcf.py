@@ -90,9 +90,10 @@ def test_pcf_request_goes_where_and_as_the_library_sends_it(
 
 
 def test_pcf_unlimited_response_wait(facade: ModuleType, mq: StandInBroker) -> None:
-    """response_wait_interval -1 waits without limit, as the libraries pass it to
-    WaitInterval (it was a wait of -0.001 s: 2090 MQRC_WAIT_INTERVAL_ERROR)."""
+    """response_wait_interval -1: pymqi passes it to WaitInterval (without limit), ibmmq
+    makes it an hour (it was a wait of -0.001 s: 2090 MQRC_WAIT_INTERVAL_ERROR)."""
     qmgr = facade.connect("QM1")
     pcf = facade.PCFExecute(qmgr, response_wait_interval=-1)
     assert pcf.MQCMD_PING_Q_MGR() in ([], [{}])
+    assert pcf.response_wait_interval == (3_600_000 if facade.__name__.endswith("ibmmq") else -1)
     qmgr.disconnect()
