@@ -136,7 +136,6 @@ class Queue(_queue.Queue, MQObject):
 class PCFExecute(_pcf.PCFExecute):
     FLAVOUR = FLAVOUR
     QUEUE = Queue
-    stringifyKeys = _pcf.PCFExecute.stringify_keys
 
     def __init__(
         self,

@@ -152,7 +152,6 @@ class Queue(_queue.Queue):
 class PCFExecute(_pcf.PCFExecute):
     FLAVOUR = FLAVOUR
     QUEUE = Queue
-    stringifyKeys = _pcf.PCFExecute.stringify_keys
 
     def __init__(
         self,

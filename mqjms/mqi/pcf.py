@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
-from . import admin, admin_remote, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
+from . import admin, admin_remote, admin_subscriptions, inquiry, pcf_filters, pcf_names, pcf_unpack
 from .flavour import Flavour
 from .qmgr import QueueManager
 from .queue import Queue
@@ -294,15 +294,13 @@ class PCFExecute(QueueManager):
             ParameterCount=count,
         )
 
-    @staticmethod
-    def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
-        """The dict with its selectors replaced by their names."""
-        from mqjms.mqi.constants import CMQSTRC
+    @classmethod
+    def stringify_keys(cls, raw: dict[Any, Any]) -> dict[Any, Any]:
+        """The dict with its selectors replaced by their names, as the flavour's library
+        names them (:mod:`.pcf_names`)."""
+        return pcf_names.stringify_keys(cls.FLAVOUR, raw)
 
-        names: dict[int, str] = {}
-        for table in ("MQIA_DICT", "MQIACF_DICT", "MQIACH_DICT", "MQCA_DICT", "MQCACF_DICT"):
-            names.update(getattr(CMQSTRC, table, {}))
-        return {names.get(key, str(key)): value for key, value in raw.items()}
+    stringifyKeys = stringify_keys
 
     @classmethod
     def unpack(cls, message: bytes) -> tuple[dict[int, Any], Any]:
