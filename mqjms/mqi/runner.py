@@ -20,6 +20,10 @@ from collections.abc import Sequence
 
 FLAVOURS = ("pymqi", "ibmmq")
 _SUBMODULES = ("CMQC", "CMQCFC", "CMQXC", "CMQZC", "CMQSTRC")
+# ibmmq's CMQC.py puts the package's directory first on sys.path, so once ibmmq is
+# imported its constant modules import as top-level ones too (``import CMQC``, as pymqi
+# before 1.5 installed them): programs carried over from those days rely on it
+_IBMMQ_TOP_LEVEL = ("CMQC", "CMQCFC", "CMQXC", "CMQSTRC")
 
 
 def install_aliases(flavour: str = "pymqi") -> types.ModuleType:
@@ -33,6 +37,8 @@ def install_aliases(flavour: str = "pymqi") -> types.ModuleType:
         found = getattr(module, name, None)
         if isinstance(found, types.ModuleType):
             sys.modules[f"{flavour}.{name}"] = found
+            if flavour == "ibmmq" and name in _IBMMQ_TOP_LEVEL:
+                sys.modules.setdefault(name, found)
     return module
 
 

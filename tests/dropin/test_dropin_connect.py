@@ -533,6 +533,30 @@ def test_install_aliases_makes_the_library_names_resolve(monkeypatch: pytest.Mon
         sys.modules.pop("ibmmq.CMQSTRC", None)
 
 
+def test_after_import_ibmmq_its_constant_modules_import_as_top_level_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ibmmq's CMQC.py puts its package directory on sys.path: `import CMQC` then works,
+    # as it did with pymqi before 1.5, and programs carried over from then rely on it
+    from mqjms.mqi.runner import install_aliases
+
+    names = ("CMQC", "CMQCFC", "CMQXC", "CMQSTRC")
+    for name in ("ibmmq", *names, *(f"ibmmq.{n}" for n in names)):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    install_aliases("ibmmq")
+    try:
+        import CMQC  # type: ignore[import-not-found]
+        import CMQCFC  # type: ignore[import-not-found]
+        from CMQSTRC import MQRC_DICT  # type: ignore[import-not-found]
+
+        assert CMQC is mqjms.ibmmq.CMQC
+        assert CMQCFC.MQCMD_INQUIRE_Q == mqjms.ibmmq.CMQCFC.MQCMD_INQUIRE_Q
+        assert MQRC_DICT[2033] == "MQRC_NO_MSG_AVAILABLE"
+    finally:
+        for name in ("ibmmq", "ibmmq.CMQZC", *names, *(f"ibmmq.{n}" for n in names)):
+            sys.modules.pop(name, None)
+
+
 class _InterruptedDuring:
     """The real transport connection; a Ctrl-C arrives while its ``verb`` runs (as one
     does when the user presses it during any MQI call)."""
