@@ -202,10 +202,13 @@ class QueueManager:
     getHandle = get_handle
 
     def get_name(self) -> str:
-        """The queue manager name the program connected with (ibmmq)."""
+        """The queue manager name the program connected with (ibmmq), also once
+        disconnected, as ibmmq keeps it (programs log it after ``disconnect()``)."""
+        if self._name:
+            return self._name
         if not self._connected:
             raise self.FLAVOUR.PYIFError("not connected")
-        return self._name or self._live().qmgr_name
+        return self._live().qmgr_name
 
     def _is_connected(self) -> bool:
         """Whether the connection answers (an MQINQ of the queue manager's name). A

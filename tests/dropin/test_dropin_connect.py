@@ -139,6 +139,16 @@ def test_connection_states_and_handles(mq: ModuleType, env: MQEnv) -> None:
         qmgr.disconnect()
 
 
+def test_ibmmq_get_name_is_the_name_connected_with_also_after_disconnect(env: MQEnv) -> None:
+    # ibmmq keeps the name: programs log "disconnected from <name>" after disconnect()
+    qmgr = mqjms.ibmmq.connect("QM1", "DEV.APP.SVRCONN", "127.0.0.1(1414)")
+    assert qmgr.get_name() == "QM1"
+    qmgr.disconnect()
+    assert qmgr.get_name() == "QM1"
+    with pytest.raises(mqjms.ibmmq.PYIFError):
+        mqjms.ibmmq.QueueManager(None).get_name()  # never connected: no name
+
+
 def test_is_connected_is_a_property_over_the_method_is_connected(
     mq: ModuleType, env: MQEnv
 ) -> None:
