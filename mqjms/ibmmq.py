@@ -20,6 +20,7 @@ from mqjms.mqi import ibmmq_flavour as _structures
 from mqjms.mqi import message_handle as _message_handle
 from mqjms.mqi import pcf as _pcf
 from mqjms.mqi import pcf_filters as _pcf_filters
+from mqjms.mqi import pcf_names as _pcf_names
 from mqjms.mqi import qmgr as _qmgr
 from mqjms.mqi import queue as _queue
 from mqjms.mqi import topics as _topics
@@ -133,9 +134,10 @@ class Queue(_queue.Queue, MQObject):
     FLAVOUR = FLAVOUR
 
 
-class PCFExecute(_pcf.PCFExecute):
+class PCFExecute(_pcf.PCFExecute, MQObject):
     FLAVOUR = FLAVOUR
     QUEUE = Queue
+    baStringDict = _pcf_names.Table(_pcf_names.byte_names)
 
     def __init__(
         self,

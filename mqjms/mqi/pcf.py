@@ -301,6 +301,8 @@ class PCFExecute(QueueManager):
         return pcf_names.stringify_keys(cls.FLAVOUR, raw)
 
     stringifyKeys = stringify_keys
+    iaStringDict = pcf_names.Table(pcf_names.integer_names)
+    caStringDict = pcf_names.Table(pcf_names.character_names)
 
     @classmethod
     def unpack(cls, message: bytes) -> tuple[dict[int, Any], Any]:

@@ -12,6 +12,7 @@ ibmmq 2.1 names MQCA_, MQCACF_ and MQCACH_ (MQIA_, MQIACF_, MQIACH_) from CMQSTR
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from mqjms.mqi.constants import CMQSTRC
@@ -33,6 +34,24 @@ def integer_names(flavour: Flavour) -> dict[int, str]:
     if flavour.name == "pymqi":
         return _constant_names(flavour, "MQIA_")
     return _merged("MQIA_DICT", "MQIACF_DICT", "MQIACH_DICT")
+
+
+@functools.cache
+def byte_names(flavour: Flavour) -> dict[int, str]:
+    """The names of byte-string selectors (ibmmq's ``baStringDict``; stringify_keys does
+    not use it, as in ibmmq)."""
+    return _merged("MQBACF_DICT")
+
+
+class Table:
+    """A name table as a class attribute of PCFExecute (``iaStringDict``...), built for
+    the class's flavour on first use rather than at import."""
+
+    def __init__(self, build: Callable[[Flavour], dict[int, str]]) -> None:
+        self._build = build
+
+    def __get__(self, instance: object, owner: Any) -> dict[int, str]:
+        return self._build(owner.FLAVOUR)
 
 
 def stringify_keys(flavour: Flavour, raw: dict[Any, Any]) -> dict[Any, Any]:

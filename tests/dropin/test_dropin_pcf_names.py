@@ -43,3 +43,12 @@ def test_the_table_follows_the_type_of_the_value() -> None:
 def test_a_str_value_is_the_libraries_type_error(mq: object) -> None:
     with pytest.raises(TypeError):
         mq.PCFExecute.stringify_keys({2016: "DEV.QUEUE.1"})  # type: ignore[attr-defined]
+
+
+def test_the_name_tables_and_to_string_are_there_as_in_the_libraries() -> None:
+    assert mqjms.ibmmq.PCFExecute.caStringDict[3501] == "MQCACH_CHANNEL_NAME"
+    assert mqjms.ibmmq.PCFExecute.baStringDict[7006] == "MQBACF_CONNECTION_ID"
+    assert mqjms.pymqi.PCFExecute.iaStringDict[3] == "MQIA_CURRENT_Q_DEPTH"
+    assert 3501 not in mqjms.pymqi.PCFExecute.caStringDict  # pymqi names CMQC's alone
+    pcf = mqjms.ibmmq.PCFExecute.__new__(mqjms.ibmmq.PCFExecute)  # ibmmq's is an MQObject
+    assert pcf.to_string(b"DEV.QUEUE.1   \x00") == "DEV.QUEUE.1"

@@ -31,3 +31,24 @@ def test_stringify_keys_is_the_libraries(flavour: str, value: object) -> None:
     # the selectors the library knows (our pymqi flavour's CMQC is of a later MQ)
     raw = {selector: value for selector in _selectors(real.CMQC, real.CMQCFC)}
     assert ours.PCFExecute.stringify_keys(raw) == real.PCFExecute.stringify_keys(raw)
+
+
+@pytest.mark.parametrize(
+    ("flavour", "table"),
+    [
+        ("pymqi", "iaStringDict"),
+        ("pymqi", "caStringDict"),
+        ("ibmmq", "iaStringDict"),
+        ("ibmmq", "caStringDict"),
+        ("ibmmq", "baStringDict"),
+    ],
+)
+def test_the_name_tables_are_the_libraries(flavour: str, table: str) -> None:
+    real = vendor.load_pymqi() if flavour == "pymqi" else vendor.load_ibmmq()
+    ours = mqjms.pymqi if flavour == "pymqi" else mqjms.ibmmq
+    theirs = getattr(real.PCFExecute, table)
+    named = getattr(ours.PCFExecute, table)
+    for selector in _selectors(real.CMQC, real.CMQCFC):
+        assert (selector in named) == (selector in theirs), selector
+        if selector in theirs:
+            assert named[selector] == theirs[selector]
