@@ -178,11 +178,13 @@ class Queue:
         self.put(headers + message_bytes(self._qmgr, msg, md), *opts[0:2])
 
     # ------------------------------------------------------------------ get
-    def get(self, max_length: int | None = None, *opts: Any, **kwargs: Any) -> bytes:
+    def get(self, maxLength: int | None = None, *opts: Any, **kwargs: Any) -> bytes:
         """MQGET: the message's bytes; ``md`` and ``gmo`` (optional) updated in place.
-        ``max_length`` None: the whole message, except with MQGMO_ACCEPT_TRUNCATED_MSG,
-        which pymqi and ibmmq then pass a buffer of 0 bytes for (2079 and no data for a
-        message that has some). No message: MQMIError 2033."""
+        ``maxLength`` (both libraries' name, which programs pass by keyword) None: the
+        whole message, except with MQGMO_ACCEPT_TRUNCATED_MSG, which pymqi and ibmmq then
+        pass a buffer of 0 bytes for (2079 and no data for a message that has some). No
+        message: MQMIError 2033."""
+        max_length = maxLength
         md, gmo = common_q_args(self.FLAVOUR, *opts)
         if gmo is None:
             gmo = self.FLAVOUR.structure("GMO")

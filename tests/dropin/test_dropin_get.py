@@ -151,6 +151,17 @@ def test_a_short_buffer_is_2080_and_the_message_stays(mq: ModuleType, env: MQEnv
     assert queue.get(10) == b"0123456789"
 
 
+def test_max_length_by_its_keyword_maxlength_is_honoured(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    # both libraries name get's first parameter maxLength; a program passing it by
+    # keyword got the whole message
+    env.put_raw(Q, b"0123456789")
+    queue = mq.Queue(qmgr, Q)
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(maxLength=4)
+    assert failure.value.reason == C.MQRC_TRUNCATED_MSG_FAILED
+    assert queue.get(maxLength=10) == b"0123456789"
+
+
 def test_accept_truncated_is_2079_and_the_message_is_taken(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
