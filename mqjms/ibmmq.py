@@ -20,6 +20,7 @@ from mqjms.mqi import ibmmq_flavour as _structures
 from mqjms.mqi import message_handle as _message_handle
 from mqjms.mqi import pcf as _pcf
 from mqjms.mqi import pcf_filters as _pcf_filters
+from mqjms.mqi import pcf_names as _pcf_names
 from mqjms.mqi import qmgr as _qmgr
 from mqjms.mqi import queue as _queue
 from mqjms.mqi import topics as _topics
@@ -136,7 +137,9 @@ class Queue(_queue.Queue, MQObject):
 class PCFExecute(_pcf.PCFExecute):
     FLAVOUR = FLAVOUR
     QUEUE = Queue
-    stringifyKeys = _pcf.PCFExecute.stringify_keys
+    iaStringDict = _pcf_names.merged(CMQSTRC.MQIA_DICT, CMQSTRC.MQIACF_DICT, CMQSTRC.MQIACH_DICT)
+    caStringDict = _pcf_names.merged(CMQSTRC.MQCA_DICT, CMQSTRC.MQCACF_DICT, CMQSTRC.MQCACH_DICT)
+    baStringDict = _pcf_names.merged(CMQSTRC.MQBACF_DICT)
 
     def __init__(
         self,

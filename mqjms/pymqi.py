@@ -20,6 +20,7 @@ from typing import Any
 from mqjms.mqi import message_handle as _message_handle
 from mqjms.mqi import pcf as _pcf
 from mqjms.mqi import pcf_filters as _pcf_filters
+from mqjms.mqi import pcf_names as _pcf_names
 from mqjms.mqi import pymqi_flavour as _structures
 from mqjms.mqi import qmgr as _qmgr
 from mqjms.mqi import queue as _queue
@@ -152,7 +153,8 @@ class Queue(_queue.Queue):
 class PCFExecute(_pcf.PCFExecute):
     FLAVOUR = FLAVOUR
     QUEUE = Queue
-    stringifyKeys = _pcf.PCFExecute.stringify_keys
+    iaStringDict = _pcf_names.ConstantNames(CMQC, "MQIA_")
+    caStringDict = _pcf_names.ConstantNames(CMQC, "MQCA_")
 
     def __init__(
         self,

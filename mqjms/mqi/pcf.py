@@ -17,12 +17,21 @@ reply queue (a temporary dynamic one by default), opened when a program first us
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from mqjms.mq.errors import MQError
 from mqjms.mqi.constants import CMQC, CMQCFC
 
-from . import admin, admin_remote, admin_subscriptions, inquiry, pcf_filters, pcf_unpack
+from . import (
+    admin,
+    admin_remote,
+    admin_subscriptions,
+    inquiry,
+    pcf_filters,
+    pcf_names,
+    pcf_unpack,
+)
 from .flavour import Flavour
 from .qmgr import QueueManager
 from .queue import Queue
@@ -99,6 +108,9 @@ class PCFExecute(QueueManager):
 
     FLAVOUR: ClassVar[Flavour]
     QUEUE: ClassVar[type[Queue]]  # the flavour's Queue, for the reply queue
+    # the flavour's selector-name tables (:mod:`.pcf_names`), which programs read too
+    iaStringDict: ClassVar[Mapping[int, str]]
+    caStringDict: ClassVar[Mapping[int, str]]
 
     def __init__(
         self,
@@ -294,15 +306,12 @@ class PCFExecute(QueueManager):
             ParameterCount=count,
         )
 
-    @staticmethod
-    def stringify_keys(raw: dict[int, Any]) -> dict[str, Any]:
-        """The dict with its selectors replaced by their names."""
-        from mqjms.mqi.constants import CMQSTRC
+    @classmethod
+    def stringify_keys(cls, raw: Mapping[Any, Any]) -> dict[Any, Any]:
+        """The dict with the selectors the flavour's tables name replaced by their names."""
+        return pcf_names.stringify_keys(raw, cls.iaStringDict, cls.caStringDict)
 
-        names: dict[int, str] = {}
-        for table in ("MQIA_DICT", "MQIACF_DICT", "MQIACH_DICT", "MQCA_DICT", "MQCACF_DICT"):
-            names.update(getattr(CMQSTRC, table, {}))
-        return {names.get(key, str(key)): value for key, value in raw.items()}
+    stringifyKeys = stringify_keys
 
     @classmethod
     def unpack(cls, message: bytes) -> tuple[dict[int, Any], Any]:
