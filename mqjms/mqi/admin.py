@@ -12,7 +12,8 @@ INQUIRE_Q_MGR_STATUS and RESET_Q_STATS (:mod:`.admin_status`), INQUIRE_PROCESS
 INQUIRE_TOPIC_STATUS and CLEAR_TOPIC_STRING (:mod:`.admin_topics`); INQUIRE_CHANNEL(_NAMES)
 answers that there are no channels (2085: the embedded queue manager has none), and
 INQUIRE_CHANNEL_STATUS that none is running (3065, MQRCCF_CHL_STATUS_NOT_FOUND, which
-monitoring programs take as "no active channels"). Over ``mq://`` every command goes to
+monitoring programs take as "no active channels"); listeners and services likewise
+(:mod:`.admin_listeners`). Over ``mq://`` every command goes to
 IBM MQ's command server (:mod:`.admin_remote`); over another transport, only PING_Q_MGR
 and INQUIRE_Q_MGR.
 """
@@ -40,7 +41,14 @@ from mqjms.semantics.attributes import (
 from mqjms.semantics.inquire import QMGR_FACTS, QMGR_NAMED, queue_facts
 from mqjms.semantics.put import PutIdentity
 
-from . import admin_processes, admin_remote, admin_status, admin_subscriptions, admin_topics
+from . import (
+    admin_listeners,
+    admin_processes,
+    admin_remote,
+    admin_status,
+    admin_subscriptions,
+    admin_topics,
+)
 from .admin_params import Params, Response, mqsc_attrs, text
 
 _TYPES = {
@@ -407,6 +415,7 @@ _COMMANDS: dict[str, Callable[[Connection, str, Params], list[Response]]] = {
     "MQCMD_INQUIRE_CHANNEL": _no_channels,
     "MQCMD_INQUIRE_CHANNEL_NAMES": _no_channel_names,
     "MQCMD_INQUIRE_CHANNEL_STATUS": _no_channel_status,
+    **admin_listeners.COMMANDS,
 }
 #: Commands that work on the embedded queue manager itself (2298 over other transports).
 _ON_QUEUE_MANAGER: dict[str, Callable[[QueueManager, Params], list[Response]]] = {

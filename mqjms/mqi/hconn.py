@@ -7,8 +7,9 @@ an Hconn and the structures a program passes; the flavour classes (``QueueManage
 * object handles (hobj integers, as MQOPEN returns them), with what MQ remembers of each:
   the context of the last message got (MQPMO_PASS_*_CONTEXT) and the last browsed one;
   and subscription handles (hsub integers, as MQSUB returns them: :mod:`.subscribing`);
-* a lock, so that threads sharing a connection take turns (MQCNO_HANDLE_SHARE_BLOCK;
-  a waiting get lets others in between the slices of its wait);
+* a lock, so that threads sharing a connection take turns, in the order they asked
+  (MQCNO_HANDLE_SHARE_BLOCK; a waiting get lets those waiting in between the slices of
+  its wait: :mod:`.turns`);
 * MQDISC commits, as IBM MQ does for an MQI application (the transport contract's
   ``disconnect`` backs out, as JMS does); a process that ends normally disconnects the
   connections of its live QueueManager objects (pymqi and ibmmq do it in ``__del__``);
@@ -39,6 +40,7 @@ from mqjms.semantics.put import process_name
 
 from . import exiting, interrupts, routing, screening
 from .properties import PropertyStore
+from .turns import TurnLock
 
 if TYPE_CHECKING:
     from .browse_marks import Mark
@@ -113,7 +115,7 @@ class Hconn:
         self.conn = conn
         self.url = url
         self.number = next(_hconn_numbers)
-        self.lock = threading.RLock()
+        self.lock = TurnLock()  # threads sharing the connection take turns, in order
         self.objects: dict[int, Hobj] = {}
         self.subscriptions: dict[int, Subscription] = {}  # by hsub
         self._hobjs = itertools.count(101)

@@ -72,10 +72,18 @@ def _merged(*tables: str) -> dict[int, str]:
     return merged
 
 
+class ConstantNames(dict[int, str]):
+    """pymqi's name table: a dict that also answers pymqi's ``has_key``, which scripts
+    written for Python 2 still call (``PCFExecute.iaStringDict.has_key(selector)``)."""
+
+    def has_key(self, key: int) -> bool:
+        return key in self
+
+
 def _constant_names(flavour: Flavour, prefix: str) -> dict[int, str]:
     """value -> name over the flavour's CMQC, as pymqi's ``_MQConst2String`` builds it
     (later names win); the ``*_LAST_USED`` markers are no attribute's name."""
-    names: dict[int, str] = {}
+    names = ConstantNames()
     for name, value in vars(flavour.CMQC).items():
         if name.startswith(prefix) and not name.endswith("_LAST_USED"):
             names[value] = name

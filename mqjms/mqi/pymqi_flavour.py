@@ -32,7 +32,7 @@ from mqjms.mq.sub import MQSD, MQSRO
 from mqjms.mq.tm import MQTM, MQTMC2
 from mqjms.mq.xqh import XQHFields
 from mqjms.mqi import errors, headers
-from mqjms.mqi.constants import CMQC
+from mqjms.mqi.constants import CMQC, CMQSTRC
 from mqjms.mqi.constants._pymqi_facts import ERROR_NAMES
 from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
 from mqjms.mqi.structures import MQOpts, Shape, Structure
@@ -56,6 +56,14 @@ class MQMIError(errors.MQMIError, Error):
 
     COMP_LABEL: ClassVar[str] = "Comp:"
     REASON_NAMES: ClassVar[Mapping[int, str]] = ERROR_NAMES
+    # the tables programs read name a reason as str(e) does (pymqi's choice of two names)
+    errStringDicts: ClassVar[tuple[Mapping[int, str], ...]] = (
+        {**CMQSTRC.MQRC_DICT, **{k: v for k, v in ERROR_NAMES.items() if v.startswith("MQRC_")}},
+        {
+            **CMQSTRC.MQRCCF_DICT,
+            **{k: v for k, v in ERROR_NAMES.items() if v.startswith("MQRCCF_")},
+        },
+    )
 
 
 class PYIFError(errors.PYIFError, Error):

@@ -44,9 +44,16 @@ class Routes:
     poison: str = PoisonMode.HYBRID
 
     def url_for(self, qmgr_name: str) -> str:
-        """The transport URL for a connection to ``qmgr_name`` (as the program named it)."""
+        """The transport URL for a connection to ``qmgr_name`` (as the program named it).
+        ``*QM1`` (any queue manager of the CCDT's group QM1) goes where ``QM1`` does unless
+        it is listed itself."""
         name = qmgr_name.strip()
-        found = self.qmgrs.get(name) or self.url or os.environ.get(ENV_VAR)
+        found = (
+            self.qmgrs.get(name)
+            or (name.startswith("*") and self.qmgrs.get(name[1:]))
+            or self.url
+            or os.environ.get(ENV_VAR)
+        )
         if found:
             return found
         error = failed(

@@ -61,6 +61,26 @@ def test_configure_routes_names_to_their_own_urls(
         first.disconnect()
 
 
+def test_a_ccdt_group_name_goes_where_its_queue_manager_name_does(
+    mq: ModuleType, env: MQEnv, tmp_path: Path
+) -> None:
+    # '*QM2' asks for any queue manager of the CCDT's group QM2, as programs that
+    # reconnect across a group name it
+    other = f"embedded://{tmp_path}/other?qmgr=QM2"
+    routing.configure(url=env.url, qmgrs={"QM2": other, "*QM3": other})
+    for name in ("*QM2", "*QM3"):
+        qmgr = mq.connect(name)
+        try:
+            assert qmgr.inquire(mq.CMQC.MQCA_Q_MGR_NAME).strip() == b"QM2"
+        finally:
+            qmgr.disconnect()
+    qmgr = mq.connect("*QM4")  # not listed: the default URL
+    try:
+        assert qmgr.inquire(mq.CMQC.MQCA_Q_MGR_NAME).strip() == env.qmgr_name.encode()
+    finally:
+        qmgr.disconnect()
+
+
 def test_without_a_url_the_error_says_to_set_mqjms_url(
     mq: ModuleType, monkeypatch: pytest.MonkeyPatch, events: list[dict[str, Any]]
 ) -> None:

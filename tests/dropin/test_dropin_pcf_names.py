@@ -52,3 +52,10 @@ def test_the_name_tables_and_to_string_are_there_as_in_the_libraries() -> None:
     assert 3501 not in mqjms.pymqi.PCFExecute.caStringDict  # pymqi names CMQC's alone
     pcf = mqjms.ibmmq.PCFExecute.__new__(mqjms.ibmmq.PCFExecute)  # ibmmq's is an MQObject
     assert pcf.to_string(b"DEV.QUEUE.1   \x00") == "DEV.QUEUE.1"
+
+
+def test_pymqi_name_tables_answer_has_key_as_pymqi_s_do() -> None:
+    # pymqi's _MQConst2String keeps Python 2's has_key, which older ops scripts call
+    names = mqjms.pymqi.PCFExecute.iaStringDict
+    assert names.has_key(3)  # type: ignore[attr-defined]
+    assert not mqjms.pymqi.PCFExecute.caStringDict.has_key(3501)  # type: ignore[attr-defined]

@@ -29,6 +29,27 @@ def test_channel_status_with_no_channel_is_chl_status_not_found(
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "selector", "reason"),
+    [
+        ("MQCMD_INQUIRE_LISTENER", "MQCACH_LISTENER_NAME", C.MQRC_UNKNOWN_OBJECT_NAME),
+        ("MQCMD_INQUIRE_LISTENER_STATUS", "MQCACH_LISTENER_NAME", 3250),  # LSTR_STATUS_NOT_FOUND
+        ("MQCMD_INQUIRE_SERVICE", "MQCA_SERVICE_NAME", C.MQRC_UNKNOWN_OBJECT_NAME),
+        ("MQCMD_INQUIRE_SERVICE_STATUS", "MQCA_SERVICE_NAME", 3252),  # SERV_STATUS_NOT_FOUND
+    ],
+)
+def test_listeners_and_services_are_none_as_ibm_mq_answers_it(
+    mq: ModuleType, env: MQEnv, qmgr, command: str, selector: str, reason: int
+) -> None:
+    # exporters ask for listener and service status beside channel status; a name that
+    # matches none is 2085 for the object, the status commands' "not found" for status
+    pcf = mq.PCFExecute(qmgr)
+    name = getattr(mq.CMQCFC, selector, None) or getattr(mq.CMQC, selector)
+    with pytest.raises(mq.MQMIError) as failure:
+        getattr(pcf, command)({name: b"*"})
+    assert (failure.value.comp, failure.value.reason) == (mq.CMQC.MQCC_FAILED, reason)
+
+
 def test_queue_manager_status_is_running_with_its_connections(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:

@@ -35,6 +35,14 @@ def test_a_reason_with_two_names_reads_as_each_library_reads_it() -> None:
     assert ibmmq_flavour.MQMIError(2, 2120).errorAsString() == "FAILED: MQRC_CONVERTED_MSG_TOO_BIG"
     assert pymqi_flavour.MQMIError(2, 2120).errorAsString() == "FAILED: MQRC_TRUNCATED"
     assert pymqi_flavour.MQMIError(2, 3029).errorAsString() == "FAILED: MQRCCF_MODE_VALUE_ERROR"
+    # and so do the tables programs look names up in themselves
+    reasons, pcf_reasons = pymqi_flavour.MQMIError.errStringDicts
+    assert (reasons[2120], reasons[2192], pcf_reasons[3029]) == (
+        "MQRC_TRUNCATED",
+        "MQRC_PAGESET_FULL",
+        "MQRCCF_MODE_VALUE_ERROR",
+    )
+    assert ibmmq_flavour.MQMIError.errStringDicts[0][2120] == "MQRC_CONVERTED_MSG_TOO_BIG"
 
 
 @pytest.mark.parametrize("flavour", [pymqi_flavour, ibmmq_flavour], ids=["pymqi", "ibmmq"])
