@@ -298,7 +298,8 @@ class PCFExecute(QueueManager):
     def stringify_keys(cls, raw: dict[Any, Any]) -> dict[Any, Any]:
         """The dict with its selectors replaced by their names, as the flavour's library
         names them (:mod:`.pcf_names`)."""
-        return pcf_names.stringify_keys(cls.FLAVOUR, raw)
+        # the class's tables, read once, as both libraries read them at call time
+        return pcf_names.stringify_keys(raw, cls.iaStringDict, cls.caStringDict)
 
     stringifyKeys = stringify_keys
     iaStringDict = pcf_names.Table(pcf_names.integer_names)

@@ -12,7 +12,7 @@ ibmmq 2.1 names MQCA_, MQCACF_ and MQCACH_ (MQIA_, MQIACF_, MQIACH_) from CMQSTR
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mqjms.mqi.constants import CMQSTRC
@@ -54,14 +54,18 @@ class Table:
         return self._build(owner.FLAVOUR)
 
 
-def stringify_keys(flavour: Flavour, raw: dict[Any, Any]) -> dict[Any, Any]:
-    """``raw`` with each selector replaced by its name where the library has one."""
+def stringify_keys(
+    raw: dict[Any, Any], integers: Mapping[int, str], characters: Mapping[int, str]
+) -> dict[Any, Any]:
+    """``raw`` with each selector replaced by its name where the library has one: from
+    ``characters`` for a bytes value, else from ``integers``."""
     named: dict[Any, Any] = {}
     for key, value in raw.items():
         if isinstance(value, str):
             raise TypeError(f'In Python 3 use bytes, not str (found "{key}":"{value}")')
-        names = character_names(flavour) if isinstance(value, bytes) else integer_names(flavour)
-        named[names.get(key, key)] = value
+        names = characters if isinstance(value, bytes) else integers
+        # `in` and [], not .get: a table a program put in may be pymqi's, which has no get
+        named[names[key] if key in names else key] = value  # noqa: SIM401
     return named
 
 

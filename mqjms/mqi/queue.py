@@ -184,7 +184,7 @@ class Queue:
         whole message, except with MQGMO_ACCEPT_TRUNCATED_MSG, which pymqi and ibmmq then
         pass a buffer of 0 bytes for (2079 and no data for a message that has some). No
         message: MQMIError 2033."""
-        max_length = maxLength
+        max_length = _length_argument(self.FLAVOUR, maxLength, kwargs)
         md, gmo = common_q_args(self.FLAVOUR, *opts)
         if gmo is None:
             gmo = self.FLAVOUR.structure("GMO")
@@ -313,3 +313,20 @@ class Queue:
         number = self._opened(C.MQOO_INPUT_AS_Q_DEF)
         with self._call() as connection:
             callbacks.register(self._qmgr, self, connection, kwargs, number)
+
+
+def _length_argument(flavour: Flavour, max_length: int | None, kwargs: dict[str, Any]) -> Any:
+    """``get``'s buffer length: ``maxLength``, or ``max_length`` by keyword (the name
+    ``get_rfh2`` and ``get_no_jms`` use, which programs pass to ``get`` too: silently
+    dropped, it would return and remove a message the program meant to see truncated).
+    pymqi's ``get`` takes no other keyword (its TypeError); ibmmq's reads ``otel_options``
+    and ignores the rest, as here."""
+    if "max_length" in kwargs:
+        if max_length is not None:
+            raise TypeError("get() got both maxLength and max_length")
+        max_length = kwargs["max_length"]
+    if flavour.name == "pymqi":
+        for name in kwargs:
+            if name != "max_length":
+                raise TypeError(f"get() got an unexpected keyword argument {name!r}")
+    return max_length

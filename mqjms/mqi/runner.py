@@ -28,7 +28,9 @@ _IBMMQ_TOP_LEVEL = ("CMQC", "CMQCFC", "CMQXC", "CMQSTRC")
 
 def install_aliases(flavour: str = "pymqi") -> types.ModuleType:
     """Make ``import <flavour>`` (and its CMQC, CMQCFC... submodules) import mqjms's
-    ``mqjms.<flavour>`` in this process. Returns that module."""
+    ``mqjms.<flavour>`` in this process; for ibmmq, ``import CMQC`` (CMQCFC, CMQXC,
+    CMQSTRC) too, where no such module is loaded, as after importing the real ibmmq.
+    Returns that module."""
     if flavour not in FLAVOURS:
         raise ValueError(f"flavour {flavour!r} is not one of {', '.join(FLAVOURS)}")
     module = importlib.import_module(f"mqjms.{flavour}")

@@ -561,6 +561,9 @@ def test_install_aliases_makes_the_library_names_resolve(monkeypatch: pytest.Mon
         for name in ("ibmmq", "ibmmq.CMQC", "ibmmq.CMQCFC", "ibmmq.CMQXC", "ibmmq.CMQZC"):
             sys.modules.pop(name, None)
         sys.modules.pop("ibmmq.CMQSTRC", None)
+        for name in ("CMQC", "CMQCFC", "CMQXC", "CMQSTRC"):  # ibmmq's top-level ones too
+            if sys.modules.get(name) is getattr(mqjms.ibmmq, name, None):
+                sys.modules.pop(name)
 
 
 def test_after_import_ibmmq_its_constant_modules_import_as_top_level_ones(

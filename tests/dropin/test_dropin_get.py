@@ -162,6 +162,34 @@ def test_max_length_by_its_keyword_maxlength_is_honoured(mq: ModuleType, env: MQ
     assert queue.get(maxLength=10) == b"0123456789"
 
 
+def test_max_length_by_the_snake_case_keyword_is_honoured_too(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # get_rfh2 and get_no_jms name it max_length, and programs pass that to get too:
+    # dropped unread, the get returned and removed the message meant to be truncated
+    env.put_raw(Q, b"0123456789")
+    queue = mq.Queue(qmgr, Q)
+    with pytest.raises(mq.MQMIError) as failure:
+        queue.get(max_length=4)
+    assert failure.value.reason == C.MQRC_TRUNCATED_MSG_FAILED
+    assert env.depth(Q) == 1
+
+
+def test_an_unknown_keyword_to_get_is_as_each_library_takes_it(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # pymqi 1.12's get(self, maxLength=None, *opts) has no **kwargs: its TypeError, the
+    # message left; ibmmq 2.1's reads otel_options from **kwargs and ignores the rest
+    env.put_raw(Q, b"0123456789")
+    queue = mq.Queue(qmgr, Q)
+    if mq.__name__.endswith("pymqi"):
+        with pytest.raises(TypeError, match="maxlen"):
+            queue.get(maxlen=4)
+        assert env.depth(Q) == 1
+    else:
+        assert queue.get(maxlen=4) == b"0123456789"
+
+
 def test_accept_truncated_is_2079_and_the_message_is_taken(
     mq: ModuleType, env: MQEnv, qmgr
 ) -> None:
