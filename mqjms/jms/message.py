@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mqjms.logs import get_logger
-from mqjms.mq import ccsid, jms, jms_map, jms_stream, rfh2
+from mqjms.mq import ccsid, jms, jms_descriptor, jms_map, jms_stream, rfh2
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -32,8 +32,8 @@ log = get_logger("mqjms.jms")
 
 PropertyValue = str | int | float | bool | bytes | None
 
-NON_PERSISTENT = 1  # JMS DeliveryMode
-PERSISTENT = 2
+NON_PERSISTENT = jms_descriptor.NON_PERSISTENT  # JMS DeliveryMode
+PERSISTENT = jms_descriptor.PERSISTENT
 DEFAULT_PRIORITY = 4
 DEFAULT_TIME_TO_LIVE = 0  # milliseconds; 0 = never expires
 
@@ -382,7 +382,9 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
         message.jms_correlation_id = "ID:" + md.CorrelId.hex()
     else:
         message.jms_correlation_id = None
-    message.jms_timestamp = h.timestamp if h and h.timestamp is not None else _put_millis(md)
+    message.jms_timestamp = (
+        h.timestamp if h and h.timestamp is not None else jms_descriptor.put_millis(md)
+    )
     if h and h.expiration is not None:
         message.jms_expiration = h.expiration
     elif md.Expiry > 0:
@@ -396,16 +398,12 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
     if h and h.delivery_mode is not None:
         message.jms_delivery_mode = h.delivery_mode
     else:
-        message.jms_delivery_mode = (
-            PERSISTENT if md.Persistence == C.MQPER_PERSISTENT else NON_PERSISTENT
-        )
+        message.jms_delivery_mode = jms_descriptor.delivery_mode(md)
     message.jms_redelivered = md.BackoutCount > 0
     if h and h.reply_to:
         message.jms_reply_to = h.reply_to
-    elif md.ReplyToQ.strip():
-        message.jms_reply_to = f"queue://{md.ReplyToQMgr.strip()}/{md.ReplyToQ.strip()}"
     else:
-        message.jms_reply_to = None
+        message.jms_reply_to = jms_descriptor.reply_to_uri(md)
     message.jms_destination = h.destination if h else None
     message.jms_type = h.type if h else None
 
@@ -425,23 +423,6 @@ def _with_group(
         if headers.retained:
             found[jms.RETAIN_PROPERTY] = jms.RETAIN_PUBLICATION
     return found
-
-
-def _put_millis(md: MQMD) -> int:
-    """JMSTimestamp from PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` (GMT); 0 if invalid."""
-    date, clock = md.PutDate, md.PutTime
-    if len(date) != 8 or len(clock) < 6 or not (date + clock).isdigit():
-        return 0
-    year, month, day = int(date[:4]), int(date[4:6]), int(date[6:])
-    hour, minute, second = int(clock[:2]), int(clock[2:4]), int(clock[4:6])
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 62):
-        return 0
-    hundredths = int(clock[6:8] or 0)
-    import calendar  # here: it loads locale, which a bare import of mqjms never needs
-
-    return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) * 1000 + (
-        hundredths * 10
-    )
 
 
 # --------------------------------------------------------------------------- sending

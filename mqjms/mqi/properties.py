@@ -136,9 +136,7 @@ class MessageProperties:
         if place is not None and place in self.items:
             return self.items[place]
         if md_field is not None and self.descriptor is not None:
-            found = descriptor_properties.descriptor_value(
-                self.descriptor, descriptor_properties.PREFIX + md_field
-            )
+            found = descriptor_properties.jms_value(self.descriptor, name, md_field)
             if found is not None:
                 return Property(*found)
         raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"the message has no {name}")
