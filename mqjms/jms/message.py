@@ -72,6 +72,37 @@ class Message:
         """JMSXDeliveryCount: BackoutCount + 1."""
         return (self.md.BackoutCount if self.md else 0) + 1
 
+    def get_property(self, name: str) -> PropertyValue:
+        """A property's value, as JMS ``getObjectProperty`` gives it: an application
+        property, else a JMSX or JMS_IBM_* property IBM MQ classes for JMS give a received
+        message from its MQMD (JMSXDeliveryCount, JMS_IBM_PutDate...); None for neither.
+        Those are read-only and computed here, so a listener that reads none pays nothing."""
+        if name in self.properties:
+            return self.properties[name]
+        return self._provider_properties().get(name)
+
+    def property_names(self) -> list[str]:
+        """The names ``get_property`` answers, as JMS ``getPropertyNames`` lists them:
+        the application's properties, then the JMSX and JMS_IBM_* ones of a received
+        message (those with a value: JMS_IBM_Feedback only when the MQMD has feedback...)."""
+        names = list(self.properties)
+        names += [name for name in self._provider_properties() if name not in self.properties]
+        return names
+
+    def property_exists(self, name: str) -> bool:
+        """JMS ``propertyExists``."""
+        return name in self.properties or name in self._provider_properties()
+
+    def _provider_properties(self) -> dict[str, jms_descriptor.ProviderValue]:
+        """The JMSX and JMS_IBM_* properties of the MQMD a message was received with (a
+        message made to be sent has none); the body's Format, CCSID and Encoding are the
+        last RFH2's when the message has one."""
+        md = self.md
+        if md is None:
+            return {}
+        body = self._body_descriptor or (md.Format, md.CodedCharSetId, md.Encoding)
+        return jms_descriptor.provider_properties(md, *body)
+
     def acknowledge(self) -> None:
         """CLIENT_ACKNOWLEDGE: acknowledge every message the session has received so far."""
         if self._acknowledge is not None:
@@ -85,6 +116,9 @@ class Message:
     # no RFH2) and its MQMD's headers only when a property or header is first read: a
     # listener that needs the body alone never pays.
     _lazy: tuple[list[str] | None, MQMD, float] | None = None
+    # (Format, CodedCharSetId, Encoding) of the body after a received message's RFH2 chain
+    # (None: the MQMD describes the body), for JMS_IBM_Format, _Character_Set, _Encoding
+    _body_descriptor: tuple[str, int, int] | None = None
 
     if not TYPE_CHECKING:  # at runtime only, so mypy still catches misspelt attributes
 
@@ -249,6 +283,8 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
     message = _body_message(headers, body_bytes, body_format, body_ccsid, body_encoding)
     message.properties = properties
     message.md = md
+    if rfh2.is_rfh2(md.Format):  # the body after the RFH2 chain has its own description
+        message._body_descriptor = (body_format, body_ccsid, body_encoding)
     _headers_from_mq(message, md, headers, now)
     return message
 
@@ -289,6 +325,7 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     message.md = md
     message._acknowledge = None
     message._lazy = (folders, md, now)
+    message._body_descriptor = (chain.Format, chain.CodedCharSetId, chain.Encoding)
     return message
 
 
