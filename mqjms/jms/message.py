@@ -518,6 +518,11 @@ def to_mq(
     if cid:
         md.CorrelId = _correl_bytes(cid)
     body, body_format = _body_bytes(message)
+    if message.properties:  # JMS_IBM_Format, _MsgType, _Feedback: the MQMD's (IBM's mapping)
+        fmt, msg_type, feedback = jms_descriptor.sent_settings(message.properties)
+        body_format = body_format if fmt is None else fmt
+        md.MsgType = md.MsgType if msg_type is None else msg_type
+        md.Feedback = md.Feedback if feedback is None else feedback
     message.jms_timestamp, message.jms_expiration = timestamp, expiration
     message.jms_priority, message.jms_delivery_mode = priority, delivery_mode
     message.jms_destination = destination.uri

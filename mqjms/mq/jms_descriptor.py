@@ -5,9 +5,16 @@ a header field the RFH2 lacks comes from the MQMD (JMSDeliveryMode from Persiste
 JMSTimestamp from PutDate/PutTime, JMSReplyTo from ReplyToQ/ReplyToQMgr), and the JMSX
 and JMS_IBM_* properties come from the MQMD alone. Both mqjms's JMS messages and the
 drop-in's MQINQMP read them here, so the two present a message alike.
+
+The other way, "Mapping JMS provider-specific fields": JMS_IBM_Format, JMS_IBM_MsgType
+and JMS_IBM_Feedback a JMS application sets are the sent message's body Format, MsgType
+and Feedback (:func:`sent_settings`), not RFH2 properties (JMS_IBM_Report_* are
+:data:`mqjms.mq.jms.REPORT_PROPERTIES`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from mqjms.mq import constants as C
 from mqjms.mq.md import MQMD
@@ -16,6 +23,13 @@ NON_PERSISTENT = 1  # JMS DeliveryMode
 PERSISTENT = 2
 
 ProviderValue = str | int | bool
+
+FORMAT_PROPERTY = "JMS_IBM_Format"
+MSG_TYPE_PROPERTY = "JMS_IBM_MsgType"
+FEEDBACK_PROPERTY = "JMS_IBM_Feedback"
+#: the JMS_IBM_* properties (Report_* aside) a sender sets that go to the MQMD
+SENT_IN_MQMD = frozenset({FORMAT_PROPERTY, MSG_TYPE_PROPERTY, FEEDBACK_PROPERTY})
+_MQLONG = (-(2**31), 2**31 - 1)
 
 #: JMS_IBM_Report_* -> the MQMD Report bits it shows ("Mapping JMS provider-specific
 #: fields": each is 0 or one of its MQRO_ options)
@@ -129,3 +143,29 @@ def provider_properties(
         if md.Report & mask:
             found[name] = md.Report & mask
     return found
+
+
+def sent_settings(properties: Mapping[str, object]) -> tuple[str | None, int | None, int | None]:
+    """The body Format, MsgType and Feedback a message's JMS_IBM_Format, JMS_IBM_MsgType
+    and JMS_IBM_Feedback ask for (None: not set). A Format is a str of at most 8 ASCII
+    characters, the others MQLONGs: anything else is a TypeError or ValueError naming the
+    property."""
+    fmt = properties.get(FORMAT_PROPERTY)
+    if fmt is not None:
+        if not isinstance(fmt, str):
+            raise TypeError(f"{FORMAT_PROPERTY} must be str, not {type(fmt).__name__}")
+        if len(fmt) > 8 or not fmt.isascii():
+            raise ValueError(f"{FORMAT_PROPERTY} must be at most 8 ASCII characters: {fmt!r}")
+        fmt = fmt.ljust(8)
+    return fmt, _mqlong(properties, MSG_TYPE_PROPERTY), _mqlong(properties, FEEDBACK_PROPERTY)
+
+
+def _mqlong(properties: Mapping[str, object], name: str) -> int | None:
+    value = properties.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be int, not {type(value).__name__}")
+    if not _MQLONG[0] <= value <= _MQLONG[1]:
+        raise ValueError(f"{name} must be an MQLONG, not {value}")
+    return value

@@ -13,7 +13,7 @@ import pytest
 
 from mqjms.jms import message as message_module
 from mqjms.jms.message import from_mq, make_message
-from mqjms.mq import MQMD, RFH2, C, build_chain, jms_descriptor
+from mqjms.mq import MQMD, RFH2, C, build_chain, jms_descriptor, parse_chain
 
 Q = "PROPS.Q"
 NOW = 1_750_000_000.0
@@ -175,3 +175,55 @@ def test_the_java_character_set_of_a_ccsid() -> None:
     assert jms_descriptor.java_charset(1208) == "UTF-8"
     assert jms_descriptor.java_charset(37) == "IBM037"
     assert jms_descriptor.java_charset(99999) == "99999"  # none known: the number
+
+
+# --------------------------------------------------------------------------- sending
+def test_jms_ibm_format_msg_type_and_feedback_set_the_mqmd(env: Any) -> None:
+    # IBM's "Mapping JMS provider-specific fields": JMS_IBM_MsgType, JMS_IBM_Feedback and
+    # JMS_IBM_Format map onto MsgType, Feedback and the body's Format, not RFH2 properties;
+    # an explicit MsgType overrides the default (REQUEST for a reply-to queue). They were
+    # refused as names starting with JMS.
+    env.define_queue(Q)
+    env.define_queue("PROPS.REPLY")
+    settings = {  # 65541: MQFB_APPL_FIRST + 5
+        "JMS_IBM_MsgType": C.MQMT_REPLY,
+        "JMS_IBM_Feedback": 65541,
+        "JMS_IBM_Format": "MYFMT",
+    }
+    env.send(Q, b"payload", properties={**settings, "a": 1}, reply_to="PROPS.REPLY")
+    md, data = env.browse_one(Q)
+    assert (md.MsgType, md.Feedback) == (C.MQMT_REPLY, 65541)
+    chain = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+    assert chain.Format.rstrip() == "MYFMT"
+    assert b"JMS_IBM" not in data
+    received = env.connect().session().consumer(Q).receive(timeout=1.0)
+    assert received is not None
+    assert received.properties == {"a": 1}
+    assert received.get_property("JMS_IBM_Format") == "MYFMT   "
+    assert received.get_property("JMS_IBM_MsgType") == C.MQMT_REPLY
+    assert received.get_property("JMS_IBM_Feedback") == 65541
+
+
+def test_jms_ibm_format_of_a_plain_mq_destination_is_the_mqmd_s(env: Any) -> None:
+    env.define_queue(Q)
+    destination = f"queue:///{Q}?targetClient=1"
+    env.send(destination, "text", properties={"JMS_IBM_Format": C.MQFMT_NONE})
+    md, data = env.browse_one(Q)
+    assert (md.Format, data) == (C.MQFMT_NONE, b"text")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "error"),
+    [
+        ("JMS_IBM_Format", "TOOLONGNAME", ValueError),
+        ("JMS_IBM_Format", 5, TypeError),
+        ("JMS_IBM_MsgType", "8", TypeError),
+        ("JMS_IBM_Feedback", True, TypeError),
+        ("JMS_IBM_Feedback", 2**31, ValueError),
+    ],
+)
+def test_jms_ibm_mqmd_values_are_checked(env: Any, name: str, value: Any, error: type) -> None:
+    env.define_queue(Q)
+    with pytest.raises(error, match=name):
+        env.send(Q, "x", properties={name: value})
+    assert env.depth(Q) == 0
