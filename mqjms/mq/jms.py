@@ -131,6 +131,9 @@ _JMS_INT = {
     "Dlv": ("delivery_mode", _I4),
     "Seq": ("group_seq", _I4),
 }
+#: the ``dt`` of the jms folder's integers, which IBM's JMS writes without one (Tms and
+#: Exp are Java longs, Pri, Dlv and Seq ints): a reader of typed properties types them so
+JMS_FOLDER_DT = {"Tms": "i8", "Exp": "i8", "Pri": "i4", "Dlv": "i4", "Seq": "i4"}
 _JMS_ORDER = ("Dst", "Rto", "Tms", "Exp", "Cid", "Pri", "Dlv", "Gid", "Seq", "Mid")
 _NULL_BODY = '<msgbody xsi:nil="true"></msgbody>'  # IBM writes double quotes here
 

@@ -61,6 +61,7 @@ _TYPE_OF_DT = {
     "r8": CMQC.MQTYPE_FLOAT64,
 }
 USER_FOLDER = "usr"
+JMS_DT = jms.JMS_FOLDER_DT
 
 
 @dataclass
@@ -163,6 +164,8 @@ class MessageProperties:
             for child in element:
                 if len(child):
                     continue  # a property group: not a single property
+                if element.tag == "jms" and child.get("dt") is None and child.tag in JMS_DT:
+                    child.set("dt", JMS_DT[child.tag])  # JMSPriority 7 is an int, not '7'
                 try:
                     value = jms.property_value(child)
                 except MQFormatError:

@@ -152,3 +152,25 @@ def test_the_rfh2_reply_to_wins_over_the_mqmd(mq: ModuleType, env: MQEnv, qmgr) 
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def test_the_jms_folder_s_integers_read_as_integers(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    """IBM's JMS writes jms.Pri, jms.Dlv, jms.Tms, jms.Exp and jms.Seq without a ``dt``;
+    they are a Java int or long, so MQINQMP of JMSPriority on a JMS message is 7, as on a
+    message whose MQMD alone has it (it was the string '7')."""
+    env.send(Q, "x", priority=7, time_to_live=60_000, properties={"JMSXGroupSeq": 3})
+    props = _got_handle_of_any(mq, qmgr).properties
+    assert props.get(b"JMSPriority") == 7
+    assert props.get(b"JMSDeliveryMode") == 2
+    assert props.get(b"JMSXGroupSeq") == 3
+    timestamp = props.get(b"JMSTimestamp")
+    assert isinstance(timestamp, int) and props.get(b"JMSExpiration") == timestamp + 60_000
+    assert props.get(b"jms.Pri") == 7
+
+
+def _got_handle_of_any(mq: ModuleType, qmgr: object) -> object:
+    handle = mq.MessageHandle(qmgr)
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_4, Options=mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo.MsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).get(None, mq.MD(), gmo)
+    return handle
