@@ -147,7 +147,10 @@ class MessageProperties:
         by_folder: dict[str, list[str]] = {}
         for key, prop in self.items.items():
             folder, _, short = key.rpartition(".")
-            by_folder.setdefault(folder or USER_FOLDER, []).append(_element(short, prop))
+            implied = folder == "jms" and short in JMS_DT  # IBM's JMS writes these bare
+            by_folder.setdefault(folder or USER_FOLDER, []).append(
+                _element(short, prop, typed=not implied)
+            )
         ordered = sorted(by_folder, key=lambda f: (f != "mcd", f != "jms", f != USER_FOLDER))
         return [f"<{folder}>{''.join(by_folder[folder])}</{folder}>" for folder in ordered]
 
@@ -284,7 +287,8 @@ def typed_value(name: str, value: object, property_type: int) -> Value:
     )
 
 
-def _element(name: str, prop: Property) -> str:
+def _element(name: str, prop: Property, *, typed: bool = True) -> str:
+    """One folder element; ``typed=False``: no ``dt`` (a type the folder implies)."""
     jms.check_property_name(name)
     value = prop.value
     if value is None:
@@ -296,7 +300,7 @@ def _element(name: str, prop: Property) -> str:
         text = str(int(value))
     else:
         text = jms.escape(str(value), f"property {name!r}")
-    attribute = f" dt='{dt}'" if dt else ""
+    attribute = f" dt='{dt}'" if dt and typed else ""
     return f"<{name}{attribute}>{text}</{name}>"
 
 
