@@ -1,4 +1,4 @@
-"""The MQMD as IBM MQ classes for JMS present it on a received message.
+"""The MQMD as IBM MQ classes for JMS map it to JMS header fields and properties.
 
 IBM's "Mapping IBM MQ fields onto JMS fields (incoming messages)" (mq-reference [S36]):
 a header field the RFH2 lacks comes from the MQMD (JMSDeliveryMode from Persistence,
