@@ -528,7 +528,10 @@ def to_mq(
     message.jms_destination = destination.uri
     if destination.target_client == TARGET_MQ:
         md.Format, md.CodedCharSetId, md.Encoding = body_format, C.CCSID_UTF8, C.MQENC_NATIVE
+        message._body_descriptor = None  # the MQMD describes the body
         return md, body
+    # the body after the RFH2, for JMS_IBM_Format... once the send sets ``md``
+    message._body_descriptor = (body_format, C.CCSID_UTF8, C.MQENC_NORMAL)
     headers = jms.JmsHeaders(
         msd=message.msd,
         type=message.jms_type,

@@ -227,3 +227,14 @@ def test_jms_ibm_mqmd_values_are_checked(env: Any, name: str, value: Any, error:
     with pytest.raises(error, match=name):
         env.send(Q, "x", properties={name: value})
     assert env.depth(Q) == 0
+
+
+def test_a_sent_message_has_the_properties_its_send_set(env: Any) -> None:
+    # IBM's outgoing mapping: JMSXUserID, JMSXAppID, JMS_IBM_PutDate... are "Set by Send
+    # Method"; JMS_IBM_Format is the body's (after the RFH2), not the MQMD's MQHRF2
+    env.define_queue(Q)
+    sent = env.send(Q, "x")
+    assert sent.get_property("JMS_IBM_Format") == "MQSTR   "
+    assert sent.get_property("JMS_IBM_Character_Set") == "UTF-8"
+    assert sent.get_property("JMS_IBM_PutDate") == sent.md.PutDate.ljust(8)
+    assert sent.get_property("JMSXAppID") == sent.md.PutApplName.ljust(28)
