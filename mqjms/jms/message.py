@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mqjms.logs import get_logger
-from mqjms.mq import ccsid, jms, jms_map, jms_stream, rfh2
+from mqjms.mq import ccsid, jms, jms_descriptor, jms_map, jms_stream, rfh2
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQError
 from mqjms.mq.md import MQMD
@@ -32,8 +32,8 @@ log = get_logger("mqjms.jms")
 
 PropertyValue = str | int | float | bool | bytes | None
 
-NON_PERSISTENT = 1  # JMS DeliveryMode
-PERSISTENT = 2
+NON_PERSISTENT = jms_descriptor.NON_PERSISTENT  # JMS DeliveryMode
+PERSISTENT = jms_descriptor.PERSISTENT
 DEFAULT_PRIORITY = 4
 DEFAULT_TIME_TO_LIVE = 0  # milliseconds; 0 = never expires
 
@@ -72,6 +72,37 @@ class Message:
         """JMSXDeliveryCount: BackoutCount + 1."""
         return (self.md.BackoutCount if self.md else 0) + 1
 
+    def get_property(self, name: str) -> PropertyValue:
+        """A property's value, as JMS ``getObjectProperty`` gives it: an application
+        property, else a JMSX or JMS_IBM_* property IBM MQ classes for JMS give a received
+        message from its MQMD (JMSXDeliveryCount, JMS_IBM_PutDate...); None for neither.
+        Those are read-only and computed here, so a listener that reads none pays nothing."""
+        if name in self.properties:
+            return self.properties[name]
+        return self._provider_properties().get(name)
+
+    def property_names(self) -> list[str]:
+        """The names ``get_property`` answers, as JMS ``getPropertyNames`` lists them:
+        the application's properties, then the JMSX and JMS_IBM_* ones of a received
+        message (those with a value: JMS_IBM_Feedback only when the MQMD has feedback...)."""
+        names = list(self.properties)
+        names += [name for name in self._provider_properties() if name not in self.properties]
+        return names
+
+    def property_exists(self, name: str) -> bool:
+        """JMS ``propertyExists``."""
+        return name in self.properties or name in self._provider_properties()
+
+    def _provider_properties(self) -> dict[str, jms_descriptor.ProviderValue]:
+        """The JMSX and JMS_IBM_* properties of the MQMD a message was received with (a
+        message made to be sent has none); the body's Format, CCSID and Encoding are the
+        last RFH2's when the message has one."""
+        md = self.md
+        if md is None:
+            return {}
+        body = self._body_descriptor or (md.Format, md.CodedCharSetId, md.Encoding)
+        return jms_descriptor.provider_properties(md, *body)
+
     def acknowledge(self) -> None:
         """CLIENT_ACKNOWLEDGE: acknowledge every message the session has received so far."""
         if self._acknowledge is not None:
@@ -85,6 +116,9 @@ class Message:
     # no RFH2) and its MQMD's headers only when a property or header is first read: a
     # listener that needs the body alone never pays.
     _lazy: tuple[list[str] | None, MQMD, float] | None = None
+    # (Format, CodedCharSetId, Encoding) of the body after a received message's RFH2 chain
+    # (None: the MQMD describes the body), for JMS_IBM_Format, _Character_Set, _Encoding
+    _body_descriptor: tuple[str, int, int] | None = None
 
     if not TYPE_CHECKING:  # at runtime only, so mypy still catches misspelt attributes
 
@@ -249,6 +283,8 @@ def from_mq(md: MQMD, data: bytes, now: float | None = None, *, lazy: bool = Fal
     message = _body_message(headers, body_bytes, body_format, body_ccsid, body_encoding)
     message.properties = properties
     message.md = md
+    if rfh2.is_rfh2(md.Format):  # the body after the RFH2 chain has its own description
+        message._body_descriptor = (body_format, body_ccsid, body_encoding)
     _headers_from_mq(message, md, headers, now)
     return message
 
@@ -289,6 +325,7 @@ def _lazy_from_mq(md: MQMD, data: bytes, now: float) -> Message:
     message.md = md
     message._acknowledge = None
     message._lazy = (folders, md, now)
+    message._body_descriptor = (chain.Format, chain.CodedCharSetId, chain.Encoding)
     return message
 
 
@@ -382,7 +419,9 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
         message.jms_correlation_id = "ID:" + md.CorrelId.hex()
     else:
         message.jms_correlation_id = None
-    message.jms_timestamp = h.timestamp if h and h.timestamp is not None else _put_millis(md)
+    message.jms_timestamp = (
+        h.timestamp if h and h.timestamp is not None else jms_descriptor.put_millis(md)
+    )
     if h and h.expiration is not None:
         message.jms_expiration = h.expiration
     elif md.Expiry > 0:
@@ -396,16 +435,12 @@ def _headers_from_mq(message: Message, md: MQMD, h: jms.JmsHeaders | None, now: 
     if h and h.delivery_mode is not None:
         message.jms_delivery_mode = h.delivery_mode
     else:
-        message.jms_delivery_mode = (
-            PERSISTENT if md.Persistence == C.MQPER_PERSISTENT else NON_PERSISTENT
-        )
+        message.jms_delivery_mode = jms_descriptor.delivery_mode(md)
     message.jms_redelivered = md.BackoutCount > 0
     if h and h.reply_to:
         message.jms_reply_to = h.reply_to
-    elif md.ReplyToQ.strip():
-        message.jms_reply_to = f"queue://{md.ReplyToQMgr.strip()}/{md.ReplyToQ.strip()}"
     else:
-        message.jms_reply_to = None
+        message.jms_reply_to = jms_descriptor.reply_to_uri(md)
     message.jms_destination = h.destination if h else None
     message.jms_type = h.type if h else None
 
@@ -425,23 +460,6 @@ def _with_group(
         if headers.retained:
             found[jms.RETAIN_PROPERTY] = jms.RETAIN_PUBLICATION
     return found
-
-
-def _put_millis(md: MQMD) -> int:
-    """JMSTimestamp from PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` (GMT); 0 if invalid."""
-    date, clock = md.PutDate, md.PutTime
-    if len(date) != 8 or len(clock) < 6 or not (date + clock).isdigit():
-        return 0
-    year, month, day = int(date[:4]), int(date[4:6]), int(date[6:])
-    hour, minute, second = int(clock[:2]), int(clock[2:4]), int(clock[4:6])
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 62):
-        return 0
-    hundredths = int(clock[6:8] or 0)
-    import calendar  # here: it loads locale, which a bare import of mqjms never needs
-
-    return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0)) * 1000 + (
-        hundredths * 10
-    )
 
 
 # --------------------------------------------------------------------------- sending
@@ -500,12 +518,20 @@ def to_mq(
     if cid:
         md.CorrelId = _correl_bytes(cid)
     body, body_format = _body_bytes(message)
+    if message.properties:  # JMS_IBM_Format, _MsgType, _Feedback: the MQMD's (IBM's mapping)
+        fmt, msg_type, feedback = jms_descriptor.sent_settings(message.properties)
+        body_format = body_format if fmt is None else fmt
+        md.MsgType = md.MsgType if msg_type is None else msg_type
+        md.Feedback = md.Feedback if feedback is None else feedback
     message.jms_timestamp, message.jms_expiration = timestamp, expiration
     message.jms_priority, message.jms_delivery_mode = priority, delivery_mode
     message.jms_destination = destination.uri
     if destination.target_client == TARGET_MQ:
         md.Format, md.CodedCharSetId, md.Encoding = body_format, C.CCSID_UTF8, C.MQENC_NATIVE
+        message._body_descriptor = None  # the MQMD describes the body
         return md, body
+    # the body after the RFH2, for JMS_IBM_Format... once the send sets ``md``
+    message._body_descriptor = (body_format, C.CCSID_UTF8, C.MQENC_NORMAL)
     headers = jms.JmsHeaders(
         msd=message.msd,
         type=message.jms_type,

@@ -194,6 +194,8 @@ MQPRI_PRIORITY_AS_PUBLISHED = -3
 MQMDS_PRIORITY = 0
 MQMDS_FIFO = 1
 MQMF_NONE = 0
+MQMF_MSG_IN_GROUP = 0x00000008
+MQMF_LAST_MSG_IN_GROUP = 0x00000010
 MQOL_UNDEFINED = -1
 
 # --- application types -------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from mqjms.mq import constants as C
 from mqjms.mq.errors import MQFormatError
+from mqjms.mq.jms_descriptor import SENT_IN_MQMD
 from mqjms.mq.rfh2 import parse_folder
 
 if TYPE_CHECKING:
@@ -130,6 +131,9 @@ _JMS_INT = {
     "Dlv": ("delivery_mode", _I4),
     "Seq": ("group_seq", _I4),
 }
+#: the ``dt`` of the jms folder's integers, which IBM's JMS writes without one (Tms and
+#: Exp are Java longs, Pri, Dlv and Seq ints): a reader of typed properties types them so
+JMS_FOLDER_DT = {"Tms": "i8", "Exp": "i8", "Pri": "i4", "Dlv": "i4", "Seq": "i4"}
 _JMS_ORDER = ("Dst", "Rto", "Tms", "Exp", "Cid", "Pri", "Dlv", "Gid", "Seq", "Mid")
 _NULL_BODY = '<msgbody xsi:nil="true"></msgbody>'  # IBM writes double quotes here
 
@@ -182,7 +186,7 @@ def check_property_name(name: str) -> None:
         return
     if name == RETAIN_PROPERTY:  # the publisher's MQPMO_RETAIN (see wants_retain)
         return
-    if name in REPORT_PROPERTIES:  # the MQMD's Report options (see report_options)
+    if name in REPORT_PROPERTIES or name in SENT_IN_MQMD:  # the MQMD's (see report_options)
         return
     if name.startswith("JMS"):
         raise ValueError(
@@ -276,12 +280,16 @@ def build_jms_folders(
     """The folders in the JMS client's order (mcd, jms, usr), empty ones left out;
     JMSXGroupID and JMSXGroupSeq among ``properties`` go to the jms folder (Gid, Seq)."""
     properties = properties or {}
-    if RETAIN_PROPERTY in properties or not REPORT_PROPERTIES.keys().isdisjoint(properties):
-        # an option of the put, and the MQMD's Report: not properties the RFH2 carries
+    if (
+        RETAIN_PROPERTY in properties
+        or not REPORT_PROPERTIES.keys().isdisjoint(properties)
+        or not SENT_IN_MQMD.isdisjoint(properties)
+    ):
+        # an option of the put, and MQMD fields: not properties the RFH2 carries
         properties = {
             k: v
             for k, v in properties.items()
-            if k != RETAIN_PROPERTY and k not in REPORT_PROPERTIES
+            if k != RETAIN_PROPERTY and k not in REPORT_PROPERTIES and k not in SENT_IN_MQMD
         }
     if "JMSXGroupID" in properties or "JMSXGroupSeq" in properties:
         properties = dict(properties)

@@ -61,6 +61,7 @@ _TYPE_OF_DT = {
     "r8": CMQC.MQTYPE_FLOAT64,
 }
 USER_FOLDER = "usr"
+JMS_DT = jms.JMS_FOLDER_DT
 
 
 @dataclass
@@ -136,9 +137,7 @@ class MessageProperties:
         if place is not None and place in self.items:
             return self.items[place]
         if md_field is not None and self.descriptor is not None:
-            found = descriptor_properties.descriptor_value(
-                self.descriptor, descriptor_properties.PREFIX + md_field
-            )
+            found = descriptor_properties.jms_value(self.descriptor, name, md_field)
             if found is not None:
                 return Property(*found)
         raise failed(CMQC.MQRC_PROPERTY_NOT_AVAILABLE, f"the message has no {name}")
@@ -148,7 +147,10 @@ class MessageProperties:
         by_folder: dict[str, list[str]] = {}
         for key, prop in self.items.items():
             folder, _, short = key.rpartition(".")
-            by_folder.setdefault(folder or USER_FOLDER, []).append(_element(short, prop))
+            implied = folder == "jms" and short in JMS_DT  # IBM's JMS writes these bare
+            by_folder.setdefault(folder or USER_FOLDER, []).append(
+                _element(short, prop, typed=not implied)
+            )
         ordered = sorted(by_folder, key=lambda f: (f != "mcd", f != "jms", f != USER_FOLDER))
         return [f"<{folder}>{''.join(by_folder[folder])}</{folder}>" for folder in ordered]
 
@@ -165,6 +167,8 @@ class MessageProperties:
             for child in element:
                 if len(child):
                     continue  # a property group: not a single property
+                if element.tag == "jms" and child.get("dt") is None and child.tag in JMS_DT:
+                    child.set("dt", JMS_DT[child.tag])  # JMSPriority 7 is an int, not '7'
                 try:
                     value = jms.property_value(child)
                 except MQFormatError:
@@ -283,7 +287,8 @@ def typed_value(name: str, value: object, property_type: int) -> Value:
     )
 
 
-def _element(name: str, prop: Property) -> str:
+def _element(name: str, prop: Property, *, typed: bool = True) -> str:
+    """One folder element; ``typed=False``: no ``dt`` (a type the folder implies)."""
     jms.check_property_name(name)
     value = prop.value
     if value is None:
@@ -295,7 +300,7 @@ def _element(name: str, prop: Property) -> str:
         text = str(int(value))
     else:
         text = jms.escape(str(value), f"property {name!r}")
-    attribute = f" dt='{dt}'" if dt else ""
+    attribute = f" dt='{dt}'" if dt and typed else ""
     return f"<{name}{attribute}>{text}</{name}>"
 
 

@@ -164,6 +164,8 @@ def _public_names(message: mqjms.Message) -> list[str]:
 
 def _read(message: mqjms.Message, name: str) -> Any:
     value = getattr(message, name)
+    if name in ("get_property", "property_exists"):  # of each name the message lists
+        return ("method", [_typed(value(each)) for each in message.property_names()])
     if callable(value):
         return ("method", value())  # acknowledge(): a no-op on a message not from a session
     return value

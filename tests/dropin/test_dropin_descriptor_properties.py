@@ -6,6 +6,8 @@ a get that passes no MQMD of its own must) found nothing.
 
 from __future__ import annotations
 
+import calendar
+import time
 from types import ModuleType
 
 import pytest
@@ -66,7 +68,7 @@ def test_the_jms_names_are_synonyms_of_mqmd_fields(mq: ModuleType, env: MQEnv, q
     props = _got_handle(mq, qmgr, md).properties
     assert props.get(b"JMSMessageID") == md.MsgId
     assert props.get(b"JMSPriority") == 4
-    assert props.get(b"JMSDeliveryMode") == mq.CMQC.MQPER_PERSISTENT
+    assert props.get(b"JMSDeliveryMode") == 2  # JMS's PERSISTENT, not MQPER_PERSISTENT (1)
     assert props.get(b"JMSXDeliveryCount") == 0
     assert props.get(b"JMSXAppID", max_value_length=28) == md.PutApplName.decode()
     with pytest.raises(mq.MQMIError) as failure:
@@ -100,3 +102,75 @@ def test_inq_next_on_a_synonym_ends(mq: ModuleType, env: MQEnv, qmgr, name: byte
         props.get(name, impo_options=C.MQIMPO_INQ_NEXT)
     assert failure.value.reason == C.MQRC_PROPERTY_NOT_AVAILABLE
     assert props.get(name) == 3  # MQIMPO_INQ_FIRST: from the start again
+
+
+@pytest.mark.parametrize(
+    ("persistence", "delivery_mode"), [("MQPER_PERSISTENT", 2), ("MQPER_NOT_PERSISTENT", 1)]
+)
+def test_jms_delivery_mode_from_the_mqmd_is_jms_s(
+    mq: ModuleType, env: MQEnv, qmgr, persistence: str, delivery_mode: int
+) -> None:
+    """IBM's incoming mapping: JMSDeliveryMode is Persistence as JMS's DeliveryMode
+    (PERSISTENT 2, NON_PERSISTENT 1); it was the MQPER_ value (1 for persistent)."""
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(Persistence=getattr(mq.CMQC, persistence)))
+    props = _got_handle(mq, qmgr, mq.MD()).properties
+    assert props.get(b"JMSDeliveryMode") == delivery_mode
+    assert props.get(b"Root.MQMD.Persistence") == getattr(mq.CMQC, persistence)
+
+
+def test_jms_reply_to_and_timestamp_from_the_mqmd(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    """IBM's incoming mapping: a message without an RFH2 has JMSReplyTo from ReplyToQ and
+    ReplyToQMgr (a queue:// URI) and JMSTimestamp from PutDate and PutTime (ms since the
+    epoch, GMT); both were 2471 MQRC_PROPERTY_NOT_AVAILABLE."""
+    put_md = mq.MD(ReplyToQ=b"DEV.QUEUE.2", ReplyToQMgr=b"QM9")
+    mq.Queue(qmgr, Q).put(b"body", put_md)
+    md = mq.MD()
+    props = _got_handle(mq, qmgr, md).properties
+    assert props.get(b"JMSReplyTo") == "queue://QM9/DEV.QUEUE.2"
+    date, clock = _text(md.PutDate), _text(md.PutTime)
+    put_at = calendar.timegm(time.strptime(date + clock[:6], "%Y%m%d%H%M%S"))
+    assert props.get(b"JMSTimestamp") == put_at * 1000 + int(clock[6:8]) * 10
+
+
+def test_no_reply_to_queue_is_no_jms_reply_to(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    mq.Queue(qmgr, Q).put(b"body")
+    props = _got_handle(mq, qmgr, mq.MD()).properties
+    with pytest.raises(mq.MQMIError) as failure:
+        props.get(b"JMSReplyTo")
+    assert failure.value.reason == mq.CMQC.MQRC_PROPERTY_NOT_AVAILABLE
+
+
+def test_the_rfh2_reply_to_wins_over_the_mqmd(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    handle = mq.MessageHandle(qmgr)
+    handle.properties.set(b"JMSReplyTo", b"queue:///REPLIES")
+    pmo = mq.PMO(Version=mq.CMQC.MQPMO_VERSION_3)
+    pmo.OriginalMsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).put(b"body", mq.MD(ReplyToQ=b"DEV.QUEUE.2"), pmo)
+    props = _got_handle(mq, qmgr, mq.MD()).properties
+    assert props.get(b"JMSReplyTo") == "queue:///REPLIES"
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def test_the_jms_folder_s_integers_read_as_integers(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    """IBM's JMS writes jms.Pri, jms.Dlv, jms.Tms, jms.Exp and jms.Seq without a ``dt``;
+    they are a Java int or long, so MQINQMP of JMSPriority on a JMS message is 7, as on a
+    message whose MQMD alone has it (it was the string '7')."""
+    env.send(Q, "x", priority=7, time_to_live=60_000, properties={"JMSXGroupSeq": 3})
+    props = _got_handle_of_any(mq, qmgr).properties
+    assert props.get(b"JMSPriority") == 7
+    assert props.get(b"JMSDeliveryMode") == 2
+    assert props.get(b"JMSXGroupSeq") == 3
+    timestamp = props.get(b"JMSTimestamp")
+    assert isinstance(timestamp, int) and props.get(b"JMSExpiration") == timestamp + 60_000
+    assert props.get(b"jms.Pri") == 7
+
+
+def _got_handle_of_any(mq: ModuleType, qmgr: object) -> object:
+    handle = mq.MessageHandle(qmgr)
+    gmo = mq.GMO(Version=mq.CMQC.MQGMO_VERSION_4, Options=mq.CMQC.MQGMO_PROPERTIES_IN_HANDLE)
+    gmo.MsgHandle = handle.msg_handle
+    mq.Queue(qmgr, Q).get(None, mq.MD(), gmo)
+    return handle

@@ -92,3 +92,12 @@ def test_the_jms_names_read_back_from_a_message_handle(mq: ModuleType, env: MQEn
     assert mq.Queue(qmgr, Q).get(None, mq.MD(), gmo) == b"body"
     assert got.properties.get(b"JMSCorrelationID") == "order-7"
     assert got.properties.get(b"usr.Colour") == "red"
+
+
+def test_the_jms_folder_s_integers_are_written_without_dt(mq: ModuleType, env: MQEnv, qmgr) -> None:
+    """mq-reference §2.5: IBM's JMS writes no ``dt`` in the jms folder; a JMSXGroupSeq
+    MQSETMP sets is written as JMS writes it (it had ``dt='i4'``)."""
+    _put(mq, qmgr, {"JMSXGroupSeq": 2})
+    [(md, data)] = env.browse(Q)
+    chain = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
+    assert "<jms><Seq>2</Seq></jms>" in chain.folders

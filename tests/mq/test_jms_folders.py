@@ -186,7 +186,7 @@ def test_header_ranges_are_checked() -> None:
 BAD_NAMES = [
     ("JMSPriority", "reserved"),
     ("JMSX_Custom", "reserved"),
-    ("JMS_IBM_Format", "reserved"),
+    ("JMS_IBM_PutDate", "reserved"),  # read-only (JMS_IBM_Format: the MQMD's)
     ("", "non-empty"),
     ("a.b", "'.'"),
     ("ns:a", "':'"),
