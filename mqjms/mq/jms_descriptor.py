@@ -156,7 +156,7 @@ def sent_settings(properties: Mapping[str, object]) -> tuple[str | None, int | N
             raise TypeError(f"{FORMAT_PROPERTY} must be str, not {type(fmt).__name__}")
         if len(fmt) > 8 or not fmt.isascii():
             raise ValueError(f"{FORMAT_PROPERTY} must be at most 8 ASCII characters: {fmt!r}")
-        fmt = fmt.ljust(8)
+        fmt = fmt.rstrip()  # as the MQMD model keeps Formats: MQFMT_NONE is ""
     return fmt, _mqlong(properties, MSG_TYPE_PROPERTY), _mqlong(properties, FEEDBACK_PROPERTY)
 
 
