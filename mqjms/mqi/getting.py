@@ -38,6 +38,9 @@ WAIT_SLICE = 1.0
 #: Seconds an unlimited wait pauses after a poison message no queue took went back to
 #: the head of its queue, before it tries again (each try raises its BackoutCount).
 UNPLACED_PAUSE = 5.0
+# how long a waiting get lets go of its connection between two slices while other threads
+# wait for it: time for one of them to take it (a lock has no queue to hand it over by)
+STEP_ASIDE = 0.002
 #: A browse stepped over a message this handle marked (MQGMO_UNMARKED_BROWSE_MSG).
 _SKIPPED = "skipped"
 
@@ -126,6 +129,8 @@ def get(hconn: Hconn, number: int, md: Any, gmo: Any, max_length: int | None) ->
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
         if outcome is None and remaining is not None and remaining <= slice_wait:
             raise failed(C.MQRC_NO_MSG_AVAILABLE, f"no message on {obj.name!r}")
+        if hconn.others_waiting():
+            time.sleep(STEP_ASIDE)
 
 
 def _browse_under_cursor(conn: Connection, obj: Hobj, ask: Request) -> tuple[MQMD, bytes]:

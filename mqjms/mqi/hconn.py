@@ -7,9 +7,9 @@ an Hconn and the structures a program passes; the flavour classes (``QueueManage
 * object handles (hobj integers, as MQOPEN returns them), with what MQ remembers of each:
   the context of the last message got (MQPMO_PASS_*_CONTEXT) and the last browsed one;
   and subscription handles (hsub integers, as MQSUB returns them: :mod:`.subscribing`);
-* a lock, so that threads sharing a connection take turns, in the order they asked
-  (MQCNO_HANDLE_SHARE_BLOCK; a waiting get lets those waiting in between the slices of
-  its wait: :mod:`.turns`);
+* a lock, so that threads sharing a connection take turns (MQCNO_HANDLE_SHARE_BLOCK; a
+  waiting get lets others in between the slices of its wait, and steps aside for a moment
+  when some are waiting: :meth:`Hconn.others_waiting`);
 * MQDISC commits, as IBM MQ does for an MQI application (the transport contract's
   ``disconnect`` backs out, as JMS does); a process that ends normally disconnects the
   connections of its live QueueManager objects (pymqi and ibmmq do it in ``__del__``);
@@ -20,6 +20,7 @@ an Hconn and the structures a program passes; the flavour classes (``QueueManage
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
 import itertools
 import os
@@ -40,7 +41,6 @@ from mqjms.semantics.put import process_name
 
 from . import exiting, interrupts, routing, screening
 from .properties import PropertyStore
-from .turns import TurnLock
 
 if TYPE_CHECKING:
     from .browse_marks import Mark
@@ -115,7 +115,8 @@ class Hconn:
         self.conn = conn
         self.url = url
         self.number = next(_hconn_numbers)
-        self.lock = TurnLock()  # threads sharing the connection take turns, in order
+        self.lock = threading.RLock()  # C: no signal handler can leave it half taken
+        self._asking: collections.deque[None] = collections.deque()  # threads waiting for it
         self.objects: dict[int, Hobj] = {}
         self.subscriptions: dict[int, Subscription] = {}  # by hsub
         self._hobjs = itertools.count(101)
@@ -163,22 +164,43 @@ class Hconn:
         during the call raised once it is over (:mod:`.interrupts`), and 2018 on a
         connection that was disconnected."""
         interrupts.check_pending()
+        if self.pid != os.getpid():  # before the lock, which a parent's thread may hold
+            raise failed(
+                C.MQRC_HCONN_ERROR,
+                f"the connection belongs to process {self.pid}, which forked "
+                "this one: connect in this process",
+            )
         with interrupts.deferred() as noted:
             try:
-                with self.lock:
+                with self._taken():
                     if self.closed:
                         raise failed(C.MQRC_HCONN_ERROR, "the connection was disconnected")
-                    if self.pid != os.getpid():
-                        raise failed(
-                            C.MQRC_HCONN_ERROR,
-                            f"the connection belongs to process {self.pid}, which forked "
-                            "this one: connect in this process",
-                        )
                     yield self.conn
             except BaseException:
                 noted.act()  # the Ctrl-C first, as the program would have seen it
                 raise
             noted.act()
+
+    @contextlib.contextmanager
+    def _taken(self) -> Iterator[None]:
+        """The lock, counted among :meth:`others_waiting` until this thread has it (a
+        deque's append and pop are atomic; a count left wrong costs only a pause)."""
+        self._asking.append(None)
+        try:
+            self.lock.acquire()
+        finally:
+            self._asking.pop()
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    def others_waiting(self) -> bool:
+        """Whether other threads are waiting for the connection: a waiting get then steps
+        aside between its slices, for a lock lets the thread that released it take it
+        straight back (two getters waiting on an empty queue kept a third thread's puts
+        out until their waits ended with 2033)."""
+        return bool(self._asking)
 
     def add_object(self, name: str, options: int, handle: Handle | None) -> Hobj:
         obj = Hobj(next(self._hobjs), name, options, handle)

@@ -34,6 +34,7 @@ from mqjms.mq.xqh import XQHFields
 from mqjms.mqi import errors, headers
 from mqjms.mqi.constants import CMQC, CMQSTRC
 from mqjms.mqi.constants._pymqi_facts import ERROR_NAMES
+from mqjms.mqi.pcf_names import ConstantNames
 from mqjms.mqi.pcf_params import CFBS, CFIL, CFIN, CFSL, CFST
 from mqjms.mqi.structures import MQOpts, Shape, Structure
 
@@ -57,12 +58,17 @@ class MQMIError(errors.MQMIError, Error):
     COMP_LABEL: ClassVar[str] = "Comp:"
     REASON_NAMES: ClassVar[Mapping[int, str]] = ERROR_NAMES
     # the tables programs read name a reason as str(e) does (pymqi's choice of two names)
+    # (pymqi's _MQConst2String, whose has_key older scripts call)
     errStringDicts: ClassVar[tuple[Mapping[int, str], ...]] = (
-        {**CMQSTRC.MQRC_DICT, **{k: v for k, v in ERROR_NAMES.items() if v.startswith("MQRC_")}},
-        {
-            **CMQSTRC.MQRCCF_DICT,
-            **{k: v for k, v in ERROR_NAMES.items() if v.startswith("MQRCCF_")},
-        },
+        ConstantNames(
+            {**CMQSTRC.MQRC_DICT, **{k: v for k, v in ERROR_NAMES.items() if v.startswith("MQRC_")}}
+        ),
+        ConstantNames(
+            {
+                **CMQSTRC.MQRCCF_DICT,
+                **{k: v for k, v in ERROR_NAMES.items() if v.startswith("MQRCCF_")},
+            }
+        ),
     )
 
 

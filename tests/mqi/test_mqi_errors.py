@@ -92,3 +92,12 @@ def test_a_transport_mqerror_becomes_the_flavours_mqmierror() -> None:
     ):
         raise failure
     assert caught.value.reason == 2085 and caught.value.__cause__ is failure
+
+
+def test_pymqi_reason_tables_answer_has_key_as_pymqi_s_do() -> None:
+    # pymqi's errStringDicts are _MQConst2String tables, whose has_key older scripts call
+    import mqjms.pymqi
+
+    reasons, pcf_reasons = mqjms.pymqi.MQMIError.errStringDicts
+    assert reasons.has_key(2033) and not reasons.has_key(-1)  # type: ignore[attr-defined]
+    assert pcf_reasons.has_key(3250)  # type: ignore[attr-defined]
