@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from types import ModuleType
@@ -659,3 +660,38 @@ def test_a_forked_child_neither_uses_nor_ends_its_parents_connection(
     assert os.waitstatus_to_exitcode(status) == 0
     qmgr.backout()
     assert env.depth("DEV.QUEUE.3") == 0  # backed out: the child committed nothing
+
+
+def test_a_forked_child_gets_2018_even_while_a_parent_thread_holds_the_connection(
+    mq: ModuleType, env: MQEnv, qmgr
+) -> None:
+    # the child checked whose connection it was only once it had the lock, which a
+    # parent's thread (say, in a waiting get) held when the process forked: it hung
+    queue = mq.Queue(qmgr, "DEV.QUEUE.3")
+    lock = qmgr._live().lock
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with lock:
+            held.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(30)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(20)  # a hang ends the child (exit status: killed by SIGALRM)
+            code = 1
+            try:
+                queue.put(b"from the child")
+            except mq.MQMIError as exc:
+                code = 0 if exc.reason == mq.CMQC.MQRC_HCONN_ERROR else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        done.set()
+        holder.join()
+    assert os.waitstatus_to_exitcode(status) == 0
