@@ -31,6 +31,7 @@ from mqjms.mq import constants as C
 
 from .failures import StorageError
 from .files import DATABASE, Access
+from .nofollow import open_own
 
 log = get_logger("mqjms.qmgr")
 
@@ -83,7 +84,7 @@ class SpaceReserve:
         except FileNotFoundError:
             self._size = 0
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, self.access.file_mode)
+            fd = open_own(self.path, os.O_WRONLY, self.access.file_mode)
         except OSError as exc:
             if exc.errno in _NO_SPACE:
                 return False
