@@ -107,7 +107,8 @@ def secure(path: Path, access: Access) -> None:
     in place of one of the queue manager's files is refused (:mod:`.nofollow`).
     """
     uid = os.geteuid()
-    targets = [(path, access.directory_mode), (path / "conn", access.directory_mode)]
+    targets = [(path, access.directory_mode)]
+    targets += [(path / name, access.directory_mode) for name in ("conn", "bells")]
     targets += [(path / (DATABASE + suffix), access.file_mode) for suffix in ("", *COMPANIONS)]
     targets += [(path / name, access.file_mode) for name in OWN_FILES]
     conn = path / "conn"

@@ -11,6 +11,7 @@ every other user).
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -51,6 +52,24 @@ def test_a_link_in_place_of_a_file_of_the_queue_manager_stops_its_open(
     assert raised.value.reason == C.MQRC_RESOURCE_PROBLEM
     assert str(link) in raised.value.detail and "symbolic link" in raised.value.detail
     assert untouched(decoy)
+
+
+@pytest.mark.parametrize("name", ["conn", "bells"])
+def test_a_link_in_place_of_a_directory_of_the_queue_manager_stops_its_open(
+    qmgr_dir: Path, tmp_path: Path, name: str
+) -> None:
+    # its lock files and bell sockets would be made in whatever directory it names
+    QueueManager(qmgr_dir).close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    link = qmgr_dir / name
+    if link.exists():
+        shutil.rmtree(link)
+    link.symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(MQError) as raised:
+        QueueManager(qmgr_dir).close()
+    assert raised.value.reason == C.MQRC_RESOURCE_PROBLEM and str(link) in raised.value.detail
+    assert list(elsewhere.iterdir()) == [] and stat.S_IMODE(elsewhere.stat().st_mode) == 0o755
 
 
 def test_a_lock_file_made_a_link_while_the_queue_manager_runs_is_not_written_through(
