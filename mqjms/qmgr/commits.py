@@ -37,6 +37,7 @@ from mqjms.mq.errors import MQError, failed
 
 from . import locks
 from .failures import UNSYNCED, StorageError
+from .nofollow import open_own
 
 log = get_logger(__name__)
 _registry_lock = threading.Lock()
@@ -328,7 +329,7 @@ def _holder(path: Path) -> str:
 def _open_shared(path: Path, mode: int, flags: int) -> int:
     """Open (creating it) a file the queue manager's processes share, with ``mode`` whatever
     the umask."""
-    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC, mode)
+    fd = open_own(path, flags, mode)  # never through a link
     st = os.fstat(fd)
     if st.st_uid == os.geteuid() and st.st_mode & 0o777 != mode:
         os.fchmod(fd, mode)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import configparser
 import contextlib
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,8 @@ from pathlib import Path
 from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
+
+from .nofollow import link_refused, open_own
 
 log = get_logger("mqjms.qmgr")
 
@@ -100,10 +103,12 @@ def secure(path: Path, access: Access) -> None:
 
     Runs at every open by the owner, so a directory made by an older version (0755 and
     0644 under the usual umask) or switched to or from group access is fixed in place.
-    Files of other owners (a group member's lock files) are left alone.
+    Files of other owners (a group member's lock files) are left alone; a symbolic link
+    in place of one of the queue manager's files is refused (:mod:`.nofollow`).
     """
     uid = os.geteuid()
-    targets = [(path, access.directory_mode), (path / "conn", access.directory_mode)]
+    targets = [(path, access.directory_mode)]
+    targets += [(path / name, access.directory_mode) for name in ("conn", "bells")]
     targets += [(path / (DATABASE + suffix), access.file_mode) for suffix in ("", *COMPANIONS)]
     targets += [(path / name, access.file_mode) for name in OWN_FILES]
     conn = path / "conn"
@@ -111,11 +116,15 @@ def secure(path: Path, access: Access) -> None:
         targets += [(lock, access.file_mode) for lock in conn.glob("*.lock")]
     for target, mode in targets:
         try:
-            st = target.stat()
-            if st.st_uid == uid and st.st_mode & 0o7777 != mode:
-                os.chmod(target, mode)
+            st = target.stat() if target == path else target.lstat()  # path: the caller's
         except FileNotFoundError:
             continue
+        if stat.S_ISLNK(st.st_mode):
+            if target.name == DATABASE:
+                continue  # SQLite opens a linked database where it lies: left as it is
+            raise link_refused(target)  # a chmod, and every write, would go through it
+        if st.st_uid == uid and st.st_mode & 0o7777 != mode:
+            os.chmod(target, mode)
 
 
 def create_database_file(path: Path, access: Access) -> None:
@@ -186,7 +195,7 @@ def write_marker(path: Path, marker: Marker, access: Access) -> None:
         f"GroupAccess={'yes' if marker.group_access else 'no'}\n"
     )
     temporary = path / f".{MARKER}.{os.getpid()}"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, access.file_mode)
+    fd = open_own(temporary, os.O_WRONLY | os.O_TRUNC, access.file_mode)
     try:
         os.fchmod(fd, access.file_mode)
         os.write(fd, text.encode())

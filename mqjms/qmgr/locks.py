@@ -25,6 +25,8 @@ from pathlib import Path
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 
+from .nofollow import open_own
+
 LOCK_TIMEOUT = 30.0  # seconds: the longest any lock wait lasts
 OWNER_ONLY = 0o600
 
@@ -59,7 +61,7 @@ class FileLock:
         fails with MQRC_Q_MGR_NOT_AVAILABLE naming the holder.
         """
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, self.mode)
+            self._fd = open_own(self.path, os.O_RDWR, self.mode)  # never through a link
             self._pid = os.getpid()
             if os.fstat(self._fd).st_uid == os.geteuid():
                 os.fchmod(self._fd, self.mode)  # whatever the umask

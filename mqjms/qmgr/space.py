@@ -31,6 +31,7 @@ from mqjms.mq import constants as C
 
 from .failures import StorageError
 from .files import DATABASE, Access
+from .nofollow import open_own
 
 log = get_logger("mqjms.qmgr")
 
@@ -42,6 +43,8 @@ TRUST_INTERVAL = 0.05  # seconds a reserve found whole is not looked at again on
 _CHUNK = 64 * 1024
 _PAGE = 4096  # the smallest part of a reserve taken from a disk without room for it all
 _NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+_SHRINK_STEP = 32  # pages an incremental vacuum moves per checkpoint: its log fits a full disk
+SHRINK_UNTIL = 4 * RESERVE_MARGIN  # bytes free on the file system after which shrink stops
 
 
 class SpaceReserve:
@@ -83,7 +86,7 @@ class SpaceReserve:
         except FileNotFoundError:
             self._size = 0
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, self.access.file_mode)
+            fd = open_own(self.path, os.O_WRONLY, self.access.file_mode)
         except OSError as exc:
             if exc.errno in _NO_SPACE:
                 return False
@@ -163,7 +166,7 @@ class SpaceReserve:
         first (a put's :meth:`make_room` too, though a put never uses the room it lends).
         True when the log was emptied."""
         size = self._give_up()
-        emptied = checkpoint(db)
+        emptied = checkpoint(db) and shrink(db, self.path.parent)
         if size is not None:
             log.debug("storage.reserve_lent", file=str(self.path), bytes=size, log_emptied=emptied)
         return emptied
@@ -218,6 +221,15 @@ class SpaceReserve:
         return False
 
 
+def _room(directory: Path) -> int:
+    """Bytes free on the file system holding ``directory`` (0 when it cannot be asked)."""
+    try:
+        stat = os.statvfs(directory)
+    except OSError:
+        return 0
+    return stat.f_bavail * stat.f_frsize
+
+
 def disk_full(directory: Path) -> bool:
     """Whether the file system holding ``directory`` has no room left for a write (a
     failure that names no cause, such as SQLite's shared-memory index not growing)."""
@@ -241,6 +253,41 @@ def checkpoint(db: sqlite3.Connection) -> bool:
             log.info("storage.checkpoint_failed", error=str(exc))
             return False
     return not busy
+
+
+def shrink(db: sqlite3.Connection, directory: Path) -> bool:
+    """Give the pages that drained messages left free in ``qmgr.db`` back to the file
+    system, a few at a time (an incremental vacuum moves the live pages from the end of
+    the file into free ones, through the log, and a checkpoint then truncates the file);
+    True when the log is empty after it. It stops once the file system has
+    :data:`SHRINK_UNTIL` bytes free: room for the reserve and the puts after it, without
+    moving every page of a large database while the writers wait.
+
+    Without it a queue manager that had filled the disk kept that room for good: its
+    reserve, once lent, could never be made whole again, and every put of a few
+    kilobytes failed 2056 even with its queues drained, until someone freed space outside
+    it. A database made before ``auto_vacuum`` was set keeps its free pages (the vacuum
+    does nothing there)."""
+    with _write_gate(db):
+        if db.in_transaction:  # it would join the unit of work being written
+            return True
+        given = 0
+        try:
+            (free,) = db.execute("PRAGMA freelist_count").fetchone()
+            while free and _room(directory) < SHRINK_UNTIL:
+                db.execute(f"PRAGMA incremental_vacuum({_SHRINK_STEP})").fetchall()
+                if not checkpoint(db):
+                    return False
+                (left,) = db.execute("PRAGMA freelist_count").fetchone()
+                if left >= free:  # no room left to move even a step's pages
+                    break
+                given, free = given + free - left, left
+        except sqlite3.Error as exc:
+            log.info("storage.shrink_failed", error=str(exc), pages_given_back=given)
+            return checkpoint(db)
+    if given:
+        log.info("storage.shrunk", pages_given_back=given)
+    return True
 
 
 @contextmanager

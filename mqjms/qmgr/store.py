@@ -313,6 +313,11 @@ def _connect(path: Path, *, read_only: bool, create: bool) -> Database:
         if read_only:
             db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
         else:
+            if create:
+                # before the first write to a new file, or never (an existing file keeps
+                # its setting): lets a full disk have the pages drained messages left free
+                # given back to it (space.shrink), where they would stay in qmgr.db for good
+                db.execute("PRAGMA auto_vacuum=INCREMENTAL")
             db.execute("PRAGMA journal_mode=WAL")
             # commits reach the log without an fsync; durable ones then wait for a shared
             # one (commits.GroupSync): what synchronous=FULL does, one fsync per group

@@ -155,6 +155,18 @@ def test_run_logs_the_trigger_it_was_started_for(
     assert "worker.trigger_not_understood" in capsys.readouterr().err
 
 
+def test_an_argument_that_is_no_trigger_message_is_never_logged(
+    tqm: QueueManager, served: Path, embedded_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a fault probe: a URL given where the MQTMC2 goes (``mqjms run svc:app stomp://...``)
+    # was logged as it was, its password with it
+    url = "stomp://app:S3cretPW@broker:61613"
+    assert main(["run", APP_SPEC, url, "--url", embedded_url, "--idle-timeout", "0.2"]) == 0
+    err = capsys.readouterr().err
+    assert "worker.trigger_not_understood" in err and f"argument_length={len(url)}" in err
+    assert "S3cretPW" not in err
+
+
 def test_run_takes_the_trigger_message_after_its_options(
     tqm: QueueManager, served: Path, embedded_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
