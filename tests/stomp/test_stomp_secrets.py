@@ -102,7 +102,8 @@ def test_errors_for_a_bad_url_or_a_refused_connection_hide_the_password(url: str
     [
         ("stomp://127.0.0.1:99999", "the port 99999 is not 0-65535"),
         ("stomp://127.0.0.1:-1", "the port -1 is not 0-65535"),
-        ("stomp://127.0.0.1:port", "the port 'port' is not a number"),
+        ("stomp://127.0.0.1:port", "what follows the host is not a port number"),
+        ("stomp://bob:SeCrEt", "it may be a password; a user and password go before the host"),
         (
             "stomp://bob:Pw#9@127.0.0.1:61613",
             "a password holding '#', '?' or '/' ends the address early (percent-encode it, "
@@ -117,6 +118,7 @@ def test_a_port_that_does_not_read_as_one_is_said_as_it_is(url: str, said: str) 
     with pytest.raises(ValueError) as err:
         parse_url(url)
     assert said in str(err.value) and "Pw#9" not in str(err.value)
+    assert "SeCrEt" not in str(err.value)  # user:password with the @host left out
 
 
 def test_the_drop_ins_error_for_a_bad_url_is_an_mqmierror_without_the_password() -> None:

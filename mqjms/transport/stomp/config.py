@@ -383,6 +383,11 @@ def _port_problem(netloc: str, url: str) -> str:
             "what follows the host is not a port: a password holding '#', '?' or '/' ends "
             "the address early (percent-encode it, or give it in MQJMS_STOMP_PASSWORD)"
         )
+    if "@" not in netloc:  # host:word may be user:password with the @host left out
+        return (
+            "what follows the host is not a port number (not shown: it may be a password; "
+            "a user and password go before the host: stomp://user:password@host:port)"
+        )
     return f"the port {text!r} is not a number"
 
 
@@ -408,7 +413,11 @@ def parse_url(url: str) -> StompParams:
         port = parts.port or DEFAULT_PORT
     except ValueError:
         problem = _port_problem(parts.netloc, url)
-        raise ValueError(f"STOMP URL {_redact(url)!r}: {problem}") from None
+        shown = _redact(url)
+        host, _, word = parts.netloc.rpartition(":")
+        if "@" not in parts.netloc and not word.lstrip("-").isdigit():  # maybe a password
+            shown = shown.replace(parts.netloc, host + ":***", 1)
+        raise ValueError(f"STOMP URL {shown!r}: {problem}") from None
     host = parts.hostname or "127.0.0.1"
     query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
     unknown = sorted(
