@@ -58,7 +58,12 @@ def test_the_password_comes_from_the_environment_and_stays_out_of_the_repr(
 
 @pytest.mark.parametrize(
     "url",
-    ["mq://app:s3cret-pw@QM1@h(1414)/CHL", "mq://QM1@h(1414)/CHL?user=app&password=s3cret-pw"],
+    [
+        "mq://app:s3cret-pw@QM1@h(1414)/CHL",
+        "mq://QM1@h(1414)/CHL?user=app&password=s3cret-pw",
+        "mq://app:s3cret-pw",  # user:password where the queue manager goes: no '@'
+        "mq://app:s3cret-pw/CHL",
+    ],
 )
 def test_a_password_in_the_url_is_refused_without_showing_it(url: str) -> None:
     with pytest.raises(ValueError, match=PASSWORD_VAR) as err:

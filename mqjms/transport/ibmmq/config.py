@@ -142,6 +142,12 @@ def _authority(netloc: str, shown: str) -> tuple[str, str, tuple[tuple[str, int]
             f"{shown!r}: put the password in {PASSWORD_VAR}, never in the URL (it would be logged)"
         )
     qmgr = parts[0].strip()
+    if ":" in qmgr:  # MQ names hold no ':': user:password, the password shown otherwise
+        masked = shown.replace(qmgr, qmgr.partition(":")[0] + ":***", 1)
+        raise ValueError(
+            f"{masked!r}: a queue manager name holds no ':'; put the password in "
+            f"{PASSWORD_VAR}, never in the URL (it would be logged)"
+        )
     at, where = len(parts) == 2, parts[-1]
     if len(qmgr) > 48:
         raise failed(C.MQRC_Q_MGR_NAME_ERROR, f"{shown!r}: queue manager name {qmgr!r} is over 48")
