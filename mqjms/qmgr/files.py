@@ -27,7 +27,7 @@ from mqjms.logs import get_logger
 from mqjms.mq import constants as C
 from mqjms.mq.errors import failed
 
-from .nofollow import link_refused, open_own
+from .nofollow import chmod_own, link_refused, open_own
 
 log = get_logger("mqjms.qmgr")
 
@@ -117,14 +117,17 @@ def secure(path: Path, access: Access) -> None:
     for target, mode in targets:
         try:
             st = target.stat() if target == path else target.lstat()  # path: the caller's
-        except FileNotFoundError:
+            if stat.S_ISLNK(st.st_mode):
+                if target.name != DATABASE:
+                    raise link_refused(target)  # a chmod, and every write, would go through it
+                # SQLite opens a linked database where it lies, and gives its log and
+                # index the database's mode there: the file it names is made private too
+                target = target.resolve()
+                st = target.stat()
+            if st.st_uid == uid and st.st_mode & 0o7777 != mode:
+                chmod_own(target, mode, directory=stat.S_ISDIR(st.st_mode))
+        except FileNotFoundError:  # gone meanwhile (another process's lock, log or index)
             continue
-        if stat.S_ISLNK(st.st_mode):
-            if target.name == DATABASE:
-                continue  # SQLite opens a linked database where it lies: left as it is
-            raise link_refused(target)  # a chmod, and every write, would go through it
-        if st.st_uid == uid and st.st_mode & 0o7777 != mode:
-            os.chmod(target, mode)
 
 
 def create_database_file(path: Path, access: Access) -> None:

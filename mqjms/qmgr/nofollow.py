@@ -28,15 +28,41 @@ def link_refused(path: Path | str) -> MQError:
     )
 
 
+# what O_NOFOLLOW on a link fails with: Linux, macOS, OpenBSD; FreeBSD; NetBSD
+_LINK_ERRNOS = frozenset(
+    code for code in (errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", None)) if code
+)
+
+
 def open_own(path: Path | str, flags: int, mode: int) -> int:
     """``os.open`` of one of the queue manager's own files, creating it with ``mode``; a
     symbolic link there raises :func:`link_refused` instead of being followed."""
     try:
         return os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        if exc.errno in _LINK_ERRNOS:
             raise link_refused(path) from None
         raise
 
 
-__all__ = ["link_refused", "open_own"]
+def chmod_own(path: Path | str, mode: int, *, directory: bool = False) -> None:
+    """``chmod`` of a file or directory of the queue manager's, through a descriptor
+    opened without following a link: a link swapped in after a look at the path (a group
+    member may plant one) is refused, never changed (FileNotFoundError when it is gone)."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags | (os.O_DIRECTORY if directory else 0))
+    except PermissionError:  # a file its owner cannot read: by its name, as before
+        os.chmod(path, mode)
+        return
+    except OSError as exc:
+        if exc.errno in _LINK_ERRNOS:
+            raise link_refused(path) from None
+        raise
+    try:
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+
+
+__all__ = ["chmod_own", "link_refused", "open_own"]

@@ -270,3 +270,32 @@ def test_messages_drained_from_a_full_disk_make_room_for_puts_again(small_disk: 
     assert embedded.queue_manager(url).queue_depth(Q) == put - put // 2 + 1
     conn.disconnect()
     filler.unlink()
+
+
+def test_shrink_gives_pages_back_a_step_at_a_time_not_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PRAGMA incremental_vacuum(32) through execute().fetchall() freed one page: the
+    # pragma returns no row, so it was stepped once; a truncating checkpoint (fsyncs,
+    # the write gate held against every process) for each page
+    db = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("CREATE TABLE t (b BLOB)")
+    db.executemany("INSERT INTO t VALUES (?)", [(b"x" * 3000,) for _ in range(200)])
+    db.execute("DELETE FROM t")
+    (free,) = db.execute("PRAGMA freelist_count").fetchone()
+    assert free >= 150
+    checkpoints: list[bool] = []
+    real_checkpoint = space.checkpoint
+
+    def counted(connection: sqlite3.Connection) -> bool:
+        checkpoints.append(True)
+        return real_checkpoint(connection)
+
+    monkeypatch.setattr(space, "checkpoint", counted)
+    monkeypatch.setattr(space, "_room", lambda directory: 0)  # the disk stays full
+    assert space.shrink(db, tmp_path)
+    assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
+    assert len(checkpoints) <= free // 32 + 2
+    db.close()

@@ -104,10 +104,12 @@ def test_a_reserve_made_a_link_while_the_queue_manager_runs_is_not_grown_through
 
 def test_a_linked_database_is_still_opened_where_it_lies(qmgr_dir: Path, tmp_path: Path) -> None:
     # SQLite follows a link to the database itself: a deliberate one (the database on
-    # another disk) keeps working, and its target's mode is left as it is
+    # another disk) keeps working, and the file it names is made private (its log and
+    # index, which SQLite makes beside it with its mode, too)
     QueueManager(qmgr_dir).close()
     elsewhere = tmp_path / "other-disk.db"
     (qmgr_dir / files.DATABASE).rename(elsewhere)
+    os.chmod(elsewhere, 0o644)
     for suffix in ("-wal", "-shm"):
         (qmgr_dir / (files.DATABASE + suffix)).unlink(missing_ok=True)
     (qmgr_dir / files.DATABASE).symlink_to(elsewhere)
@@ -115,5 +117,54 @@ def test_a_linked_database_is_still_opened_where_it_lies(qmgr_dir: Path, tmp_pat
     try:
         qm.define_queue("QLOCAL", "STILL.HERE", {})
         assert qm.queue_depth("STILL.HERE") == 0
+        assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o600
+        log = elsewhere.with_name(elsewhere.name + "-wal")
+        assert stat.S_IMODE(log.stat().st_mode) == 0o600
     finally:
         qm.close()
+
+
+def test_a_file_swapped_for_a_link_before_its_mode_is_fixed_is_refused(
+    qmgr_dir: Path, decoy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # secure() looked at the path, then chmod followed whatever was there by then: a
+    # group member could swap a lock file for a link in between and have the file the
+    # link names made group-writable
+    QueueManager(qmgr_dir).close()
+    lock = qmgr_dir / "conn" / "4242.lock"
+    lock.write_bytes(b"")
+    os.chmod(lock, 0o644)  # not the file mode: secure() fixes it
+    real_lstat = Path.lstat
+
+    def swapped_after_the_look(self: Path) -> os.stat_result:
+        st = real_lstat(self)
+        if self == lock:
+            lock.unlink()
+            lock.symlink_to(decoy)
+        return st
+
+    monkeypatch.setattr(Path, "lstat", swapped_after_the_look)
+    with pytest.raises(MQError) as err:
+        files.secure(qmgr_dir, files.Access())
+    assert err.value.reason == C.MQRC_RESOURCE_PROBLEM
+    assert untouched(decoy)
+
+
+def test_a_file_gone_before_its_mode_is_fixed_is_passed_over(
+    qmgr_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # another process's lock file, log or index may go between the look and the chmod
+    QueueManager(qmgr_dir).close()
+    lock = qmgr_dir / "conn" / "4242.lock"
+    lock.write_bytes(b"")
+    os.chmod(lock, 0o644)
+    real_lstat = Path.lstat
+
+    def gone_after_the_look(self: Path) -> os.stat_result:
+        st = real_lstat(self)
+        if self == lock:
+            lock.unlink()
+        return st
+
+    monkeypatch.setattr(Path, "lstat", gone_after_the_look)
+    files.secure(qmgr_dir, files.Access())
