@@ -125,7 +125,10 @@ def secure(path: Path, access: Access) -> None:
                 target = target.resolve()
                 st = target.stat()
             if st.st_uid == uid and st.st_mode & 0o7777 != mode:
-                chmod_own(target, mode, directory=stat.S_ISDIR(st.st_mode))
+                if target == path:  # the caller's path, which may be a link to the directory
+                    os.chmod(target, mode)
+                else:
+                    chmod_own(target, mode, directory=stat.S_ISDIR(st.st_mode))
         except FileNotFoundError:  # gone meanwhile (another process's lock, log or index)
             continue
 

@@ -168,3 +168,15 @@ def test_a_file_gone_before_its_mode_is_fixed_is_passed_over(
 
     monkeypatch.setattr(Path, "lstat", gone_after_the_look)
     files.secure(qmgr_dir, files.Access())
+
+
+def test_a_directory_reached_through_a_link_is_opened_and_made_private(tmp_path: Path) -> None:
+    # the caller's path may be a link (a home or a mount elsewhere): only the files in
+    # the directory must not be links; its own mode is fixed through the caller's path
+    real = tmp_path / "real"
+    QueueManager(real).close()
+    os.chmod(real, 0o755)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    QueueManager(link).close()
+    assert stat.S_IMODE(real.stat().st_mode) == 0o700
