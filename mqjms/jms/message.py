@@ -481,6 +481,29 @@ def to_mq(
     now: float | None = None,
 ) -> tuple[MQMD, bytes]:
     """The MQMD and bytes IBM MQ classes for JMS would put for ``message``."""
+    md, data, _ = to_mq_described(
+        message,
+        destination,
+        delivery_mode=delivery_mode,
+        priority=priority,
+        time_to_live=time_to_live,
+        now=now,
+    )
+    return md, data
+
+
+def to_mq_described(
+    message: Message,
+    destination: Destination,
+    *,
+    delivery_mode: int = PERSISTENT,
+    priority: int = DEFAULT_PRIORITY,
+    time_to_live: int = DEFAULT_TIME_TO_LIVE,
+    now: float | None = None,
+) -> tuple[MQMD, bytes, tuple[str, int, int] | None]:
+    """:func:`to_mq`, and what describes the body after the RFH2 (None: the MQMD does),
+    which a producer gives the message with the MQMD of the put (JMS_IBM_Format...):
+    a message a listener forwards keeps describing the body it was received with."""
     now = time.time() if now is None else now
     for name, value in (
         ("delivery_mode", delivery_mode),
@@ -528,10 +551,7 @@ def to_mq(
     message.jms_destination = destination.uri
     if destination.target_client == TARGET_MQ:
         md.Format, md.CodedCharSetId, md.Encoding = body_format, C.CCSID_UTF8, C.MQENC_NATIVE
-        message._body_descriptor = None  # the MQMD describes the body
-        return md, body
-    # the body after the RFH2, for JMS_IBM_Format... once the send sets ``md``
-    message._body_descriptor = (body_format, C.CCSID_UTF8, C.MQENC_NORMAL)
+        return md, body, None  # the MQMD describes the body
     headers = jms.JmsHeaders(
         msd=message.msd,
         type=message.jms_type,
@@ -552,7 +572,8 @@ def to_mq(
         folders=jms.build_jms_folders(headers, message.properties),
     )
     md.Format, md.CodedCharSetId, md.Encoding = C.MQFMT_RF_HEADER_2, C.CCSID_UTF8, C.MQENC_NORMAL
-    return md, rfh2.build_chain([header], body, C.MQENC_NORMAL)
+    data = rfh2.build_chain([header], body, C.MQENC_NORMAL)
+    return md, data, (body_format, C.CCSID_UTF8, C.MQENC_NORMAL)
 
 
 def _ttl_tenths(time_to_live: int) -> int:

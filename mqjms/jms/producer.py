@@ -22,7 +22,7 @@ from .message import (
     PropertyValue,
     Queue,
     make_message,
-    to_mq,
+    to_mq_described,
 )
 from .topic import Topic, subscriber
 
@@ -77,7 +77,7 @@ class MessageProducer:
                     f"as bytes), not {type(correlation_id).__name__}"
                 )
             message.jms_correlation_id = correlation_id
-        md, data = to_mq(
+        md, data, body_descriptor = to_mq_described(
             message,
             target,
             delivery_mode=delivery_mode,
@@ -98,7 +98,7 @@ class MessageProducer:
             )
         else:
             put = mq.put(handle, md, data, syncpoint=syncpoint)
-        message.md = put
+        message.md, message._body_descriptor = put, body_descriptor
         message.jms_message_id = "ID:" + put.MsgId.hex()
         return message
 

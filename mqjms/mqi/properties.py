@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -168,12 +169,15 @@ class MessageProperties:
                 if len(child):
                     continue  # a property group: not a single property
                 if element.tag == "jms" and child.get("dt") is None and child.tag in JMS_DT:
-                    child.set("dt", JMS_DT[child.tag])  # JMSPriority 7 is an int, not '7'
+                    # JMSPriority 7 is an int, not '7'; typed on a copy: the parsed folder
+                    # is shared by every reader of the same text (rfh2.parse_folder's cache)
+                    typed = ET.Element(child.tag, {**child.attrib, "dt": JMS_DT[child.tag]})
+                    typed.text, child = child.text, typed
+                dt = child.get("dt")
                 try:
                     value = jms.property_value(child)
-                except MQFormatError:
-                    value = child.text or ""
-                dt = child.get("dt")
+                except MQFormatError:  # kept as the text it is, and typed so
+                    value, dt = child.text or "", None
                 kind = (
                     CMQC.MQTYPE_NULL if value is None else _TYPE_OF_DT.get(dt, CMQC.MQTYPE_STRING)
                 )

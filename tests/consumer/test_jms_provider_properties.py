@@ -213,18 +213,20 @@ def test_jms_ibm_format_of_a_plain_mq_destination_is_the_mqmd_s(env: Any) -> Non
 
 
 @pytest.mark.parametrize(
-    ("name", "value", "error"),
+    ("name", "value", "error", "said"),
     [
-        ("JMS_IBM_Format", "TOOLONGNAME", ValueError),
-        ("JMS_IBM_Format", 5, TypeError),
-        ("JMS_IBM_MsgType", "8", TypeError),
-        ("JMS_IBM_Feedback", True, TypeError),
-        ("JMS_IBM_Feedback", 2**31, ValueError),
+        ("JMS_IBM_Format", "TOOLONGNAME", ValueError, "must be at most 8 ASCII"),
+        ("JMS_IBM_Format", 5, TypeError, "must be str"),
+        ("JMS_IBM_MsgType", "8", TypeError, "must be int"),
+        ("JMS_IBM_Feedback", True, TypeError, "must be int"),
+        ("JMS_IBM_Feedback", 2**31, ValueError, "must be an MQLONG"),
     ],
 )
-def test_jms_ibm_mqmd_values_are_checked(env: Any, name: str, value: Any, error: type) -> None:
+def test_jms_ibm_mqmd_values_are_checked(
+    env: Any, name: str, value: Any, error: type, said: str
+) -> None:
     env.define_queue(Q)
-    with pytest.raises(error, match=name):
+    with pytest.raises(error, match=f"{name} {said}"):
         env.send(Q, "x", properties={name: value})
     assert env.depth(Q) == 0
 
@@ -238,3 +240,23 @@ def test_a_sent_message_has_the_properties_its_send_set(env: Any) -> None:
     assert sent.get_property("JMS_IBM_Character_Set") == "UTF-8"
     assert sent.get_property("JMS_IBM_PutDate") == sent.md.PutDate.ljust(8)
     assert sent.get_property("JMSXAppID") == sent.md.PutApplName.ljust(28)
+
+
+@pytest.mark.parametrize("target_client", ["0", "1"])
+def test_a_received_message_made_into_a_send_still_describes_its_own_body(
+    target_client: str,
+) -> None:
+    # a listener's mqjms.send(queue, message) of the message it received: to_mq gave the
+    # message the new body's Format, Encoding and CCSID while it kept its received MQMD
+    # (only a producer's send replaces it): JMS_IBM_Format read 'MQHRF2  ' after a
+    # targetClient=1 send, and JMS_IBM_Encoding changed
+    from mqjms.jms import Queue
+
+    md, data = _jms_message(_descriptor())
+    message = from_mq(md, data, NOW, lazy=True)
+    before = {name: message.get_property(name) for name in _BODY_NAMES}
+    message_module.to_mq(message, Queue.parse(f"queue:///OUT?targetClient={target_client}"))
+    assert {name: message.get_property(name) for name in _BODY_NAMES} == before
+
+
+_BODY_NAMES = ("JMS_IBM_Format", "JMS_IBM_Encoding", "JMS_IBM_Character_Set")

@@ -101,3 +101,19 @@ def test_the_jms_folder_s_integers_are_written_without_dt(mq: ModuleType, env: M
     [(md, data)] = env.browse(Q)
     chain = parse_chain(data, md.Encoding, md.CodedCharSetId, md.Format)
     assert "<jms><Seq>2</Seq></jms>" in chain.folders
+
+
+def test_reading_typed_jms_values_leaves_the_shared_parsed_folder_alone() -> None:
+    # fill_from typed the jms folder's integers by setting dt on the parsed element,
+    # which rfh2.parse_folder's cache shares with every reader of the same text
+    from mqjms.mq import rfh2
+    from mqjms.mqi.constants import CMQC
+    from mqjms.mqi.properties import MessageProperties
+
+    text = "<jms><Pri>7</Pri><Tms>abc</Tms></jms>"
+    properties = MessageProperties()
+    properties.fill_from([text])
+    assert rfh2.parse_folder(text).find("Pri").get("dt") is None  # type: ignore[union-attr]
+    assert properties.items["jms.Pri"].value == 7
+    tms = properties.items["jms.Tms"]  # not a number: its text, as a string
+    assert (tms.value, tms.type) == ("abc", CMQC.MQTYPE_STRING)
