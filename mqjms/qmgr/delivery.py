@@ -78,14 +78,17 @@ def next_message(
 
 # The head is found by its id (a scalar subquery seeking the delivery-order index), then
 # its row read by that id in the join: no subquery is materialised (which copied the row,
-# a large body included, and cost a get a fifth of this statement's time).
+# a large body included, and cost a get a fifth of this statement's time). A large body
+# is joined too: read through a scalar subquery, SQLite copied it once more (a get of a
+# 40 MB body peaked at 3x its size, 2x so).
 _QUEUE_AND_HEAD = (
     "SELECT q.name, q.qtype, q.attrs, q.depth, q.deftype, q.owner,"
     f" {', '.join('m.' + c for c in messages.STORED_COLUMNS.split(', '))}"
     " FROM queues q LEFT JOIN messages m ON m.id ="
     f" (SELECT id FROM messages{_AVAILABLE} ORDER BY priority DESC, id LIMIT 1)"
+    " LEFT JOIN bodies b ON b.id = m.id"
     " WHERE q.name = ?"
-).replace(" m.data,", f" {messages.body_column('m')},")
+).replace(" m.data,", " coalesce(nullif(m.data, x''), b.data, x''),")
 
 
 def queue_and_head(db: sqlite3.Connection, queue: str) -> tuple[Row | None, Row | None]:

@@ -24,6 +24,8 @@ from mqjms.mq.md import MQMD
 _TEMPLATE = MQMD().pack()
 _DEFLATED = b"z"
 _IDS = slice(48, 96)  # MsgId (24 bytes) then CorrelId (24 bytes), in every MQMD version
+MSG_ID = slice(48, 72)
+CORREL_ID = slice(72, 96)
 _NO_IDS = bytes(48)
 _GROUP_ID = slice(324, 348)  # MQMD version 2 (a version 1 MQMD has none: b"")
 _WBITS = -10  # raw deflate, a window of 1 KiB: the dictionary and one MQMD fit in it

@@ -114,6 +114,10 @@ def insert(
     (a FIFO queue gives every message its default priority: seed 003 item 14).
     """
     apart = len(data) > INLINE_LIMIT and getattr(db, "bodies_apart", False)
+    packed = md.pack()
+    # the ids as the packed MQMD holds them: a short CorrelId given by the putter is padded
+    # with nulls there, and a get rebuilds the MQMD from these columns
+    msg_id, correl_id = packed[mdstore.MSG_ID], packed[mdstore.CORREL_ID]
     cur = db.execute(
         "INSERT INTO messages (queue, priority, state, uow, persistent, expires, msg_id,"
         " correl_id, md, data, release_on_backout) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -124,9 +128,9 @@ def insert(
             uow,
             1 if md.Persistence == C.MQPER_PERSISTENT else 0,
             expires,
-            md.MsgId,
-            md.CorrelId,
-            mdstore.pack(md.pack()),
+            msg_id,
+            correl_id,
+            mdstore.pack(packed),
             b"" if apart else data,
             1 if release_on_backout else 0,
         ),

@@ -97,9 +97,23 @@ def every(db: sqlite3.Connection) -> list[SubscriptionRow]:
     return [_row(r) for r in db.execute(f"SELECT {_COLUMNS} FROM subscriptions ORDER BY name")]
 
 
+# The subscriptions a publication may reach: its own topic string, or a pattern with a
+# wildcard character of either schema (more than match: the topic rules decide). Every
+# row read and matched in Python cost each publish some 10 us per subscription on other
+# topics, inside its write transaction (11 ms a publish with 1000 of them).
+_MAY_MATCH = (
+    "topicstr = ? OR instr(topicstr, '#') OR instr(topicstr, '+')"
+    " OR (wschema = 'CHAR' AND (instr(topicstr, '*') OR instr(topicstr, '?')"
+    " OR instr(topicstr, '%')))"
+)
+
+
 def matching(db: sqlite3.Connection, topic_string: str) -> list[SubscriptionRow]:
     """The subscriptions a publication on ``topic_string`` reaches, oldest first."""
-    rows = db.execute(f"SELECT {_COLUMNS} FROM subscriptions ORDER BY rowid").fetchall()
+    rows = db.execute(
+        f"SELECT {_COLUMNS} FROM subscriptions WHERE {_MAY_MATCH} ORDER BY rowid",
+        (topic_string,),
+    ).fetchall()
     return [
         sub
         for sub in map(_row, rows)

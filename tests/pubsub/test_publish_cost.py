@@ -7,8 +7,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from mqjms.mq import MQMD, C
-from mqjms.qmgr import QueueManager
+from mqjms.qmgr import QueueManager, subscriptions
 from mqjms.semantics import selector
 from mqjms.semantics.pubsub import SubscriptionDescriptor
 
@@ -67,3 +69,37 @@ def test_many_distinct_selectors_stay_compiled() -> None:
     for text in texts:
         selector.compile_selector(text)
     assert selector._compiled.cache_info().hits - before == len(texts)
+
+
+def test_a_publication_reads_only_the_subscriptions_that_may_match_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the load probe: every publish read and matched every subscription in Python
+    # (11 ms a publish with 1000 subscriptions on other topics)
+    qm = QueueManager(tmp_path / "qm")
+    conn = qm.connect()
+    try:
+        for i in range(40):
+            conn.subscribe(SubscriptionDescriptor(options=MANAGED, object_string=f"other/{i}"))
+        reaching = [
+            conn.subscribe(SubscriptionDescriptor(options=MANAGED, object_string=topic))
+            for topic in ("cost/t", "cost/#", "+/t")
+        ]
+        reaching.append(
+            conn.subscribe(
+                SubscriptionDescriptor(
+                    options=MANAGED | C.MQSO_WILDCARD_CHAR, object_string="co?t*"
+                )
+            )
+        )
+        conn.subscribe(SubscriptionDescriptor(options=MANAGED, object_string="cost/t/deeper"))
+        read: list[object] = []
+        real_row = subscriptions._row
+        monkeypatch.setattr(subscriptions, "_row", lambda raw: read.append(raw) or real_row(raw))
+        handle = conn.open_topic("cost/t", C.MQOO_OUTPUT)
+        conn.put(handle, MQMD(Format=C.MQFMT_STRING), b"m")
+        assert len(read) == 4  # the exact one and the three wildcard ones, no other
+        assert [conn.get(sub.handle) is not None for sub in reaching] == [True] * 4
+    finally:
+        conn.disconnect()
+        qm.close()
