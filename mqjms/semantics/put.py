@@ -234,6 +234,12 @@ def check_md_for_put(md: MQMD) -> None:
         )
     if md.MsgType < 1:
         raise failed(C.MQRC_MSG_TYPE_ERROR, f"MsgType {md.MsgType} is not valid")
+    if not C.MQFB_NONE <= md.Feedback <= C.MQFB_APPL_LAST:
+        raise failed(
+            C.MQRC_FEEDBACK_ERROR,
+            f"Feedback {md.Feedback} is not valid: give 0 (MQFB_NONE), a system code "
+            "1-65535 or an application code 65536-999999999",
+        )
     if not md.ReplyToQ.strip():
         if md.MsgType == C.MQMT_REQUEST:
             raise failed(C.MQRC_MISSING_REPLY_TO_Q, "a request message needs a ReplyToQ")

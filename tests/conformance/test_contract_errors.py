@@ -238,3 +238,16 @@ def test_report_or_request_without_reply_to_queue(conn: Connection, queue: str, 
         conn.put(queue, md, b"x")
     check(err, 2027, "MQRC_MISSING_REPLY_TO_Q")
     assert depth(conn, queue) == 0
+
+
+@pytest.mark.parametrize("feedback", [-5, C.MQFB_APPL_LAST + 1])
+def test_a_feedback_outside_mq_s_ranges_is_2014(
+    conn: Connection, queue: str, feedback: int
+) -> None:
+    # MQPUT: Feedback is MQFB_NONE, a system code (1-65535) or an application code
+    # (65536-999999999), else MQRC_FEEDBACK_ERROR; a JMS_IBM_Feedback reaches it too
+    with pytest.raises(MQError) as err:
+        conn.put(queue, MQMD(Feedback=feedback), b"x")
+    check(err, 2014, "MQRC_FEEDBACK_ERROR")
+    assert depth(conn, queue) == 0
+    conn.put(queue, MQMD(Feedback=C.MQFB_APPL_LAST), b"ok")  # the last one is valid
