@@ -186,14 +186,15 @@ class Hconn:
         """The lock, counted among :meth:`others_waiting` until this thread has it (a
         deque's append and pop are atomic; a count left wrong costs only a pause)."""
         self._asking.append(None)
+        counted = True
         try:
-            self.lock.acquire()
+            with self.lock:  # C: taken and let go with nothing between for a signal to break
+                self._asking.pop()
+                counted = False
+                yield
         finally:
-            self._asking.pop()
-        try:
-            yield
-        finally:
-            self.lock.release()
+            if counted:  # interrupted while waiting for it
+                self._asking.pop()
 
     def others_waiting(self) -> bool:
         """Whether other threads are waiting for the connection: a waiting get then steps

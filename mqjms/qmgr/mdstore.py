@@ -67,6 +67,8 @@ def unpack(stored: bytes, msg_id: bytes, correl_id: bytes) -> bytes:
     if stored[:1] != _DEFLATED:
         return stored  # stored whole: it has its ids
     inflated = _inflate(stored)
+    if len(msg_id) != 24 or len(correl_id) != 24:  # a row an older mqjms stored unpadded
+        msg_id, correl_id = msg_id[:24].ljust(24, b"\0"), correl_id[:24].ljust(24, b"\0")
     return inflated[:48] + msg_id + correl_id + inflated[96:]
 
 

@@ -151,14 +151,14 @@ class SpaceReserve:
         self._size, self._trusted_until = 0, 0.0
         return size
 
-    def _lend_to_checkpoint(self, db: sqlite3.Connection) -> bool:
+    def _lend_to_checkpoint(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
         """Empty the log with the reserve's room when the disk is too full for it alone;
         True when the log was emptied."""
         if not disk_full(self.path.parent):
             return False
-        return self.lend(db)
+        return self.lend(db, incoming)
 
-    def lend(self, db: sqlite3.Connection) -> bool:
+    def lend(self, db: sqlite3.Connection, incoming: int = 0) -> bool:
         """Give the reserve's room to a checkpoint (the database file grows as the log is
         copied in) and to the write that follows it; :meth:`restore` makes the reserve
         again once that write is done. :func:`with_room` calls it holding the connection's
@@ -166,7 +166,9 @@ class SpaceReserve:
         first (a put's :meth:`make_room` too, though a put never uses the room it lends).
         True when the log was emptied."""
         size = self._give_up()
-        emptied = checkpoint(db) and shrink(db, self.path.parent)
+        # free pages go back until the reserve a put of ``incoming`` bytes needs fits too
+        until = max(SHRINK_UNTIL, self.wanted(incoming) + RESERVE_MARGIN)
+        emptied = checkpoint(db) and shrink(db, self.path.parent, until)
         if size is not None:
             log.debug("storage.reserve_lent", file=str(self.path), bytes=size, log_emptied=emptied)
         return emptied
@@ -187,7 +189,7 @@ class SpaceReserve:
         with _write_gate(db):
             if checkpoint(db) and self._top_up_logged(incoming):
                 return True
-            return self._lend_to_checkpoint(db) and self._top_up_logged(incoming)
+            return self._lend_to_checkpoint(db, incoming) and self._top_up_logged(incoming)
 
     def check_for_put(self, db: sqlite3.Connection, incoming: int = 0) -> None:
         """Refuse a put of ``incoming`` bytes while the reserve cannot be kept: the space is
@@ -255,12 +257,13 @@ def checkpoint(db: sqlite3.Connection) -> bool:
     return not busy
 
 
-def shrink(db: sqlite3.Connection, directory: Path) -> bool:
+def shrink(db: sqlite3.Connection, directory: Path, until: int = SHRINK_UNTIL) -> bool:
     """Give the pages that drained messages left free in ``qmgr.db`` back to the file
     system, a few at a time (an incremental vacuum moves the live pages from the end of
     the file into free ones, through the log, and a checkpoint then truncates the file);
-    True when the log is empty after it. It stops once the file system has
-    :data:`SHRINK_UNTIL` bytes free: room for the reserve and the puts after it, without
+    True when the log is empty after it. It stops once the file system has ``until``
+    bytes free (the reserve a put waiting for room needs, at least
+    :data:`SHRINK_UNTIL`): room for the reserve and the puts after it, without
     moving every page of a large database while the writers wait.
 
     Without it a queue manager that had filled the disk kept that room for good: its
@@ -274,7 +277,7 @@ def shrink(db: sqlite3.Connection, directory: Path) -> bool:
         given = 0
         try:
             (free,) = db.execute("PRAGMA freelist_count").fetchone()
-            while free and _room(directory) < SHRINK_UNTIL:
+            while free and _room(directory) < until:
                 # executescript steps the pragma to its end: execute().fetchall() frees one
                 # page (the pragma returns no row), a checkpoint with fsyncs for each
                 db.executescript(f"PRAGMA incremental_vacuum({_SHRINK_STEP});")

@@ -63,6 +63,7 @@ def test_the_password_comes_from_the_environment_and_stays_out_of_the_repr(
         "mq://QM1@h(1414)/CHL?user=app&password=s3cret-pw",
         "mq://app:s3cret-pw",  # user:password where the queue manager goes: no '@'
         "mq://app:s3cret-pw/CHL",
+        "mq://app:s3cret-pw%21",  # percent-encoded: the URL as given held no 's3cret-pw!'
     ],
 )
 def test_a_password_in_the_url_is_refused_without_showing_it(url: str) -> None:
@@ -89,6 +90,7 @@ def test_an_unknown_parameter_is_named_without_its_value(param: str) -> None:
         ("mq://QM1?library=mqlight", "library="),
         ("mq://QM1?reconnect=sometimes", "reconnect="),
         ("mq://QM1@h(x)/CHL", "host(port)"),
+        ("mq://mqhost:1414/CHL", "give the host and port after it: mq://QMGR@host(port)"),
     ],
 )
 def test_bad_urls_say_what_is_wrong(url: str, says: str) -> None:

@@ -299,3 +299,21 @@ def test_shrink_gives_pages_back_a_step_at_a_time_not_one(
     assert db.execute("PRAGMA freelist_count").fetchone() == (0,)
     assert len(checkpoints) <= free // 32 + 2
     db.close()
+
+
+def test_a_lend_for_a_large_put_gives_back_pages_until_its_reserve_fits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # shrink stopped at 1 MiB free whatever the put waiting for room: a put needing a
+    # reserve of more than that never found it again, however many pages were free
+    from mqjms.qmgr.files import Access
+
+    reserve = space.SpaceReserve(tmp_path, Access())
+    db = sqlite3.connect(tmp_path / "q.db", isolation_level=None)
+    asked: list[int] = []
+    monkeypatch.setattr(space, "shrink", lambda db, directory, until: asked.append(until) or True)
+    reserve.lend(db, 4 * space.SHRINK_UNTIL)
+    assert asked and asked[0] >= reserve.wanted(4 * space.SHRINK_UNTIL)
+    reserve.lend(db)  # a drain's lend: the least
+    assert asked[1] == space.SHRINK_UNTIL
+    db.close()

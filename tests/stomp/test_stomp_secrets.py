@@ -104,6 +104,8 @@ def test_errors_for_a_bad_url_or_a_refused_connection_hide_the_password(url: str
         ("stomp://127.0.0.1:-1", "the port -1 is not 0-65535"),
         ("stomp://127.0.0.1:port", "what follows the host is not a port number"),
         ("stomp://bob:SeCrEt", "it may be a password; a user and password go before the host"),
+        ("stomp://bob:Se:CrEt", "it may be a password"),
+        ("stomp://bob:SeCrEt/x", "it may be a password"),
         (
             "stomp://bob:Pw#9@127.0.0.1:61613",
             "a password holding '#', '?' or '/' ends the address early (percent-encode it, "

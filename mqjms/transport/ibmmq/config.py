@@ -142,10 +142,15 @@ def _authority(netloc: str, shown: str) -> tuple[str, str, tuple[tuple[str, int]
             f"{shown!r}: put the password in {PASSWORD_VAR}, never in the URL (it would be logged)"
         )
     qmgr = parts[0].strip()
-    if ":" in qmgr:  # MQ names hold no ':': user:password, the password shown otherwise
-        masked = shown.replace(qmgr, qmgr.partition(":")[0] + ":***", 1)
-        raise ValueError(
-            f"{masked!r}: a queue manager name holds no ':'; put the password in "
+    if ":" in qmgr:  # MQ names hold no ':': user:password, or host:port
+        before, _, after = qmgr.partition(":")
+        if after.isdigit():
+            raise ValueError(
+                f"{shown!r}: a queue manager name holds no ':'; give the host and port "
+                "after it: mq://QMGR@host(port)/CHANNEL"
+            )
+        raise ValueError(  # what follows the ':' may be a password: none of it is shown
+            f"'mq://{before}:***': a queue manager name holds no ':'; put the password in "
             f"{PASSWORD_VAR}, never in the URL (it would be logged)"
         )
     at, where = len(parts) == 2, parts[-1]

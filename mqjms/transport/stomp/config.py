@@ -414,9 +414,11 @@ def parse_url(url: str) -> StompParams:
     except ValueError:
         problem = _port_problem(parts.netloc, url)
         shown = _redact(url)
-        host, _, word = parts.netloc.rpartition(":")
+        split = parts.netloc.rpartition if parts.netloc.startswith("[") else parts.netloc.partition
+        host, _, word = split(":")  # a bracketed IPv6 address holds ':' itself
         if "@" not in parts.netloc and not word.lstrip("-").isdigit():  # maybe a password
-            shown = shown.replace(parts.netloc, host + ":***", 1)
+            shown = f"{parts.scheme}://{host}:***"  # it may hold ':', '/', '?' or '#'
+
         raise ValueError(f"STOMP URL {shown!r}: {problem}") from None
     host = parts.hostname or "127.0.0.1"
     query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
